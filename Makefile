@@ -1,0 +1,38 @@
+# Two commands for a fresh clone: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+TSTAMP := $(VENV)/.installed-test
+
+.PHONY: demo test stress bench screenshots install clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(TSTAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/teamtui demo
+
+test: $(TSTAMP)
+	$(PY) -m pytest -q
+
+stress: $(TSTAMP)
+	$(PY) -m pytest -q -m stress
+
+bench: $(TSTAMP)
+	$(PY) benchmarks/run.py
+
+screenshots: $(TSTAMP)
+	$(PY) -m teamtui.tui.screenshots screenshots
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,3 @@
+from teamtui.cli import main
+
+raise SystemExit(main())

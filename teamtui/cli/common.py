@@ -1,0 +1,80 @@
+"""What every command shares: the global options, their environment defaults, and finding the team."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from teamtui.protocol.errors import NotFoundError, ProtocolError
+from teamtui.protocol.layout import find_team
+from teamtui.protocol.store import TeamStore
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_NONE_READY = 3
+
+
+class CliError(Exception):
+    """One line for stderr, and the exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR):
+        super().__init__(message)
+        self.code = code
+
+
+def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    # SUPPRESS in subparsers so an option given before the subcommand is not reset after it.
+    default = None if top else argparse.SUPPRESS
+    g = parser.add_argument_group("team selection") if top else parser
+    g.add_argument("--root", type=Path, default=default, help="project root holding .teams/ (or a Claude Code folder); default $TEAMTUI_ROOT or .")
+    g.add_argument("--team", default=default, help="team name; optional when the root holds one team; default $TEAMTUI_TEAM")
+    g.add_argument("--layout", choices=("native", "claude"), default=default, help="force a layout instead of detecting it")
+
+
+@dataclass
+class Context:
+    args: argparse.Namespace
+    root: Path | None
+    team: str | None
+    layout: str | None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "Context":
+        root = getattr(args, "root", None) or os.environ.get("TEAMTUI_ROOT") or None
+        team = getattr(args, "team", None) or os.environ.get("TEAMTUI_TEAM") or None
+        return cls(args, Path(root) if root else None, team, getattr(args, "layout", None))
+
+    @property
+    def root_or_cwd(self) -> Path:
+        return self.root if self.root is not None else Path.cwd()
+
+    @property
+    def me(self) -> str | None:
+        """This process's own name, for teammates: $TEAMTUI_NAME."""
+        return os.environ.get("TEAMTUI_NAME") or None
+
+    def store(self) -> TeamStore:
+        try:
+            return find_team(self.root_or_cwd, self.team, self.layout)  # type: ignore[arg-type]
+        except NotFoundError as exc:
+            raise CliError(str(exc)) from None
+        except ProtocolError as exc:
+            raise CliError(str(exc)) from None
+
+
+_UNSAFE_TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def inert(text: object) -> str:
+    """Text from a file made safe for a terminal: control characters, escapes and bidi overrides shown as codes."""
+    s = str(text)
+    return _UNSAFE_TERMINAL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", s)
+
+
+def out(line: str = "") -> None:
+    sys.stdout.write(line + "\n")

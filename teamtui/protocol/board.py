@@ -1,0 +1,163 @@
+"""Task board semantics of the reference designs: ready, blocked, missing dependencies,
+the file-conflict filter, and dependency cycles. Pure: tasks in, answers out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from teamtui.protocol.models import Task, TaskStatus
+
+
+class TaskState(str, Enum):
+    """Where a task stands on the board, finer than its status."""
+
+    COMPLETED = "completed"
+    IN_PROGRESS = "in_progress"
+    READY = "ready"
+    BLOCKED = "blocked"  # waits on an open blocker or a missing dependency
+    WITHHELD = "withheld"  # ready, but an in-progress task claims one of its files
+    ASSIGNED = "assigned"  # pending with an owner (assigned, not yet started)
+
+
+@dataclass(slots=True)
+class TaskView:
+    task: Task
+    state: TaskState
+    open_blockers: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    conflicts_with: list[str] = field(default_factory=list)
+
+    @property
+    def blocked_reason(self) -> str:
+        parts = [f"blocked by #{b}" for b in self.open_blockers]
+        parts += [f"missing dependency #{m}" for m in self.missing]
+        if self.conflicts_with:
+            parts.append("file conflict with " + ", ".join(f"#{c}" for c in self.conflicts_with))
+        return ", ".join(parts)
+
+
+class Board:
+    def __init__(self, tasks: Iterable[Task]):
+        self.tasks: dict[str, Task] = {t.id: t for t in tasks}
+
+    def ordered(self) -> list[Task]:
+        return sorted(self.tasks.values(), key=Task.sort_key)
+
+    def open_blockers(self, task: Task) -> tuple[list[str], list[str]]:
+        """(blockers not yet completed, blocker ids that name no task)."""
+        open_, missing = [], []
+        for b in task.blocked_by:
+            dep = self.tasks.get(b)
+            if dep is None:
+                missing.append(b)
+            elif dep.status != TaskStatus.COMPLETED:
+                open_.append(b)
+        return open_, missing
+
+    def claimed_files(self) -> dict[str, str]:
+        """file -> id of the in-progress task that claims it."""
+        out: dict[str, str] = {}
+        for t in self.tasks.values():
+            if t.status == TaskStatus.IN_PROGRESS:
+                for f in t.files:
+                    out.setdefault(f, t.id)
+        return out
+
+    def view(self, task: Task, claimed: dict[str, str] | None = None) -> TaskView:
+        if task.status == TaskStatus.COMPLETED:
+            return TaskView(task, TaskState.COMPLETED)
+        if task.status == TaskStatus.IN_PROGRESS:
+            return TaskView(task, TaskState.IN_PROGRESS)
+        open_, missing = self.open_blockers(task)
+        if open_ or missing:
+            return TaskView(task, TaskState.BLOCKED, open_, missing)
+        if task.owner:
+            return TaskView(task, TaskState.ASSIGNED)
+        claimed = self.claimed_files() if claimed is None else claimed
+        conflicts = sorted({claimed[f] for f in task.files if f in claimed and claimed[f] != task.id})
+        if conflicts:
+            return TaskView(task, TaskState.WITHHELD, conflicts_with=conflicts)
+        return TaskView(task, TaskState.READY)
+
+    def views(self) -> list[TaskView]:
+        claimed = self.claimed_files()
+        return [self.view(t, claimed) for t in self.ordered()]
+
+    def is_ready(self, task_id: str) -> bool:
+        t = self.tasks.get(task_id)
+        return t is not None and self.view(t).state == TaskState.READY
+
+    def ready(self, respect_files: bool = True) -> list[Task]:
+        claimed = self.claimed_files() if respect_files else {}
+        return [t for t in self.ordered() if self.view(t, claimed).state == TaskState.READY]
+
+    def next_ready(self, respect_files: bool = True) -> Task | None:
+        r = self.ready(respect_files)
+        return r[0] if r else None
+
+    def why_not_claimable(self, task_id: str) -> str:
+        """'' when the task can be claimed, else the reason in words."""
+        t = self.tasks[task_id]
+        v = self.view(t)
+        if v.state == TaskState.READY:
+            return ""
+        if v.state == TaskState.COMPLETED:
+            return "it is already completed"
+        if v.state == TaskState.IN_PROGRESS:
+            return f"it is in progress (owner {t.owner or 'none'})"
+        if v.state == TaskState.ASSIGNED:
+            return f"it is assigned to {t.owner}"
+        return v.blocked_reason
+
+    def progress(self) -> tuple[int, int]:
+        done = sum(1 for t in self.tasks.values() if t.status == TaskStatus.COMPLETED)
+        return done, len(self.tasks)
+
+    def all_completed(self) -> bool:
+        return all(t.status == TaskStatus.COMPLETED for t in self.tasks.values())
+
+    def dependents(self, task_id: str) -> list[str]:
+        return [t.id for t in self.ordered() if task_id in t.blocked_by]
+
+    def missing_dependencies(self) -> dict[str, list[str]]:
+        out = {}
+        for t in self.ordered():
+            if t.status != TaskStatus.COMPLETED:
+                _, missing = self.open_blockers(t)
+                if missing:
+                    out[t.id] = missing
+        return out
+
+    def cycles(self) -> list[list[str]]:
+        """Dependency cycles among unfinished tasks (each as a list of ids)."""
+        graph = {
+            t.id: [b for b in t.blocked_by if b in self.tasks and self.tasks[b].status != TaskStatus.COMPLETED]
+            for t in self.tasks.values()
+            if t.status != TaskStatus.COMPLETED
+        }
+        color: dict[str, int] = {}
+        found: list[list[str]] = []
+        for start in sorted(graph, key=lambda i: (len(i), i)):
+            if color.get(start):
+                continue
+            stack: list[tuple[str, int]] = [(start, 0)]
+            path: list[str] = []
+            while stack:
+                node, i = stack.pop()
+                if i == 0:
+                    color[node] = 1
+                    path.append(node)
+                deps = graph.get(node, [])
+                if i < len(deps):
+                    stack.append((node, i + 1))
+                    nxt = deps[i]
+                    if color.get(nxt) == 1 and nxt in path:
+                        found.append(path[path.index(nxt):] + [nxt])
+                    elif not color.get(nxt):
+                        stack.append((nxt, 0))
+                else:
+                    color[node] = 2
+                    path.pop()
+        return found

@@ -1,0 +1,306 @@
+"""The Claude Code layout: `teams/<team>/` and `tasks/<team>/` under ~/.claude (or $CLAUDE_CONFIG_DIR)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from teamtui.protocol.errors import ParseError, ReadError
+from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
+from teamtui.protocol.locks import DirLock
+from teamtui.protocol.models import Member, MemberStatus, Message, Task, TeamConfig, decode_payload
+from teamtui.protocol.names import check_name, claude_sanitize
+from teamtui.protocol.native import decode_task_dict
+from teamtui.protocol.store import FileRef, InboxRead, TeamStore, validation_reason
+
+# Claude Code's camelCase member keys and our field names.
+_MEMBER_KEYS = {
+    "agentId": "agent_id",
+    "agentType": "agent_type",
+    "tmuxPaneId": "tmux_pane_id",
+    "backendType": "backend_type",
+}
+# Wire key order for protocol messages stringified into `text`, as Claude Code writes them.
+_CAMEL_PAYLOAD = {
+    "request_id": "requestId",
+    "from_": "from",
+    "pane_id": "paneId",
+    "backend_type": "backendType",
+    "idle_reason": "idleReason",
+    "completed_task_id": "completedTaskId",
+    "completed_status": "completedStatus",
+    "failure_reason": "failureReason",
+    "task_id": "taskId",
+    "assigned_by": "assignedBy",
+    "plan_file_path": "planFilePath",
+    "plan_content": "planContent",
+}
+
+
+def default_claude_root() -> Path:
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".claude"
+
+
+def iso_now() -> str:
+    """ISO-8601 UTC with milliseconds and 'Z', as Claude Code writes timestamps."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def parse_time(value: Any) -> float:
+    """Claude Code times: epoch milliseconds (numbers) or ISO-8601 strings; returns epoch seconds."""
+    if isinstance(value, bool) or value is None:
+        return 0.0
+    if isinstance(value, (int, float)):
+        return value / 1000.0 if value > 1e11 else float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return 0.0
+    return 0.0
+
+
+def stringify_protocol(payload: dict[str, Any]) -> str:
+    """JSON stringified compactly into `text`, as Claude Code does."""
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+
+
+class ClaudeTeam(TeamStore):
+    layout = "claude"
+    writes_tasks = False
+    default_lead = "team-lead"
+
+    def __init__(self, root: Path, name: str):
+        super().__init__(root, check_name(name, "team name"))
+        self.dir_name = claude_sanitize(name)
+
+    @property
+    def team_dir(self) -> Path:
+        base = self.root / "teams"
+        d = base / self.dir_name
+        # Some versions lower-case the folder: look both up.
+        if not d.exists() and (base / self.dir_name.lower()).exists():
+            return base / self.dir_name.lower()
+        return d
+
+    @property
+    def tasks_dir(self) -> Path:
+        base = self.root / "tasks"
+        d = base / self.dir_name
+        if not d.exists() and (base / self.dir_name.lower()).exists():
+            return base / self.dir_name.lower()
+        return d
+
+    @property
+    def inbox_dir(self) -> Path:
+        return self.team_dir / "inboxes"
+
+    def inbox_path(self, member: str) -> Path:
+        return self.inbox_dir / f"{claude_sanitize(check_name(member, 'teammate name'))}.json"
+
+    def log_paths(self, member: str) -> list[Path]:
+        # Claude Code keeps no per-teammate log in the team folder.
+        return []
+
+    def task_path(self, task_id: str) -> Path:
+        return self.tasks_dir / f"{claude_sanitize(check_name(str(task_id), 'task id'))}.json"
+
+    def watch_dirs(self) -> list[Path]:
+        return [self.team_dir, self.tasks_dir]
+
+    def classify(self, path: Path) -> FileRef | None:
+        path = Path(path)
+        if path.parent == self.team_dir and path.name == "config.json":
+            return FileRef("config")
+        if path.parent == self.inbox_dir and path.name.endswith(".json"):
+            return FileRef("inbox", path.name[:-5])
+        if path.parent == self.tasks_dir and path.name.endswith(".json") and not path.name.startswith("."):
+            return FileRef("task", path.name[:-5])
+        return None
+
+    # ----------------------------------------------------------------- config
+    def decode_config(self, data: Any, path: Path) -> TeamConfig:
+        if not isinstance(data, dict):
+            raise ParseError(ReadError(path, f"expected a JSON object, got {type(data).__name__}"))
+        raw_members = data.get("members") or []
+        if not isinstance(raw_members, list):
+            raise ParseError(ReadError(path, "'members' must be a list"))
+        lead_id = data.get("leadAgentId") if isinstance(data.get("leadAgentId"), str) else ""
+        lead = ""
+        members = []
+        for i, rm in enumerate(raw_members):
+            if not isinstance(rm, dict):
+                raise ParseError(ReadError(path, f"members[{i}] must be an object"))
+            md = {_MEMBER_KEYS.get(k, k): v for k, v in rm.items()}
+            md["joined_at"] = parse_time(rm.get("joinedAt")) or None
+            active = rm.get("isActive")
+            md["status"] = (
+                MemberStatus.WORKING if active is True else MemberStatus.IDLE if active is False else MemberStatus.UNKNOWN
+            )
+            try:
+                m = Member.model_validate(md)
+            except ValidationError as exc:
+                raise ParseError(ReadError(path, f"members[{i}].{validation_reason(exc)}")) from None
+            m._raw = rm
+            if lead_id and m.agent_id == lead_id:
+                lead = m.name
+                continue
+            members.append(m)
+        if not lead:
+            lead = lead_id.split("@", 1)[0] if lead_id else self.default_lead
+        try:
+            cfg = TeamConfig(
+                name=data.get("name") if isinstance(data.get("name"), str) else self.name,
+                description=data.get("description") if isinstance(data.get("description"), str) else "",
+                created_at=parse_time(data.get("createdAt")) or None,
+                lead=lead,
+            )
+        except ValidationError as exc:
+            raise ParseError(ReadError(path, validation_reason(exc))) from None
+        cfg.members = members
+        cfg._raw = data
+        return cfg
+
+    # ----------------------------------------------------------------- inboxes
+    def inbox_owners(self) -> list[str]:
+        try:
+            return sorted(p.name[:-5] for p in self.inbox_dir.iterdir() if p.name.endswith(".json"))
+        except OSError:
+            return []
+
+    def decode_inbox(self, member: str, data: Any) -> InboxRead:
+        path = self.inbox_path(member)
+        out = InboxRead([], [])
+        if not isinstance(data, list):
+            out.errors.append(ReadError(path, f"expected a JSON array, got {type(data).__name__}"))
+            return out
+        for i, entry in enumerate(data):
+            item = self.decode_entry(member, entry, i + 1)
+            (out.errors if isinstance(item, ReadError) else out.messages).append(item)
+        return out
+
+    def decode_entry(self, member: str, entry: Any, index: int) -> Message | ReadError:
+        path = self.inbox_path(member)
+        if not isinstance(entry, dict):
+            return ReadError(path, f"entry {index} is not an object", index)
+        text = entry.get("text", "")
+        if not isinstance(text, str):
+            text = json.dumps(text)
+        payload = None
+        kind = "message"
+        if text.startswith("{"):
+            try:
+                parsed = json.loads(text)
+            except (ValueError, RecursionError):
+                parsed = None
+            if isinstance(parsed, dict) and isinstance(parsed.get("type"), str):
+                try:
+                    payload = decode_payload(parsed)
+                except ValidationError:
+                    payload = None
+                if payload is not None:
+                    kind = payload.type
+        try:
+            msg = Message(
+                type=kind,
+                sender=str(entry.get("from") or ""),
+                recipient=member,
+                content=text,
+                timestamp=parse_time(entry.get("timestamp")),
+                read=bool(entry.get("read", False)),
+                summary=entry.get("summary") if isinstance(entry.get("summary"), str) else "",
+                color=entry.get("color") if isinstance(entry.get("color"), str) else "",
+                payload=payload,
+            )
+        except ValidationError as exc:
+            return ReadError(path, validation_reason(exc), index)
+        msg._raw = entry
+        return msg
+
+    def peek(self, member: str) -> InboxRead:
+        data = load_json_file(self.inbox_path(member))
+        if isinstance(data, ReadError):
+            if data.reason == "file not found":
+                return InboxRead([], [])
+            return InboxRead([], [data])
+        return self.decode_inbox(member, data)
+
+    def send(self, to, content, sender, *, type="message", extra=None) -> Message:
+        check_name(to, "recipient")
+        check_name(sender, "sender")
+        if type in ("message", "broadcast"):
+            text = content
+        else:
+            text = stringify_protocol({"type": type, **(extra or {})})
+        entry: dict[str, Any] = {"from": sender, "text": text, "timestamp": iso_now(), "read": False}
+        if extra and type in ("message", "broadcast"):
+            entry.update({k: v for k, v in extra.items() if k in ("color", "summary")})
+        self._append_entry(to, entry)
+        msg = self.decode_entry(to, entry, 0)
+        assert isinstance(msg, Message)
+        return msg
+
+    def _append_entry(self, to: str, entry: dict[str, Any]) -> None:
+        ensure_dir(self.inbox_dir, self.root)
+        path = ensure_inside(self.inbox_path(to), self.root)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write("[]")
+        except FileExistsError:
+            pass
+        with DirLock(path.with_name(path.name + ".lock")):
+            data = load_json_file(path)
+            if isinstance(data, ReadError):
+                raise ParseError(data)
+            if not isinstance(data, list):
+                raise ParseError(ReadError(path, f"expected a JSON array, got {type(data).__name__}"))
+            data.append(entry)
+            write_json_atomic(path, data)
+
+    def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
+        request_id = f"shutdown-{int(time.time() * 1000)}@{to}"
+        payload: dict[str, Any] = {"requestId": request_id, "from": sender}
+        if reason:
+            payload["reason"] = reason
+        payload["timestamp"] = iso_now()
+        self.send(to, "", sender, type="shutdown_request", extra=payload)
+        return request_id
+
+    def send_shutdown_response(
+        self, sender, request_id, *, approve, status="clean", pending_work=None, artifacts_committed=False, reason=""
+    ) -> None:
+        if approve:
+            payload: dict[str, Any] = {"requestId": request_id, "from": sender, "timestamp": iso_now()}
+            self.send(self.lead_name, "", sender, type="shutdown_approved", extra=payload)
+        else:
+            payload = {"requestId": request_id, "from": sender, "reason": reason or status, "timestamp": iso_now()}
+            self.send(self.lead_name, "", sender, type="shutdown_rejected", extra=payload)
+
+    # ------------------------------------------------------------------- tasks
+    def task_paths(self) -> list[Path]:
+        try:
+            return [p for p in self.tasks_dir.iterdir() if p.name.endswith(".json") and not p.name.startswith(".")]
+        except OSError:
+            return []
+
+    def read_task(self, path: Path) -> Task | ReadError:
+        data = load_json_file(path)
+        if isinstance(data, ReadError):
+            return data
+        try:
+            return decode_task_dict(data, path)
+        except ParseError as exc:
+            return exc.error
+
+
+def payload_to_wire(payload_fields: dict[str, Any]) -> dict[str, Any]:
+    """snake_case payload fields to Claude Code's camelCase keys."""
+    return {_CAMEL_PAYLOAD.get(k, k): v for k, v in payload_fields.items()}

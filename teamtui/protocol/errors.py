@@ -1,0 +1,51 @@
+"""Errors raised by the protocol layer, and the error item readers return instead of raising."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ProtocolError(Exception):
+    """Base of every error the protocol layer raises on purpose."""
+
+
+class UnsafeNameError(ProtocolError, ValueError):
+    """A team or teammate name that cannot safely become part of a path."""
+
+
+class LockTimeout(ProtocolError):
+    """A lock could not be taken in time (and was not stale)."""
+
+
+class NotFoundError(ProtocolError):
+    """A team, member or task that does not exist."""
+
+
+class ParseError(ProtocolError):
+    """A file could not be parsed; carries the ReadError that says why."""
+
+    def __init__(self, error: "ReadError"):
+        super().__init__(str(error))
+        self.error = error
+
+
+class ConflictError(ProtocolError):
+    """A write that would break the board's rules (claiming a taken task, ...)."""
+
+
+class UnsupportedError(ProtocolError):
+    """An operation the layout does not offer (e.g. creating tasks in a Claude Code team)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadError:
+    """One unreadable item: the reader returns it and goes on with the rest."""
+
+    path: Path
+    reason: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else str(self.path)
+        return f"{where}: {self.reason}"

@@ -1,0 +1,124 @@
+"""Small file helpers: atomic JSON writes, bounded reads, and staying inside the team's directories."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from teamtui.protocol.errors import ProtocolError, ReadError
+
+# A config or task file larger than this is refused rather than loaded into memory.
+MAX_JSON_FILE_BYTES = 16 * 1024 * 1024
+
+
+def dump_json(obj: Any, indent: int | None = 2) -> str:
+    return json.dumps(obj, indent=indent, ensure_ascii=False)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write through a temp file + rename so no reader ever sees half a file."""
+    # The temp name starts with "." so globs like task_*.json never match it.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_json_atomic(path: Path, obj: Any, indent: int | None = 2) -> None:
+    write_atomic(path, dump_json(obj, indent) + "\n")
+
+
+def read_bytes_bounded(path: Path, limit: int = MAX_JSON_FILE_BYTES) -> bytes | ReadError:
+    """Read a whole regular file, or say why not (missing, not a file, too large, no permission)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return ReadError(path, "file not found")
+    except IsADirectoryError:
+        return ReadError(path, "is a directory, expected a file")
+    except PermissionError:
+        return ReadError(path, "permission denied")
+    except OSError as exc:
+        return ReadError(path, f"cannot open: {exc.strerror or exc}")
+    try:
+        st = os.fstat(fd)
+        import stat as _stat
+
+        if _stat.S_ISDIR(st.st_mode):
+            return ReadError(path, "is a directory, expected a file")
+        if not _stat.S_ISREG(st.st_mode):
+            return ReadError(path, "not a regular file")
+        if st.st_size > limit:
+            return ReadError(path, f"file is {st.st_size} bytes, larger than the {limit} byte limit")
+        chunks = []
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(1 << 20, remaining))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            return ReadError(path, f"file is larger than the {limit} byte limit")
+        return data
+    except OSError as exc:
+        return ReadError(path, f"cannot read: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+
+
+def load_json_file(path: Path, limit: int = MAX_JSON_FILE_BYTES) -> Any | ReadError:
+    """Parse a JSON file, or return a ReadError saying why it could not be read."""
+    data = read_bytes_bounded(path, limit)
+    if isinstance(data, ReadError):
+        return data
+    return parse_json_bytes(path, data)
+
+
+def parse_json_bytes(path: Path, data: bytes, line: int | None = None) -> Any | ReadError:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ReadError(path, f"invalid UTF-8 at byte {exc.start}", line)
+    if not text.strip():
+        return ReadError(path, "empty file" if line is None else "empty line", line)
+    if "\x00" in text:
+        return ReadError(path, "contains NUL bytes", line)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ReadError(path, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", line)
+    except (RecursionError, ValueError) as exc:
+        # Deep nesting and huge integers land here.
+        return ReadError(path, f"invalid JSON: {type(exc).__name__}: {str(exc)[:80]}", line)
+
+
+def ensure_inside(path: Path, root: Path) -> Path:
+    """Refuse a path that resolves (through symlinks) outside `root`."""
+    real_root = root.resolve()
+    real = path.resolve()
+    if real != real_root and real_root not in real.parents:
+        raise ProtocolError(f"refusing to write {path}: it resolves to {real}, outside {real_root}")
+    return path
+
+
+def ensure_dir(path: Path, root: Path) -> Path:
+    """Create a directory inside `root` (never following a symlink out of it)."""
+    ensure_inside(path, root)
+    path.mkdir(parents=True, exist_ok=True)
+    ensure_inside(path, root)
+    return path

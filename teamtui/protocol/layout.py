@@ -1,0 +1,71 @@
+"""Finding teams under a root and telling the two layouts apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from teamtui.protocol.claude import ClaudeTeam, default_claude_root
+from teamtui.protocol.errors import NotFoundError, ProtocolError
+from teamtui.protocol.names import is_safe_name
+from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.store import TeamStore
+
+LayoutName = Literal["native", "claude"]
+
+
+def detect_layout(root: Path) -> LayoutName | None:
+    """A root holding `.teams/` is native; one holding `teams/` and `tasks/` is Claude Code."""
+    root = Path(root)
+    if (root / ".teams").is_dir():
+        return "native"
+    if (root / "teams").is_dir() and (root / "tasks").is_dir():
+        return "claude"
+    if (root / "teams").is_dir():
+        return "claude"
+    return None
+
+
+def team_names(root: Path, layout: LayoutName | None = None) -> list[str]:
+    root = Path(root)
+    layout = layout or detect_layout(root)
+    if layout is None:
+        return []
+    base = root / (".teams" if layout == "native" else "teams")
+    try:
+        entries = sorted(base.iterdir())
+    except OSError:
+        return []
+    return [p.name for p in entries if p.is_dir() and is_safe_name(p.name) and (p / "config.json").exists()]
+
+
+def open_team(root: Path, name: str, layout: LayoutName | None = None) -> TeamStore:
+    root = Path(root)
+    layout = layout or detect_layout(root) or "native"
+    if layout not in ("native", "claude"):
+        raise ProtocolError(f"unknown layout {layout!r}: use native or claude")
+    return NativeTeam(root, name) if layout == "native" else ClaudeTeam(root, name)
+
+
+def find_team(root: Path, name: str | None = None, layout: LayoutName | None = None) -> TeamStore:
+    """The named team under root, or the only one; a clear error when that is ambiguous or absent."""
+    root = Path(root)
+    layout = layout or detect_layout(root)
+    if name:
+        store = open_team(root, name, layout)
+        if not store.config_path.exists():
+            raise NotFoundError(f"no team {name!r} under {root} ({store.config_path} does not exist)")
+        return store
+    names = team_names(root, layout)
+    if not names:
+        raise NotFoundError(f"no team found under {root} (looked for .teams/<team>/config.json and teams/<team>/config.json)")
+    if len(names) > 1:
+        raise NotFoundError(f"several teams under {root}: {', '.join(names)}; choose one with --team")
+    return open_team(root, names[0], layout)
+
+
+def candidate_roots(root: Path | None) -> list[Path]:
+    """Where to look when no root is given: the current directory, then Claude Code's folder."""
+    if root is not None:
+        return [Path(root)]
+    return [Path.cwd(), default_claude_root()]

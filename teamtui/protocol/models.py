@@ -1,0 +1,285 @@
+"""The domain models shared by both layouts: team, member, task, message, log entry.
+
+Each model keeps the wire dict it was read from (`raw`), so that a read-modify-write
+puts back every key teamtui does not know, in the spelling the file already used.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
+
+
+def _to_str(v: Any) -> Any:
+    # Peers write ids as ints or strings; teamtui compares them as strings.
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return str(v)
+    return v
+
+
+def _none_to_empty(v: Any) -> Any:
+    return "" if v is None else v
+
+
+def _none_to_list(v: Any) -> Any:
+    return [] if v is None else v
+
+
+Id = Annotated[str, BeforeValidator(_to_str)]
+Text = Annotated[str, BeforeValidator(_none_to_empty)]
+IdList = Annotated[list[Id], BeforeValidator(_none_to_list)]
+
+
+class TaskStatus(str, Enum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+
+
+class WireModel(BaseModel):
+    """A model read from a file: unknown keys allowed and kept, original dict remembered."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, arbitrary_types_allowed=True)
+    _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        return self._raw
+
+
+class Task(WireModel):
+    id: Id
+    subject: Text = ""
+    description: Text = ""
+    status: TaskStatus = TaskStatus.PENDING
+    active_form: Text = ""
+    owner: Text = ""
+    blocks: IdList = Field(default_factory=list)
+    blocked_by: IdList = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: float | None = None
+    claimed_at: float | None = None
+    completed_at: float | None = None
+    result: str | None = None
+
+    @property
+    def internal(self) -> bool:
+        return bool(self.metadata.get("_internal")) if isinstance(self.metadata, dict) else False
+
+    def sort_key(self) -> tuple[int, int | str]:
+        return (0, int(self.id)) if self.id.isdigit() else (1, self.id)
+
+
+class MemberStatus(str, Enum):
+    WORKING = "working"
+    IDLE = "idle"
+    SHUTDOWN = "shutdown"
+    UNKNOWN = "unknown"
+
+
+def normalize_status(value: Any) -> MemberStatus:
+    """`active` and `working` both mean working (peers use either)."""
+    if value in ("active", "working"):
+        return MemberStatus.WORKING
+    if value == "idle":
+        return MemberStatus.IDLE
+    if value in ("shutdown", "stopped", "exited"):
+        return MemberStatus.SHUTDOWN
+    return MemberStatus.UNKNOWN
+
+
+class Member(WireModel):
+    name: str
+    agent_id: Text = ""
+    status: MemberStatus = MemberStatus.UNKNOWN
+    agent_type: Text = ""
+    color: Text = ""
+    model: Text = ""
+    pid: int | None = None
+    command: Text = ""
+    tmux_pane_id: Text = ""
+    backend_type: Text = ""
+    joined_at: float | None = None
+    last_seen: float | None = None
+
+
+class TeamConfig(WireModel):
+    name: str
+    description: Text = ""
+    created_at: float | None = None
+    lead: Text = "lead"
+    members: list[Member] = Field(default_factory=list)
+
+    def member(self, name: str) -> Member | None:
+        return next((m for m in self.members if m.name == name), None)
+
+
+# ---------------------------------------------------------------- protocol payloads
+
+
+class Payload(BaseModel):
+    """A structured protocol message; field names are snake_case, camelCase accepted."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    type: str
+
+
+class ShutdownRequest(Payload):
+    type: Literal["shutdown_request"] = "shutdown_request"
+    request_id: Text = Field("", alias="requestId")
+    from_: Text = Field("", alias="from")
+    reason: Text = ""
+    deadline_seconds: float = 30.0
+
+
+class ShutdownResponse(Payload):
+    """Native two-phase reply (Teammate API patterns)."""
+
+    type: Literal["shutdown_response"] = "shutdown_response"
+    request_id: Text = Field("", alias="requestId")
+    approve: bool = False
+    status: Literal["clean", "in_progress", "error"] | str = "clean"
+    pending_work: list[str] = Field(default_factory=list)
+    artifacts_committed: bool = False
+
+
+class ShutdownApproved(Payload):
+    type: Literal["shutdown_approved"] = "shutdown_approved"
+    request_id: Text = Field("", alias="requestId")
+    from_: Text = Field("", alias="from")
+    pane_id: Text = Field("", alias="paneId")
+    backend_type: Text = Field("", alias="backendType")
+
+
+class ShutdownRejected(Payload):
+    type: Literal["shutdown_rejected"] = "shutdown_rejected"
+    request_id: Text = Field("", alias="requestId")
+    from_: Text = Field("", alias="from")
+    reason: Text = ""
+
+
+class IdleNotification(Payload):
+    type: Literal["idle_notification"] = "idle_notification"
+    from_: Text = Field("", alias="from")
+    idle_reason: Text = Field("", alias="idleReason")
+    summary: Text = ""
+    completed_task_id: Id = Field("", alias="completedTaskId")
+    completed_status: Text = Field("", alias="completedStatus")
+    failure_reason: Text = Field("", alias="failureReason")
+
+
+class TaskAssignment(Payload):
+    type: Literal["task_assignment"] = "task_assignment"
+    task_id: Id = Field("", alias="taskId")
+    subject: Text = ""
+    description: Text = ""
+    assigned_by: Text = Field("", alias="assignedBy")
+
+
+class PlanApprovalRequest(Payload):
+    type: Literal["plan_approval_request"] = "plan_approval_request"
+    from_: Text = Field("", alias="from")
+    plan_file_path: Text = Field("", alias="planFilePath")
+    plan_content: Text = Field("", alias="planContent")
+    request_id: Text = Field("", alias="requestId")
+
+
+class PlanApprovalResponse(Payload):
+    type: Literal["plan_approval_response"] = "plan_approval_response"
+    request_id: Text = Field("", alias="requestId")
+    approved: bool = False
+    feedback: Text = ""
+
+
+class PermissionRequest(Payload):
+    type: Literal["permission_request"] = "permission_request"
+    request_id: Text = ""
+    agent_id: Text = ""
+    tool_name: Text = ""
+    tool_use_id: Text = ""
+    description: Text = ""
+    input: Any = None
+    permission_suggestions: Any = None
+
+
+class OtherPayload(Payload):
+    """A protocol message of a type teamtui does not know: shown raw."""
+
+
+PAYLOAD_TYPES: dict[str, type[Payload]] = {
+    cls.model_fields["type"].default: cls
+    for cls in (
+        ShutdownRequest,
+        ShutdownResponse,
+        ShutdownApproved,
+        ShutdownRejected,
+        IdleNotification,
+        TaskAssignment,
+        PlanApprovalRequest,
+        PlanApprovalResponse,
+        PermissionRequest,
+    )
+}
+
+
+def decode_payload(data: dict[str, Any]) -> Payload | None:
+    """Decode a protocol dict by its `type`; None when it is not a protocol message.
+
+    Raises pydantic.ValidationError when a known type has fields of the wrong type.
+    """
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind in ("message", "broadcast"):
+        return None
+    cls = PAYLOAD_TYPES.get(kind, OtherPayload)
+    return cls.model_validate(data)
+
+
+class Message(WireModel):
+    """One inbox entry. `content` is the human text (or, for Claude protocol messages, the JSON text)."""
+
+    type: str = "message"
+    sender: Text = ""
+    recipient: Text = ""
+    content: Text = ""
+    timestamp: float = 0.0
+    # Native: None until the recipient drains its inbox. Claude Code: the `read` flag.
+    read: bool | None = None
+    summary: Text = ""
+    color: Text = ""
+    payload: Payload | None = None
+
+    @property
+    def is_protocol(self) -> bool:
+        return self.payload is not None
+
+
+class LogLevel(str, Enum):
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+def normalize_level(value: Any) -> LogLevel:
+    if isinstance(value, str):
+        v = value.lower()
+        if v in ("warn", "warning"):
+            return LogLevel.WARNING
+        if v in ("err", "error", "critical", "fatal"):
+            return LogLevel.ERROR
+        if v == "debug":
+            return LogLevel.DEBUG
+    return LogLevel.INFO
+
+
+class LogEntry(BaseModel):
+    member: str
+    ts: float | None = None
+    level: LogLevel = LogLevel.INFO
+    text: str = ""
+    line: int | None = None

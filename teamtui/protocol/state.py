@@ -1,0 +1,494 @@
+"""TeamState: everything known about one team, kept current one changed file at a time.
+
+Pure of any UI: the dashboard, `teamtui status`, `follow` and the runtime all read it.
+`apply(path)` re-reads only that file (logs and native inboxes from their last offset)
+and returns the changes it found, so a UI redraws only what changed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from teamtui.protocol.board import Board
+from teamtui.protocol.errors import ReadError
+from teamtui.protocol.fsio import load_json_file
+from teamtui.protocol.models import (
+    LogEntry,
+    LogLevel,
+    Member,
+    MemberStatus,
+    Message,
+    Task,
+    TaskStatus,
+    TeamConfig,
+    normalize_level,
+)
+from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.store import TeamStore
+from teamtui.protocol.tail import TailReader
+
+DEFAULT_LOG_LIMIT = 1000
+DEFAULT_MESSAGE_LIMIT = 2000
+DEFAULT_HEALTH_TIMEOUT = 60.0
+# On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
+_LOG_TAIL_BYTES_PER_LINE = 512
+PROTOCOL_REPLY_TYPES = ("shutdown_response", "shutdown_approved", "shutdown_rejected")
+
+
+@dataclass(slots=True)
+class Change:
+    """One thing that changed. kind: config, member_joined, member_left, member_status, task,
+    task_completed, task_removed, inbox, inbox_read, log, error, error_cleared, team_gone."""
+
+    kind: str
+    key: str = ""
+    detail: str = ""
+    messages: list[Message] = field(default_factory=list)
+    entries: list[LogEntry] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class MemberView:
+    name: str
+    status: MemberStatus
+    agent_type: str = ""
+    color: str = ""
+    current_task: Task | None = None
+    last_activity: float | None = None
+    unread: int = 0
+    disappeared: bool = False
+    departed: bool = False
+    member: Member | None = None
+
+
+class _Inbox:
+    """What a monitor knows of one inbox: its messages (bounded) and how to read more."""
+
+    def __init__(self, path: Path, limit: int):
+        self.tail = TailReader(path)
+        self.messages: deque[Message] = deque(maxlen=limit)
+        self.unread = 0
+
+
+class TeamState:
+    def __init__(
+        self,
+        store: TeamStore,
+        *,
+        log_limit: int = DEFAULT_LOG_LIMIT,
+        message_limit: int = DEFAULT_MESSAGE_LIMIT,
+        health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
+        show_internal: bool = False,
+    ):
+        self.store = store
+        self.log_limit = log_limit
+        self.message_limit = message_limit
+        self.health_timeout = health_timeout
+        self.show_internal = show_internal
+        self.config: TeamConfig | None = None
+        self.tasks: dict[str, Task] = {}
+        self._task_core: dict[str, Task] = {}
+        self._task_side: dict[str, dict[str, Any]] = {}
+        self._task_paths: dict[Path, str] = {}
+        self.errors: dict[Path, list[ReadError]] = {}
+        self._inboxes: dict[str, _Inbox] = {}
+        self.messages: deque[Message] = deque(maxlen=message_limit)
+        self.logs: dict[str, deque[LogEntry]] = {}
+        self._log_readers: dict[Path, TailReader] = {}
+        self.activity: dict[str, float] = {}
+        self.departed: dict[str, Member] = {}
+        self._board: Board | None = None
+        self.files_read = 0  # number of file reads, for the re-read-one-file guard
+
+    # ------------------------------------------------------------- derived
+    @property
+    def board(self) -> Board:
+        if self._board is None:
+            self._board = Board(self.tasks.values())
+        return self._board
+
+    @property
+    def name(self) -> str:
+        return self.config.name if self.config else self.store.name
+
+    @property
+    def lead(self) -> str:
+        return self.config.lead if self.config else self.store.default_lead
+
+    def all_errors(self) -> list[ReadError]:
+        return [e for errs in self.errors.values() for e in errs]
+
+    def member_views(self, now: float | None = None) -> list[MemberView]:
+        now = time.time() if now is None else now
+        by_owner: dict[str, Task] = {}
+        for t in self.board.ordered():
+            if t.owner and t.status == TaskStatus.IN_PROGRESS:
+                by_owner.setdefault(t.owner, t)
+        views = []
+        members = list(self.config.members) if self.config else []
+        for m in members:
+            views.append(self._view(m, by_owner.get(m.name), now, departed=False))
+        for name, m in self.departed.items():
+            if not any(v.name == name for v in views):
+                views.append(self._view(m, by_owner.get(name), now, departed=True))
+        return views
+
+    def _view(self, m: Member, task: Task | None, now: float, departed: bool) -> MemberView:
+        last = self.activity.get(m.name)
+        status = MemberStatus.SHUTDOWN if departed else m.status
+        disappeared = (
+            task is not None
+            and status != MemberStatus.SHUTDOWN
+            and last is not None
+            and now - last > self.health_timeout
+        )
+        inbox = self._inboxes.get(m.name)
+        return MemberView(
+            name=m.name,
+            status=status,
+            agent_type=m.agent_type,
+            color=m.color,
+            current_task=task,
+            last_activity=last,
+            unread=inbox.unread if inbox else 0,
+            disappeared=disappeared,
+            departed=departed,
+            member=m,
+        )
+
+    def disappeared(self, now: float | None = None) -> list[str]:
+        return [v.name for v in self.member_views(now) if v.disappeared]
+
+    def unread(self, member: str) -> int:
+        inbox = self._inboxes.get(member)
+        return inbox.unread if inbox else 0
+
+    def inbox_messages(self, member: str) -> list[Message]:
+        inbox = self._inboxes.get(member)
+        return list(inbox.messages) if inbox else []
+
+    # ------------------------------------------------------------- loading
+    def load_all(self) -> list[Change]:
+        """Read everything once (the first screen); afterwards only `apply` changed paths."""
+        changes = self._apply_config()
+        for p in self.store.task_paths():
+            changes += self._apply_task(p, initial=True)
+        if isinstance(self.store, NativeTeam):
+            try:
+                sidecars = list(self.store.sidecar_dir.iterdir())
+            except OSError:
+                sidecars = []
+            for p in sidecars:
+                ref = self.store.classify(p)
+                if ref and ref.kind == "task_sidecar":
+                    changes += self._apply_sidecar(p, ref.key)
+        for owner in self.store.inbox_owners():
+            changes += self._apply_inbox(owner)
+        for p in self._log_files():
+            changes += self._apply_log(p, initial=True)
+        self._seed_activity()
+        return changes
+
+    def _log_files(self) -> list[Path]:
+        d = getattr(self.store, "logs_dir", None)
+        if d is None:
+            return []
+        try:
+            return sorted(p for p in d.iterdir() if p.suffix in (".jsonl", ".log"))
+        except OSError:
+            return []
+
+    def _seed_activity(self) -> None:
+        # Before any event, a member's last activity is the newest of its files' mtimes.
+        for m in self.config.members if self.config else []:
+            stamps = [m.last_seen or 0.0, m.joined_at or 0.0]
+            for p in [*self.store.log_paths(m.name), self.store.inbox_path(m.name)]:
+                try:
+                    stamps.append(os.stat(p).st_mtime)
+                except OSError:
+                    pass
+            for t in self.tasks.values():
+                if t.owner == m.name and t.claimed_at:
+                    stamps.append(t.claimed_at)
+            best = max(stamps)
+            if best > 0:
+                self.activity[m.name] = max(self.activity.get(m.name, 0.0), best)
+
+    def touch(self, member: str, when: float | None = None) -> None:
+        if member:
+            self.activity[member] = time.time() if when is None else when
+
+    def apply(self, path: Path) -> list[Change]:
+        """Re-read the one file at `path` and return what changed."""
+        path = Path(path)
+        ref = self.store.classify(path)
+        if ref is None:
+            if path == self.store.team_dir and not path.exists():
+                return [Change("team_gone", self.name, f"{path} was removed")]
+            return []
+        if ref.kind == "config":
+            return self._apply_config()
+        if ref.kind == "task":
+            return self._apply_task(path)
+        if ref.kind == "task_sidecar":
+            return self._apply_sidecar(path, ref.key)
+        if ref.kind == "inbox":
+            return self._apply_inbox(ref.key)
+        if ref.kind == "log":
+            return self._apply_log(path)
+        return []
+
+    # ------------------------------------------------------------- errors
+    def _set_error(self, path: Path, errors: list[ReadError]) -> list[Change]:
+        had = bool(self.errors.get(path))
+        if errors:
+            self.errors[path] = errors
+            return [Change("error", str(path), str(errors[0]))]
+        if had:
+            del self.errors[path]
+            return [Change("error_cleared", str(path))]
+        return []
+
+    # ------------------------------------------------------------- config
+    def _apply_config(self) -> list[Change]:
+        self.files_read += 1
+        cfg = self.store.load_config()
+        if isinstance(cfg, ReadError):
+            if cfg.reason == "file not found" and not self.store.team_dir.exists():
+                return [Change("team_gone", self.name, f"{self.store.team_dir} is gone")]
+            # A half-written config is normal while a peer rewrites it: keep the last good one.
+            return self._set_error(cfg.path, [cfg])
+        changes = self._set_error(self.store.config_path, [])
+        old = {m.name: m for m in self.config.members} if self.config else {}
+        new = {m.name: m for m in cfg.members}
+        now = time.time()
+        for name, m in new.items():
+            if name not in old:
+                self.departed.pop(name, None)
+                if self.config is not None:
+                    changes.append(Change("member_joined", name))
+                    self.touch(name, now)
+            elif old[name].raw != m.raw:
+                self.touch(name, now)
+                if old[name].status != m.status:
+                    changes.append(Change("member_status", name, m.status.value))
+        for name, m in old.items():
+            if name not in new:
+                self.departed[name] = m
+                changes.append(Change("member_left", name))
+        self.config = cfg
+        changes.append(Change("config"))
+        return changes
+
+    # ------------------------------------------------------------- tasks
+    def _merge(self, task_id: str) -> Task | None:
+        core = self._task_core.get(task_id)
+        if core is None:
+            return None
+        if isinstance(self.store, NativeTeam):
+            return self.store.merge_sidecar(core, self._task_side.get(task_id))
+        return core
+
+    def _apply_task(self, path: Path, initial: bool = False) -> list[Change]:
+        self.files_read += 1
+        if isinstance(self.store, NativeTeam):
+            task = self.store.read_task_core(path)
+        else:
+            task = self.store.read_task(path)
+        old_id = self._task_paths.get(path)
+        if isinstance(task, ReadError):
+            if task.reason == "file not found":
+                changes = self._set_error(path, [])
+                if old_id is not None:
+                    self._task_paths.pop(path, None)
+                    self._task_core.pop(old_id, None)
+                    self.tasks.pop(old_id, None)
+                    self._board = None
+                    changes.append(Change("task_removed", old_id))
+                return changes
+            return self._set_error(path, [task])
+        changes = self._set_error(path, [])
+        if task.internal and not self.show_internal:
+            return changes
+        self._task_paths[path] = task.id
+        before = self.tasks.get(task.id)
+        self._task_core[task.id] = task
+        merged = self._merge(task.id)
+        assert merged is not None
+        self.tasks[task.id] = merged
+        self._board = None
+        if not initial:
+            self.touch(merged.owner)
+            if before is not None and before.owner and before.owner != merged.owner:
+                self.touch(before.owner)
+        if before is not None and before.status != TaskStatus.COMPLETED and merged.status == TaskStatus.COMPLETED:
+            changes.append(Change("task_completed", task.id, merged.subject))
+        changes.append(Change("task", task.id))
+        return changes
+
+    def _apply_sidecar(self, path: Path, task_id: str) -> list[Change]:
+        self.files_read += 1
+        data = load_json_file(path)
+        if isinstance(data, ReadError):
+            if data.reason == "file not found":
+                self._task_side.pop(task_id, None)
+                return self._set_error(path, [])
+            return self._set_error(path, [data])
+        if not isinstance(data, dict):
+            return self._set_error(path, [ReadError(path, "expected a JSON object")])
+        changes = self._set_error(path, [])
+        self._task_side[task_id] = data
+        merged = self._merge(task_id)
+        if merged is not None:
+            self.tasks[task_id] = merged
+            self._board = None
+            changes.append(Change("task", task_id))
+        return changes
+
+    # ------------------------------------------------------------- inboxes
+    def _inbox(self, member: str) -> _Inbox:
+        inbox = self._inboxes.get(member)
+        if inbox is None:
+            inbox = _Inbox(self.store.inbox_path(member), self.message_limit)
+            self._inboxes[member] = inbox
+        return inbox
+
+    def _apply_inbox(self, member: str) -> list[Change]:
+        try:
+            inbox = self._inbox(member)
+        except Exception as exc:  # an unsafe name in a file name: report, never act on it
+            return [Change("error", member, f"inbox {member!r} ignored: {exc}")]
+        if isinstance(self.store, NativeTeam):
+            return self._apply_native_inbox(member, inbox)
+        return self._apply_claude_inbox(member, inbox)
+
+    def _apply_native_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
+        assert isinstance(self.store, NativeTeam)
+        self.files_read += 1
+        batch = inbox.tail.read_all()
+        changes: list[Change] = []
+        if batch.reset:
+            # The file was truncated: its owner drained it, so everything so far was read.
+            for m in inbox.messages:
+                m.read = True
+            if inbox.unread:
+                inbox.unread = 0
+                changes.append(Change("inbox_read", member))
+            self.touch(member)
+        errors = []
+        if batch.error:
+            errors.append(ReadError(inbox.tail.path, batch.error))
+        for line_no, size in batch.overlong:
+            errors.append(ReadError(inbox.tail.path, f"line of {size} bytes skipped (over the limit)", line_no))
+        new: list[Message] = []
+        for line, no in zip(batch.lines, batch.line_numbers):
+            item = self.store.decode_inbox_line(member, line, no)
+            if isinstance(item, ReadError):
+                errors.append(item)
+                continue
+            item.read = False
+            new.append(item)
+        if errors or new or batch.reset:
+            changes += self._set_error(inbox.tail.path, errors)
+        return changes + self._add_messages(inbox, member, new)
+
+    def _add_messages(self, inbox: _Inbox, member: str, new: list[Message]) -> list[Change]:
+        if not new:
+            return []
+        for m in new:
+            inbox.messages.append(m)
+            self.messages.append(m)
+            self.touch(m.sender, None)
+        inbox.unread = sum(1 for m in inbox.messages if m.read is not True)
+        return [Change("inbox", member, messages=new)]
+
+    def _apply_claude_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
+        self.files_read += 1
+        read = self.store.peek(member)
+        changes = self._set_error(self.store.inbox_path(member), read.errors)
+        old = list(inbox.messages)
+        fresh = read.messages[-self.message_limit :]
+        same_prefix = len(fresh) >= len(old) and all(
+            a.raw.get("timestamp") == b.raw.get("timestamp") and a.content == b.content for a, b in zip(old, fresh)
+        )
+        if same_prefix:
+            flipped = False
+            for a, b in zip(old, fresh):
+                if a.read != b.read:
+                    a.read = b.read
+                    flipped = True
+            if flipped:
+                self.touch(member)
+                changes.append(Change("inbox_read", member))
+            inbox.unread = sum(1 for m in inbox.messages if not m.read)
+            return changes + self._add_messages(inbox, member, fresh[len(old) :])
+        # Rewritten in a way we cannot follow: replace this inbox's messages.
+        drop = {id(m) for m in old}
+        kept = [m for m in self.messages if id(m) not in drop]
+        self.messages.clear()
+        self.messages.extend(sorted(kept + fresh, key=lambda m: m.timestamp))
+        inbox.messages.clear()
+        inbox.messages.extend(fresh)
+        inbox.unread = sum(1 for m in fresh if not m.read)
+        changes.append(Change("inbox", member, messages=[]))
+        changes.append(Change("inbox_read", member))
+        return changes
+
+    # ------------------------------------------------------------- logs
+    def _apply_log(self, path: Path, initial: bool = False) -> list[Change]:
+        member = path.name.rsplit(".", 1)[0]
+        reader = self._log_readers.get(path)
+        if reader is None:
+            reader = TailReader(path)
+            if initial:
+                reader.seek_tail(self.log_limit * _LOG_TAIL_BYTES_PER_LINE)
+            self._log_readers[path] = reader
+        self.files_read += 1
+        batch = reader.read_all()
+        buf = self.logs.get(member)
+        if buf is None:
+            buf = self.logs[member] = deque(maxlen=self.log_limit)
+        errors = [ReadError(path, batch.error)] if batch.error else []
+        for line_no, size in batch.overlong:
+            errors.append(ReadError(path, f"line of {size} bytes skipped (over the limit)", line_no))
+        entries = [self._log_entry(member, path, line, no) for line, no in zip(batch.lines, batch.line_numbers)]
+        buf.extend(entries)
+        changes = self._set_error(path, errors)
+        if entries:
+            if not initial:
+                self.touch(member)
+            changes.append(Change("log", member, entries=entries))
+        return changes
+
+    @staticmethod
+    def _log_entry(member: str, path: Path, line: bytes, no: int) -> LogEntry:
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        if path.suffix == ".jsonl" and text.startswith("{"):
+            import json
+
+            try:
+                d = json.loads(text)
+            except (ValueError, RecursionError):
+                d = None
+            if isinstance(d, dict):
+                ts = d.get("ts")
+                body = d.get("text", d.get("message", ""))
+                return LogEntry(
+                    member=member,
+                    ts=float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None,
+                    level=normalize_level(d.get("level")),
+                    text=body if isinstance(body, str) else str(body),
+                    line=no,
+                )
+        return LogEntry(member=member, ts=None, level=LogLevel.INFO, text=text, line=no)
+
+    # ------------------------------------------------------------- replies
+    def shutdown_replies(self) -> list[Message]:
+        """Replies to shutdown requests seen in the lead's inbox."""
+        inbox = self._inboxes.get(self.lead)
+        return [m for m in inbox.messages if m.type in PROTOCOL_REPLY_TYPES] if inbox else []

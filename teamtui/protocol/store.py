@@ -1,0 +1,216 @@
+"""What both layouts offer: one TeamStore interface over a team's files.
+
+The dashboard, the CLI and the runtime only talk to a TeamStore, never to paths.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from teamtui.protocol.errors import ParseError, ReadError, UnsupportedError
+from teamtui.protocol.models import Message, Task, TeamConfig
+
+FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    """What a changed path is to the team: its kind and key (member name, task id)."""
+
+    kind: FileKind
+    key: str = ""
+
+
+@dataclass(slots=True)
+class InboxRead:
+    messages: list[Message]
+    errors: list[ReadError]
+
+
+def validation_reason(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first.get("loc", ())) or "value"
+    return f"{loc}: {first.get('msg', 'invalid')}"
+
+
+class TeamStore(ABC):
+    """One team's files in one layout."""
+
+    layout: str
+    # Whether the layout has a task writer (create/claim/complete/release).
+    writes_tasks: bool = False
+
+    def __init__(self, root: Path, name: str):
+        self.root = Path(root)
+        self.name = name
+
+    # ------------------------------------------------------------------ paths
+    @property
+    @abstractmethod
+    def team_dir(self) -> Path: ...
+
+    @property
+    @abstractmethod
+    def tasks_dir(self) -> Path: ...
+
+    @property
+    def config_path(self) -> Path:
+        return self.team_dir / "config.json"
+
+    @abstractmethod
+    def inbox_path(self, member: str) -> Path: ...
+
+    @abstractmethod
+    def log_paths(self, member: str) -> list[Path]: ...
+
+    @abstractmethod
+    def task_path(self, task_id: str) -> Path: ...
+
+    def watch_dirs(self) -> list[Path]:
+        """Directories a watcher must cover to see every change to this team."""
+        return [self.team_dir, self.tasks_dir]
+
+    @abstractmethod
+    def classify(self, path: Path) -> FileRef | None: ...
+
+    # ---------------------------------------------------------------- reading
+    @abstractmethod
+    def decode_config(self, data: Any, path: Path) -> TeamConfig: ...
+
+    def load_config(self) -> TeamConfig | ReadError:
+        from teamtui.protocol.fsio import load_json_file
+
+        data = load_json_file(self.config_path)
+        if isinstance(data, ReadError):
+            return data
+        try:
+            return self.decode_config(data, self.config_path)
+        except ParseError as exc:
+            return exc.error
+
+    def read_config(self) -> TeamConfig:
+        cfg = self.load_config()
+        if isinstance(cfg, ReadError):
+            raise ParseError(cfg)
+        return cfg
+
+    @property
+    def lead_name(self) -> str:
+        cfg = self.load_config()
+        return cfg.lead if isinstance(cfg, TeamConfig) else self.default_lead
+
+    default_lead = "lead"
+
+    @abstractmethod
+    def task_paths(self) -> list[Path]: ...
+
+    @abstractmethod
+    def read_task(self, path: Path) -> Task | ReadError:
+        """Read one task, with whatever extras live beside it."""
+
+    def list_tasks(self, include_internal: bool = False) -> tuple[list[Task], list[ReadError]]:
+        tasks: list[Task] = []
+        errors: list[ReadError] = []
+        for p in self.task_paths():
+            t = self.read_task(p)
+            if isinstance(t, ReadError):
+                errors.append(t)
+            elif include_internal or not t.internal:
+                tasks.append(t)
+        tasks.sort(key=Task.sort_key)
+        return tasks, errors
+
+    def get_task(self, task_id: str) -> Task | ReadError:
+        return self.read_task(self.task_path(task_id))
+
+    @abstractmethod
+    def inbox_owners(self) -> list[str]:
+        """Names that have an inbox file."""
+
+    @abstractmethod
+    def peek(self, member: str) -> InboxRead:
+        """Every message in `member`'s inbox, without consuming anything."""
+
+    # ---------------------------------------------------------------- writing
+    @abstractmethod
+    def send(
+        self,
+        to: str,
+        content: str,
+        sender: str,
+        *,
+        type: str = "message",
+        extra: dict[str, Any] | None = None,
+    ) -> Message:
+        """Append one message to `to`'s inbox in this layout's wire format."""
+
+    def members_for_broadcast(self, sender: str) -> list[str]:
+        cfg = self.read_config()
+        names = [m.name for m in cfg.members if m.name != sender and m.status.value != "shutdown"]
+        lead = cfg.lead
+        if lead and lead != sender and lead not in names:
+            names.append(lead)
+        return names
+
+    def broadcast(self, content: str, sender: str) -> list[str]:
+        """Write `content` into every member's inbox except the sender's; returns the recipients."""
+        sent = []
+        for name in self.members_for_broadcast(sender):
+            self.send(name, content, sender, type="broadcast")
+            sent.append(name)
+        return sent
+
+    @abstractmethod
+    def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
+        """Phase one of the two-phase shutdown; returns the request id."""
+
+    @abstractmethod
+    def send_shutdown_response(
+        self,
+        sender: str,
+        request_id: str,
+        *,
+        approve: bool,
+        status: str = "clean",
+        pending_work: list[str] | None = None,
+        artifacts_committed: bool = False,
+        reason: str = "",
+    ) -> None:
+        """A teammate's answer to a shutdown request, into the lead's inbox."""
+
+    def _unsupported(self, what: str) -> UnsupportedError:
+        return UnsupportedError(f"{what} is not supported for {self.layout} teams")
+
+    def drain(self, member: str) -> InboxRead:
+        raise self._unsupported("draining an inbox")
+
+    def log(self, member: str, text: str, level: str = "info") -> None:
+        raise self._unsupported("writing a log")
+
+    def create_task(self, subject: str, **kw: Any) -> Task:
+        raise self._unsupported("creating tasks")
+
+    def claim_task(self, task_id: str | None, owner: str) -> Task | None:
+        raise self._unsupported("claiming tasks")
+
+    def complete_task(self, task_id: str, result: str | None = None) -> Task:
+        raise self._unsupported("completing tasks")
+
+    def release_task(self, task_id: str) -> Task:
+        raise self._unsupported("releasing tasks")
+
+    def release_owner(self, owner: str) -> list[str]:
+        raise self._unsupported("releasing tasks")
+
+    def update_task(self, task_id: str, **fields: Any) -> Task:
+        raise self._unsupported("updating tasks")
+
+
+def now() -> float:
+    return time.time()

@@ -1,0 +1,171 @@
+"""Incremental reading of append-only line files: only complete new lines after a byte offset."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# A single line longer than this is reported and skipped, so one runaway line cannot eat memory.
+MAX_LINE_BYTES = 1024 * 1024
+# How much is read per call at most; the caller is told to come back for the rest.
+READ_CHUNK = 4 * 1024 * 1024
+# Bytes at the head of the file remembered to notice a file truncated then refilled past our offset.
+_FINGERPRINT = 64
+
+
+@dataclass(slots=True)
+class TailBatch:
+    lines: list[bytes] = field(default_factory=list)
+    # Line numbers (1-based) of each returned line, for error reports.
+    line_numbers: list[int] = field(default_factory=list)
+    # The file shrank, was replaced, or was rewritten: everything before is gone (an inbox drain).
+    reset: bool = False
+    missing: bool = False
+    # Lines skipped for being too long: (line number, size).
+    overlong: list[tuple[int, int]] = field(default_factory=list)
+    more: bool = False
+    error: str | None = None
+
+
+class TailReader:
+    """Remembers an offset into one file; `read()` returns the complete lines added since."""
+
+    def __init__(self, path: Path, *, max_line_bytes: int = MAX_LINE_BYTES, chunk: int = READ_CHUNK):
+        self.path = Path(path)
+        self.max_line_bytes = max_line_bytes
+        self.chunk = chunk
+        self.offset = 0
+        self.line_no = 0
+        self._partial = b""
+        self._skipping = False  # inside an overlong line, dropping bytes until its newline
+        self._skipped = 0
+        self._skip_silently = False  # the skipped piece is a line cut by seek_tail, not an overlong one
+        self._ident: tuple[int, int] | None = None
+        self._head = b""
+        self.bytes_read = 0  # total bytes read from disk, for the no-rereads guard
+
+    def _reset(self) -> None:
+        self.offset = 0
+        self.line_no = 0
+        self._partial = b""
+        self._skipping = False
+        self._skip_silently = False
+        self._skipped = 0
+        self._head = b""
+
+    def read(self) -> TailBatch:
+        batch = TailBatch()
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            if self._ident is not None or self.offset:
+                batch.reset = True
+            self._ident = None
+            self._reset()
+            batch.missing = True
+            return batch
+        except OSError as exc:
+            batch.error = exc.strerror or str(exc)
+            return batch
+        try:
+            st = os.fstat(fd)
+            import stat as _stat
+
+            if not _stat.S_ISREG(st.st_mode):
+                batch.error = "is a directory, expected a file" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
+                return batch
+            ident = (st.st_dev, st.st_ino)
+            if self._ident is not None and ident != self._ident:
+                batch.reset = True
+                self._reset()
+            elif st.st_size < self.offset:
+                batch.reset = True
+                self._reset()
+            elif self._head and self.offset:
+                head = os.pread(fd, len(self._head), 0)
+                if head != self._head:
+                    batch.reset = True
+                    self._reset()
+            self._ident = ident
+            if st.st_size == self.offset:
+                return batch
+            want = min(st.st_size - self.offset, self.chunk)
+            data = os.pread(fd, want, self.offset)
+            self.bytes_read += len(data)
+            if len(self._head) < _FINGERPRINT and self.offset < _FINGERPRINT:
+                self._head = (self._head + data)[:_FINGERPRINT]
+            self.offset += len(data)
+            batch.more = self.offset < st.st_size
+            self._split(data, batch)
+            return batch
+        except OSError as exc:
+            batch.error = exc.strerror or str(exc)
+            return batch
+        finally:
+            os.close(fd)
+
+    def _split(self, data: bytes, batch: TailBatch) -> None:
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                rest = data[start:]
+                if self._skipping:
+                    self._skipped += len(rest)
+                elif len(self._partial) + len(rest) > self.max_line_bytes:
+                    self._skipping = True
+                    self._skipped = len(self._partial) + len(rest)
+                    self._partial = b""
+                else:
+                    self._partial += rest
+                return
+            piece = data[start:nl]
+            self.line_no += 1
+            if self._skipping:
+                if not self._skip_silently:
+                    batch.overlong.append((self.line_no, self._skipped + len(piece)))
+                self._skipping = False
+                self._skip_silently = False
+                self._skipped = 0
+            else:
+                line = self._partial + piece if self._partial else piece
+                self._partial = b""
+                if len(line) > self.max_line_bytes:
+                    batch.overlong.append((self.line_no, len(line)))
+                else:
+                    batch.lines.append(line)
+                    batch.line_numbers.append(self.line_no)
+            start = nl + 1
+
+    def seek_tail(self, max_bytes: int) -> None:
+        """Start reading near the end of a large file (the last `max_bytes`), from a line boundary."""
+        try:
+            with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                self._ident = (st.st_dev, st.st_ino)
+                self._head = fh.read(_FINGERPRINT)
+                if st.st_size <= max_bytes:
+                    self._head = b""
+                    return
+                self.offset = st.st_size - max_bytes
+                self._skipping = True  # the first piece is the end of a line we did not read
+                self._skipped = 0
+                self._skip_silently = True
+        except OSError:
+            return
+
+    def read_all(self) -> TailBatch:
+        """Read until caught up (several chunks), merged into one batch."""
+        merged = self.read()
+        while merged.more and merged.error is None:
+            nxt = self.read()
+            if nxt.reset:
+                merged = nxt
+            else:
+                merged.lines.extend(nxt.lines)
+                merged.line_numbers.extend(nxt.line_numbers)
+                merged.overlong.extend(nxt.overlong)
+                merged.error = nxt.error
+            merged.more = nxt.more
+        return merged
