@@ -1,0 +1,1 @@
+"""teamtui.tmux: one pane per teammate, through libtmux. Imports no Textual."""
