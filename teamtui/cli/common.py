@@ -46,7 +46,9 @@ class Context:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "Context":
         root = getattr(args, "root", None) or os.environ.get("TEAMTUI_ROOT") or None
-        team = getattr(args, "team", None) or os.environ.get("TEAMTUI_TEAM") or None
+        team = getattr(args, "team", None)
+        if team is None:  # an explicit --team "" is checked (and refused), not replaced by a default
+            team = os.environ.get("TEAMTUI_TEAM") or None
         return cls(args, Path(root) if root else None, team, getattr(args, "layout", None))
 
     @property

@@ -51,7 +51,7 @@ def find_team(root: Path, name: str | None = None, layout: LayoutName | None = N
     """The named team under root, or the only one; a clear error when that is ambiguous or absent."""
     root = Path(root)
     layout = layout or detect_layout(root)
-    if name:
+    if name is not None:
         store = open_team(root, name, layout)
         if not store.config_path.exists():
             raise NotFoundError(f"no team {name!r} under {root} ({store.config_path} does not exist)")

@@ -44,6 +44,7 @@ SIDECAR_KEYS = ("files", "created_at", "claimed_at", "completed_at", "result", "
 _TASK_FILE = re.compile(r"task_(\d+)\.json")
 _SIDECAR_FILE = re.compile(r"(\d+)\.json")
 _INBOX_FILE = re.compile(r"(.+)_inbox\.jsonl")
+_ENVELOPE_KEYS = ("sender", "content", "timestamp")
 
 
 def _as_float(v: Any) -> float:
@@ -89,13 +90,14 @@ def decode_message_dict(d: Any, path: Path, recipient: str, line: int | None = N
     if not isinstance(kind, str):
         return ReadError(path, "'type' must be a string", line)
     try:
-        payload = decode_payload(d)
+        # The envelope (sender, content, timestamp) is the message's, not the protocol payload's.
+        payload = decode_payload({k: v for k, v in d.items() if k not in _ENVELOPE_KEYS})
         content = d.get("content", "")
         msg = Message(
             type=kind,
             sender=str(d.get("sender") or d.get("from") or ""),
             recipient=recipient,
-            content=content if isinstance(content, str) else json.dumps(content),
+            content=content if isinstance(content, str) else "" if content is None else json.dumps(content),
             timestamp=_as_float(d.get("timestamp")),
             payload=payload,
         )
@@ -216,6 +218,8 @@ class NativeTeam(TeamStore):
 
     def update_config(self, change: Callable[[dict[str, Any]], None]) -> TeamConfig:
         """Read-modify-write the config under a lock; an unparsable config is never rewritten."""
+        if not self.team_dir.is_dir():
+            raise NotFoundError(f"no team {self.name!r} at {self.team_dir}")
         with self._config_lock():
             data = load_json_file(self.config_path)
             if isinstance(data, ReadError):
@@ -335,6 +339,7 @@ class NativeTeam(TeamStore):
         out = InboxRead([], [])
         if not path.exists():
             return out
+        ensure_inside(path, self.root)  # draining truncates: never a file outside the team
         with FileLock(self.inbox_lock_path(member)):
             try:
                 with open(path, "rb") as fh:
@@ -364,9 +369,10 @@ class NativeTeam(TeamStore):
     def _keep_rejected(self, member: str, lines: list[bytes]) -> None:
         # A drained line that did not parse is kept aside, never thrown away.
         d = ensure_dir(self.team_dir / ".rejected", self.root)
-        with open(d / f"{member}_inbox.jsonl", "ab") as fh:
-            for line in lines:
-                fh.write(line + b"\n")
+        path = ensure_inside(d / f"{check_name(member, 'teammate name')}_inbox.jsonl", self.root)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with os.fdopen(fd, "ab") as fh:
+            fh.write(b"".join(line + b"\n" for line in lines))
 
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
         request_id = secrets.token_hex(4)
@@ -426,9 +432,14 @@ class NativeTeam(TeamStore):
         if isinstance(data, ReadError):
             return data
         try:
-            return decode_task_dict(data, path)
+            task = decode_task_dict(data, path)
         except ParseError as exc:
             return exc.error
+        m = _TASK_FILE.fullmatch(path.name)
+        if m and task.id != m.group(1):
+            # A write goes to task_<id>.json: never let it land on another task's file.
+            return ReadError(path, f"id {task.id!r} does not match the file name")
+        return task
 
     def read_sidecar(self, task_id: str) -> dict[str, Any] | ReadError | None:
         path = self.sidecar_path(task_id)
@@ -467,6 +478,7 @@ class NativeTeam(TeamStore):
         return self.merge_sidecar(task, side if isinstance(side, dict) else None)
 
     def _tasks_lock(self) -> FileLock:
+        ensure_dir(self.tasks_dir, self.root)
         return FileLock(self.tasks_dir / ".lock")
 
     def _write_task(self, task: Task, changes: dict[str, Any], side_changes: dict[str, Any]) -> Task:
@@ -560,6 +572,7 @@ class NativeTeam(TeamStore):
                 tid = self._task_id(task_id)
                 task = board.tasks.get(tid)
                 if task is None:
+                    self._load_for_write(tid)  # says whether it is missing or unreadable
                     raise NotFoundError(f"no task #{tid} in {self.tasks_dir}")
                 reason = board.why_not_claimable(tid)
                 if reason:

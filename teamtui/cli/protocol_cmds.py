@@ -1,0 +1,434 @@
+"""Commands over the team protocol: status, tasks, team, send, broadcast, inbox, task, log."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, inert, out
+from teamtui.protocol.board import Board, TaskState
+from teamtui.protocol.errors import ProtocolError, ReadError, UnsupportedError
+from teamtui.protocol.layout import detect_layout
+from teamtui.protocol.models import LogLevel, MemberStatus, Message, TaskStatus
+from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.state import TeamState
+from teamtui.protocol.store import TeamStore
+
+Handler = Callable[[Context], int]
+
+STATUS_JSON_HELP = """\
+--json prints one object:
+  {"team": str, "layout": "native"|"claude", "root": str, "lead": str, "description": str,
+   "members": [{"name": str, "status": "working"|"idle"|"shutdown"|"unknown", "agent_type": str,
+                "color": str, "current_task": {"id": str, "subject": str} | null, "unread": int}],
+   "tasks": {"done": int, "total": int},
+   "errors": [{"path": str, "line": int|null, "reason": str}]}"""
+
+TASKS_JSON_HELP = """\
+--json prints one object:
+  {"team": str, "layout": str, "done": int, "total": int,
+   "tasks": [{"id": str, "subject": str, "description": str, "status": "pending"|"in_progress"|"completed",
+              "state": "completed"|"in_progress"|"ready"|"blocked"|"withheld"|"assigned",
+              "owner": str, "blocked_by": [str], "open_blockers": [str], "missing": [str],
+              "conflicts_with": [str], "files": [str]}],
+   "errors": [{"path": str, "line": int|null, "reason": str}]}"""
+
+INBOX_JSON_HELP = """\
+--json prints one object:
+  {"member": str, "drained": bool,
+   "messages": [{"type": str, "sender": str, "content": str, "timestamp": float,
+                 "read": bool|null, "summary": str,
+                 "payload": null | {"type": str, ...protocol fields in snake_case, e.g. "request_id"}}],
+   "errors": [{"path": str, "line": int|null, "reason": str}]}"""
+
+_MEMBER_ICON = {
+    MemberStatus.WORKING: "●",
+    MemberStatus.IDLE: "○",
+    MemberStatus.SHUTDOWN: "×",
+    MemberStatus.UNKNOWN: "?",
+}
+_TASK_ICON = {TaskStatus.COMPLETED: "✓", TaskStatus.IN_PROGRESS: "●", TaskStatus.PENDING: "○"}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _one_line(text: object) -> str:
+    return inert(" ".join(str(text).splitlines()))
+
+
+def _guarded(handler: Handler) -> Handler:
+    """Turn the protocol's errors into one terminal-safe stderr line and exit 1."""
+
+    def run(ctx: Context) -> int:
+        try:
+            return handler(ctx)
+        except CliError as exc:
+            raise CliError(_one_line(exc), exc.code) from None
+        except UnsupportedError as exc:
+            raise CliError(_one_line(exc)) from None
+        except (ProtocolError, OSError, ValueError) as exc:
+            raise CliError(_one_line(exc)) from None
+
+    return run
+
+
+def _errors_json(errors: list[ReadError]) -> list[dict[str, Any]]:
+    return [{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors]
+
+
+def _print_errors(errors: list[ReadError]) -> None:
+    if errors:
+        out()
+        out(f"Unreadable ({len(errors)}):")
+        for e in errors:
+            out(f"  ! {inert(e)}")
+
+
+def _print_json(obj: Any) -> None:
+    # ensure_ascii keeps every control character escaped, so the output is terminal-safe.
+    out(json.dumps(obj, ensure_ascii=True, indent=2))
+
+
+def _me(ctx: Context, given: str | None, what: str) -> str:
+    # An explicit empty name is checked (and refused) like any other, not replaced by a default.
+    name = given if given is not None else ctx.me
+    if name is None:
+        raise CliError(f"{what} is required (or set TEAMTUI_NAME)", EXIT_USAGE)
+    return name
+
+
+def _sender(ctx: Context, store: TeamStore) -> str:
+    if ctx.args.sender is not None:
+        return ctx.args.sender
+    return ctx.me or store.lead_name
+
+
+def _native(store: TeamStore, what: str) -> NativeTeam:
+    if not isinstance(store, NativeTeam):
+        raise UnsupportedError(f"{what} is not supported for {store.layout} teams")
+    return store
+
+
+def _message_json(m: Message) -> dict[str, Any]:
+    return {
+        "type": m.type,
+        "sender": m.sender,
+        "content": m.content,
+        "timestamp": m.timestamp,
+        "read": m.read,
+        "summary": m.summary,
+        "payload": _payload_json(m),
+    }
+
+
+def _payload_json(m: Message) -> dict[str, Any] | None:
+    # One spelling for both layouts: teamtui's snake_case field names ("from" for the sender).
+    if m.payload is None:
+        return None
+    data = m.payload.model_dump(mode="json")
+    if "from_" in data:
+        data["from"] = data.pop("from_")
+    return data
+
+
+# ----------------------------------------------------------------------------- status / tasks
+
+
+def cmd_status(ctx: Context) -> int:
+    store = ctx.store()
+    state = TeamState(store)
+    state.load_all()
+    done, total = state.board.progress()
+    views = state.member_views()
+    cfg = state.config
+    description = cfg.description if cfg else ""
+    if ctx.args.json:
+        _print_json(
+            {
+                "team": state.name,
+                "layout": store.layout,
+                "root": str(store.root),
+                "lead": state.lead,
+                "description": description,
+                "members": [
+                    {
+                        "name": v.name,
+                        "status": v.status.value,
+                        "agent_type": v.agent_type,
+                        "color": v.color,
+                        "current_task": (
+                            {"id": v.current_task.id, "subject": v.current_task.subject} if v.current_task else None
+                        ),
+                        "unread": v.unread,
+                    }
+                    for v in views
+                ],
+                "tasks": {"done": done, "total": total},
+                "errors": _errors_json(state.all_errors()),
+            }
+        )
+        return 0
+    out(f"Team: {inert(state.name)}")
+    if description:
+        out(f"Description: {inert(description)}")
+    out(f"Lead: {inert(state.lead)}")
+    out(f"Members: {len(views)}")
+    out(f"Tasks: {done}/{total} done")
+    if views:
+        out()
+    for v in views:
+        kind = f" ({inert(v.agent_type)})" if v.agent_type else ""
+        line = f"  {_MEMBER_ICON[v.status]} {inert(v.name)}{kind} - {v.status.value}"
+        if v.current_task is not None:
+            line += f"  #{inert(v.current_task.id)} {inert(v.current_task.subject)}"
+        if v.unread:
+            line += f"  [{v.unread} unread]"
+        out(line)
+    _print_task_lines(Board(state.tasks.values()), header="Tasks:")
+    _print_errors(state.all_errors())
+    return 0
+
+
+def _task_line(view: Any) -> str:
+    t = view.task
+    line = f"  {_TASK_ICON[t.status]} #{inert(t.id)} {inert(t.subject)}"
+    if t.owner:
+        line += f" → {inert(t.owner)}"
+    if view.state == TaskState.READY:
+        line += " (ready)"
+    reason = view.blocked_reason
+    if reason:
+        line += f" ({inert(reason)})"
+    return line
+
+
+def _print_task_lines(board: Board, header: str) -> None:
+    views = board.views()
+    if not views:
+        return
+    out()
+    out(header)
+    for v in views:
+        out(_task_line(v))
+
+
+def cmd_tasks(ctx: Context) -> int:
+    store = ctx.store()
+    tasks, errors = store.list_tasks()
+    board = Board(tasks)
+    done, total = board.progress()
+    if ctx.args.json:
+        _print_json(
+            {
+                "team": store.name,
+                "layout": store.layout,
+                "done": done,
+                "total": total,
+                "tasks": [
+                    {
+                        "id": v.task.id,
+                        "subject": v.task.subject,
+                        "description": v.task.description,
+                        "status": v.task.status.value,
+                        "state": v.state.value,
+                        "owner": v.task.owner,
+                        "blocked_by": list(v.task.blocked_by),
+                        "open_blockers": v.open_blockers,
+                        "missing": v.missing,
+                        "conflicts_with": v.conflicts_with,
+                        "files": list(v.task.files),
+                    }
+                    for v in board.views()
+                ],
+                "errors": _errors_json(errors),
+            }
+        )
+        return 0
+    out(f"Tasks [{done}/{total} done]")
+    views = board.views()
+    if views:
+        out()
+    for v in views:
+        out(_task_line(v))
+    _print_errors(errors)
+    return 0
+
+
+# ----------------------------------------------------------------------------- team
+
+
+def cmd_team_create(ctx: Context) -> int:
+    root = ctx.root_or_cwd
+    layout = ctx.layout or detect_layout(root)
+    if layout == "claude":
+        raise UnsupportedError("creating a team is not supported for claude teams (Claude Code creates them)")
+    NativeTeam(root, ctx.args.name).create(description=ctx.args.description or "")
+    out(inert(ctx.args.name))
+    return 0
+
+
+def cmd_team_add(ctx: Context) -> int:
+    store = _native(ctx.store(), "adding a teammate")
+    store.add_member(ctx.args.name, agent_type=ctx.args.agent_type, color=ctx.args.color)
+    out(inert(ctx.args.name))
+    return 0
+
+
+# ----------------------------------------------------------------------------- messages
+
+
+def cmd_send(ctx: Context) -> int:
+    store = ctx.store()
+    store.send(ctx.args.name, ctx.args.text, _sender(ctx, store))
+    return 0
+
+
+def cmd_broadcast(ctx: Context) -> int:
+    store = ctx.store()
+    sent = store.broadcast(ctx.args.text, _sender(ctx, store))
+    out(" ".join(inert(n) for n in sent))
+    return 0
+
+
+def cmd_inbox(ctx: Context) -> int:
+    store = ctx.store()
+    name = _me(ctx, ctx.args.name, "NAME")
+    read = store.drain(name) if ctx.args.drain else store.peek(name)
+    if ctx.args.json:
+        _print_json(
+            {
+                "member": name,
+                "drained": bool(ctx.args.drain),
+                "messages": [_message_json(m) for m in read.messages],
+                "errors": _errors_json(read.errors),
+            }
+        )
+        return 0
+    for m in read.messages:
+        kind = "" if m.type == "message" else f"[{inert(m.type)}] "
+        out(f"{inert(m.sender)}: {kind}{inert(m.content)}")
+    _print_errors(read.errors)
+    return 0
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+def cmd_task_create(ctx: Context) -> int:
+    store = ctx.store()
+    if not store.writes_tasks:
+        raise UnsupportedError(f"creating tasks is not supported for {store.layout} teams")
+    task = store.create_task(
+        ctx.args.subject,
+        description=ctx.args.description or "",
+        blocked_by=ctx.args.blocked_by or [],
+        files=ctx.args.files or [],
+    )
+    out(inert(task.id))
+    return 0
+
+
+def cmd_task_claim(ctx: Context) -> int:
+    store = ctx.store()
+    owner = _me(ctx, ctx.args.owner, "--as NAME")
+    task = store.claim_task(ctx.args.id, owner)
+    if task is None:
+        raise CliError("no task is ready to claim", EXIT_NONE_READY)
+    out(inert(task.id))
+    return 0
+
+
+def cmd_task_complete(ctx: Context) -> int:
+    task = ctx.store().complete_task(ctx.args.id)
+    out(inert(task.id))
+    return 0
+
+
+def cmd_task_release(ctx: Context) -> int:
+    task = ctx.store().release_task(ctx.args.id)
+    out(inert(task.id))
+    return 0
+
+
+# ----------------------------------------------------------------------------- log
+
+
+def cmd_log(ctx: Context) -> int:
+    store = ctx.store()
+    store.log(_me(ctx, ctx.args.name, "NAME"), ctx.args.text, ctx.args.level)
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    def add(subs: argparse._SubParsersAction, name: str, handler: Handler, help: str, epilog: str = "") -> argparse.ArgumentParser:
+        p = subs.add_parser(
+            name,
+            parents=parents,
+            help=help,
+            description=help,
+            epilog=epilog or None,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.set_defaults(handler=_guarded(handler))
+        return p
+
+    p = add(sub, "status", cmd_status, "team name, members with status and current task, task progress", STATUS_JSON_HELP)
+    p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
+
+    p = add(sub, "tasks", cmd_tasks, "every task with status, owner and what blocks it", TASKS_JSON_HELP)
+    p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
+
+    team = sub.add_parser("team", parents=parents, help="create a team or add a teammate")
+    team_sub = team.add_subparsers(dest="team_command", metavar="ACTION", required=True, parser_class=type(team))
+    p = add(team_sub, "create", cmd_team_create, "create a native team under the root (prints its name)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--description", default="", help="what the team is for")
+    p = add(team_sub, "add", cmd_team_add, "add a teammate to the team's config (prints its name)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--agent-type", default="", help="the teammate's role, e.g. code-reviewer")
+    p.add_argument("--color", default="", help="red, blue, green, yellow, purple, orange, pink or cyan")
+
+    p = add(sub, "send", cmd_send, "append a message to NAME's inbox")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead")
+
+    p = add(sub, "broadcast", cmd_broadcast, "send TEXT to every teammate but the sender (prints the recipients)")
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead")
+
+    p = add(sub, "inbox", cmd_inbox, "show NAME's inbox (or drain it: read and clear)", INBOX_JSON_HELP)
+    p.add_argument("name", metavar="NAME", nargs="?", help="whose inbox; default $TEAMTUI_NAME")
+    p.add_argument("--drain", action="store_true", help="read and clear (only the inbox's owner should); native only")
+    p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
+
+    task = sub.add_parser("task", parents=parents, help="create, claim, complete or release a task")
+    task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True, parser_class=type(task))
+    p = add(task_sub, "create", cmd_task_create, "create a pending task (prints its id)")
+    p.add_argument("subject", metavar="SUBJECT")
+    p.add_argument("--description", default="")
+    p.add_argument("--blocked-by", nargs="+", default=[], metavar="ID", help="ids that must complete first")
+    p.add_argument("--files", nargs="+", default=[], metavar="PATH", help="paths the task will touch (file-conflict check)")
+    p = add(
+        task_sub,
+        "claim",
+        cmd_task_claim,
+        "claim task ID, or the next ready one (prints its id; exit 3 when none is ready)",
+    )
+    p.add_argument("id", metavar="ID", nargs="?")
+    p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="the claimer; default $TEAMTUI_NAME")
+    p = add(task_sub, "complete", cmd_task_complete, "mark task ID completed (prints its id)")
+    p.add_argument("id", metavar="ID")
+    p = add(task_sub, "release", cmd_task_release, "return task ID to pending with no owner (prints its id)")
+    p.add_argument("id", metavar="ID")
+
+    p = add(sub, "log", cmd_log, "append a line to NAME's structured log (native only)")
+    p.add_argument("name", metavar="NAME", nargs="?", help="whose log; default $TEAMTUI_NAME")
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--level", default="info", choices=[lv.value for lv in LogLevel])
