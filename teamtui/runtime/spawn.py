@@ -3,6 +3,9 @@ output in logs/<name>.log; teamtui.tmux supplies a spawner that runs it in a pan
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 from pathlib import Path
 from typing import Protocol
 
@@ -24,3 +27,60 @@ class TeammateProcess(Protocol):
 class Spawner(Protocol):
     def spawn(self, name: str, command: str, *, cwd: Path, env: dict[str, str], log_path: Path) -> TeammateProcess:
         """Start `command` (a shell command line) for teammate `name`; its output goes to `log_path`."""
+
+
+def signal_group(pgid: int | None, sig: int) -> bool:
+    """Send `sig` to a whole process group; False when the group is already gone."""
+    if not pgid:
+        return False
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def group_alive(pgid: int | None) -> bool:
+    return signal_group(pgid, 0)
+
+
+class ChildProcess:
+    """A teammate run by `sh -c` in its own session, so its group is its own and nothing it starts escapes."""
+
+    def __init__(self, name: str, popen: subprocess.Popen[bytes]):
+        self.name = name
+        self.popen = popen
+        self.pid: int | None = popen.pid
+        # start_new_session=True makes the child the leader of a group with its own pid.
+        self.pgid: int | None = popen.pid
+
+    def poll(self) -> int | None:
+        return self.popen.poll()
+
+    def terminate(self) -> None:
+        signal_group(self.pgid, signal.SIGTERM)
+
+    def kill(self) -> None:
+        signal_group(self.pgid, signal.SIGKILL)
+
+    def __repr__(self) -> str:
+        return f"ChildProcess({self.name!r}, pid={self.pid})"
+
+
+class ProcessSpawner:
+    """The default spawner: a child process per teammate, stdout and stderr appended to its .log."""
+
+    def spawn(self, name: str, command: str, *, cwd: Path, env: dict[str, str], log_path: Path) -> ChildProcess:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "ab") as log:
+            popen = subprocess.Popen(
+                ["/bin/sh", "-c", command],
+                cwd=str(cwd),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+            )
+        return ChildProcess(name, popen)

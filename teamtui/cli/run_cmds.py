@@ -1,0 +1,182 @@
+"""`teamtui run TEAMFILE` and `teamtui demo`: run a team with the lead runtime, headless or under the dashboard."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from teamtui.cli.common import CliError, Context, inert
+from teamtui.runtime.lead import EXIT_INTERRUPTED, Lead, LeadEvent, RunResult
+from teamtui.runtime.teamfile import TeamFile, TeamFileError, load_team_file
+
+
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "run",
+        parents=parents,
+        help="run a team from a TOML team file",
+        description="Create the team and its tasks, start its teammates and lead them. "
+        "The team lives in --root (default: the team file's folder).",
+    )
+    p.add_argument("teamfile", type=Path, help="the TOML team file")
+    p.add_argument("--headless", action="store_true", help="no dashboard: print progress; exit 0 when every task is completed")
+    p.set_defaults(handler=cmd_run)
+
+    d = sub.add_parser(
+        "demo",
+        parents=parents,
+        help="run the built-in demo team (simulated teammates, no LLM)",
+        description="A built-in team of simulated teammates working through about 15 tasks.",
+    )
+    d.add_argument("--dir", type=Path, help="project root for the demo team (default: a fresh temp folder)")
+    d.add_argument("--teammates", type=int, default=5, metavar="N", help="how many teammates, 4 to 6 (default 5)")
+    d.add_argument("--speed", type=float, default=1.0, metavar="X", help="time runs X times faster (default 1: about two minutes)")
+    d.add_argument("--headless", action="store_true", help="no dashboard: print progress")
+    d.set_defaults(handler=cmd_demo)
+
+
+def cmd_run(ctx: Context) -> int:
+    try:
+        spec = load_team_file(ctx.args.teamfile)
+    except TeamFileError as exc:
+        raise CliError(str(exc)) from None
+    if ctx.team:
+        spec.team.name = ctx.team
+    root = ctx.root if ctx.root is not None else spec.base_dir
+    return run_team(spec, root, headless=ctx.args.headless)
+
+
+def cmd_demo(ctx: Context) -> int:
+    from teamtui.demo.team import demo_team
+
+    if not 4 <= ctx.args.teammates <= 6:
+        raise CliError("--teammates must be between 4 and 6")
+    if ctx.args.speed <= 0:
+        raise CliError("--speed must be more than 0")
+    root = ctx.args.dir or Path(tempfile.mkdtemp(prefix="teamtui-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    spec = demo_team(root, teammates=ctx.args.teammates, speed=ctx.args.speed)
+    if (root / ".teams" / spec.team.name).exists():
+        raise CliError(f"{root} already holds a demo team: pass another --dir, or none for a fresh folder")
+    print(f"teamtui demo: team {spec.team.name!r} in {root}", flush=True)
+    return run_team(spec, root, headless=ctx.args.headless)
+
+
+def run_team(spec: TeamFile, root: Path, *, headless: bool) -> int:
+    if headless:
+        return run_headless(spec, root)
+    return run_with_dashboard(spec, root)
+
+
+def _print_event(ev: LeadEvent) -> None:
+    stamp = time.strftime("%H:%M:%S", time.localtime(ev.ts))
+    mark = {"warning": " warning:", "error": " error:"}.get(ev.level, "")
+    print(f"{stamp}{mark} {inert(ev.text)}", flush=True)
+
+
+def _report(result: RunResult) -> int:
+    if result.code != 0:
+        print(f"teamtui: {inert(result.reason)}", file=sys.stderr)
+    return result.code
+
+
+def run_headless(spec: TeamFile, root: Path) -> int:
+    lead = Lead(spec, root, on_event=_print_event)
+
+    async def main() -> RunResult:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, lead.request_shutdown, "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
+        loop.add_signal_handler(signal.SIGTERM, lead.request_shutdown, "terminated (SIGTERM)", 128 + signal.SIGTERM)
+        loop.add_signal_handler(signal.SIGHUP, lead.request_shutdown, "terminal closed (SIGHUP)", 128 + signal.SIGHUP)
+        return await lead.run()
+
+    return _report(asyncio.run(main()))
+
+
+def run_with_dashboard(spec: TeamFile, root: Path) -> int:
+    """The lead runs in a background thread with its own event loop; the dashboard owns the main thread."""
+    try:
+        from teamtui.tui.app import TeamTUI
+    except ImportError as exc:
+        print(f"teamtui: the dashboard is not available ({exc}); running headless", file=sys.stderr)
+        return run_headless(spec, root)
+
+    app_box: list[object] = []
+    pending: list[LeadEvent] = []
+
+    def on_event(ev: LeadEvent) -> None:
+        app = app_box[0] if app_box else None
+        if app is not None and getattr(app, "is_running", False):
+            if ev.notify:
+                severity = "error" if ev.level == "error" else "warning"
+                try:
+                    app.call_from_thread(app.notify, ev.text, severity=severity)  # type: ignore[attr-defined]
+                except Exception:  # noqa: BLE001 - the app is closing: the line is printed below
+                    pending.append(ev)
+            return
+        _print_event(ev)
+
+    lead = Lead(spec, root, on_event=on_event)
+    outcome: list[RunResult | BaseException] = []
+
+    def lead_thread() -> None:
+        try:
+            outcome.append(asyncio.run(lead.run()))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            outcome.append(exc)
+        finally:
+            lead.started.set()
+
+    thread = threading.Thread(target=lead_thread, name="teamtui-lead")
+    thread.start()
+    lead.started.wait()
+    if outcome:  # failed before the team existed (e.g. the team is already there)
+        thread.join()
+        return _finish(outcome)
+
+    def shutdown_from_dashboard() -> None:
+        lead.request_shutdown("shutdown from the dashboard", 0, escalate=False)
+
+    kwargs: dict[str, object] = {"health_timeout": spec.team.health_timeout}
+    params = inspect.signature(TeamTUI).parameters
+    if "on_shutdown" in params:
+        kwargs["on_shutdown"] = shutdown_from_dashboard
+    app = TeamTUI(root, spec.team.name, "native", **kwargs)
+    app_box.append(app)
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        lead.request_shutdown(f"terminated (signal {signum})", 128 + signum)
+        app.exit()
+
+    old_term = signal.signal(signal.SIGTERM, on_sigterm)
+    old_hup = signal.signal(signal.SIGHUP, on_sigterm)
+    try:
+        app.run()
+    finally:
+        app_box.clear()
+        # Leaving the dashboard (q, S, or a signal) shuts the team down gracefully.
+        lead.request_shutdown("dashboard closed", 0, escalate=False)
+        for ev in pending:
+            _print_event(ev)
+        while thread.is_alive():
+            try:
+                thread.join()
+            except KeyboardInterrupt:
+                lead.request_shutdown("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
+        signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGHUP, old_hup)
+    return _finish(outcome)
+
+
+def _finish(outcome: list[RunResult | BaseException]) -> int:
+    got = outcome[0] if outcome else RuntimeError("the lead ended without a result")
+    if isinstance(got, BaseException):
+        raise got
+    return _report(got)

@@ -1,0 +1,1 @@
+"""The built-in demo team: simulated teammates (real processes on the teammate API, no LLM)."""
