@@ -1,0 +1,223 @@
+"""The two-phase graceful shutdown of the Teammate API patterns, without any UI.
+
+Phase one sends a `shutdown_request` (with reason and deadline) to each live teammate;
+phase two matches replies in the lead's inbox by request id, and a deadline turns
+silence into "timed out" so a teammate that never answers never blocks anyone.
+The dashboard renders a ShutdownRun; the runtime drives the same object headless.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from teamtui.protocol.models import (
+    MemberStatus,
+    Message,
+    ShutdownApproved,
+    ShutdownRejected,
+    ShutdownResponse,
+    TaskStatus,
+)
+from teamtui.protocol.store import TeamStore
+
+DEFAULT_DEADLINE_SECONDS = 30.0
+DEFAULT_REASON = "phase_complete"
+
+
+class Outcome(str, Enum):
+    REQUESTED = "requested"
+    CLEAN = "clean"
+    IN_PROGRESS = "in progress"
+    ERROR = "error"
+    REJECTED = "rejected"
+    TIMED_OUT = "timed out"
+
+    @property
+    def final(self) -> bool:
+        return self is not Outcome.REQUESTED
+
+
+@dataclass(slots=True)
+class TeammateShutdown:
+    name: str
+    request_id: str = ""
+    outcome: Outcome = Outcome.REQUESTED
+    pending_work: list[str] = field(default_factory=list)
+    artifacts_committed: bool | None = None
+    detail: str = ""
+    answered_at: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "teammate": self.name,
+            "request_id": self.request_id,
+            "outcome": self.outcome.value,
+            "pending_work": list(self.pending_work),
+            "artifacts_committed": self.artifacts_committed,
+            "detail": self.detail,
+            "answered_at": self.answered_at,
+        }
+
+
+def live_teammates(state: Any, only: str | None = None) -> list[str]:
+    """Teammates a shutdown request should go to: members not shut down, never the lead."""
+    cfg = state.config
+    if cfg is None:
+        return []
+    names = [m.name for m in cfg.members if m.status != MemberStatus.SHUTDOWN and m.name != state.lead]
+    if only is not None:
+        names = [n for n in names if n == only]
+    return names
+
+
+def outcome_of(message: Message) -> tuple[Outcome, TeammateShutdown] | None:
+    """What one reply says, in either wire format; None when it is not a shutdown reply."""
+    p = message.payload
+    if isinstance(p, ShutdownResponse):
+        if not p.approve:
+            outcome = Outcome.REJECTED
+        else:
+            outcome = {"clean": Outcome.CLEAN, "in_progress": Outcome.IN_PROGRESS, "error": Outcome.ERROR}.get(
+                str(p.status), Outcome.ERROR
+            )
+        info = TeammateShutdown(
+            message.sender,
+            p.request_id,
+            outcome,
+            list(p.pending_work),
+            p.artifacts_committed,
+            message.content if outcome is not Outcome.CLEAN else "",
+        )
+        return outcome, info
+    if isinstance(p, ShutdownApproved):
+        return Outcome.CLEAN, TeammateShutdown(message.sender or p.from_, p.request_id, Outcome.CLEAN)
+    if isinstance(p, ShutdownRejected):
+        return Outcome.REJECTED, TeammateShutdown(message.sender or p.from_, p.request_id, Outcome.REJECTED, detail=p.reason)
+    return None
+
+
+class ShutdownRun:
+    """One graceful shutdown of some teammates; feed it replies and the clock, read its state."""
+
+    def __init__(
+        self,
+        store: TeamStore,
+        targets: Iterable[str],
+        *,
+        sender: str,
+        reason: str = DEFAULT_REASON,
+        deadline_seconds: float = DEFAULT_DEADLINE_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ):
+        self.store = store
+        self.sender = sender
+        self.reason = reason
+        self.deadline_seconds = float(deadline_seconds)
+        self.clock = clock
+        self.teammates: dict[str, TeammateShutdown] = {n: TeammateShutdown(n) for n in targets}
+        self.started_at: float | None = None
+        self.finished_at: float | None = None
+        self.results_written: list[str] = []
+
+    # ------------------------------------------------------------------ phase one
+    def start(self) -> None:
+        """Send one request per teammate; a teammate whose inbox cannot be written is an error, not a stop."""
+        self.started_at = self.clock()
+        for t in self.teammates.values():
+            try:
+                t.request_id = self.store.send_shutdown_request(t.name, self.sender, self.reason, self.deadline_seconds)
+            except Exception as exc:  # noqa: BLE001 - reported per teammate, the others still get theirs
+                t.outcome = Outcome.ERROR
+                t.detail = f"request not sent: {exc}"
+                t.answered_at = self.started_at
+        self._maybe_finish()
+
+    @property
+    def deadline_at(self) -> float:
+        return (self.started_at or self.clock()) + self.deadline_seconds
+
+    def remaining(self, now: float | None = None) -> float:
+        now = self.clock() if now is None else now
+        return max(0.0, self.deadline_at - now)
+
+    # ------------------------------------------------------------------ phase two
+    def observe(self, replies: Iterable[Message]) -> list[str]:
+        """Match replies by request id; returns the teammates whose state changed."""
+        by_request = {t.request_id: t for t in self.teammates.values() if t.request_id}
+        changed = []
+        for msg in replies:
+            found = outcome_of(msg)
+            if found is None:
+                continue
+            _, info = found
+            t = by_request.get(info.request_id)
+            if t is None or t.outcome.final:
+                continue
+            t.outcome = info.outcome
+            t.pending_work = info.pending_work
+            t.artifacts_committed = info.artifacts_committed
+            t.detail = info.detail
+            t.answered_at = self.clock()
+            changed.append(t.name)
+        self._maybe_finish()
+        return changed
+
+    def expire(self, now: float | None = None) -> list[str]:
+        """Past the deadline, every silent teammate is timed out; returns those."""
+        now = self.clock() if now is None else now
+        if self.started_at is None or now < self.deadline_at:
+            return []
+        timed_out = []
+        for t in self.teammates.values():
+            if not t.outcome.final:
+                t.outcome = Outcome.TIMED_OUT
+                t.detail = f"did not respond within {self.deadline_seconds:g}s"
+                timed_out.append(t.name)
+        self._maybe_finish()
+        return timed_out
+
+    @property
+    def done(self) -> bool:
+        return all(t.outcome.final for t in self.teammates.values())
+
+    def _maybe_finish(self) -> None:
+        if self.done and self.finished_at is None:
+            self.finished_at = self.clock()
+
+    # ------------------------------------------------------------------ verification
+    def summary(self, tasks: Iterable[Any] = ()) -> dict[str, Any]:
+        """The verification summary: each teammate's outcome and pending work, and unfinished tasks."""
+        in_progress = [
+            {"id": t.id, "subject": t.subject, "owner": t.owner} for t in tasks if t.status == TaskStatus.IN_PROGRESS
+        ]
+        counts: dict[str, int] = {}
+        for t in self.teammates.values():
+            counts[t.outcome.value] = counts.get(t.outcome.value, 0) + 1
+        return {
+            "team": self.store.name,
+            "reason": self.reason,
+            "deadline_seconds": self.deadline_seconds,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "teammates": [t.as_dict() for t in self.teammates.values()],
+            "outcomes": counts,
+            "all_accounted_for": self.done,
+            "tasks_in_progress": in_progress,
+        }
+
+    def write_results(self, tasks: Iterable[Any] = ()) -> list[str]:
+        """Native teams keep the result beside the team: `shutdown/<request_id>.json`, one per request."""
+        writer = getattr(self.store, "write_shutdown_result", None)
+        if writer is None:
+            return []
+        summary = self.summary(tasks)
+        paths = []
+        for t in self.teammates.values():
+            if t.request_id:
+                paths.append(str(writer(t.request_id, {**t.as_dict(), "run": summary})))
+        self.results_written = paths
+        return paths

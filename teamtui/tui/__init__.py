@@ -1,0 +1,1 @@
+"""The Textual dashboard. Import `teamtui.tui.app.TeamTUI` lazily: Textual is heavy."""

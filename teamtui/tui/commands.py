@@ -1,0 +1,27 @@
+"""The one command palette provider: every dashboard action and every theme."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class TeamCommands(Provider):
+    def _commands(self):
+        app = self.app
+        for key, desc, bid in app.action_keys():
+            yield f"{desc}", partial(app.run_action, app.ACTION_OF[bid]), f"{key} · {bid}"
+        for name in app.theme_names():
+            yield f"Theme: {name}", partial(app.switch_theme, name), "switch theme and remember it"
+
+    async def discover(self) -> Hits:
+        for name, callback, help_text in self._commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, callback, help_text in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)

@@ -1,0 +1,104 @@
+"""How domain things read on screen: status icons, relative times, messages by meaning."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from teamtui.protocol.models import (
+    IdleNotification,
+    MemberStatus,
+    Message,
+    OtherPayload,
+    PermissionRequest,
+    PlanApprovalRequest,
+    PlanApprovalResponse,
+    ShutdownApproved,
+    ShutdownRejected,
+    ShutdownRequest,
+    ShutdownResponse,
+    TaskAssignment,
+)
+
+TEAMMATE_COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
+
+STATUS_ICON = {
+    MemberStatus.WORKING: "●",
+    MemberStatus.IDLE: "○",
+    MemberStatus.SHUTDOWN: "×",
+    MemberStatus.UNKNOWN: "?",
+}
+
+
+def color_name(member_color: str, name: str) -> str:
+    """The member's own color when it names one of the eight, else a stable pick by name."""
+    c = (member_color or "").lower()
+    if c in TEAMMATE_COLORS:
+        return c
+    return TEAMMATE_COLORS[sum(name.encode()) % len(TEAMMATE_COLORS)]
+
+
+def ago(then: float | None, now: float) -> str:
+    if not then:
+        return "—"
+    s = max(0, int(now - then))
+    if s < 60:
+        return f"{s}s ago"
+    if s < 3600:
+        return f"{s // 60}m ago"
+    if s < 86400:
+        return f"{s // 3600}h ago"
+    return f"{s // 86400}d ago"
+
+
+def clock_time(ts: float | None) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(ts)) if ts else "--:--:--"
+
+
+def describe(msg: Message) -> tuple[str, str]:
+    """(kind, text) of a message, by meaning: protocol messages are never shown as raw JSON
+    unless teamtui does not know their type."""
+    p = msg.payload
+    if p is None:
+        return (msg.type if msg.type in ("message", "broadcast") else msg.type or "message"), msg.content
+    if isinstance(p, ShutdownRequest):
+        reason = p.reason or msg.raw.get("reason", "")
+        deadline = msg.raw.get("deadline_seconds")
+        extra = f", {deadline:g}s" if isinstance(deadline, (int, float)) else ""
+        return "shutdown", f"shutdown requested ({reason or 'no reason'}{extra})"
+    if isinstance(p, ShutdownResponse):
+        verdict = "approved" if p.approve else "rejected"
+        text = f"shutdown {verdict}: {p.status}"
+        if p.pending_work:
+            text += " · pending: " + "; ".join(p.pending_work)
+        if p.artifacts_committed:
+            text += " · artifacts committed"
+        return "shutdown", text
+    if isinstance(p, ShutdownApproved):
+        return "shutdown", "shutdown approved"
+    if isinstance(p, ShutdownRejected):
+        return "shutdown", f"shutdown rejected: {p.reason or 'no reason given'}"
+    if isinstance(p, IdleNotification):
+        text = f"idle ({p.idle_reason or 'available'})"
+        if p.completed_task_id:
+            text += f" · finished #{p.completed_task_id}" + (f" {p.completed_status}" if p.completed_status else "")
+        if p.summary:
+            text += f" · {p.summary}"
+        if p.failure_reason:
+            text += f" · {p.failure_reason}"
+        return "idle", text
+    if isinstance(p, TaskAssignment):
+        return "assign", f"assigned #{p.task_id} {p.subject}".rstrip()
+    if isinstance(p, PlanApprovalRequest):
+        return "plan", f"plan approval requested {p.plan_file_path}".rstrip()
+    if isinstance(p, PlanApprovalResponse):
+        return "plan", ("plan approved" if p.approved else "plan rejected") + (f": {p.feedback}" if p.feedback else "")
+    if isinstance(p, PermissionRequest):
+        return "permission", f"permission for {p.tool_name}: {p.description}".rstrip(": ")
+    if isinstance(p, OtherPayload):
+        return p.type, json.dumps(p.model_dump(mode="json", by_alias=True), ensure_ascii=False)
+    return p.type, msg.content
+
+
+def read_state(msg: Message) -> str:
+    return "read" if msg.read else "unread"

@@ -1,0 +1,45 @@
+"""Write a message to one teammate, or a broadcast to all: Enter sends, Esc cancels."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from teamtui.tui.safe import safe_text
+
+
+class MessageModal(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
+
+    def __init__(self, title: Text, recipients: list[str]):
+        super().__init__()
+        self.title_text = title
+        self.recipients = recipients
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            to = Text("to ", style="dim")
+            to.append_text(safe_text(", ".join(self.recipients) or "nobody"))
+            yield Static(to, classes="dialog-sub")
+            yield Input(placeholder="Type a message", id="message-input", select_on_focus=False)
+            yield Static(Text("enter send · esc cancel", style="dim"), classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        inp = self.query_one(Input)
+        inp.cursor_blink = self.app.cursor_blink
+        inp.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            self.notify("Nothing to send: type a message or press Esc.", severity="warning")
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,124 @@
+"""A live graceful shutdown: each teammate's state, a countdown, then the verification summary.
+
+It only renders a ShutdownRun (teamtui.runtime.shutdown); Esc hides it and the run goes on.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from teamtui.runtime.shutdown import Outcome, ShutdownRun
+from teamtui.tui.safe import safe_text
+
+OUTCOME_ROLE = {
+    Outcome.REQUESTED: "accent",
+    Outcome.CLEAN: "success",
+    Outcome.IN_PROGRESS: "warning",
+    Outcome.ERROR: "error",
+    Outcome.REJECTED: "warning",
+    Outcome.TIMED_OUT: "error",
+}
+OUTCOME_ICON = {Outcome.REQUESTED: "…", Outcome.CLEAN: "✓", Outcome.TIMED_OUT: "⏱"}
+
+
+class ShutdownView(ModalScreen[None]):
+    BINDINGS = [Binding("escape", "close", "Hide", id="shutdown.hide")]
+
+    def __init__(self, run: ShutdownRun):
+        super().__init__()
+        self.run = run
+        self._ticker = None
+        self._ready = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="shutdown-dialog"):
+            yield Static(id="shutdown-title", classes="dialog-title")
+            yield Static(id="shutdown-countdown", classes="dialog-sub")
+            yield DataTable(id="shutdown-table", cursor_type="none", show_cursor=False)
+            yield Static(id="shutdown-summary")
+            yield Static(Text("esc hide (the shutdown goes on)", style="dim"), classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("Teammate", key="name")
+        table.add_column("State", key="state")
+        table.add_column("Detail", key="detail")
+        self._ready = True
+        self.refresh_run()
+        if not self.run.done:
+            # Redraws the countdown only; replies arrive through the app's file watcher.
+            self._ticker = self.set_interval(1.0, self.refresh_countdown)
+
+    def refresh_countdown(self) -> None:
+        if not self._ready:
+            return
+        app = self.app
+        w = self.query_one("#shutdown-countdown", Static)
+        if self.run.done:
+            if self._ticker is not None:
+                self._ticker.stop()
+            w.update(Text(f"finished · reason {self.run.reason}", style=app.role("secondary")))
+            return
+        left = self.run.remaining(app.now())
+        open_ = sum(1 for t in self.run.teammates.values() if not t.outcome.final)
+        t = Text(f"{left:4.0f}s left", style=f"bold {app.role('accent')}")
+        t.append(f" · waiting on {open_} of {len(self.run.teammates)} · reason ", style=app.role("secondary"))
+        t.append_text(safe_text(self.run.reason, app.role("secondary")))
+        w.update(t)
+
+    def refresh_run(self) -> None:
+        if not self._ready:
+            return  # on_mount draws the first state
+        app = self.app
+        title = Text("Graceful shutdown · ", style="bold")
+        title.append_text(safe_text(self.run.store.name, "bold"))
+        self.query_one("#shutdown-title", Static).update(title)
+        table = self.query_one(DataTable)
+        table.clear()
+        for t in self.run.teammates.values():
+            role = OUTCOME_ROLE[t.outcome]
+            state = Text(f"{OUTCOME_ICON.get(t.outcome, '●')} {t.outcome.value}", style=f"bold {app.role(role)}")
+            detail = Text()
+            if t.pending_work:
+                detail.append("pending: ", style=app.role("warning"))
+                detail.append_text(safe_text("; ".join(t.pending_work)))
+            elif t.detail:
+                detail.append_text(safe_text(t.detail, app.role("secondary")))
+            elif t.outcome is Outcome.REQUESTED:
+                detail.append("waiting for a reply", style=app.role("secondary"))
+            table.add_row(safe_text(t.name, f"bold {app.teammate(app.member_color(t.name), t.name)}"), state, detail, key=t.name)
+        self.refresh_countdown()
+        self.query_one("#shutdown-summary", Static).update(self.summary_text() if self.run.done else "")
+
+    def summary_text(self) -> Text:
+        app = self.app
+        s = self.run.summary(app.state.tasks.values() if app.state else ())
+        t = Text("Verification\n", style="bold")
+        counts = ", ".join(f"{n} {k}" for k, n in s["outcomes"].items())
+        t.append(f"  all teammates accounted for: {counts}\n", style=app.role("secondary"))
+        for mate in s["teammates"]:
+            t.append("  ")
+            t.append_text(safe_text(mate["teammate"], "bold"))
+            t.append(f": {mate['outcome']}")
+            if mate["pending_work"]:
+                t.append(" · pending work: ", style=app.role("warning"))
+                t.append_text(safe_text("; ".join(mate["pending_work"])))
+            t.append("\n")
+        tasks = s["tasks_in_progress"]
+        if tasks:
+            t.append("  tasks still in progress: ", style=app.role("warning"))
+            t.append_text(safe_text(", ".join(f"#{x['id']} {x['subject']} ({x['owner'] or 'no owner'})" for x in tasks)))
+        else:
+            t.append("  no task left in progress", style=app.role("success"))
+        if self.run.results_written:
+            t.append(f"\n  result written to {len(self.run.results_written)} file(s) under shutdown/", style=app.role("secondary"))
+        return t
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+

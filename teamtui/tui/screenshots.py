@@ -1,0 +1,96 @@
+"""`python -m teamtui.tui.screenshots DIR`: SVGs of the main screens, from a frozen example team.
+
+Deterministic (fixed clock, fixed mtimes, UTC, no cursor blink) so the pictures in the
+README and the snapshot tests show the same thing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "examples"
+# The example team's own clock: a little after its last message.
+FROZEN_NOW = 1763712130.0
+SIZE = (140, 42)
+
+
+def freeze_team(dest: Path, layout: str = "native") -> Path:
+    """A copy of the example team with fixed mtimes, so relative times never drift."""
+    root = dest / layout
+    shutil.copytree(EXAMPLES / layout, root)
+    for p in sorted(root.rglob("*"), reverse=True):
+        os.utime(p, (FROZEN_NOW - 45, FROZEN_NOW - 45), follow_symlinks=False)
+    os.utime(root, (FROZEN_NOW - 45, FROZEN_NOW - 45))
+    return root
+
+
+def make_app(root: Path, theme: str = "teamtui-dark", config_dir: Path | None = None):
+    from teamtui.tui.app import TeamTUI
+
+    config = (config_dir or root.parent) / "config.toml"
+    config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
+    return TeamTUI(root, None, None, config_path=config, clock=lambda: FROZEN_NOW, cursor_blink=False)
+
+
+def use_utc() -> None:
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+
+
+def show_finished_shutdown(app) -> None:
+    """A finished shutdown with fixed request ids and replies (no files written), for pictures."""
+    from teamtui.runtime.shutdown import Outcome, ShutdownRun
+
+    run = ShutdownRun(app.store, ["hunter", "scout"], sender=app.state.lead, clock=lambda: FROZEN_NOW)
+    run.started_at = FROZEN_NOW - 30
+    hunter, scout = run.teammates["hunter"], run.teammates["scout"]
+    hunter.request_id, hunter.outcome = "59e88dc7", Outcome.IN_PROGRESS
+    hunter.pending_work = ["tests/test_login.py still flaky", "integration suite half written"]
+    scout.request_id, scout.outcome, scout.artifacts_committed = "0a75b322", Outcome.CLEAN, True
+    run.expire(FROZEN_NOW)
+    app.shutdown_run = run
+    app._show_shutdown_view()
+
+
+async def _shoot(app, path: Path, keys: list[str], before=None) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        if before is not None:
+            before(app)
+        for k in keys:
+            await pilot.press(k)
+            await pilot.pause()
+        await pilot.pause()
+        path.write_text(app.export_screenshot(), encoding="utf-8")
+
+
+async def _shoot_all(out: Path) -> None:
+    shots = [
+        ("main-dark.svg", "teamtui-dark", [], None),
+        ("main-light.svg", "teamtui-light", [], None),
+        ("message-modal.svg", "teamtui-dark", ["m", *"please rebase on main"], None),
+        ("shutdown-view.svg", "teamtui-dark", [], show_finished_shutdown),
+    ]
+    for name, theme, keys, before in shots:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = freeze_team(Path(tmp))
+            await _shoot(make_app(root, theme), out / name, keys, before)
+            print(out / name)
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0] if argv else "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    use_utc()
+    asyncio.run(_shoot_all(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

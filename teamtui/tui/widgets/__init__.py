@@ -1,0 +1,1 @@
+"""The dashboard's panels. Each renders from TeamState; none opens a file."""

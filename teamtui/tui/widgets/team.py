@@ -1,0 +1,75 @@
+"""The team panel: one row per member, like Autohand's `/team status`."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from teamtui.protocol.models import MemberStatus
+from teamtui.tui.format import STATUS_ICON, ago
+from teamtui.tui.safe import safe_text
+
+_STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
+
+
+class TeamPanel(DataTable):
+    """Rows keyed by member name; the cursor row is the selected teammate."""
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = False
+        self.add_column("", key="icon", width=1)
+        self.add_column("Teammate", key="name", width=16)
+        self.add_column("Status", key="status", width=13)
+        self.add_column("Current task", key="task", width=16)
+        self.add_column("Active", key="active", width=7)
+        self.add_column("✉", key="unread", width=3)
+
+    @property
+    def selected(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
+        except Exception:  # noqa: BLE001 - an empty or shrinking table has no selection
+            return None
+
+    def show(self, views, now: float) -> None:
+        app = self.app
+        keep = self.selected
+        self.clear()
+        for v in views:
+            color = app.teammate(v.color, v.name)
+            icon = STATUS_ICON.get(v.status, "?")
+            name = Text()
+            name.append_text(safe_text(v.name, f"bold {color}"))
+            if v.agent_type:
+                name.append(" (")
+                name.append_text(safe_text(v.agent_type, app.role("secondary")))
+                name.append(")")
+            name.truncate(16, overflow="ellipsis")
+            if v.disappeared:
+                status = Text("⚠ disappeared", style=f"bold {app.role('error')}")
+            else:
+                status = Text(v.status.value, style=app.role(_STATUS_ROLE.get(v.status, "secondary")))
+            if v.current_task is not None:
+                task = Text(f"#{v.current_task.id} ", style=app.role("secondary"))
+                task.append_text(safe_text(v.current_task.subject))
+                task.truncate(16, overflow="ellipsis")
+            else:
+                task = Text("—", style=app.role("secondary"))
+            unread = Text(str(v.unread), style=f"bold {app.role('accent')}", justify="right") if v.unread else Text("")
+            self.add_row(
+                Text(icon, style=color),
+                name,
+                status,
+                task,
+                Text(ago(v.last_activity, now), style=app.role("secondary")),
+                unread,
+                key=v.name,
+            )
+        if keep is not None:
+            try:
+                self.move_cursor(row=self.get_row_index(keep))
+            except Exception:  # noqa: BLE001 - the member left: the cursor stays where it falls
+                pass

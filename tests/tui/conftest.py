@@ -1,0 +1,90 @@
+"""Fixtures for the dashboard: frozen copies of the example teams, UTC, a panes recorder."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from teamtui.tmux.api import PaneSpec
+from teamtui.tui.screenshots import freeze_team
+
+SIZE = (140, 42)
+
+
+@pytest.fixture(autouse=True)
+def _utc(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    time.tzset()
+
+
+@pytest.fixture
+def frozen_native(tmp_path: Path) -> Path:
+    return freeze_team(tmp_path, "native")
+
+
+@pytest.fixture
+def frozen_claude(tmp_path: Path) -> Path:
+    return freeze_team(tmp_path, "claude")
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    return tmp_path / "config" / "config.toml"
+
+
+class RecordingPanes:
+    """A real TeammatePanes that records what the dashboard asked of it."""
+
+    def __init__(self) -> None:
+        self.active = True
+        self.calls: list[tuple[str, object]] = []
+        self.shown = True
+
+    def sync(self, specs: list[PaneSpec]) -> None:
+        self.calls.append(("sync", [s.name for s in specs]))
+
+    def close(self, name: str) -> None:
+        self.calls.append(("close", name))
+
+    def toggle(self) -> bool:
+        self.shown = not self.shown
+        self.calls.append(("toggle", self.shown))
+        return self.shown
+
+    def select(self, name: str) -> bool:
+        self.calls.append(("select", name))
+        return True
+
+    def close_all(self) -> None:
+        self.calls.append(("close_all", None))
+
+
+async def until(pilot, cond: Callable[[], bool], what: str, limit: float = 10.0) -> None:
+    """Let the app run until `cond` holds; a generous cap only turns a hang into a failure."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"never happened: {what}")
+        await pilot.pause(0.02)
+
+
+def cells(table) -> list[str]:
+    """Every cell of a DataTable as plain text, for assertions on what is on screen."""
+    out = []
+    for row in table.ordered_rows:
+        out.append(" | ".join(str(getattr(c, "plain", c)) for c in table.get_row(row.key)))
+    return out
+
+
+def log_lines(log) -> list[str]:
+    return [strip.text for strip in log.lines]
+
+
+__all__ = ["SIZE", "RecordingPanes", "until", "cells", "log_lines"]

@@ -1,0 +1,15 @@
+from pathlib import Path
+
+from teamtui.cli import build_parser, main
+
+
+def test_watch_parses_root_team_and_limits():
+    args = build_parser().parse_args(["watch", "/some/root", "--team", "t", "--health-timeout", "5", "--log-lines", "50"])
+    assert args.watch_root == Path("/some/root") and args.team == "t"
+    assert args.health_timeout == 5.0 and args.log_lines == 50
+
+
+def test_watch_refuses_bad_values(tmp_path, capsys):
+    assert main(["watch", str(tmp_path / "nope")]) == 1
+    assert "is not a directory" in capsys.readouterr().err
+    assert main(["watch", str(tmp_path), "--health-timeout", "0"]) == 2

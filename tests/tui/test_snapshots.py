@@ -1,0 +1,35 @@
+"""Snapshots of the main screen (both themes), the message modal and the shutdown view.
+
+Deterministic: frozen team copy with fixed mtimes, fixed clock, UTC, no cursor blink, 140x42.
+Regenerate with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the SVGs.
+"""
+
+from __future__ import annotations
+
+from teamtui.tui.screenshots import make_app, show_finished_shutdown
+
+from .conftest import SIZE
+
+
+def test_main_dark(snap_compare, frozen_native):
+    assert snap_compare(make_app(frozen_native, "teamtui-dark"), terminal_size=SIZE)
+
+
+def test_main_light(snap_compare, frozen_native):
+    assert snap_compare(make_app(frozen_native, "teamtui-light"), terminal_size=SIZE)
+
+
+def test_main_claude_layout(snap_compare, frozen_claude):
+    assert snap_compare(make_app(frozen_claude, "teamtui-dark"), terminal_size=SIZE)
+
+
+def test_message_modal(snap_compare, frozen_native):
+    assert snap_compare(make_app(frozen_native), press=["m", *"please rebase on main"], terminal_size=SIZE)
+
+
+def test_shutdown_view(snap_compare, frozen_native):
+    async def before(pilot):
+        show_finished_shutdown(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(make_app(frozen_native), run_before=before, terminal_size=SIZE)
