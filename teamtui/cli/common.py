@@ -34,6 +34,10 @@ def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     g.add_argument("--root", type=Path, default=default, help="project root holding .teams/ (or a Claude Code folder); default $TEAMTUI_ROOT or .")
     g.add_argument("--team", default=default, help="team name; optional when the root holds one team; default $TEAMTUI_TEAM")
     g.add_argument("--layout", choices=("native", "claude"), default=default, help="force a layout instead of detecting it")
+    if top:  # the bare `teamtui` opens the dashboard; subcommands that do add it themselves
+        from teamtui.tmux.mode import add_teammate_mode_option
+
+        add_teammate_mode_option(parser, top=True)
 
 
 @dataclass
@@ -69,7 +73,11 @@ class Context:
             raise CliError(str(exc)) from None
 
 
-_UNSAFE_TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 (but tab and newline), DEL, C1, bidi marks/overrides/isolates, line/paragraph separators,
+# and lone surrogates (from JSON "\\ud800" escapes: they cannot even be encoded to UTF-8).
+_UNSAFE_TERMINAL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def inert(text: object) -> str:

@@ -18,6 +18,8 @@ class PaneSpec:
     color: str = ""
     # The shell command the pane runs: the teammate itself (run/demo) or `teamtui follow NAME`.
     command: str = ""
+    # A pane the teammate already has (Claude Code's tmuxPaneId): selected instead of opening a duplicate.
+    pane_id: str = ""
 
 
 class TeammatePanes(Protocol):

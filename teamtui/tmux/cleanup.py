@@ -1,0 +1,151 @@
+"""Leftover panes of a teamtui that died without closing them (SIGKILL, a crash).
+
+Every pane teamtui opens carries pane user options:
+  @teamtui-owner    "<pid>:<start>" of the teamtui that opened it (start = the process's
+                    start time from /proc, so a reused pid is not mistaken for the owner)
+  @teamtui-team     the team's name
+  @teamtui-teammate the teammate's name
+A marked pane whose owner is no longer running is a leftover: its processes are ended
+and the pane closed, at the next start (TmuxPanes.from_env) or by `teamtui cleanup`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+from teamtui.tmux.server import Tmux
+
+OWNER = "@teamtui-owner"
+TEAM = "@teamtui-team"
+TEAMMATE = "@teamtui-teammate"
+# How long a leftover's processes get between SIGTERM and SIGKILL.
+GRACE_SECONDS = 1.0
+
+
+def _stat_fields(pid: int | str) -> list[str] | None:
+    """/proc/<pid>/stat from field 3 (state) on, or None when the process is gone.
+    The command name (field 2) may hold spaces and parentheses: split after the last ')'."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[-1].split()
+
+
+def process_start(pid: int) -> str:
+    """The process's start time in clock ticks since boot ("" where /proc is missing)."""
+    fields = _stat_fields(pid)
+    return fields[19] if fields is not None and len(fields) > 19 else ""
+
+
+def owner_token(pid: int | None = None) -> str:
+    pid = os.getpid() if pid is None else pid
+    return f"{pid}:{process_start(pid)}"
+
+
+def owner_alive(token: str) -> bool:
+    pid_text, _, start = token.partition(":")
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    if pid <= 0 or not process_running(pid):
+        return False
+    return not start or process_start(pid) in ("", start)
+
+
+def process_running(pid: int) -> bool:
+    """True while `pid` runs; a zombie (ended, not yet reaped by tmux) counts as ended."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def group_alive(pgid: int) -> bool:
+    """True while any process of group `pgid` runs (zombies do not count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not os.path.isdir("/proc/self"):
+        return True
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _stat_fields(entry)
+            if fields is not None and len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+                return True
+    return False
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    # pgid 0/1 would mean our own group or init: never signal those.
+    if pgid <= 1 or pgid == os.getpgrp():
+        return
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def end_groups(pgids: list[int], grace: float = GRACE_SECONDS) -> None:
+    """SIGTERM each process group, then SIGKILL the ones still there after `grace` seconds."""
+    groups = [g for g in pgids if g > 1 and group_alive(g)]
+    for g in groups:
+        signal_group(g, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while groups and time.monotonic() < deadline:
+        groups = [g for g in groups if group_alive(g)]
+        if groups:
+            time.sleep(0.02)
+    for g in groups:
+        signal_group(g, signal.SIGKILL)
+
+
+def close_panes(tmux: Tmux, panes: list[tuple[str, int]], grace: float = GRACE_SECONDS) -> None:
+    """Close panes by id and end the process group running in each (pane_pid leads its own group)."""
+    for pane_id, _ in panes:
+        tmux.try_run("kill-pane", "-t", pane_id)
+    end_groups([pid for _, pid in panes], grace)
+
+
+@dataclass(frozen=True, slots=True)
+class Leftover:
+    pane_id: str
+    pid: int
+    team: str
+    teammate: str
+    owner: str
+
+
+def find_leftovers(tmux: Tmux, team: str | None = None) -> list[Leftover]:
+    found = []
+    for row in tmux.list_panes(["pane_id", "pane_pid", OWNER, TEAM, TEAMMATE]):
+        owner = row.get(OWNER, "")
+        if not owner or owner_alive(owner):
+            continue
+        if team is not None and row.get(TEAM) != team:
+            continue
+        try:
+            pid = int(row.get("pane_pid") or 0)
+        except ValueError:
+            pid = 0
+        found.append(Leftover(row["pane_id"], pid, row.get(TEAM, ""), row.get(TEAMMATE, ""), owner))
+    return found
+
+
+def cleanup_leftovers(tmux: Tmux, team: str | None = None) -> list[Leftover]:
+    """Close every leftover pane (of `team`, or of any team) and end its processes."""
+    leftovers = find_leftovers(tmux, team)
+    close_panes(tmux, [(x.pane_id, x.pid) for x in leftovers])
+    return leftovers

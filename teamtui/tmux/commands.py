@@ -1,0 +1,43 @@
+"""The command lines panes run, and the pane specs the dashboard builds from a TeamState."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import teamtui
+from teamtui.protocol.models import MemberStatus
+from teamtui.protocol.state import TeamState
+from teamtui.tmux.api import PaneSpec
+
+# The directory holding the teamtui package: a pane's cwd may be anywhere, and teamtui
+# may be run from a checkout rather than installed.
+_PACKAGE_PARENT = str(Path(teamtui.__file__).resolve().parent.parent)
+
+
+def python_module_command(module: str, *args: str) -> str:
+    """A shell command line running `python -m module args` with this interpreter and package."""
+    path = os.pathsep.join(p for p in (_PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")) if p)
+    return shlex.join(["env", f"PYTHONPATH={path}", sys.executable, "-m", module, *args])
+
+
+def follow_command(name: str, root: Path, team: str, layout: str | None = None) -> str:
+    """`teamtui follow NAME` for one team, as a pane's command."""
+    args = ["follow", name, "--root", str(Path(root).resolve()), "--team", team]
+    if layout:
+        args += ["--layout", layout]
+    return python_module_command("teamtui", *args)
+
+
+def pane_specs(state: TeamState, command_for: Callable[[str], str]) -> list[PaneSpec]:
+    """One spec per live teammate (not the lead, not shut down), in config order."""
+    specs = []
+    for view in state.member_views():
+        if view.name == state.lead or view.departed or view.status == MemberStatus.SHUTDOWN:
+            continue
+        pane_id = view.member.tmux_pane_id if view.member is not None else ""
+        specs.append(PaneSpec(view.name, view.color, command_for(view.name), pane_id))
+    return specs

@@ -1,0 +1,70 @@
+"""What a TmuxSpawner pane runs: the teammate command, its output shown in the pane AND
+appended to its log. `python -m teamtui.tmux.runner --log LOG -- COMMAND`.
+
+Why a small runner instead of `cmd | tee`: the exit status must survive (a pipeline
+reports tee's), tee must not die of the SIGTERM meant for the teammate before the last
+lines are logged, and the pane must stay (remain-on-exit) until the spawner has read
+the status. The status is also stored in the pane option @teamtui-exit (as the Popen
+convention, -N for a signal): tmux 3.3 does not always fill `#{pane_dead_status}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from teamtui.tmux.server import socket_from_env
+
+
+EXIT_OPTION = "@teamtui-exit"
+
+
+def _set_own_pane_option(option: str, value: str) -> None:
+    pane = os.environ.get("TMUX_PANE", "")
+    socket = socket_from_env()
+    if pane and socket:
+        subprocess.run(
+            ["tmux", "-S", socket, "set-option", "-p", "-t", pane, option, value],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5, check=False,
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="teamtui-runner")
+    parser.add_argument("--log", type=Path, required=True)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    parts = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command = " ".join(parts)
+    _set_own_pane_option("remain-on-exit", "on")
+    # The signal reaches the whole process group: the runner keeps copying output until the child ends.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda *_: None)
+    args.log.parent.mkdir(parents=True, exist_ok=True)
+    child = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert child.stdout is not None
+    fd = child.stdout.fileno()
+    show = True
+    with open(args.log, "ab", buffering=0) as log:
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            log.write(data)
+            if show:
+                try:
+                    os.write(1, data)
+                except OSError:  # the pane is gone: keep logging
+                    show = False
+    code = child.wait()
+    # tmux 3.3 sometimes never reaps a dead pane's process, leaving #{pane_dead_status} empty.
+    _set_own_pane_option(EXIT_OPTION, str(code))
+    return 128 - code if code < 0 else code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""`teamtui follow NAME`: a live plain-text view of one teammate, ending when it shuts down."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from tmux_support import TmuxServer, wait_for
+
+from teamtui.protocol.layout import find_team
+from teamtui.tmux.api import PaneSpec
+from teamtui.tmux.commands import follow_command
+from teamtui.tmux.panes import TmuxPanes
+
+REPO = Path(__file__).resolve().parents[2]
+TEAM_DIR = Path(".teams") / "refactor-auth"
+
+
+def _set_status(root: Path, name: str, status: str) -> None:
+    path = root / TEAM_DIR / "config.json"
+    config = json.loads(path.read_text())
+    for member in config["members"]:
+        if member["name"] == name:
+            member["status"] = status
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(config, indent=2))
+    os.replace(tmp, path)
+
+
+class Lines:
+    """The lines a process prints, collected by a thread so a test can wait for one."""
+
+    def __init__(self, proc: subprocess.Popen[str]):
+        self.seen: list[str] = []
+        self._q: queue.Queue[str | None] = queue.Queue()
+        assert proc.stdout is not None
+        threading.Thread(target=self._pump, args=(proc.stdout,), daemon=True).start()
+
+    def _pump(self, stream) -> None:  # type: ignore[no-untyped-def]
+        for line in stream:
+            self._q.put(line.rstrip("\n"))
+        self._q.put(None)
+
+    def wait_for(self, needle: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(needle in s for s in self.seen):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                pytest.fail(f"{needle!r} never printed; got: {self.seen}")
+            try:
+                line = self._q.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                pytest.fail(f"exited before printing {needle!r}; got: {self.seen}")
+            self.seen.append(line)
+
+
+def test_follow_prints_log_inbox_and_task_live_and_exits_on_shutdown(native_root: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "follow", "hunter", "--root", str(native_root)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    try:
+        lines = Lines(proc)
+        lines.wait_for("task   #2 Write integration tests [in_progress]")
+        lines.wait_for("ERROR pytest exited 1")
+        lines.wait_for("inbox  lead -> hunter: also check src/legacy/")
+        store = find_team(native_root)
+        # Written by another process while follow runs; the escape must come out inert.
+        store.log("hunter", "rerun \x1b[31mgreen", "warning")
+        lines.wait_for("WARN  rerun \\x1b[31mgreen")
+        store.send("hunter", "please hurry", sender="lead")
+        lines.wait_for("inbox  lead -> hunter: please hurry")
+        store.complete_task("2")
+        lines.wait_for("task   (none in progress)")
+        assert proc.poll() is None  # still following
+        _set_status(native_root, "hunter", "shutdown")
+        lines.wait_for("hunter shut down; following ends.")
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_follow_of_an_unknown_teammate_is_a_clear_error(native_root: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "teamtui", "follow", "nobody", "--root", str(native_root)],
+        capture_output=True, text=True, env=env, timeout=30,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "teamtui: no teammate 'nobody' in team 'refactor-auth'"
+
+
+@pytest.mark.tmux
+def test_a_follow_pane_closes_when_its_teammate_shuts_down_and_is_not_reopened(
+    tmux_server: TmuxServer, native_root: Path
+) -> None:
+    panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "refactor-auth")
+    spec = PaneSpec("hunter", "blue", follow_command("hunter", native_root, "refactor-auth"))
+    panes.sync([spec])
+    pane = panes.pane_of("hunter")
+    assert pane is not None
+    wait_for(
+        lambda: "following hunter" in "\n".join(tmux_server.run("capture-pane", "-p", "-t", pane)),
+        "the follow view to show in the pane",
+    )
+    _set_status(native_root, "hunter", "shutdown")
+    wait_for(lambda: not tmux_server.tmux.pane_exists(pane), "the pane to close when hunter shuts down")
+    panes.sync([spec])  # the dashboard has not caught up yet: still no new pane
+    assert tmux_server.marked() == {}
+    panes.close_all()

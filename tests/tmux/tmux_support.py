@@ -1,0 +1,49 @@
+"""Helpers for the tmux tests (the fixture itself is in conftest.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+from teamtui.tmux.server import Tmux
+
+
+@dataclass
+class TmuxServer:
+    socket: str
+    tmux: Tmux
+    dashboard: str  # the first pane: it plays the dashboard's pane
+
+    def run(self, *args: str) -> list[str]:
+        return self.tmux.run(*args)
+
+    def env(self, pane: str | None = None) -> dict[str, str]:
+        """The $TMUX / $TMUX_PANE a process inside `pane` would see."""
+        pid = self.run("display-message", "-p", "#{pid}")[0]
+        return {"TMUX": f"{self.socket},{pid},0", "TMUX_PANE": pane or self.dashboard}
+
+    def marked(self, team: str | None = None) -> dict[str, dict[str, str]]:
+        """Panes carrying a teamtui owner mark, by pane id."""
+        rows = self.tmux.list_panes(
+            ["pane_id", "pane_pid", "pane_title", "window_id", "@teamtui-owner", "@teamtui-team", "@teamtui-teammate"]
+        )
+        return {
+            r["pane_id"]: r for r in rows if r["@teamtui-owner"] and (team is None or r["@teamtui-team"] == team)
+        }
+
+
+def wait_for(check: Callable[[], object], what: str, timeout: float = 10.0) -> object:
+    """Wait until `check()` is truthy; fail saying `what` did not happen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for: {what}")
+        time.sleep(0.05)
+
+
