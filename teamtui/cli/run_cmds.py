@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
 import signal
 import sys
 import tempfile
@@ -141,14 +140,7 @@ def run_with_dashboard(spec: TeamFile, root: Path) -> int:
         thread.join()
         return _finish(outcome)
 
-    def shutdown_from_dashboard() -> None:
-        lead.request_shutdown("shutdown from the dashboard", 0, escalate=False)
-
-    kwargs: dict[str, object] = {"health_timeout": spec.team.health_timeout}
-    params = inspect.signature(TeamTUI).parameters
-    if "on_shutdown" in params:
-        kwargs["on_shutdown"] = shutdown_from_dashboard
-    app = TeamTUI(root, spec.team.name, "native", **kwargs)
+    app = connect_dashboard(lead, spec, root)
     app_box.append(app)
 
     def on_sigterm(signum: int, frame: object) -> None:
@@ -173,6 +165,36 @@ def run_with_dashboard(spec: TeamFile, root: Path) -> int:
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
     return _finish(outcome)
+
+
+def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: object):
+    """The dashboard on a running lead's team: S hands the team shutdown to the lead (its requests and
+    ladder), and what the lead drains from its own inbox is handed to the screen, not lost."""
+    from teamtui.tui.app import TeamTUI
+
+    def shutdown_from_dashboard(reason: str, deadline: float):
+        lead.request_shutdown(reason or "shutdown from the dashboard", 0, escalate=False, deadline=deadline)
+        lead.shutdown_started.wait(timeout=5)
+        return lead.shutdown_run
+
+    app = TeamTUI(
+        root,
+        spec.team.name,
+        "native",
+        health_timeout=spec.team.health_timeout,
+        on_shutdown=shutdown_from_dashboard,
+        **app_kwargs,  # type: ignore[arg-type]
+    )
+
+    def on_lead_messages(messages: list) -> None:
+        if getattr(app, "is_running", False):
+            try:
+                app.call_from_thread(app.ingest_lead_messages, messages)
+            except Exception:  # noqa: BLE001 - the app is closing: nothing left to show them on
+                pass
+
+    lead.on_lead_messages = on_lead_messages
+    return app
 
 
 def _finish(outcome: list[RunResult | BaseException]) -> int:

@@ -18,7 +18,6 @@ from teamtui.protocol.watch import WatchBatch, watch_dirs
 # How many log lines `follow` shows from before it started.
 BACKLOG_LINES = 20
 # With no change seen for this long, re-read from the last offsets once (cheap, and safe).
-CATCH_UP_SECONDS = 2.0
 _LEVEL_TAG = {LogLevel.DEBUG: "debug", LogLevel.INFO: "info ", LogLevel.WARNING: "WARN ", LogLevel.ERROR: "ERROR"}
 
 
@@ -142,13 +141,11 @@ async def follow(ctx: Context, name: str, backlog: int) -> int:
     watcher = asyncio.create_task(pump())
     try:
         while not follower.done:
-            try:
-                batch = await asyncio.wait_for(batches.get(), CATCH_UP_SECONDS)
-            except TimeoutError:
-                # Catches what changed before the watcher was up; reads only new bytes.
-                batch = WatchBatch(rescan=True)
+            batch = await batches.get()
             if batch.rescan:
                 changes = state.load_all()
+            elif batch.ready:
+                changes = state.resync()  # what changed before the watches were in place
             else:
                 changes = [c for path in sorted(batch.paths) for c in state.apply(path)]
             follower.apply(changes)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.board import Board
-from teamtui.protocol.errors import ReadError
+from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
 from teamtui.protocol.models import (
     LogEntry,
@@ -104,6 +104,9 @@ class TeamState:
         self.departed: dict[str, Member] = {}
         self._board: Board | None = None
         self.files_read = 0  # number of file reads, for the re-read-one-file guard
+        self._loading = False  # the first full read: old messages are not fresh activity
+        # (mtime, size, inode) of each file when last read: resync re-reads only what differs.
+        self._sigs: dict[Path, tuple[int, int, int] | None] = {}
 
     # ------------------------------------------------------------- derived
     @property
@@ -175,6 +178,13 @@ class TeamState:
     # ------------------------------------------------------------- loading
     def load_all(self) -> list[Change]:
         """Read everything once (the first screen); afterwards only `apply` changed paths."""
+        self._loading = True
+        try:
+            return self._load_all()
+        finally:
+            self._loading = False
+
+    def _load_all(self) -> list[Change]:
         changes = self._apply_config()
         for p in self.store.task_paths():
             changes += self._apply_task(p, initial=True)
@@ -207,7 +217,11 @@ class TeamState:
         # Before any event, a member's last activity is the newest of its files' mtimes.
         for m in self.config.members if self.config else []:
             stamps = [m.last_seen or 0.0, m.joined_at or 0.0]
-            for p in [*self.store.log_paths(m.name), self.store.inbox_path(m.name)]:
+            try:
+                paths = [*self.store.log_paths(m.name), self.store.inbox_path(m.name)]
+            except ProtocolError:  # an unsafe name: reported by config_problems, never used as a path
+                paths = []
+            for p in paths:
                 try:
                     stamps.append(os.stat(p).st_mtime)
                 except OSError:
@@ -218,6 +232,42 @@ class TeamState:
             best = max(stamps)
             if best > 0:
                 self.activity[m.name] = max(self.activity.get(m.name, 0.0), best)
+
+    @staticmethod
+    def _sig(path: Path) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _mark(self, path: Path) -> None:
+        # Taken before the read: a change racing the read leaves a stale mark, so resync reads it again.
+        self._sigs[path] = self._sig(path)
+
+    def _candidate_paths(self) -> list[Path]:
+        dirs = [self.store.team_dir, self.store.tasks_dir]
+        for extra in ("logs_dir", "sidecar_dir", "inbox_dir"):
+            d = getattr(self.store, extra, None)
+            if d is not None:
+                dirs.append(d)
+        out: list[Path] = []
+        for d in dirs:
+            try:
+                out.extend(p for p in d.iterdir() if self.store.classify(p) is not None)
+            except OSError:
+                continue
+        return out
+
+    def resync(self) -> list[Change]:
+        """Re-read only the files changed (or appeared, or vanished) since they were last read:
+        the catch-up after a watcher starts, without re-reading everything."""
+        changes: list[Change] = []
+        present = set(self._candidate_paths())
+        for path in sorted(present | {p for p in self._sigs if self._sigs[p] is not None}):
+            if self._sig(path) != self._sigs.get(path, ()):
+                changes += self.apply(path)
+        return changes
 
     def touch(self, member: str, when: float | None = None) -> None:
         if member:
@@ -256,6 +306,7 @@ class TeamState:
 
     # ------------------------------------------------------------- config
     def _apply_config(self) -> list[Change]:
+        self._mark(self.store.config_path)
         self.files_read += 1
         cfg = self.store.load_config()
         if isinstance(cfg, ReadError):
@@ -263,7 +314,7 @@ class TeamState:
                 return [Change("team_gone", self.name, f"{self.store.team_dir} is gone")]
             # A half-written config is normal while a peer rewrites it: keep the last good one.
             return self._set_error(cfg.path, [cfg])
-        changes = self._set_error(self.store.config_path, [])
+        changes = self._set_error(self.store.config_path, self.store.config_problems(cfg))
         old = {m.name: m for m in self.config.members} if self.config else {}
         new = {m.name: m for m in cfg.members}
         now = time.time()
@@ -295,6 +346,7 @@ class TeamState:
         return core
 
     def _apply_task(self, path: Path, initial: bool = False) -> list[Change]:
+        self._mark(path)
         self.files_read += 1
         if isinstance(self.store, NativeTeam):
             task = self.store.read_task_core(path)
@@ -332,6 +384,7 @@ class TeamState:
         return changes
 
     def _apply_sidecar(self, path: Path, task_id: str) -> list[Change]:
+        self._mark(path)
         self.files_read += 1
         data = load_json_file(path)
         if isinstance(data, ReadError):
@@ -341,6 +394,10 @@ class TeamState:
             return self._set_error(path, [data])
         if not isinstance(data, dict):
             return self._set_error(path, [ReadError(path, "expected a JSON object")])
+        problem = self.store.sidecar_problem(data) if isinstance(self.store, NativeTeam) else None
+        if problem:
+            self._task_side.pop(task_id, None)
+            return self._set_error(path, [ReadError(path, problem)])
         changes = self._set_error(path, [])
         self._task_side[task_id] = data
         merged = self._merge(task_id)
@@ -361,6 +418,7 @@ class TeamState:
     def _apply_inbox(self, member: str) -> list[Change]:
         try:
             inbox = self._inbox(member)
+            self._mark(inbox.tail.path)
         except Exception as exc:  # an unsafe name in a file name: report, never act on it
             return [Change("error", member, f"inbox {member!r} ignored: {exc}")]
         if isinstance(self.store, NativeTeam):
@@ -403,7 +461,8 @@ class TeamState:
         for m in new:
             inbox.messages.append(m)
             self.messages.append(m)
-            self.touch(m.sender, None)
+            if not self._loading:
+                self.touch(m.sender, None)
         inbox.unread = sum(1 for m in inbox.messages if m.read is not True)
         return [Change("inbox", member, messages=new)]
 
@@ -441,6 +500,7 @@ class TeamState:
 
     # ------------------------------------------------------------- logs
     def _apply_log(self, path: Path, initial: bool = False) -> list[Change]:
+        self._mark(path)
         member = path.name.rsplit(".", 1)[0]
         reader = self._log_readers.get(path)
         if reader is None:
@@ -458,7 +518,8 @@ class TeamState:
             errors.append(ReadError(path, f"line of {size} bytes skipped (over the limit)", line_no))
         entries = [self._log_entry(member, path, line, no) for line, no in zip(batch.lines, batch.line_numbers)]
         buf.extend(entries)
-        changes = self._set_error(path, errors)
+        # A read that found nothing new keeps the errors already reported (as the inbox does).
+        changes = self._set_error(path, errors) if (errors or entries or batch.reset or batch.missing) else []
         if entries:
             if not initial:
                 self.touch(member)
@@ -486,6 +547,23 @@ class TeamState:
                     line=no,
                 )
         return LogEntry(member=member, ts=None, level=LogLevel.INFO, text=text, line=no)
+
+    def ingest(self, recipient: str, messages: list[Message]) -> list[Change]:
+        """Messages its owner drained before the monitor could read them (handed over in-process):
+        added once, marked read."""
+        inbox = self._inbox(recipient)
+        seen = {(m.sender, m.timestamp, m.type, m.content) for m in inbox.messages}
+        new = []
+        for m in messages:
+            key = (m.sender, m.timestamp, m.type, m.content)
+            if key in seen:
+                continue
+            seen.add(key)
+            m = m.model_copy()
+            m.recipient = recipient
+            m.read = True
+            new.append(m)
+        return self._add_messages(inbox, recipient, new)
 
     # ------------------------------------------------------------- replies
     def shutdown_replies(self) -> list[Message]:

@@ -23,6 +23,8 @@ class WatchBatch:
     paths: set[Path] = field(default_factory=set)
     # A watched directory appeared or vanished: the consumer should re-read everything once.
     rescan: bool = False
+    # The watches are in place: whatever changed before now may have been missed, so resync once.
+    ready: bool = False
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -73,7 +75,12 @@ async def watch_dirs(
         if anchors:
             tasks.append(asyncio.create_task(pump(anchors, False, True)))
         stopper = asyncio.create_task(_first_of(stop, restart))
+        getter: asyncio.Task | None = None
         try:
+            # Let the pumps create their inotify watches (done before their first await), then say so.
+            for _ in range(3):
+                await asyncio.sleep(0)
+            yield WatchBatch(ready=True)
             while True:
                 getter = asyncio.create_task(queue.get())
                 done, _ = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
@@ -88,6 +95,8 @@ async def watch_dirs(
                     break
         finally:
             local_stop.set()
+            if getter is not None and not getter.done():
+                getter.cancel()
             stopper.cancel()
             for t in tasks:
                 t.cancel()

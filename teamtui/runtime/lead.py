@@ -83,6 +83,7 @@ class Lead:
         *,
         spawner: Spawner | None = None,
         on_event: Callable[[LeadEvent], None] | None = None,
+        on_lead_messages: Callable[[list[Message]], None] | None = None,
     ):
         self.spec = spec
         self.settings = spec.team
@@ -90,6 +91,9 @@ class Lead:
         self.store = NativeTeam(self.root, spec.team.name)
         self.spawner: Spawner = spawner or ProcessSpawner()
         self.on_event = on_event
+        # The lead drains its own inbox, so a dashboard watching the file could miss what was in it.
+        self.on_lead_messages = on_lead_messages
+        self.shutdown_started = threading.Event()  # set once the graceful shutdown has begun
         self.slots = [Slot(t) for t in spec.teammates]
         self._by_name = {s.name: s for s in self.slots}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -98,7 +102,7 @@ class Lead:
         self._changed: set[Path] = set()
         self._force = True  # the first step, timers and rescans look at everything
         self._exited: list[Slot] = []
-        self._requests: list[tuple[str, int, bool]] = []
+        self._requests: list[tuple[str, int, bool, float | None]] = []
         self._prev: dict[str, tuple[str, str]] = {}
         self._shutdown: ShutdownRun | None = None
         self._ladder = 0  # 0 none, 1 requested, 2 SIGTERM sent, 3 SIGKILL sent
@@ -108,13 +112,22 @@ class Lead:
         self.started = threading.Event()  # set once the team exists on disk (a dashboard can open it)
 
     # ------------------------------------------------------------------ public
-    def request_shutdown(self, reason: str = "shutdown requested", code: int = EXIT_INTERRUPTED, *, escalate: bool = True) -> None:
-        """Thread-safe: start the graceful shutdown; when one is under way, `escalate` climbs the ladder a rung."""
+    def request_shutdown(
+        self,
+        reason: str = "shutdown requested",
+        code: int = EXIT_INTERRUPTED,
+        *,
+        escalate: bool = True,
+        deadline: float | None = None,
+    ) -> None:
+        """Thread-safe: start the graceful shutdown; when one is under way, `escalate` climbs the ladder a rung.
+
+        `deadline` overrides the team file's shutdown deadline (the dashboard's confirm modal sets it)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
         try:
-            loop.call_soon_threadsafe(self._request, reason, code, escalate)
+            loop.call_soon_threadsafe(self._request, reason, code, escalate, deadline)
         except RuntimeError:
             pass  # the loop closed meanwhile: the team is already down
 
@@ -159,7 +172,7 @@ class Lead:
     async def _watch(self) -> None:
         async for batch in watch_dirs(self.store.watch_dirs(), self._stop_watch):
             self._changed |= batch.paths
-            if batch.rescan:
+            if batch.rescan or batch.ready:
                 self._force = True
             self._wake.set()
 
@@ -181,8 +194,8 @@ class Lead:
         tasks, errors = self.store.list_tasks(include_internal=True)
         board = Board(tasks)
         self._diff_board(board)
-        for reason, code, escalate in requests:
-            self._start_shutdown(reason, code, escalate)
+        for reason, code, escalate, deadline in requests:
+            self._start_shutdown(reason, code, escalate, deadline=deadline)
         if self._shutdown is None:
             self._direct(board)
         self._advance_shutdown()
@@ -411,6 +424,8 @@ class Lead:
         except FileNotFoundError:
             return
         read = self.store.drain(LEAD)
+        if read.messages and self.on_lead_messages is not None:
+            self.on_lead_messages(read.messages)
         for err in read.errors:
             self._say("warning", f"unreadable message kept aside: {err}")
         replies = []
@@ -480,11 +495,17 @@ class Lead:
         self._prev = now
 
     # ------------------------------------------------------------------ shutdown ladder
-    def _request(self, reason: str, code: int, escalate: bool) -> None:
-        self._requests.append((reason, code, escalate))
+    def _request(self, reason: str, code: int, escalate: bool, deadline: float | None = None) -> None:
+        self._requests.append((reason, code, escalate, deadline))
         self._wake.set()
 
-    def _start_shutdown(self, reason: str, code: int, escalate: bool = False, wire_reason: str = "") -> None:
+    @property
+    def shutdown_run(self) -> ShutdownRun | None:
+        return self._shutdown
+
+    def _start_shutdown(
+        self, reason: str, code: int, escalate: bool = False, wire_reason: str = "", deadline: float | None = None
+    ) -> None:
         if self._shutdown is not None:
             # Asked again while shutting down (a second Ctrl-C): climb the ladder now.
             if escalate and self._ladder < 3:
@@ -492,12 +513,14 @@ class Lead:
             return
         self._result = RunResult(code, reason)
         targets = [s.name for s in self.slots if s.alive]
-        self._shutdown = ShutdownRun(self.store, targets, sender=LEAD, reason=wire_reason or reason, deadline_seconds=self.settings.shutdown_deadline)
+        wait = self.settings.shutdown_deadline if deadline is None else deadline
+        self._shutdown = ShutdownRun(self.store, targets, sender=LEAD, reason=wire_reason or reason, deadline_seconds=wait)
         self._ladder = 1
         if targets:
-            self._say("info", f"shutting down ({reason}): asking {', '.join(targets)} (deadline {self.settings.shutdown_deadline:g}s)")
+            self._say("info", f"shutting down ({reason}): asking {', '.join(targets)} (deadline {wait:g}s)")
         self._shutdown.start()
-        self._set_timer(self.settings.shutdown_deadline)
+        self.shutdown_started.set()
+        self._set_timer(wait)
 
     def _set_timer(self, delay: float) -> None:
         if self._timer:

@@ -93,6 +93,7 @@ class TeamTUI(App[None]):
         cursor_blink: bool = True,
         sync_panes: bool = True,
         notice: str = "",
+        on_shutdown: Callable[[str, float], ShutdownRun | None] | None = None,
     ):
         self.config_path = config_path or _default_config_path()
         self.settings: Settings = load_settings(self.config_path)
@@ -113,6 +114,11 @@ class TeamTUI(App[None]):
         self.selected: str | None = None
         self.task_query = ""
         self.shutdown_run: ShutdownRun | None = None
+        # Set when a lead (teamtui run/demo) drives the team shutdown: S hands it over instead of sending requests itself.
+        self.on_shutdown = on_shutdown
+        self._lead_owns_shutdown = False
+        self._shutdown_only: str | None = None
+        self._shutdown_announced = False
         self._shutdown_view = None
         self._shutdown_timer: Timer | None = None
         self._health_timer: Timer | None = None
@@ -258,6 +264,8 @@ class TeamTUI(App[None]):
             try:
                 if batch.rescan:
                     changes = self.state.load_all()
+                elif batch.ready:
+                    changes = self.state.resync()  # what changed between the first read and the watches
                 else:
                     changes = [c for p in sorted(batch.paths) for c in self.state.apply(p)]
                 self.apply_changes(changes, full=batch.rescan)
@@ -527,11 +535,16 @@ class TeamTUI(App[None]):
             self.notify(f"Nobody to shut down: {who} has no live teammate.", severity="warning", markup=False)
             return
         title = f"Shut down {inert(only)}" if only else f"Shut down team {inert(self.state.name)}"
+        self._shutdown_only = only
         self.push_screen(ShutdownConfirm(title, targets), self._start_shutdown)
 
     def _start_shutdown(self, params) -> None:
         if params is None or self.store is None:
             return
+        if self.on_shutdown is not None and self._shutdown_only is None:
+            self._hand_shutdown_to_lead(params.reason, params.deadline_seconds)
+            return
+        self._lead_owns_shutdown = False
         run = ShutdownRun(
             self.store, params.targets, sender=self.state.lead, reason=params.reason,
             deadline_seconds=params.deadline_seconds, clock=self.now,
@@ -541,6 +554,29 @@ class TeamTUI(App[None]):
         self._shutdown_timer = self.set_timer(params.deadline_seconds, self._shutdown_deadline)
         self._show_shutdown_view()
         self._observe_shutdown()
+
+    def _hand_shutdown_to_lead(self, reason: str, deadline: float) -> None:
+        assert self.on_shutdown is not None
+        try:
+            run = self.on_shutdown(reason, deadline)
+        except Exception as exc:  # noqa: BLE001 - the lead is gone: say so, keep the dashboard
+            run = None
+            self._toast("Shutdown not started: ", str(exc), "error")
+        if run is None:
+            self.notify("The lead did not start a shutdown (the team may already be stopping).", severity="warning")
+            return
+        self.shutdown_run = run
+        self._lead_owns_shutdown = True
+        self._shutdown_announced = False
+        # The lead observes replies and climbs the ladder; the view only follows its run.
+        self._shutdown_timer = self.set_interval(0.25, self._after_shutdown_update)
+        self._show_shutdown_view()
+
+    def ingest_lead_messages(self, messages: list) -> None:
+        """Messages the lead drained from its own inbox (called from the lead's thread via call_from_thread)."""
+        if self.state is None:
+            return
+        self.apply_changes(self.state.ingest(self.state.lead, messages))
 
     def _show_shutdown_view(self) -> None:
         from teamtui.tui.screens.shutdown_view import ShutdownView
@@ -553,6 +589,9 @@ class TeamTUI(App[None]):
 
     def _observe_shutdown(self) -> None:
         run = self.shutdown_run
+        if self._lead_owns_shutdown:
+            self._after_shutdown_update()
+            return
         if run is None or self.state is None or run.finished_at is not None and run.results_written:
             return
         for name in run.observe(self.state.shutdown_replies()):
@@ -574,7 +613,14 @@ class TeamTUI(App[None]):
         run = self.shutdown_run
         if run is None:
             return
-        if run.done and not run.results_written and run.finished_at is not None:
+        if self._lead_owns_shutdown:
+            if run.done and not self._shutdown_announced:
+                self._shutdown_announced = True
+                if self._shutdown_timer is not None:
+                    self._shutdown_timer.stop()
+                counts = ", ".join(f"{n} {k}" for k, n in run.summary()["outcomes"].items())
+                self.notify(f"Shutdown finished: {counts}", severity="information", markup=False)
+        elif run.done and not run.results_written and run.finished_at is not None:
             if self._shutdown_timer is not None:
                 self._shutdown_timer.stop()
             try:
