@@ -59,6 +59,11 @@ def _one_line(text: object) -> str:
     return inert(" ".join(str(text).splitlines()))
 
 
+def _field(text: object) -> str:
+    """One field on one output line: inert, and a newline in it shown as \\n so it cannot fake a line."""
+    return inert(text).replace("\n", "\\n")
+
+
 def _guarded(handler: Handler) -> Handler:
     """Turn the protocol's errors into one terminal-safe stderr line and exit 1."""
 
@@ -84,7 +89,7 @@ def _print_errors(errors: list[ReadError]) -> None:
         out()
         out(f"Unreadable ({len(errors)}):")
         for e in errors:
-            out(f"  ! {inert(e)}")
+            out(f"  ! {_field(e)}")
 
 
 def _print_json(obj: Any) -> None:
@@ -171,19 +176,19 @@ def cmd_status(ctx: Context) -> int:
             }
         )
         return 0
-    out(f"Team: {inert(state.name)}")
+    out(f"Team: {_field(state.name)}")
     if description:
-        out(f"Description: {inert(description)}")
-    out(f"Lead: {inert(state.lead)}")
+        out(f"Description: {_field(description)}")
+    out(f"Lead: {_field(state.lead)}")
     out(f"Members: {len(views)}")
     out(f"Tasks: {done}/{total} done")
     if views:
         out()
     for v in views:
-        kind = f" ({inert(v.agent_type)})" if v.agent_type else ""
-        line = f"  {_MEMBER_ICON[v.status]} {inert(v.name)}{kind} - {v.status.value}"
+        kind = f" ({_field(v.agent_type)})" if v.agent_type else ""
+        line = f"  {_MEMBER_ICON[v.status]} {_field(v.name)}{kind} - {v.status.value}"
         if v.current_task is not None:
-            line += f"  #{inert(v.current_task.id)} {inert(v.current_task.subject)}"
+            line += f"  #{_field(v.current_task.id)} {_field(v.current_task.subject)}"
         if v.unread:
             line += f"  [{v.unread} unread]"
         out(line)
@@ -194,14 +199,14 @@ def cmd_status(ctx: Context) -> int:
 
 def _task_line(view: Any) -> str:
     t = view.task
-    line = f"  {_TASK_ICON[t.status]} #{inert(t.id)} {inert(t.subject)}"
+    line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {_field(t.subject)}"
     if t.owner:
-        line += f" → {inert(t.owner)}"
+        line += f" → {_field(t.owner)}"
     if view.state == TaskState.READY:
         line += " (ready)"
     reason = view.blocked_reason
     if reason:
-        line += f" ({inert(reason)})"
+        line += f" ({_field(reason)})"
     return line
 
 
@@ -266,14 +271,14 @@ def cmd_team_create(ctx: Context) -> int:
     if layout == "claude":
         raise UnsupportedError("creating a team is not supported for claude teams (Claude Code creates them)")
     NativeTeam(root, ctx.args.name).create(description=ctx.args.description or "")
-    out(inert(ctx.args.name))
+    out(_field(ctx.args.name))
     return 0
 
 
 def cmd_team_add(ctx: Context) -> int:
     store = _native(ctx.store(), "adding a teammate")
     store.add_member(ctx.args.name, agent_type=ctx.args.agent_type, color=ctx.args.color)
-    out(inert(ctx.args.name))
+    out(_field(ctx.args.name))
     return 0
 
 
@@ -289,7 +294,7 @@ def cmd_send(ctx: Context) -> int:
 def cmd_broadcast(ctx: Context) -> int:
     store = ctx.store()
     sent = store.broadcast(ctx.args.text, _sender(ctx, store))
-    out(" ".join(inert(n) for n in sent))
+    out(" ".join(_field(n) for n in sent))
     return 0
 
 
@@ -308,8 +313,8 @@ def cmd_inbox(ctx: Context) -> int:
         )
         return 0
     for m in read.messages:
-        kind = "" if m.type == "message" else f"[{inert(m.type)}] "
-        out(f"{inert(m.sender)}: {kind}{inert(m.content)}")
+        kind = "" if m.type == "message" else f"[{_field(m.type)}] "
+        out(f"{_field(m.sender)}: {kind}{_field(m.content)}")
     _print_errors(read.errors)
     return 0
 
@@ -327,7 +332,7 @@ def cmd_task_create(ctx: Context) -> int:
         blocked_by=ctx.args.blocked_by or [],
         files=ctx.args.files or [],
     )
-    out(inert(task.id))
+    out(_field(task.id))
     return 0
 
 
@@ -337,19 +342,19 @@ def cmd_task_claim(ctx: Context) -> int:
     task = store.claim_task(ctx.args.id, owner)
     if task is None:
         raise CliError("no task is ready to claim", EXIT_NONE_READY)
-    out(inert(task.id))
+    out(_field(task.id))
     return 0
 
 
 def cmd_task_complete(ctx: Context) -> int:
     task = ctx.store().complete_task(ctx.args.id)
-    out(inert(task.id))
+    out(_field(task.id))
     return 0
 
 
 def cmd_task_release(ctx: Context) -> int:
     task = ctx.store().release_task(ctx.args.id)
-    out(inert(task.id))
+    out(_field(task.id))
     return 0
 
 

@@ -58,7 +58,10 @@ def parse_time(value: Any) -> float:
     if isinstance(value, bool) or value is None:
         return 0.0
     if isinstance(value, (int, float)):
-        return value / 1000.0 if value > 1e11 else float(value)
+        try:
+            return value / 1000.0 if value > 1e11 else float(value)
+        except OverflowError:  # an int too large for a float (e.g. 10**400)
+            return 0.0
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
@@ -296,9 +299,13 @@ class ClaudeTeam(TeamStore):
         if isinstance(data, ReadError):
             return data
         try:
-            return decode_task_dict(data, path)
+            task = decode_task_dict(data, path)
         except ParseError as exc:
             return exc.error
+        if claude_sanitize(task.id) != path.stem:
+            # Claude Code writes <id>.json: another id here would shadow that task.
+            return ReadError(path, f"id {task.id[:40]!r} does not match the file name")
+        return task
 
 
 def payload_to_wire(payload_fields: dict[str, Any]) -> dict[str, Any]:

@@ -107,6 +107,30 @@ def parse_json_bytes(path: Path, data: bytes, line: int | None = None) -> Any | 
         return ReadError(path, f"invalid JSON: {type(exc).__name__}: {str(exc)[:80]}", line)
 
 
+def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:
+    """os.open that never blocks on a FIFO or device, never follows a symlink, and refuses non-regular files."""
+    import stat as _stat
+
+    fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0), mode)
+    try:
+        st = os.fstat(fd)
+        if not _stat.S_ISREG(st.st_mode):
+            raise ProtocolError(f"refusing {path}: not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def append_bytes(path: Path, data: bytes) -> None:
+    """One write() to the end of a regular file (created if missing): a reader never sees half of it."""
+    fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
 def ensure_inside(path: Path, root: Path) -> Path:
     """Refuse a path that resolves (through symlinks) outside `root`."""
     real_root = root.resolve()

@@ -72,7 +72,9 @@ class Task(WireModel):
         return bool(self.metadata.get("_internal")) if isinstance(self.metadata, dict) else False
 
     def sort_key(self) -> tuple[int, int | str]:
-        return (0, int(self.id)) if self.id.isdigit() else (1, self.id)
+        # ASCII digits only, and short: int() refuses '²' and strings over 4300 digits.
+        tid = self.id
+        return (0, int(tid)) if tid.isascii() and tid.isdigit() and len(tid) <= 18 else (1, tid)
 
 
 class MemberStatus(str, Enum):

@@ -17,8 +17,10 @@ from pydantic import ValidationError
 from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ConflictError, NotFoundError, ParseError, ProtocolError, ReadError
 from teamtui.protocol.fsio import (
+    append_bytes,
     ensure_dir,
     ensure_inside,
+    open_regular,
     load_json_file,
     parse_json_bytes,
     write_json_atomic,
@@ -41,8 +43,9 @@ from teamtui.protocol.tail import TailReader
 CORE_TASK_KEYS = ("id", "subject", "description", "status", "active_form", "owner", "blocks", "blocked_by")
 CAMEL = {"active_form": "activeForm", "blocked_by": "blockedBy"}
 SIDECAR_KEYS = ("files", "created_at", "claimed_at", "completed_at", "result", "metadata", "plan_id")
-_TASK_FILE = re.compile(r"task_(\d+)\.json")
-_SIDECAR_FILE = re.compile(r"(\d+)\.json")
+# [0-9], not \d: \d matches non-ASCII digits, which int() folds into another task's id.
+_TASK_FILE = re.compile(r"task_([0-9]{1,18})\.json")
+_SIDECAR_FILE = re.compile(r"([0-9]{1,18})\.json")
 _INBOX_FILE = re.compile(r"(.+)_inbox\.jsonl")
 _ENVELOPE_KEYS = ("sender", "content", "timestamp")
 
@@ -51,11 +54,14 @@ def _as_float(v: Any) -> float:
     if isinstance(v, bool):
         return 0.0
     if isinstance(v, (int, float)):
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:  # an int too large for a float (e.g. 10**400)
+            return 0.0
     if isinstance(v, str):
         try:
             return float(v)
-        except ValueError:
+        except (ValueError, OverflowError):
             try:
                 return datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
             except ValueError:
@@ -155,7 +161,7 @@ class NativeTeam(TeamStore):
     @staticmethod
     def _task_id(task_id: object) -> str:
         tid = str(task_id)
-        if not tid.isdigit() or len(tid) > 18:
+        if not (tid.isascii() and tid.isdigit()) or len(tid) > 18:
             raise ProtocolError(f"task id {tid!r} is not a number")
         return str(int(tid))
 
@@ -220,6 +226,7 @@ class NativeTeam(TeamStore):
         """Read-modify-write the config under a lock; an unparsable config is never rewritten."""
         if not self.team_dir.is_dir():
             raise NotFoundError(f"no team {self.name!r} at {self.team_dir}")
+        ensure_inside(self.config_path, self.root)  # the lock and the rewrite both land beside it
         with self._config_lock():
             data = load_json_file(self.config_path)
             if isinstance(data, ReadError):
@@ -316,11 +323,7 @@ class NativeTeam(TeamStore):
         path = ensure_inside(self.inbox_path(member), self.root)
         line = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
         with FileLock(self.inbox_lock_path(member)):
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-            try:
-                os.write(fd, line)
-            finally:
-                os.close(fd)
+            append_bytes(path, line)
 
     def send(self, to, content, sender, *, type="message", extra=None) -> Message:
         check_name(to, "recipient")
@@ -342,37 +345,41 @@ class NativeTeam(TeamStore):
         ensure_inside(path, self.root)  # draining truncates: never a file outside the team
         with FileLock(self.inbox_lock_path(member)):
             try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
+                # Non-blocking and regular files only: a FIFO or device here must not hang the drain.
+                fd = open_regular(path, os.O_RDWR)
             except OSError as exc:
                 out.errors.append(ReadError(path, f"cannot read: {exc.strerror or exc}"))
                 return out
-            if not data:
+            except ProtocolError:
+                out.errors.append(ReadError(path, "not a regular file"))
                 return out
-            lines = data.split(b"\n")
-            if lines and lines[-1] == b"":
-                lines.pop()
-            bad: list[bytes] = []
-            for no, line in enumerate(lines, 1):
-                item = self.decode_inbox_line(member, line, no)
-                if isinstance(item, ReadError):
-                    out.errors.append(item)
-                    bad.append(line)
-                else:
-                    out.messages.append(item)
-            if bad:
-                self._keep_rejected(member, bad)
-            with open(path, "r+b") as fh:
-                fh.truncate(0)
+            with os.fdopen(fd, "r+b") as fh:
+                data = fh.read()
+                if data:
+                    self._drain_lines(member, data, out)
+                    fh.truncate(0)
         return out
+
+    def _drain_lines(self, member: str, data: bytes, out: InboxRead) -> None:
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        bad: list[bytes] = []
+        for no, line in enumerate(lines, 1):
+            item = self.decode_inbox_line(member, line, no)
+            if isinstance(item, ReadError):
+                out.errors.append(item)
+                bad.append(line)
+            else:
+                out.messages.append(item)
+        if bad:
+            self._keep_rejected(member, bad)
 
     def _keep_rejected(self, member: str, lines: list[bytes]) -> None:
         # A drained line that did not parse is kept aside, never thrown away.
         d = ensure_dir(self.team_dir / ".rejected", self.root)
         path = ensure_inside(d / f"{check_name(member, 'teammate name')}_inbox.jsonl", self.root)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        with os.fdopen(fd, "ab") as fh:
-            fh.write(b"".join(line + b"\n" for line in lines))
+        append_bytes(path, b"".join(line + b"\n" for line in lines))
 
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
         request_id = secrets.token_hex(4)
@@ -414,11 +421,7 @@ class NativeTeam(TeamStore):
         path = ensure_inside(self.log_paths(member)[0], self.root)
         ensure_dir(self.logs_dir, self.root)
         line = json.dumps({"ts": time.time(), "level": level, "text": text}, ensure_ascii=False) + "\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        try:
-            os.write(fd, line.encode("utf-8"))
-        finally:
-            os.close(fd)
+        append_bytes(path, line.encode("utf-8"))
 
     # ------------------------------------------------------------------- tasks
     def task_paths(self) -> list[Path]:
@@ -428,6 +431,10 @@ class NativeTeam(TeamStore):
             return []
 
     def read_task_core(self, path: Path) -> Task | ReadError:
+        m = _TASK_FILE.fullmatch(path.name)
+        if m and m.group(1) != str(int(m.group(1))):
+            # task_03.json would be written back as task_3.json: another task's file.
+            return ReadError(path, "task file name has a leading zero (peers and teamtui write task_<id>.json)")
         data = load_json_file(path)
         if isinstance(data, ReadError):
             return data
@@ -450,7 +457,17 @@ class NativeTeam(TeamStore):
             return data
         if not isinstance(data, dict):
             return ReadError(path, "expected a JSON object")
-        return data
+        problem = self.sidecar_problem(data)
+        return ReadError(path, problem) if problem else data
+
+    @staticmethod
+    def sidecar_problem(side: dict[str, Any]) -> str | None:
+        """Why the sidecar's task fields cannot be used (wrong types), or None."""
+        try:
+            Task.model_validate({"id": "0", **{k: side[k] for k in SIDECAR_KEYS if k in side}})
+        except ValidationError as exc:
+            return validation_reason(exc)
+        return None
 
     @staticmethod
     def merge_sidecar(task: Task, side: dict[str, Any] | None) -> Task:
@@ -474,7 +491,7 @@ class NativeTeam(TeamStore):
         task = self.read_task_core(path)
         if isinstance(task, ReadError):
             return task
-        side = self.read_sidecar(task.id) if task.id.isdigit() else None
+        side = self.read_sidecar(task.id) if task.id.isascii() and task.id.isdigit() and len(task.id) <= 18 else None
         return self.merge_sidecar(task, side if isinstance(side, dict) else None)
 
     def _tasks_lock(self) -> FileLock:

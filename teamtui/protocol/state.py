@@ -215,6 +215,10 @@ class TeamState:
 
     def _seed_activity(self) -> None:
         # Before any event, a member's last activity is the newest of its files' mtimes.
+        claimed: dict[str, float] = {}  # one pass over the tasks, not one per member
+        for t in self.tasks.values():
+            if t.owner and t.claimed_at:
+                claimed[t.owner] = max(claimed.get(t.owner, 0.0), t.claimed_at)
         for m in self.config.members if self.config else []:
             stamps = [m.last_seen or 0.0, m.joined_at or 0.0]
             try:
@@ -226,9 +230,7 @@ class TeamState:
                     stamps.append(os.stat(p).st_mtime)
                 except OSError:
                     pass
-            for t in self.tasks.values():
-                if t.owner == m.name and t.claimed_at:
-                    stamps.append(t.claimed_at)
+            stamps.append(claimed.get(m.name, 0.0))
             best = max(stamps)
             if best > 0:
                 self.activity[m.name] = max(self.activity.get(m.name, 0.0), best)
@@ -516,7 +518,12 @@ class TeamState:
         errors = [ReadError(path, batch.error)] if batch.error else []
         for line_no, size in batch.overlong:
             errors.append(ReadError(path, f"line of {size} bytes skipped (over the limit)", line_no))
-        entries = [self._log_entry(member, path, line, no) for line, no in zip(batch.lines, batch.line_numbers)]
+        # Only the newest log_limit lines can stay in the buffer: decode no more than those.
+        keep = self.log_limit
+        entries = [
+            self._log_entry(member, path, line, no)
+            for line, no in zip(batch.lines[-keep:], batch.line_numbers[-keep:])
+        ]
         buf.extend(entries)
         # A read that found nothing new keeps the errors already reported (as the inbox does).
         changes = self._set_error(path, errors) if (errors or entries or batch.reset or batch.missing) else []
@@ -539,9 +546,13 @@ class TeamState:
             if isinstance(d, dict):
                 ts = d.get("ts")
                 body = d.get("text", d.get("message", ""))
+                try:
+                    when = float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None
+                except OverflowError:  # an int too large for a float (e.g. 10**400)
+                    when = None
                 return LogEntry(
                     member=member,
-                    ts=float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None,
+                    ts=when,
                     level=normalize_level(d.get("level")),
                     text=body if isinstance(body, str) else str(body),
                     line=no,

@@ -150,9 +150,29 @@ class TeamStore(ABC):
     ) -> Message:
         """Append one message to `to`'s inbox in this layout's wire format."""
 
+    def config_problems(self, cfg: TeamConfig) -> list[ReadError]:
+        """What is wrong in a config that parsed: members listed twice, names unsafe as file names."""
+        from collections import Counter
+
+        from teamtui.protocol.names import is_safe_name
+
+        path = self.config_path
+        counts = Counter(m.name for m in cfg.members)
+        problems = [ReadError(path, f"member {name!r} is listed {n} times") for name, n in counts.items() if n > 1]
+        problems += [
+            ReadError(path, f"member name {m.name!r} is not a safe file name: its inbox and logs are not read")
+            for m in cfg.members
+            if not is_safe_name(m.name)
+        ]
+        return problems
+
     def members_for_broadcast(self, sender: str) -> list[str]:
+        from teamtui.protocol.names import is_safe_name
+
         cfg = self.read_config()
-        names = [m.name for m in cfg.members if m.name != sender and m.status.value != "shutdown"]
+        names = [
+            m.name for m in cfg.members if m.name != sender and m.status.value != "shutdown" and is_safe_name(m.name)
+        ]
         lead = cfg.lead
         if lead and lead != sender and lead not in names:
             names.append(lead)

@@ -141,17 +141,34 @@ class TailReader:
     def seek_tail(self, max_bytes: int) -> None:
         """Start reading near the end of a large file (the last `max_bytes`), from a line boundary."""
         try:
-            with open(self.path, "rb") as fh:
+            # Non-blocking: a FIFO or device in place of a log must not hang the first load.
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "rb") as fh:
                 st = os.fstat(fh.fileno())
+                import stat as _stat
+
+                if not _stat.S_ISREG(st.st_mode):
+                    return  # read() reports it
                 self._ident = (st.st_dev, st.st_ino)
                 self._head = fh.read(_FINGERPRINT)
                 if st.st_size <= max_bytes:
                     self._head = b""
                     return
-                self.offset = st.st_size - max_bytes
+                offset = st.st_size - max_bytes
+                # Where does the line we cut into start? No newline within max_line_bytes before the
+                # cut means that line is overlong: report it rather than drop it silently.
+                window = max(0, offset - self.max_line_bytes)
+                before = os.pread(fh.fileno(), offset - window, window)
+                if b"\n" not in before and window == 0:
+                    self._head = b""
+                    return  # the file holds less than one full line before the cut: read it all
+                self.offset = offset
                 self._skipping = True  # the first piece is the end of a line we did not read
-                self._skipped = 0
-                self._skip_silently = True
+                self._skip_silently = b"\n" in before
+                self._skipped = 0 if self._skip_silently else offset - window
         except OSError:
             return
 

@@ -1,0 +1,71 @@
+"""Child-process code for the racing-writer stress runs (spawned: imports only this and teamtui)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from teamtui.protocol.locks import FileLock
+from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.state import TeamState
+
+
+def writer(root: str, team: str, sinks: list[str], w: int, count: int, start) -> None:
+    store = NativeTeam(Path(root), team)
+    start.wait()
+    for i in range(count):
+        store.send(sinks[i % len(sinks)], f"w{w}-{i}", f"w{w}")
+
+
+def drainer(root: str, team: str, member: str, out_path: str, stop) -> None:
+    store = NativeTeam(Path(root), team)
+    contents: list[str] = []
+    errors: list[str] = []
+    drains = 0
+    while True:
+        last = stop.is_set()
+        read = store.drain(member)
+        drains += 1
+        contents += [m.content for m in read.messages]
+        errors += [str(e) for e in read.errors]
+        if last:
+            break
+        time.sleep(0.002)
+    Path(out_path).write_text(json.dumps({"contents": contents, "errors": errors, "drains": drains}))
+
+
+def monitor(root: str, team: str, sinks: list[str], out_path: str, stop) -> None:
+    """A dashboard's view: TeamState tailing every inbox (never draining) while the race runs."""
+    store = NativeTeam(Path(root), team)
+    state = TeamState(store, message_limit=10**6)
+    state.load_all()
+    seen = 0
+    errors: list[str] = []
+    polls = 0
+    while not stop.is_set():
+        polls += 1
+        for s in sinks:
+            for change in state.apply(store.inbox_path(s)):
+                seen += len(change.messages)
+        errors += [str(e) for e in state.all_errors()]
+        time.sleep(0.005)
+    Path(out_path).write_text(json.dumps({"seen": seen, "errors": errors, "polls": polls}))
+
+
+def hold_inbox_lock(root: str, team: str, member: str, marker: str) -> None:
+    store = NativeTeam(Path(root), team)
+    FileLock(store.inbox_lock_path(member)).acquire()
+    Path(marker).write_text(str(os.getpid()))
+    while True:
+        time.sleep(1)
+
+
+def claimer(root: str, team: str, owner: str, out_path: str, start) -> None:
+    store = NativeTeam(Path(root), team)
+    start.wait()
+    claimed = []
+    while (task := store.claim_task(None, owner)) is not None:
+        claimed.append(task.id)
+    Path(out_path).write_text(json.dumps(claimed))
