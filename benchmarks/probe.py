@@ -1,0 +1,145 @@
+"""Measuring hooks around the real dashboard, without changing it.
+
+BenchTUI is TeamTUI plus three probes:
+  * every frame the compositor hands to the terminal driver (`App._display`) is scanned for
+    awaited tokens: a change "shows" at the moment the first frame containing its text is
+    ready to be written to the terminal;
+  * the time spent in the feed on each batch: `TeamState.apply` calls plus `apply_changes`;
+  * the log entries the feed handled, with their write time (the writer puts it in "ts").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual._compositor import ChopsUpdate, LayoutUpdate
+
+from teamtui.tui.app import TeamTUI
+
+
+def frame_text(renderable) -> str:
+    """The plain text of one compositor update, a line per screen row (partial rows included)."""
+    lines: list[str] = []
+    if isinstance(renderable, LayoutUpdate):
+        for line in renderable.strips:
+            lines.append("".join(strip.text for strip in line))
+    elif isinstance(renderable, ChopsUpdate):
+        for chops in renderable.chops:
+            lines.append("".join(strip.text for strip in chops.values() if strip is not None))
+    return "\n".join(lines)
+
+
+def proc_cpu_seconds() -> float:
+    """user + system CPU time of this process (all threads), from /proc/self/stat."""
+    with open("/proc/self/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    # After the ")" the fields start at 3 (state); utime is 14 and stime 15.
+    ticks = int(fields[11]) + int(fields[12])
+    return ticks / _CLK_TCK
+
+
+def rss_mb() -> tuple[float, float]:
+    """(current RSS, peak RSS) in MB from /proc/self/status."""
+    cur = peak = 0.0
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                cur = int(line.split()[1]) / 1024
+            elif line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) / 1024
+    return cur, peak
+
+
+import os as _os  # noqa: E402
+
+_CLK_TCK = _os.sysconf("SC_CLK_TCK")
+
+
+class BenchTUI(TeamTUI):
+    # CSS_PATH is resolved against the defining class's module: point at the dashboard's own.
+    CSS_PATH = str(Path(inspect.getfile(TeamTUI)).with_name("app.tcss"))
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.created_at = time.time()
+        self.opened_at: float | None = None
+        self.first_full_frame: float | None = None
+        self.frames = 0
+        self._awaited: dict[str, asyncio.Future[float]] = {}
+        self._frame_waiters: list[asyncio.Future[float]] = []
+        self._apply_acc = 0.0
+        self._apply_files = 0
+        # (seconds in TeamState.apply, seconds in apply_changes, files applied) per feed batch
+        self.batches: list[tuple[float, float, int]] = []
+        self.on_log_entries: Callable[[str, list, float], None] | None = None
+        self.on_close_filter: Callable[[float], None] | None = None
+        self._display = self._probe_display  # type: ignore[method-assign]
+
+    # ------------------------------------------------------------ frames
+    def expect(self, token: str) -> asyncio.Future[float]:
+        fut = asyncio.get_running_loop().create_future()
+        self._awaited[token] = fut
+        return fut
+
+    def next_frame(self) -> asyncio.Future[float]:
+        fut = asyncio.get_running_loop().create_future()
+        self._frame_waiters.append(fut)
+        return fut
+
+    def _probe_display(self, screen, renderable) -> None:
+        t = time.time()
+        if renderable is not None:
+            self.frames += 1
+            if self.first_full_frame is None and self.opened_at is not None:
+                self.first_full_frame = t
+            if self._frame_waiters:
+                for fut in self._frame_waiters:
+                    if not fut.done():
+                        fut.set_result(t)
+                self._frame_waiters.clear()
+            if self._awaited:
+                text = frame_text(renderable)
+                for token in [k for k in self._awaited if k in text]:
+                    fut = self._awaited.pop(token)
+                    if not fut.done():
+                        fut.set_result(t)
+        TeamTUI._display(self, screen, renderable)
+
+    # ------------------------------------------------------------ feed time
+    def open_store(self, store) -> None:
+        super().open_store(store)
+        self.opened_at = time.time()
+        state = self.state
+        real_apply = state.apply
+
+        def timed_apply(path):
+            t0 = time.perf_counter()
+            try:
+                return real_apply(path)
+            finally:
+                self._apply_acc += time.perf_counter() - t0
+                self._apply_files += 1
+
+        state.apply = timed_apply  # type: ignore[method-assign]
+
+    def apply_changes(self, changes, full: bool = False) -> None:
+        t0 = time.perf_counter()
+        super().apply_changes(changes, full)
+        dt = time.perf_counter() - t0
+        self.batches.append((self._apply_acc, dt, self._apply_files))
+        self._apply_acc = 0.0
+        self._apply_files = 0
+        if self.on_log_entries is not None:
+            now = time.time()
+            for c in changes:
+                if c.kind == "log":
+                    self.on_log_entries(c.key, c.entries, now)
+
+    def close_filter(self, clear: bool) -> None:
+        super().close_filter(clear)
+        if self.on_close_filter is not None:
+            self.on_close_filter(time.time())

@@ -1,0 +1,341 @@
+"""`make bench`: run the benchmark suite on the real dashboard and write docs/benchmarks.md.
+
+    python benchmarks/run.py            the full suite (about 15 minutes on 2 cores)
+    python benchmarks/run.py --quick    fewer repetitions, shorter runs (a smoke run)
+    --only latency,idle                 a subset (the doc then shows only those rows)
+    --save NAME                         also keep the raw results in benchmarks/results/NAME.json
+    --before FILE                       a saved result shown in the "before" column
+                                        (default benchmarks/results/before.json when it exists)
+
+Each scenario runs in a fresh interpreter (scenarios.py) so memory and CPU are its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SCEN = HERE / "scenarios.py"
+
+FULL = dict(lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10)
+QUICK = dict(lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5)
+GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup")
+
+
+def scenario(name: str, *args: str, timeout: float = 1800) -> dict:
+    t0 = time.time()
+    r = subprocess.run([sys.executable, str(SCEN), name, *args], capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"scenario {name} {' '.join(args)} failed:\n{r.stderr[-3000:]}")
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    print(f"  {name} {' '.join(args)}: {time.time() - t0:.1f}s", file=sys.stderr, flush=True)
+    return res
+
+
+def median(xs: list[float]) -> float:
+    xs = sorted(x for x in xs if not math.isnan(x))
+    if not xs:
+        return float("nan")
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def pct(xs: list[float], p: float) -> float:
+    s = sorted(xs)
+    if not s:
+        return float("nan")
+    k = max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))
+    return s[k]
+
+
+# ------------------------------------------------------------------ running
+def run_all(cfg: dict, only: set[str]) -> dict:
+    res: dict = {}
+    if "latency" in only:
+        for m in (5, 50):
+            res[f"latency_{m}"] = scenario("latency", "--members", str(m), "--n", str(cfg["lat_n"]))
+    if "poll" in only:
+        for m in (5, 50):
+            res[f"poll_{m}"] = scenario("poll", "--members", str(m), "--n", str(cfg["poll_n"]))
+        res["poll_idle_50"] = scenario("poll_idle", "--members", "50", "--seconds", str(cfg["idle_s"]))
+    if "scale" in only:
+        tmp = Path(tempfile.mkdtemp(prefix="tt-bench-scale-"))
+        try:
+            scenario("make_scale", "--root", str(tmp), "--members", "100", "--tasks", "10000", "--log-mb", "100")
+            res["scale"] = [
+                scenario("scale", "--root", str(tmp), "--members", "100", "--tasks", "10000",
+                         "--updates", str(cfg["scale_updates"]))
+                for _ in range(cfg["scale_reps"])
+            ]
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if "sustained" in only:
+        res["sustained"] = scenario("sustained", "--members", "100", "--rate", "10", "--seconds", str(cfg["sus_s"]))
+    if "idle" in only:
+        res["idle_50"] = scenario("idle", "--members", "50", "--seconds", str(cfg["idle_s"]), "--warmup", str(cfg["idle_warm"]))
+    if "startup" in only:
+        res["startup"] = scenario("startup", "--n", str(cfg["start_n"]))
+        res["import"] = scenario("import", "--n", str(cfg["imp_n"]))
+    return res
+
+
+# ------------------------------------------------------------------ figures
+def figures(res: dict) -> list[dict]:
+    """Rows of the table: id, figure, target text, value, unit, pass (None: no target)."""
+    rows: list[dict] = []
+
+    def row(key, figure, value, unit, target=None, limit=None, higher_is_worse=True, note=""):
+        ok = None
+        if limit is not None and value is not None and not (isinstance(value, float) and math.isnan(value)):
+            ok = value <= limit if higher_is_worse else value >= limit
+        rows.append(dict(key=key, figure=figure, value=value, unit=unit, target=target or "", ok=ok, note=note))
+
+    for m in (5, 50):
+        r = res.get(f"latency_{m}")
+        if r:
+            n = r["all"]["n"]
+            row(f"lat{m}_p50", f"1. change→screen, {m} teammates, p50 (n={n}, {r['missed']} missed)", 1000 * r["all"]["p50"], "ms", "≤ 50 ms", 50)
+            row(f"lat{m}_p99", f"1. change→screen, {m} teammates, p99", 1000 * r["all"]["p99"], "ms", "≤ 150 ms", 150)
+            for kind in ("task", "log", "inbox"):
+                row(f"lat{m}_{kind}", f"   {kind}: p50 / p99", f"{1000 * r[kind]['p50']:.0f} / {1000 * r[kind]['p99']:.0f}", "ms")
+    sc = res.get("scale")
+    if sc:
+        first = [x["first_screen_s"] for x in sc]
+        row("scale_first", f"2. 100 teammates, 10,000 tasks, 100 MB logs: first complete screen (median of {len(sc)})", median(first), "s", "≤ 2 s", 2)
+        row("scale_load", "   of which TeamState.load_all + first fill of the panels (median)", median([x["load_s"] for x in sc]), "s")
+        row("scale_rss", "2. resident memory, peak (max over runs)", max(x["rss_peak_mb"] for x in sc), "MB", "≤ 300 MB", 300)
+        handle = [v for x in sc for v in x["update_handle_ms"]]
+        apply_ = [v for x in sc for v in x["update_apply_ms"]]
+        lat = [v for x in sc for v in x["update_latency_s"]]
+        row("scale_update", f"2. one task update among 10,000: app time, p50 (n={len(handle)})", median(handle), "ms", "≤ 5 ms", 5)
+        row("scale_update_p99", "   app time p99", pct(handle, 99), "ms", "≤ 5 ms", 5)
+        row("scale_update_apply", "   of which TeamState.apply (re-read one file), p50", median(apply_), "ms")
+        row("scale_update_lat", "   change→screen at this scale, p50", 1000 * median(lat), "ms")
+    s = res.get("sustained")
+    if s:
+        secs = s["seconds"]
+        row("sus_p99", f"3. {s['members']}×{s['rate']:g} lines/s for {secs:g}s: change→screen p99 (n={s['screen_latency']['n']})", 1000 * s["screen_latency"]["p99"], "ms", "≤ 250 ms", 250)
+        row("sus_handled_p99", f"   line written→handled by the feed, p99 (n={s['handled_latency']['n']})", 1000 * s["handled_latency"]["p99"], "ms")
+        growth = s["last_fifth_p50"] - s["first_fifth_p50"]
+        backlog_ok = s["handled"] >= s["written"] and s["drain_s"] <= 1.0 and growth <= 0.1
+        row("sus_backlog", "3. backlog: drain after the writer stops; p50 first→last fifth", f"{s['drain_s']:.2f} s; {1000 * s['first_fifth_p50']:.0f}→{1000 * s['last_fifth_p50']:.0f} ms", "",
+            "drain ≤ 1 s, growth ≤ 100 ms", None)
+        rows[-1]["ok"] = backlog_ok
+        row("sus_key", f"3. key press answered, max (n={s['key']['n']})", 1000 * s["key"]["max"], "ms", "≤ 100 ms", 100)
+        row("sus_key_p50", "   key press p50", 1000 * s["key"]["p50"], "ms")
+    i = res.get("idle_50")
+    if i:
+        row("idle", f"4. idle, 50 teammates, {i['wall_s']:.0f} s: CPU of one core", i["core_pct"], "%", "≤ 1 %", 1)
+        if i.get("windows_pct"):
+            row("idle_win", f"   worst 10 s window (of {len(i['windows_pct'])}); frames drawn", f"{max(i['windows_pct']):.2f} %; {i['frames']}", "")
+    for m in (5, 50):
+        p, a = res.get(f"poll_{m}"), res.get(f"latency_{m}")
+        if p:
+            row(f"poll{m}_p50", f"5. poll-and-rescan (1 s), {m} teammates: p50 (n={p['all']['n']}, {p['missed']} missed)", 1000 * p["all"]["p50"], "ms")
+            row(f"poll{m}_p99", f"5. poll-and-rescan (1 s), {m} teammates: p99", 1000 * p["all"]["p99"], "ms")
+            if a:
+                row(f"ratio{m}", f"5. ratio poll/teamtui at {m} teammates, p50 · p99",
+                    f"{p['all']['p50'] / a['all']['p50']:.1f}× · {p['all']['p99'] / a['all']['p99']:.1f}×", "")
+    pi = res.get("poll_idle_50")
+    if pi:
+        row("poll_idle", "5. poll-and-rescan idle CPU, 50 teammates (compare 4.)", pi["core_pct"], "%")
+    st = res.get("startup")
+    if st:
+        row("startup", f"6. `teamtui watch` in a pty: exec → first screen, p50 (n={st['startup']['n']})", st["startup"]["p50"], "s")
+        row("startup_max", "   max", st["startup"]["max"], "s")
+    im = res.get("import")
+    if im:
+        row("import", "6. import teamtui.protocol: -X importtime cumulative, p50", 1000 * im["importtime_cumulative_s"]["p50"], "ms")
+        row("import_wall", "   subprocess wall, `import teamtui.protocol` minus bare python, p50", 1000 * im["import_only_p50_s"], "ms")
+    return rows
+
+
+def fmt(v, unit: str) -> str:
+    if isinstance(v, str):
+        return v
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if unit == "ms":
+        return f"{v:.1f} ms" if v < 10 else f"{v:.0f} ms"
+    if unit == "s":
+        return f"{v:.2f} s"
+    if unit == "%":
+        return f"{v:.2f} %"
+    if unit == "MB":
+        return f"{v:.0f} MB"
+    return f"{v}"
+
+
+# ------------------------------------------------------------------ the doc
+def machine() -> dict:
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = "?"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                ram = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+
+    def ver(p):
+        try:
+            return metadata.version(p)
+        except metadata.PackageNotFoundError:
+            return "?"
+
+    return {
+        "nproc": os.cpu_count(), "cpu": cpu, "ram": ram, "kernel": platform.release(),
+        "python": platform.python_version(), "textual": ver("textual"), "watchfiles": ver("watchfiles"),
+        "teamtui": ver("teamtui"), "rich": ver("rich"),
+        "commit": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
+        "dirty": bool(subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "teamtui"], capture_output=True, text=True).stdout.strip()),
+    }
+
+
+DEFINITIONS = """\
+## What each figure means
+
+- **Shows.** A change *shows* at the moment the first frame containing its text is ready for
+  the terminal: the benchmark wraps the real app's `App._display` (the call that hands each
+  compositor update — full or partial — to the driver) and scans that frame's text for the
+  change's unique token. The app is the real `TeamTUI` (subclassed only to add these probes),
+  headless through `App.run_test(size=(160, 50))`; only the final write to a terminal is
+  skipped. Scanning frames costs the app a little time, which is counted against it.
+- **Change → screen latency (1).** Another process (`benchmarks/writer.py`, plain `os` calls,
+  no teamtui import) makes one change at a time and reports `time.time()` taken just *before*
+  its write; the latency is the frame time minus that. Three kinds, shuffled, equal numbers:
+  an atomic rewrite (temp file + rename) of task #1 (the first row of the board) with a new
+  subject, a line appended to the selected teammate's log (the large log panel), and a line
+  appended to that teammate's inbox (message table). 10–50 ms pause between changes. Timed
+  out changes (5 s) are counted as missed.
+- **Scale (2).** 100 teammates, 10,000 task files, 100 × 1 MB of JSONL logs. *First complete
+  screen*: from `TeamTUI(...)` construction until frames have shown the header counting all
+  10,000 tasks and the last line of the selected teammate's log in the large log panel (the
+  later of the two). Imports are not in it (see 6).
+  Each repetition is a fresh process; the page cache is warm. *RSS*: `VmHWM` (peak resident)
+  of that process from /proc/self/status. *One task update, app time*: for each feed batch
+  caused by a rewrite of one task file, the time in `TeamState.apply` plus `apply_changes`
+  (the synchronous widget updates) — not the later compositor render, which the latency row
+  includes.
+- **Sustained (3).** The writer appends round-robin to 100 logs at 1,000 lines/s total, each
+  line stamped with its write time. *change→screen*: lines of the selected teammate (10/s),
+  measured as in (1). *written→handled*: every line, until the feed's `apply_changes` has
+  run for it. *Backlog*: every written line handled, drain time after the writer stops, and
+  the p50 handling latency of the first vs. last fifth of the lines. *Key press*: every
+  second a real `Key` event goes through the driver (`/` opens the task filter, answered at
+  the first frame showing the filter's placeholder; `escape` closes it, answered at the first
+  frame after `close_filter` ran); the figure is the worst of all presses.
+- **Idle (4).** 50 teammates (100 KB of log each), nothing written: utime + stime of the whole
+  process (all threads, the watcher's included) from /proc/self/stat over the window, after a
+  warm-up, divided by wall time. Headless: the real driver's input thread is not running.
+- **Poll-and-rescan (5).** The peers' approach, as generously as possible: every 1 s (random
+  phase) list the team folders and re-read and parse every config, task, inbox and log file,
+  then look for the token. No rendering at all. Same writer, same kinds of change, 100–300 ms
+  apart (they overlap, which does not change what a poller sees). *Missed* changes are task
+  rewrites overwritten by the next rewrite of the same task before any poll saw them: a
+  poller never shows such a state at all, and they are left out of its percentiles (which
+  flatters it).
+- **Start-up (6).** `teamtui watch ROOT --teammate-mode in-process` in a real pseudo-terminal
+  (160×50, TERM=xterm-256color), 5 teammates / 10 tasks, from exec to the first output in
+  which the header's "/10 done" appears; then `q`. Import time: `python -X importtime -c
+  "import teamtui.protocol"` (cumulative µs of the package) and the subprocess wall time minus
+  a bare `python -c pass`.
+- Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
+  repetitions, each a fresh process.
+"""
+
+
+def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, elapsed: float,
+              load_before: tuple, before: dict | None, before_label: str, extra: str) -> None:
+    rows = figures(res)
+    brows = {r["key"]: r for r in figures(before)} if before else {}
+    lines = ["# Benchmarks", ""]
+    lines.append(f"Generated by `python benchmarks/run.py{' --quick' if cfg_name == 'quick' else ''}` "
+                 f"(`make bench`) on {dt.datetime.fromtimestamp(started).strftime('%Y-%m-%d %H:%M')}, "
+                 f"{cfg_name} run, {elapsed / 60:.1f} min. Numbers are from that run; nothing is typed in by hand.")
+    lines.append("")
+    lines.append(f"- Machine: {mach['nproc']} CPUs ({mach['cpu']}), {mach['ram']} RAM, Linux {mach['kernel']}.")
+    lines.append(f"- Load average when the run started: {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} "
+                 f"(1/5/15 min){' — the machine was shared with other work (tests of other engineers), so figures are noisy' if load_before[0] > 0.5 else ''}.")
+    lines.append(f"- Versions: Python {mach['python']}, textual {mach['textual']}, rich {mach['rich']}, watchfiles {mach['watchfiles']}, "
+                 f"teamtui {mach['teamtui']} (commit {mach['commit']}{' + uncommitted changes' if mach['dirty'] else ''}).")
+    lines.append("")
+    head = "| Figure | Target |" + (f" Before ({before_label}) |" if before else "") + " Measured | |"
+    lines.append(head)
+    lines.append("|---|---|" + ("---|" if before else "") + "---|---|")
+    for r in rows:
+        mark = "" if r["ok"] is None else ("pass" if r["ok"] else "**miss**")
+        b = brows.get(r["key"])
+        bcell = (f" {fmt(b['value'], b['unit'])}{'' if b['ok'] is None else (' pass' if b['ok'] else ' miss')} |" if b else " |") if before else ""
+        lines.append(f"| {r['figure']} | {r['target']} |{bcell} {fmt(r['value'], r['unit'])} | {mark} |")
+    lines.append("")
+    if extra:
+        lines.append(extra.rstrip() + "\n")
+    lines.append(DEFINITIONS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default=",".join(GROUPS))
+    ap.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
+    ap.add_argument("--save", metavar="NAME")
+    ap.add_argument("--before", type=Path, default=HERE / "results" / "before.json")
+    ap.add_argument("--notes", type=Path, default=HERE / "notes.md", help="text appended under the table")
+    ap.add_argument("--from-results", type=Path, help="only (re)write the doc from a saved result")
+    a = ap.parse_args()
+    only = set(a.only.split(","))
+    unknown = only - set(GROUPS)
+    if unknown:
+        ap.error(f"unknown group(s) {', '.join(sorted(unknown))}; choose from {', '.join(GROUPS)}")
+    if a.from_results:
+        saved = json.loads(a.from_results.read_text())
+        res, meta = saved["results"], saved["meta"]
+    else:
+        cfg = QUICK if a.quick else FULL
+        started = time.time()
+        load = os.getloadavg()
+        res = run_all(cfg, only)
+        meta = {"config": "quick" if a.quick else "full", "started": started, "elapsed": time.time() - started,
+                "load": load, "machine": machine()}
+        if a.save:
+            out = HERE / "results" / f"{a.save}.json"
+            out.parent.mkdir(exist_ok=True)
+            out.write_text(json.dumps({"meta": meta, "results": res}, indent=1))
+    before = before_label = None
+    if a.before and a.before.exists():
+        b = json.loads(a.before.read_text())
+        before, before_label = b["results"], f"{b['meta']['config']} run, {dt.datetime.fromtimestamp(b['meta']['started']).strftime('%H:%M')}"
+    extra = a.notes.read_text() if a.notes and a.notes.exists() else ""
+    write_doc(a.out, res, meta["config"], meta["machine"], meta["started"], meta["elapsed"], tuple(meta["load"]),
+              before, before_label or "", extra)
+    for r in figures(res):
+        mark = "" if r["ok"] is None else ("pass" if r["ok"] else "MISS")
+        print(f"{r['figure'][:90]:90} {fmt(r['value'], r['unit']):>18} {mark}")
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,538 @@
+"""One benchmark scenario per process: `python benchmarks/scenarios.py NAME [options]`.
+
+Prints one JSON object (the raw samples and summary figures) as its last stdout line.
+run.py starts each scenario in a fresh interpreter so memory and CPU figures are its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from teamgen import TEAM, inbox_path, log_path, make_team, member_name, task_path, team_dir  # noqa: E402
+
+WRITER = HERE / "writer.py"
+SIZE = (160, 50)
+
+
+def pct(samples: list[float], p: float) -> float:
+    """Percentile by nearest rank (p in 0..100)."""
+    if not samples:
+        return float("nan")
+    s = sorted(samples)
+    k = max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))
+    return s[k]
+
+
+def summary(samples: list[float]) -> dict:
+    return {
+        "n": len(samples),
+        "p50": pct(samples, 50),
+        "p90": pct(samples, 90),
+        "p99": pct(samples, 99),
+        "max": max(samples) if samples else float("nan"),
+        "mean": statistics.fmean(samples) if samples else float("nan"),
+    }
+
+
+def new_app(root: Path, **kw):
+    from probe import BenchTUI
+
+    cfg = root / "_config" / "config.toml"
+    return BenchTUI(root, TEAM, "native", config_path=cfg, cursor_blink=False, **kw)
+
+
+async def wait_opened(app, timeout: float = 30.0) -> None:
+    end = time.time() + timeout
+    while app.first_full_frame is None:
+        if time.time() > end:
+            raise TimeoutError("the dashboard never showed its first screen")
+        await asyncio.sleep(0.005)
+
+
+class Writer:
+    """The writer subprocess in command mode."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def __aenter__(self) -> Writer:
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, str(WRITER), str(self.root), "cmd",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )
+        return self
+
+    async def do(self, **cmd) -> float:
+        assert self.proc and self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write((json.dumps(cmd) + "\n").encode())
+        await self.proc.stdin.drain()
+        reply = json.loads(await self.proc.stdout.readline())
+        return reply["t"]
+
+    async def __aexit__(self, *exc) -> None:
+        assert self.proc and self.proc.stdin
+        try:
+            self.proc.stdin.write(b'{"op": "quit"}\n')
+            await self.proc.stdin.drain()
+            await asyncio.wait_for(self.proc.wait(), 5)
+        except Exception:  # noqa: BLE001
+            self.proc.kill()
+            await self.proc.wait()
+
+
+def change_cmd(kind: str, token: str, members: int) -> dict:
+    if kind == "log":
+        return {"op": "log", "member": member_name(0), "token": token}
+    if kind == "inbox":
+        return {"op": "inbox", "member": member_name(0), "token": token}
+    return {"op": "task", "task": 1, "members": members, "token": token}
+
+
+# ---------------------------------------------------------------- 1. latency
+async def latency(members: int, per_kind: int, seed: int = 1) -> dict:
+    rnd = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
+        root = make_team(Path(tmp), members, tasks=max(20, 2 * members))
+        app = new_app(root)
+        out: dict[str, list[float]] = {"log": [], "inbox": [], "task": []}
+        missed = 0
+        async with app.run_test(size=SIZE):
+            await wait_opened(app)
+            await asyncio.sleep(0.5)  # let the watcher settle
+            async with Writer(root) as w:
+                order = [k for k in out for _ in range(per_kind)]
+                rnd.shuffle(order)
+                for i, kind in enumerate(order):
+                    token = f"{kind[0].upper()}{i:05d}q"
+                    fut = app.expect(token)
+                    t_write = await w.do(**change_cmd(kind, token, members))
+                    try:
+                        t_seen = await asyncio.wait_for(fut, 5.0)
+                        out[kind].append(t_seen - t_write)
+                    except TimeoutError:
+                        missed += 1
+                        app._awaited.pop(token, None)
+                    await asyncio.sleep(rnd.uniform(0.01, 0.05))
+        all_ = [x for v in out.values() for x in v]
+        handle = [a + b for a, b, _ in app.batches]
+        return {
+            "members": members, "missed": missed, "all": summary(all_),
+            **{k: summary(v) for k, v in out.items()},
+            "handle": summary(handle), "samples": all_,
+        }
+
+
+# ---------------------------------------------------------------- 5. poll-and-rescan
+class PollRescan:
+    """The peers' approach: every `interval` s list the team folders and re-read and parse every file."""
+
+    def __init__(self, root: Path, interval: float = 1.0):
+        self.root = root
+        self.interval = interval
+        self.awaited: dict[str, float] = {}  # token -> write time (filled by the driver)
+        self.seen: dict[str, float] = {}
+        self.polls = 0
+
+    def poll(self) -> str:
+        parts: list[str] = []
+        td = team_dir(self.root)
+        cfg = json.loads((td / "config.json").read_text())
+        parts.append(json.dumps(cfg))
+        for p in sorted((self.root / ".tasks").glob("task_*.json")):
+            try:
+                parts.append(json.loads(p.read_text()).get("subject", ""))
+            except (OSError, ValueError):
+                pass
+        for p in sorted(td.glob("*_inbox.jsonl")):
+            for line in p.read_text().splitlines():
+                try:
+                    parts.append(json.loads(line).get("content", ""))
+                except ValueError:
+                    pass
+        for p in sorted((td / "logs").iterdir()):
+            for line in p.read_text().splitlines():
+                try:
+                    parts.append(json.loads(line).get("text", ""))
+                except ValueError:
+                    parts.append(line)
+        self.polls += 1
+        return "\n".join(parts)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        # A random phase, as a peer's timer has no relation to when teammates write.
+        await asyncio.sleep(random.uniform(0, self.interval))
+        while not stop.is_set():
+            text = await asyncio.to_thread(self.poll)
+            t = time.time()
+            for token in [k for k in self.awaited if k in text]:
+                self.seen[token] = t - self.awaited.pop(token)
+            try:
+                await asyncio.wait_for(stop.wait(), self.interval)
+            except TimeoutError:
+                pass
+
+
+async def poll_latency(members: int, changes: int, seed: int = 2) -> dict:
+    rnd = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
+        root = make_team(Path(tmp), members, tasks=max(20, 2 * members))
+        poller = PollRescan(root, 1.0)
+        stop = asyncio.Event()
+        runner = asyncio.create_task(poller.run(stop))
+        kinds = ["log", "inbox", "task"]
+        async with Writer(root) as w:
+            for i in range(changes):
+                kind = kinds[i % 3]
+                token = f"{kind[0].upper()}{i:05d}q"
+                cmd = change_cmd(kind, token, members)
+                # Register before the write with a placeholder, then the true write time.
+                poller.awaited[token] = time.time()
+                poller.awaited[token] = await w.do(**cmd)
+                await asyncio.sleep(rnd.uniform(0.1, 0.3))
+            end = time.time() + 3
+            while poller.awaited and time.time() < end:
+                await asyncio.sleep(0.05)
+        stop.set()
+        await runner
+        s = list(poller.seen.values())
+        return {"members": members, "missed": len(poller.awaited), "all": summary(s), "samples": s}
+
+
+def poll_idle(members: int, seconds: float) -> dict:
+    with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
+        from probe import proc_cpu_seconds
+
+        root = make_team(Path(tmp), members, tasks=2 * members, log_bytes=IDLE_LOG_BYTES)
+        poller = PollRescan(root, 1.0)
+        c0, t0 = proc_cpu_seconds(), time.time()
+        while time.time() - t0 < seconds:
+            poller.poll()
+            time.sleep(1.0)
+        cpu, wall = proc_cpu_seconds() - c0, time.time() - t0
+        return {"members": members, "cpu_s": cpu, "wall_s": wall, "core_pct": 100 * cpu / wall}
+
+
+# ---------------------------------------------------------------- 2. scale
+def make_scale_team(root: Path, members: int, tasks: int, log_mb: float) -> None:
+    make_team(root, members, tasks, log_bytes=int(log_mb * (1 << 20) / members))
+
+
+async def scale_once(root: Path, members: int, tasks: int, updates: int) -> dict:
+    from probe import rss_mb
+
+    import textual.pilot
+
+    # run_test waits at most 30 s for the first screen to settle; a slow first screen must be
+    # measured, not turned into an error.
+    wait = textual.pilot.Pilot._wait_for_screen
+    textual.pilot.Pilot._wait_for_screen = lambda self, timeout=600.0: wait(self, timeout)
+    app = new_app(root)
+    # Complete: the first frame whose header counts every task (awaited before the app starts).
+    # ... and whose large log panel shows the selected teammate's (m000) last line.
+    futs = [app.expect(t) for t in (f"/{tasks} done", f"END-{member_name(0)}")]
+    async with app.run_test(size=SIZE):
+        first = max(await asyncio.wait_for(asyncio.gather(*futs), 600))
+        first_screen = first - app.created_at
+        rss_first, _ = rss_mb()
+        await asyncio.sleep(1.0)
+        app.batches.clear()
+        lat = []
+        async with Writer(root) as w:
+            for i in range(updates):
+                token = f"U{i:05d}q"
+                fut = app.expect(token)
+                t_write = await w.do(op="task", task=1, members=members, token=token)
+                try:
+                    lat.append(await asyncio.wait_for(fut, 10) - t_write)
+                except TimeoutError:
+                    app._awaited.pop(token, None)
+                await asyncio.sleep(0.05)
+        task_batches = [b for b in app.batches if b[2] >= 1]
+        rss_now, rss_peak = rss_mb()
+    return {
+        "first_screen_s": first_screen,
+        "load_s": app.opened_at - app.created_at,
+        "rss_first_mb": rss_first,
+        "rss_peak_mb": rss_peak,
+        "rss_end_mb": rss_now,
+        "update_apply_ms": [1000 * a for a, _, _ in task_batches],
+        "update_handle_ms": [1000 * (a + b) for a, b, _ in task_batches],
+        "update_latency_s": lat,
+    }
+
+
+# ---------------------------------------------------------------- 3. sustained
+async def sustained(members: int, rate: float, seconds: float, key_every: float = 1.0) -> dict:
+    with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
+        root = make_team(Path(tmp), members, tasks=2 * members)
+        app = new_app(root)
+        handled: list[tuple[float, float]] = []  # (write time, handled time) for every line
+        screen_lat: list[float] = []
+        pending_screen: list[asyncio.Task] = []
+        selected = member_name(0)
+        count = 0
+
+        def on_entries(member: str, entries, now: float) -> None:
+            nonlocal count
+            for e in entries:
+                if e.text.startswith("S") and e.ts:
+                    count += 1
+                    handled.append((e.ts, now))
+                    if member == selected:
+                        token = e.text.split(" ", 1)[0]
+                        fut = app.expect(token)
+                        ts = e.ts
+
+                        async def wait(fut=fut, ts=ts):
+                            try:
+                                screen_lat.append(await asyncio.wait_for(fut, 10) - ts)
+                            except TimeoutError:
+                                pass
+
+                        pending_screen.append(asyncio.ensure_future(wait()))
+
+        key_lat: list[float] = []
+        closed_at: list[float] = []
+        app.on_close_filter = closed_at.append
+        async with app.run_test(size=SIZE):
+            await wait_opened(app)
+            await asyncio.sleep(0.5)
+            app.on_log_entries = on_entries
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, str(WRITER), str(root), "load", str(members), str(rate), str(seconds),
+                stdout=asyncio.subprocess.PIPE,
+            )
+            start = json.loads(await proc.stdout.readline())["start"]
+            from textual import events
+
+            driver = app._driver
+            while time.time() - start < seconds:
+                await asyncio.sleep(key_every)
+                # A real key press through the driver, as a terminal would deliver it: "/" opens the
+                # task filter; answered when a frame shows the filter's placeholder.
+                fut = app.expect("filter tasks: id")
+                t0 = time.time()
+                ev = events.Key("slash", "/")
+                ev.set_sender(app)
+                driver.send_message(ev)
+                try:
+                    key_lat.append(await asyncio.wait_for(fut, 5) - t0)
+                except TimeoutError:
+                    key_lat.append(float("inf"))
+                await asyncio.sleep(0.1)
+                # escape closes it again; answered at the first frame after close_filter ran.
+                n = len(closed_at)
+                t0 = time.time()
+                ev = events.Key("escape", "\x1b")
+                ev.set_sender(app)
+                driver.send_message(ev)
+                end = time.time() + 5
+                while len(closed_at) == n and time.time() < end:
+                    await asyncio.sleep(0.001)
+                if len(closed_at) > n:
+                    t_frame = await asyncio.wait_for(app.next_frame(), 5)
+                    key_lat.append(t_frame - t0)
+                else:
+                    key_lat.append(float("inf"))
+            tail = json.loads(await proc.stdout.readline())
+            await proc.wait()
+            written, t_end = tail["written"], tail["end"]
+            end = time.time() + 30
+            while count < written and time.time() < end:
+                await asyncio.sleep(0.01)
+            drain = time.time() - t_end
+            await asyncio.gather(*pending_screen)
+        lat_all = [h - w for w, h in handled]
+        # Backlog: the handling latency in the first and last fifth of the run.
+        fifth = max(1, len(lat_all) // 5)
+        first_q, last_q = lat_all[:fifth], lat_all[-fifth:]
+        return {
+            "members": members, "rate": rate, "seconds": seconds,
+            "written": written, "handled": count, "writer_late_s": tail["late"],
+            "drain_s": drain,
+            "handled_latency": summary(lat_all),
+            "screen_latency": summary(screen_lat),
+            "first_fifth_p50": pct(first_q, 50), "last_fifth_p50": pct(last_q, 50),
+            "first_fifth_p99": pct(first_q, 99), "last_fifth_p99": pct(last_q, 99),
+            "key": summary(key_lat),
+        }
+
+
+# ---------------------------------------------------------------- 4. idle
+IDLE_LOG_BYTES = 100 * 1024  # per teammate, for the dashboard and the poller alike
+IDLE_WINDOW = 10.0
+
+
+async def idle(members: int, seconds: float, warmup: float) -> dict:
+    from probe import proc_cpu_seconds
+
+    with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
+        root = make_team(Path(tmp), members, tasks=2 * members, log_bytes=IDLE_LOG_BYTES)
+        app = new_app(root)
+        windows = []
+        async with app.run_test(size=SIZE):
+            await wait_opened(app)
+            await asyncio.sleep(warmup)
+            f0, c0, t0 = app.frames, proc_cpu_seconds(), time.time()
+            while time.time() - t0 < seconds - 1e-3:
+                cw, tw = proc_cpu_seconds(), time.time()
+                await asyncio.sleep(min(IDLE_WINDOW, seconds - (tw - t0)))
+                windows.append(100 * (proc_cpu_seconds() - cw) / (time.time() - tw))
+            cpu, wall, frames = proc_cpu_seconds() - c0, time.time() - t0, app.frames - f0
+        return {"members": members, "cpu_s": cpu, "wall_s": wall, "core_pct": 100 * cpu / wall, "frames": frames,
+                "windows_pct": windows}
+
+
+# ---------------------------------------------------------------- 6. start-up and import
+_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
+
+
+def startup_once(root: Path, needle: bytes, timeout: float = 20.0) -> float:
+    """`teamtui watch ROOT` in a real pseudo-terminal: seconds from exec to the first screen."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    exe = Path(sys.executable).with_name("teamtui")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    env.update(TERM="xterm-256color", XDG_CONFIG_HOME=str(root / "_config"), COLUMNS=str(SIZE[0]), LINES=str(SIZE[1]))
+    t0 = time.time()
+    proc = subprocess.Popen(
+        [str(exe), "watch", str(root), "--team", TEAM, "--teammate-mode", "in-process"],
+        stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True, start_new_session=True,
+    )
+    os.close(slave)
+    buf = b""
+    found = None
+    try:
+        while time.time() - t0 < timeout:
+            r, _, _ = select.select([master], [], [], 0.05)
+            if r:
+                try:
+                    chunk = os.read(master, 1 << 16)
+                except OSError:
+                    break
+                buf += chunk
+                if needle in _ANSI.sub(b"", buf):
+                    found = time.time() - t0
+                    break
+        os.write(master, b"q")
+        try:
+            deadline = time.time() + 5
+            while proc.poll() is None and time.time() < deadline:
+                r, _, _ = select.select([master], [], [], 0.05)
+                if r:
+                    try:
+                        os.read(master, 1 << 16)
+                    except OSError:
+                        break
+            proc.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    if found is None:
+        tail = _ANSI.sub(b"", buf)[-400:]
+        raise RuntimeError(f"no first screen within {timeout}s: {tail!r}")
+    return found
+
+
+def startup(reps: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
+        root = make_team(Path(tmp), 5, tasks=10)
+        # The header's task count is on the first screen once the team is loaded.
+        needle = b"/10 done"
+        startup_once(root, needle)  # warm the page cache
+        times = [startup_once(root, needle) for _ in range(reps)]
+    return {"startup": summary(times), "samples": times}
+
+
+def import_time(reps: int) -> dict:
+    py = sys.executable
+
+    def wall(code: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([py, "-c", code], check=True)
+        return time.perf_counter() - t0
+
+    check = "import sys, teamtui.protocol; assert 'textual' not in sys.modules"
+    wall(check)
+    base = [wall("pass") for _ in range(reps)]
+    full = [wall("import teamtui.protocol") for _ in range(reps)]
+    cumul = []
+    for _ in range(reps):
+        r = subprocess.run([py, "-X", "importtime", "-c", "import teamtui.protocol"], capture_output=True, text=True, check=True)
+        for line in r.stderr.splitlines():
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) == 3 and parts[2] == "teamtui.protocol":
+                cumul.append(int(parts[1]) / 1e6)
+    return {
+        "python_s": summary(base), "with_import_s": summary(full),
+        "import_only_p50_s": pct(full, 50) - pct(base, 50),
+        "importtime_cumulative_s": summary(cumul),
+    }
+
+
+# ---------------------------------------------------------------- main
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name")
+    ap.add_argument("--members", type=int, default=5)
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--rate", type=float, default=10)
+    ap.add_argument("--tasks", type=int, default=10000)
+    ap.add_argument("--log-mb", type=float, default=100)
+    ap.add_argument("--root", type=Path)
+    ap.add_argument("--updates", type=int, default=20)
+    ap.add_argument("--warmup", type=float, default=5)
+    a = ap.parse_args()
+    if a.name == "latency":
+        res = asyncio.run(latency(a.members, a.n))
+    elif a.name == "poll":
+        res = asyncio.run(poll_latency(a.members, a.n))
+    elif a.name == "poll_idle":
+        res = poll_idle(a.members, a.seconds)
+    elif a.name == "make_scale":
+        make_scale_team(a.root, a.members, a.tasks, a.log_mb)
+        res = {"root": str(a.root)}
+    elif a.name == "scale":
+        res = asyncio.run(scale_once(a.root, a.members, a.tasks, a.updates))
+    elif a.name == "sustained":
+        res = asyncio.run(sustained(a.members, a.rate, a.seconds))
+    elif a.name == "idle":
+        res = asyncio.run(idle(a.members, a.seconds, a.warmup))
+    elif a.name == "startup":
+        res = startup(a.n)
+    elif a.name == "import":
+        res = import_time(a.n)
+    else:
+        raise SystemExit(f"unknown scenario {a.name}")
+    sys.stdout.write("\n" + json.dumps(res) + "\n")
+
+
+if __name__ == "__main__":
+    main()
