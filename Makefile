@@ -4,6 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
+BSTAMP := $(VENV)/.installed-bench
 
 .PHONY: demo test stress bench screenshots install clean
 
@@ -25,11 +26,15 @@ demo: $(STAMP)
 test: $(TSTAMP)
 	$(PY) -m pytest -q
 
+$(BSTAMP): pyproject.toml $(TSTAMP)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $@
+
 stress: $(TSTAMP)
 	$(PY) -m pytest -q -m stress
 
-bench: $(TSTAMP)
-	$(PY) benchmarks/run.py
+bench: $(BSTAMP)
+	$(PY) benchmarks/run.py --save latest
 
 screenshots: $(TSTAMP)
 	$(PY) -m teamtui.tui.screenshots screenshots

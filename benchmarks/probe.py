@@ -4,7 +4,8 @@ BenchTUI is TeamTUI plus three probes:
   * every frame the compositor hands to the terminal driver (`App._display`) is scanned for
     awaited tokens: a change "shows" at the moment the first frame containing its text is
     ready to be written to the terminal;
-  * the time spent in the feed on each batch: `TeamState.apply` calls plus `apply_changes`;
+  * the time spent in the feed on each batch (`TeamTUI.on_batch`: reading the changed files,
+    then updating the widgets);
   * the log entries the feed handled, with their write time (the writer puts it in "ts").
 """
 
@@ -71,9 +72,7 @@ class BenchTUI(TeamTUI):
         self.frames = 0
         self._awaited: dict[str, asyncio.Future[float]] = {}
         self._frame_waiters: list[asyncio.Future[float]] = []
-        self._apply_acc = 0.0
-        self._apply_files = 0
-        # (seconds in TeamState.apply, seconds in apply_changes, files applied) per feed batch
+        # (seconds reading files, seconds in apply_changes, task changes) per feed batch
         self.batches: list[tuple[float, float, int]] = []
         self.on_log_entries: Callable[[str, list, float], None] | None = None
         self.on_close_filter: Callable[[float], None] | None = None
@@ -113,26 +112,11 @@ class BenchTUI(TeamTUI):
     def open_store(self, store) -> None:
         super().open_store(store)
         self.opened_at = time.time()
-        state = self.state
-        real_apply = state.apply
+        self.on_batch = self._batch_handled  # the dashboard's own hook: no private method wrapped
 
-        def timed_apply(path):
-            t0 = time.perf_counter()
-            try:
-                return real_apply(path)
-            finally:
-                self._apply_acc += time.perf_counter() - t0
-                self._apply_files += 1
-
-        state.apply = timed_apply  # type: ignore[method-assign]
-
-    def apply_changes(self, changes, full: bool = False) -> None:
-        t0 = time.perf_counter()
-        super().apply_changes(changes, full)
-        dt = time.perf_counter() - t0
-        self.batches.append((self._apply_acc, dt, self._apply_files))
-        self._apply_acc = 0.0
-        self._apply_files = 0
+    def _batch_handled(self, changes, read_s: float, widgets_s: float) -> None:
+        tasks = sum(1 for c in changes if c.kind == "task")
+        self.batches.append((read_s, widgets_s, tasks))
         if self.on_log_entries is not None:
             now = time.time()
             for c in changes:

@@ -218,9 +218,10 @@ DEFINITIONS = """\
 - **Shows.** A change *shows* at the moment the first frame containing its text is ready for
   the terminal: the benchmark wraps the real app's `App._display` (the call that hands each
   compositor update — full or partial — to the driver) and scans that frame's text for the
-  change's unique token. The app is the real `TeamTUI` (subclassed only to add these probes),
-  headless through `App.run_test(size=(160, 50))`; only the final write to a terminal is
-  skipped. Scanning frames costs the app a little time, which is counted against it.
+  change's unique token. The app is the real `TeamTUI` (subclassed only to add this probe and
+  to subscribe to its `on_batch` hook), headless through `App.run_test(size=(160, 50))`; only
+  the final write to a terminal is skipped. Scanning frames costs the app a little time, which
+  is counted against it.
 - **Change → screen latency (1).** Another process (`benchmarks/writer.py`, plain `os` calls,
   no teamtui import) makes one change at a time and reports `time.time()` taken just *before*
   its write; the latency is the frame time minus that. Three kinds, shuffled, equal numbers:
@@ -234,13 +235,13 @@ DEFINITIONS = """\
   later of the two). Imports are not in it (see 6).
   Each repetition is a fresh process; the page cache is warm. *RSS*: `VmHWM` (peak resident)
   of that process from /proc/self/status. *One task update, app time*: for each feed batch
-  caused by a rewrite of one task file, the time in `TeamState.apply` plus `apply_changes`
-  (the synchronous widget updates) — not the later compositor render, which the latency row
-  includes.
+  caused by a rewrite of one task file, the time reading the changed files (`TeamState.apply`)
+  plus `apply_changes` (the synchronous widget updates), as `TeamTUI.on_batch` reports them —
+  not the later compositor render, which the latency row includes.
 - **Sustained (3).** The writer appends round-robin to 100 logs at 1,000 lines/s total, each
   line stamped with its write time. *change→screen*: lines of the selected teammate (10/s),
   measured as in (1). *written→handled*: every line, until the feed's `apply_changes` has
-  run for it. *Backlog*: every written line handled, drain time after the writer stops, and
+  run for it (`on_batch`). *Backlog*: every written line handled, drain time after the writer stops, and
   the p50 handling latency of the first vs. last fifth of the lines. *Key press*: every
   second a real `Key` event goes through the driver (`/` opens the task filter, answered at
   the first frame showing the filter's placeholder; `escape` closes it, answered at the first
@@ -327,7 +328,8 @@ def main() -> None:
     before = before_label = None
     if a.before and a.before.exists():
         b = json.loads(a.before.read_text())
-        before, before_label = b["results"], f"{b['meta']['config']} run, {dt.datetime.fromtimestamp(b['meta']['started']).strftime('%H:%M')}"
+        bm = b["meta"]
+        before, before_label = b["results"], f"{bm['config']} run, commit {bm['machine']['commit']}"
     extra = a.notes.read_text() if a.notes and a.notes.exists() else ""
     write_doc(a.out, res, meta["config"], meta["machine"], meta["started"], meta["elapsed"], tuple(meta["load"]),
               before, before_label or "", extra)

@@ -164,3 +164,74 @@ def test_a_file_outside_the_team_reads_nothing(native_root: Path, opened: list[P
     opened.clear()
     assert state.apply(stray) == []
     assert state.files_read == before and opened == []
+
+
+# ---------------------------------------------------------------- the board, updated in place
+
+
+def _random_task(rnd, tid: int, ids: int):
+    from teamtui.protocol.models import Task, TaskStatus
+
+    status = rnd.choice(list(TaskStatus))
+    return Task(
+        id=str(tid),
+        subject=f"s{rnd.randrange(1000)}",
+        status=status,
+        owner=rnd.choice(["", "hunter", "scout", "ghost"]),
+        blocked_by=[str(rnd.randrange(1, ids + 3)) for _ in range(rnd.randrange(3))],
+        files=rnd.sample(["a.py", "b.py", "c.py", "d.py"], rnd.randrange(3)),
+    )
+
+
+def _snapshot(board) -> dict:
+    views = board.views()
+    return {
+        "order": [t.id for t in board.ordered()],
+        "views": {v.task.id: (v.state, v.open_blockers, v.missing, v.conflicts_with) for v in views},
+        "progress": board.progress(),
+        "claimed": board.claimed_files(),
+        "current": {k: t.id for k, t in board.current_tasks().items()},
+        "dependents": {t.id: board.dependents(t.id) for t in board.tasks.values()},
+    }
+
+
+def test_a_board_updated_in_place_answers_as_a_fresh_one() -> None:
+    """Board.put/remove keep their indexes (order, progress, claimed files, dependents) instead of
+    rebuilding: after every step they must answer exactly as a board built from scratch, and
+    affected_by must name every task whose view changed."""
+    import random
+
+    from teamtui.protocol.board import Board
+
+    rnd = random.Random(6)
+    ids = 40
+    tasks = {str(i): _random_task(rnd, i, ids) for i in range(1, ids + 1)}
+    board = Board(tasks.values())
+    _snapshot(board)  # build the indexes, so that the steps below exercise keeping them
+    for _ in range(400):
+        before = _snapshot(board)
+        claimed_before = board.claimed_files()
+        tid = str(rnd.randrange(1, ids + 6))
+        if rnd.random() < 0.1 and tid in tasks:
+            del tasks[tid]
+            board.remove(tid)
+        else:
+            tasks[tid] = _random_task(rnd, int(tid), ids)
+            board.put(tasks[tid])
+        now = _snapshot(board)
+        assert now == _snapshot(Board(tasks.values()))
+        changed = {i for i in now["views"] if now["views"][i] != before["views"].get(i)}
+        assert changed <= board.affected_by({tid}, claimed_before) | {tid}
+
+
+def test_a_task_update_keeps_the_state_board(native_root: Path) -> None:
+    store, state = _loaded(native_root)
+    board = state.board
+    board.views()
+    path = store.task_path("3")
+    data = json.loads(path.read_text())
+    data["subject"] = "changed"
+    path.write_text(json.dumps(data))
+    state.apply(path)
+    assert state.board is board, "one task update must not rebuild the board from every task"
+    assert board.tasks["3"].subject == "changed" and [t.id for t in board.ordered()] == sorted(board.tasks, key=int)

@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 
 from teamtui.cli.common import EXIT_USAGE, CliError, Context
+from teamtui.cli.terminal import detach_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
 
 
@@ -65,7 +66,12 @@ def open_dashboard(ctx: Context) -> int:
     panes, notice = _panes(ctx)
     app = TeamTUI(ctx.root, ctx.team, ctx.layout, panes=panes, health_timeout=health, log_limit=lines, notice=notice)
     # SIGTERM and SIGHUP (terminal closed) end the app like `q`, so its panes close too.
-    previous = {sig: signal.signal(sig, lambda *_: app.exit()) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    def on_signal(signum: int, frame: object) -> None:
+        if signum == signal.SIGHUP:
+            detach_terminal()  # the terminal is gone: the app's last writes must not fail
+        app.exit()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         app.run()
     finally:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,9 @@ from pathlib import Path
 from teamtui.protocol.errors import NotFoundError, ProtocolError
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.store import TeamStore
+# One inert for every layer; the commands import it from here.
+from teamtui.protocol.text import UNSAFE_TERMINAL as _UNSAFE_TERMINAL  # noqa: F401
+from teamtui.protocol.text import inert  # noqa: F401
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -71,19 +73,6 @@ class Context:
             raise CliError(str(exc)) from None
         except ProtocolError as exc:
             raise CliError(str(exc)) from None
-
-
-# C0 (but tab and newline), DEL, C1, bidi marks/overrides/isolates, line/paragraph separators,
-# and lone surrogates (from JSON "\\ud800" escapes: they cannot even be encoded to UTF-8).
-_UNSAFE_TERMINAL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-
-
-def inert(text: object) -> str:
-    """Text from a file made safe for a terminal: control characters, escapes and bidi overrides shown as codes."""
-    s = str(text)
-    return _UNSAFE_TERMINAL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", s)
 
 
 def out(line: str = "") -> None:

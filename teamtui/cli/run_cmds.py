@@ -11,9 +11,12 @@ import threading
 import time
 from pathlib import Path
 
-from teamtui.cli.common import CliError, Context, inert
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
+from teamtui.cli.terminal import detach_terminal
 from teamtui.runtime.lead import EXIT_INTERRUPTED, Lead, LeadEvent, RunResult
 from teamtui.runtime.teamfile import TeamFile, TeamFileError, load_team_file
+from teamtui.tmux.api import NullPanes, PaneSpec, TeammatePanes
+from teamtui.tmux.mode import add_teammate_mode_option
 
 
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -26,6 +29,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     )
     p.add_argument("teamfile", type=Path, help="the TOML team file")
     p.add_argument("--headless", action="store_true", help="no dashboard: print progress; exit 0 when every task is completed")
+    add_teammate_mode_option(p, top=False)
     p.set_defaults(handler=cmd_run)
 
     d = sub.add_parser(
@@ -38,6 +42,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     d.add_argument("--teammates", type=int, default=5, metavar="N", help="how many teammates, 4 to 6 (default 5)")
     d.add_argument("--speed", type=float, default=1.0, metavar="X", help="time runs X times faster (default 1: about two minutes)")
     d.add_argument("--headless", action="store_true", help="no dashboard: print progress")
+    add_teammate_mode_option(d, top=False)
     d.set_defaults(handler=cmd_demo)
 
 
@@ -49,7 +54,7 @@ def cmd_run(ctx: Context) -> int:
     if ctx.team:
         spec.team.name = ctx.team
     root = ctx.root if ctx.root is not None else spec.base_dir
-    return run_team(spec, root, headless=ctx.args.headless)
+    return run_team(spec, root, headless=ctx.args.headless, mode=_requested_mode(ctx))
 
 
 def cmd_demo(ctx: Context) -> int:
@@ -59,53 +64,132 @@ def cmd_demo(ctx: Context) -> int:
         raise CliError("--teammates must be between 4 and 6")
     if ctx.args.speed <= 0:
         raise CliError("--speed must be more than 0")
+    mode = _requested_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
     root = ctx.args.dir or Path(tempfile.mkdtemp(prefix="teamtui-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     spec = demo_team(root, teammates=ctx.args.teammates, speed=ctx.args.speed)
     if (root / ".teams" / spec.team.name).exists():
         raise CliError(f"{root} already holds a demo team: pass another --dir, or none for a fresh folder")
     print(f"teamtui demo: team {spec.team.name!r} in {root}", flush=True)
-    return run_team(spec, root, headless=ctx.args.headless)
+    return run_team(spec, root, headless=ctx.args.headless, mode=mode)
 
 
-def run_team(spec: TeamFile, root: Path, *, headless: bool) -> int:
-    if headless:
-        return run_headless(spec, root)
-    return run_with_dashboard(spec, root)
+def _requested_mode(ctx: Context):
+    """The teammate display mode: --teammate-mode, else the config file's teammate_mode, else auto."""
+    from teamtui.tmux.mode import resolve_teammate_mode
+    from teamtui.tmux.server import TmuxUnavailable
+    from teamtui.tui.config import load_settings
+
+    try:
+        return resolve_teammate_mode(getattr(ctx.args, "teammate_mode", None), load_settings().teammate_mode)
+    except TmuxUnavailable as exc:  # `--teammate-mode tmux` outside tmux: one clear line, no traceback
+        raise CliError(str(exc), EXIT_USAGE) from None
+
+
+def run_team(spec: TeamFile, root: Path, *, headless: bool, mode=None) -> int:
+    """Run the team; in tmux mode each teammate runs in its own pane, closed with the team."""
+    panes, notice = _lead_panes(mode, spec.team.name)
+    try:
+        if notice and headless:
+            _say(f"teamtui: {inert(notice)}", sys.stderr)
+        spawner = _tmux_spawner(panes, spec)
+        if headless:
+            return run_headless(spec, root, spawner=spawner)
+        return run_with_dashboard(spec, root, spawner=spawner, panes=LeadPanes(panes), notice=notice)
+    finally:
+        panes.close_all()  # after the lead is done: every pane it opened goes, whatever ended the run
+
+
+def _lead_panes(mode, team: str) -> tuple[TeammatePanes, str]:
+    if mode is None or mode.mode != "tmux":
+        return NullPanes(), mode.notice if mode is not None else ""
+    from teamtui.tmux.mode import make_panes
+
+    return make_panes(mode, team)
+
+
+def _tmux_spawner(panes: TeammatePanes, spec: TeamFile):
+    """The lead's spawner: teammates in panes in tmux mode, else plain child processes (None)."""
+    if not panes.active:
+        return None
+    from teamtui.tmux.spawner import TmuxSpawner
+    from teamtui.tui.format import color_name
+
+    colors = {t.name: t.color for t in spec.teammates}
+    return TmuxSpawner(panes, color_of=lambda name: color_name(colors.get(name, ""), name))  # type: ignore[arg-type]
+
+
+class LeadPanes:
+    """The panes as the dashboard sees them under a lead: the lead's spawner opens and closes them
+    (each runs its teammate), so the dashboard only hides, shows and selects, and leaving the
+    dashboard must not close them before the lead has shut the team down gracefully."""
+
+    def __init__(self, panes: TeammatePanes):
+        self._panes = panes
+        self.active = panes.active
+        self.team = panes.team
+
+    def sync(self, specs: list[PaneSpec]) -> None:
+        return None
+
+    def close(self, name: str) -> None:
+        return None
+
+    def toggle(self) -> bool:
+        return self._panes.toggle()
+
+    def select(self, name: str) -> bool:
+        return self._panes.select(name)
+
+    def close_all(self) -> None:
+        return None  # run_team closes them once the lead has finished
 
 
 def _print_event(ev: LeadEvent) -> None:
     stamp = time.strftime("%H:%M:%S", time.localtime(ev.ts))
     mark = {"warning": " warning:", "error": " error:"}.get(ev.level, "")
-    print(f"{stamp}{mark} {inert(ev.text)}", flush=True)
+    _say(f"{stamp}{mark} {inert(ev.text)}")
+
+
+def _say(line: str, file=None) -> None:
+    """Print a progress line; a terminal that is gone (EIO, a closed pipe) must not stop the lead."""
+    try:
+        print(line, file=file or sys.stdout, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def _report(result: RunResult) -> int:
     if result.code != 0:
-        print(f"teamtui: {inert(result.reason)}", file=sys.stderr)
+        _say(f"teamtui: {inert(result.reason)}", sys.stderr)
     return result.code
 
 
-def run_headless(spec: TeamFile, root: Path) -> int:
-    lead = Lead(spec, root, on_event=_print_event)
+def run_headless(spec: TeamFile, root: Path, *, spawner=None) -> int:
+    lead = Lead(spec, root, spawner=spawner, on_event=_print_event)
 
     async def main() -> RunResult:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, lead.request_shutdown, "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
         loop.add_signal_handler(signal.SIGTERM, lead.request_shutdown, "terminated (SIGTERM)", 128 + signal.SIGTERM)
-        loop.add_signal_handler(signal.SIGHUP, lead.request_shutdown, "terminal closed (SIGHUP)", 128 + signal.SIGHUP)
+        loop.add_signal_handler(signal.SIGHUP, _hangup, lead)
         return await lead.run()
 
     return _report(asyncio.run(main()))
 
 
-def run_with_dashboard(spec: TeamFile, root: Path) -> int:
+def _hangup(lead: Lead) -> None:
+    detach_terminal()
+    lead.request_shutdown("terminal closed (SIGHUP)", 128 + signal.SIGHUP)
+
+
+def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs: object) -> int:
     """The lead runs in a background thread with its own event loop; the dashboard owns the main thread."""
     try:
-        from teamtui.tui.app import TeamTUI
+        from teamtui.tui.app import TeamTUI  # noqa: F401 - fail early, before the team exists
     except ImportError as exc:
         print(f"teamtui: the dashboard is not available ({exc}); running headless", file=sys.stderr)
-        return run_headless(spec, root)
+        return run_headless(spec, root, spawner=spawner)
 
     app_box: list[object] = []
     pending: list[LeadEvent] = []
@@ -122,7 +206,7 @@ def run_with_dashboard(spec: TeamFile, root: Path) -> int:
             return
         _print_event(ev)
 
-    lead = Lead(spec, root, on_event=on_event)
+    lead = Lead(spec, root, spawner=spawner, on_event=on_event)
     outcome: list[RunResult | BaseException] = []
 
     def lead_thread() -> None:
@@ -140,10 +224,12 @@ def run_with_dashboard(spec: TeamFile, root: Path) -> int:
         thread.join()
         return _finish(outcome)
 
-    app = connect_dashboard(lead, spec, root)
+    app = connect_dashboard(lead, spec, root, sync_panes=False, **app_kwargs)
     app_box.append(app)
 
     def on_sigterm(signum: int, frame: object) -> None:
+        if signum == signal.SIGHUP:
+            detach_terminal()
         lead.request_shutdown(f"terminated (signal {signum})", 128 + signum)
         app.exit()
 

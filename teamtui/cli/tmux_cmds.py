@@ -61,7 +61,10 @@ def _task_line(view: MemberView | None) -> str:
 
 
 def _log_line(entry: LogEntry) -> str:
-    stamp = time.strftime("%H:%M:%S", time.localtime(entry.ts)) if entry.ts else "        "
+    try:
+        stamp = time.strftime("%H:%M:%S", time.localtime(entry.ts)) if entry.ts else "        "
+    except (OverflowError, OSError, ValueError):  # a peer's "ts": 1e400 (inf) or 1e300: beyond time_t
+        stamp = "        "
     return f"log    {stamp} {_LEVEL_TAG.get(entry.level, 'info ')} {inert(entry.text)}"
 
 

@@ -41,9 +41,73 @@ class TaskView:
 class Board:
     def __init__(self, tasks: Iterable[Task]):
         self.tasks: dict[str, Task] = {t.id: t for t in tasks}
+        # Derived indexes, built on first use and kept through put(): a live board of 10,000
+        # tasks must not re-sort or re-scan everything for one changed task.
+        self._ordered: list[Task] | None = None
+        self._position: dict[str, int] = {}
+        self._done: int | None = None
+        self._claimed: dict[str, str] | None = None
+        self._current: dict[str, Task] | None = None
+        self._dependents: dict[str, set[str]] | None = None
+
+    def put(self, task: Task) -> None:
+        """Add or replace one task, keeping whichever indexes the change leaves valid."""
+        old = self.tasks.get(task.id)
+        self.tasks[task.id] = task
+        if old is None:
+            self._ordered = self._current = self._dependents = None
+        elif self._ordered is not None:
+            self._ordered[self._position[task.id]] = task  # same id, same place in the order
+        if self._done is not None:
+            self._done += (task.status == TaskStatus.COMPLETED) - (old is not None and old.status == TaskStatus.COMPLETED)
+        if TaskStatus.IN_PROGRESS in (task.status, old.status if old else None):
+            self._claimed = self._current = None
+        if old is not None and old.blocked_by != task.blocked_by:
+            self._dependents = None
+
+    def remove(self, task_id: str) -> None:
+        if self.tasks.pop(task_id, None) is not None:
+            self._ordered = self._done = self._claimed = self._current = self._dependents = None
+
+    def _sorted(self) -> list[Task]:
+        if self._ordered is None:
+            self._ordered = sorted(self.tasks.values(), key=Task.sort_key)
+            self._position = {t.id: i for i, t in enumerate(self._ordered)}
+        return self._ordered
 
     def ordered(self) -> list[Task]:
-        return sorted(self.tasks.values(), key=Task.sort_key)
+        return list(self._sorted())
+
+    def _dependents_index(self) -> dict[str, set[str]]:
+        if self._dependents is None:
+            self._dependents = {}
+            for t in self.tasks.values():
+                for b in t.blocked_by:
+                    self._dependents.setdefault(b, set()).add(t.id)
+        return self._dependents
+
+    def current_tasks(self) -> dict[str, Task]:
+        """owner -> the first (in board order) in-progress task it holds."""
+        if self._current is None:
+            self._current = {}
+            for t in self._sorted():
+                if t.owner and t.status == TaskStatus.IN_PROGRESS:
+                    self._current.setdefault(t.owner, t)
+        return self._current
+
+    def affected_by(self, task_ids: Iterable[str], claimed_before: dict[str, str]) -> set[str]:
+        """Tasks whose view may differ after `task_ids` changed: those tasks, the tasks they
+        block, and tasks using a file whose claimant changed since `claimed_before`."""
+        ids = set(task_ids)
+        deps = self._dependents_index()
+        out = {i for i in ids if i in self.tasks}
+        for i in ids:
+            out.update(deps.get(i, ()))
+        claimed = self.claimed_files()
+        moved = {f for f in claimed.keys() | claimed_before.keys() if claimed.get(f) != claimed_before.get(f)}
+        if moved:
+            out.update(t.id for t in self.tasks.values() if t.files and not moved.isdisjoint(t.files))
+        return out
 
     def open_blockers(self, task: Task) -> tuple[list[str], list[str]]:
         """(blockers not yet completed, blocker ids that name no task)."""
@@ -58,12 +122,13 @@ class Board:
 
     def claimed_files(self) -> dict[str, str]:
         """file -> id of the in-progress task that claims it."""
-        out: dict[str, str] = {}
-        for t in self.tasks.values():
-            if t.status == TaskStatus.IN_PROGRESS:
-                for f in t.files:
-                    out.setdefault(f, t.id)
-        return out
+        if self._claimed is None:
+            self._claimed = {}
+            for t in self.tasks.values():
+                if t.status == TaskStatus.IN_PROGRESS:
+                    for f in t.files:
+                        self._claimed.setdefault(f, t.id)
+        return dict(self._claimed)
 
     def view(self, task: Task, claimed: dict[str, str] | None = None) -> TaskView:
         if task.status == TaskStatus.COMPLETED:
@@ -83,7 +148,7 @@ class Board:
 
     def views(self) -> list[TaskView]:
         claimed = self.claimed_files()
-        return [self.view(t, claimed) for t in self.ordered()]
+        return [self.view(t, claimed) for t in self._sorted()]
 
     def is_ready(self, task_id: str) -> bool:
         t = self.tasks.get(task_id)
@@ -112,14 +177,15 @@ class Board:
         return v.blocked_reason
 
     def progress(self) -> tuple[int, int]:
-        done = sum(1 for t in self.tasks.values() if t.status == TaskStatus.COMPLETED)
-        return done, len(self.tasks)
+        if self._done is None:
+            self._done = sum(1 for t in self.tasks.values() if t.status == TaskStatus.COMPLETED)
+        return self._done, len(self.tasks)
 
     def all_completed(self) -> bool:
         return all(t.status == TaskStatus.COMPLETED for t in self.tasks.values())
 
     def dependents(self, task_id: str) -> list[str]:
-        return [t.id for t in self.ordered() if task_id in t.blocked_by]
+        return sorted(self._dependents_index().get(task_id, ()), key=lambda i: self.tasks[i].sort_key())
 
     def missing_dependencies(self) -> dict[str, list[str]]:
         out = {}

@@ -7,6 +7,7 @@ and returns the changes it found, so a UI redraws only what changed.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections import deque
@@ -29,7 +30,7 @@ from teamtui.protocol.models import (
     normalize_level,
 )
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.store import TeamStore
+from teamtui.protocol.store import FileRef, TeamStore
 from teamtui.protocol.tail import TailReader
 
 DEFAULT_LOG_LIMIT = 1000
@@ -107,6 +108,8 @@ class TeamState:
         self._loading = False  # the first full read: old messages are not fresh activity
         # (mtime, size, inode) of each file when last read: resync re-reads only what differs.
         self._sigs: dict[Path, tuple[int, int, int] | None] = {}
+        # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
+        self._refs: dict[Path, FileRef] = {}
 
     # ------------------------------------------------------------- derived
     @property
@@ -114,6 +117,11 @@ class TeamState:
         if self._board is None:
             self._board = Board(self.tasks.values())
         return self._board
+
+    def _board_put(self, task: Task) -> None:
+        # Updated in place: rebuilding the board (and its order) for one task among 10,000 is what made updates slow.
+        if self._board is not None:
+            self._board.put(task)
 
     @property
     def name(self) -> str:
@@ -128,13 +136,14 @@ class TeamState:
 
     def member_views(self, now: float | None = None) -> list[MemberView]:
         now = time.time() if now is None else now
-        by_owner: dict[str, Task] = {}
-        for t in self.board.ordered():
-            if t.owner and t.status == TaskStatus.IN_PROGRESS:
-                by_owner.setdefault(t.owner, t)
+        by_owner = self.board.current_tasks()
         views = []
         members = list(self.config.members) if self.config else []
+        seen: set[str] = set()
         for m in members:
+            if m.name in seen:  # a duplicate name (reported by config_problems): one view per name
+                continue
+            seen.add(m.name)
             views.append(self._view(m, by_owner.get(m.name), now, departed=False))
         for name, m in self.departed.items():
             if not any(v.name == name for v in views):
@@ -264,12 +273,14 @@ class TeamState:
     def resync(self) -> list[Change]:
         """Re-read only the files changed (or appeared, or vanished) since they were last read:
         the catch-up after a watcher starts, without re-reading everything."""
-        changes: list[Change] = []
+        return [c for path in self.stale_paths() for c in self.apply(path)]
+
+    def stale_paths(self) -> list[Path]:
+        """The files `resync` would re-read. Only lists and stats (10,000 of them on a big team),
+        changes nothing: a UI may run it in a thread, then apply the paths on its own."""
         present = set(self._candidate_paths())
-        for path in sorted(present | {p for p in self._sigs if self._sigs[p] is not None}):
-            if self._sig(path) != self._sigs.get(path, ()):
-                changes += self.apply(path)
-        return changes
+        known = {p for p, sig in list(self._sigs.items()) if sig is not None}
+        return [path for path in sorted(present | known) if self._sig(path) != self._sigs.get(path, ())]
 
     def touch(self, member: str, when: float | None = None) -> None:
         if member:
@@ -278,7 +289,11 @@ class TeamState:
     def apply(self, path: Path) -> list[Change]:
         """Re-read the one file at `path` and return what changed."""
         path = Path(path)
-        ref = self.store.classify(path)
+        ref = self._refs.get(path)
+        if ref is None:
+            ref = self.store.classify(path)
+            if ref is not None:
+                self._refs[path] = ref
         if ref is None:
             if path == self.store.team_dir and not path.exists():
                 return [Change("team_gone", self.name, f"{path} was removed")]
@@ -362,7 +377,8 @@ class TeamState:
                     self._task_paths.pop(path, None)
                     self._task_core.pop(old_id, None)
                     self.tasks.pop(old_id, None)
-                    self._board = None
+                    if self._board is not None:
+                        self._board.remove(old_id)
                     changes.append(Change("task_removed", old_id))
                 return changes
             return self._set_error(path, [task])
@@ -375,7 +391,7 @@ class TeamState:
         merged = self._merge(task.id)
         assert merged is not None
         self.tasks[task.id] = merged
-        self._board = None
+        self._board_put(merged)
         if not initial:
             self.touch(merged.owner)
             if before is not None and before.owner and before.owner != merged.owner:
@@ -405,7 +421,7 @@ class TeamState:
         merged = self._merge(task_id)
         if merged is not None:
             self.tasks[task_id] = merged
-            self._board = None
+            self._board_put(merged)
             changes.append(Change("task", task_id))
         return changes
 
@@ -536,9 +552,8 @@ class TeamState:
     @staticmethod
     def _log_entry(member: str, path: Path, line: bytes, no: int) -> LogEntry:
         text = line.decode("utf-8", errors="replace").rstrip("\r")
-        if path.suffix == ".jsonl" and text.startswith("{"):
-            import json
-
+        # str(path) is cached by pathlib, path.suffix is not: this runs for every line of every log.
+        if text.startswith("{") and str(path).endswith(".jsonl"):
             try:
                 d = json.loads(text)
             except (ValueError, RecursionError):

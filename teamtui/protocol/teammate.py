@@ -20,6 +20,10 @@ from pathlib import Path
 from teamtui.protocol.errors import NotFoundError, ProtocolError
 from teamtui.protocol.models import Message, Task, TaskStatus
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.text import inert
+
+# Set by teamtui's tmux runner to the pane's terminal: log lines are shown there too.
+PANE_TTY_ENV = "TEAMTUI_PANE_TTY"
 
 DEFAULT_POLL = 2.0  # learn-claude-code polls every 2 s ...
 DEFAULT_IDLE_TIMEOUT = 60.0  # ... for up to 60 s
@@ -48,6 +52,7 @@ class Teammate:
         self.poll = poll
         self._held: list[Message] = []
         self._idle_reported = False  # one idle_notification per idle period, however often the loop wakes
+        self._pane_tty: int | None = _open_pane_tty(os.environ.get(PANE_TTY_ENV, ""))
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Teammate":
@@ -156,6 +161,18 @@ class Teammate:
     # ---------------------------------------------------------- log, status
     def log(self, text: str, level: str = "info") -> None:
         self.team.log(self.name, text, level)
+        if self._pane_tty is not None:
+            self._echo(text, level)
+
+    def _echo(self, text: str, level: str) -> None:
+        """The log line in the teammate's tmux pane too (straight to its terminal: the .jsonl has it already)."""
+        mark = "" if level == "info" else f"{inert(level)}: "
+        line = f"{time.strftime('%H:%M:%S')} {mark}{inert(text)}\n"
+        try:
+            os.write(self._pane_tty, line.encode("utf-8", "replace"))  # type: ignore[arg-type]
+        except OSError:  # the pane closed: keep working, the log file has the line
+            os.close(self._pane_tty)  # type: ignore[arg-type]
+            self._pane_tty = None
 
     def set_status(self, status: str) -> None:
         try:
@@ -207,3 +224,13 @@ class Teammate:
             if task is not None:
                 return Wake(task=task)
         return Wake()
+
+
+def _open_pane_tty(path: str) -> int | None:
+    """The pane's terminal named by the runner, or None (not in a pane, or it cannot be opened)."""
+    if not path.startswith("/dev/"):
+        return None
+    try:
+        return os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_APPEND)
+    except OSError:
+        return None

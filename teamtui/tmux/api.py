@@ -26,6 +26,8 @@ class TeammatePanes(Protocol):
     """What the dashboard asks of the panes. Every method must be safe to call repeatedly."""
 
     active: bool
+    # The team the panes' marks name; the dashboard fills it in once a team is picked.
+    team: str
 
     def sync(self, specs: list[PaneSpec]) -> None:
         """Make the panes match `specs`: open missing ones, close those of teammates that left."""
@@ -47,6 +49,7 @@ class NullPanes:
     """In-process mode: no panes."""
 
     active = False
+    team = ""
 
     def sync(self, specs: list[PaneSpec]) -> None:
         return None

@@ -12,6 +12,7 @@ and the pane closed, at the next start (TmuxPanes.from_env) or by `teamtui clean
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass
@@ -128,19 +129,25 @@ class Leftover:
     owner: str
 
 
+_PANE_ID = re.compile(r"%[0-9]+")
+
+
 def find_leftovers(tmux: Tmux, team: str | None = None) -> list[Leftover]:
     found = []
-    for row in tmux.list_panes(["pane_id", "pane_pid", OWNER, TEAM, TEAMMATE]):
+    # Only fields teamtui wrote itself in the listing: a name with a newline or tab must not forge a row.
+    for row in tmux.list_panes(["pane_id", "pane_pid", OWNER]):
         owner = row.get(OWNER, "")
-        if not owner or owner_alive(owner):
+        if not owner or owner_alive(owner) or not _PANE_ID.fullmatch(row.get("pane_id", "")):
             continue
-        if team is not None and row.get(TEAM) != team:
+        pane_team = tmux.pane_info(row["pane_id"], "#{%s}" % TEAM) or ""
+        if team is not None and pane_team != team:
             continue
         try:
             pid = int(row.get("pane_pid") or 0)
         except ValueError:
             pid = 0
-        found.append(Leftover(row["pane_id"], pid, row.get(TEAM, ""), row.get(TEAMMATE, ""), owner))
+        teammate = tmux.pane_info(row["pane_id"], "#{%s}" % TEAMMATE) or ""
+        found.append(Leftover(row["pane_id"], pid, pane_team, teammate, owner))
     return found
 
 

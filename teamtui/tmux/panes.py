@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from teamtui.protocol.text import inert
 from teamtui.tmux.api import PaneSpec
 from teamtui.tmux.cleanup import (
     OWNER,
@@ -50,6 +51,8 @@ COLOR_OPTION = "@teamtui-color"
 BORDER_FORMAT = "#[fg=#{?#{" + COLOR_OPTION + "},#{" + COLOR_OPTION + "},default},bold] #{pane_title} #[default]"
 # Window options we change on the dashboard's window, restored by close_all.
 _WINDOW_OPTIONS = {"pane-border-status": "top", "pane-border-format": BORDER_FORMAT, "main-pane-width": MAIN_PANE_WIDTH}
+# Also restored: tmux 3.3 applies a pane's border style (set with -p by _mark) to its whole window.
+_RESTORED_OPTIONS = (*_WINDOW_OPTIONS, "pane-border-style", "pane-active-border-style")
 _PANE_ID = re.compile(r"%[0-9]+")
 # Never forwarded into a pane: tmux sets these itself for the pane.
 _TMUX_OWN_ENV = ("TMUX", "TMUX_PANE")
@@ -240,8 +243,8 @@ class TmuxPanes:
     def _mark(self, pane: _Pane, color: str) -> None:
         c = tmux_color(color)
         options = (
-            (TEAM, self.team),
-            (TEAMMATE, pane.name),
+            (TEAM, _option_text(self.team)),
+            (TEAMMATE, _option_text(pane.name)),
             (COLOR_OPTION, c),
             ("pane-border-style", f"fg={c}"),
             ("pane-active-border-style", f"fg={c},bold"),
@@ -328,7 +331,7 @@ class TmuxPanes:
             return
         self._prepared.add(window)
         if window == self.window:
-            for option in _WINDOW_OPTIONS:
+            for option in _RESTORED_OPTIONS:
                 out = self.tmux.try_run("show-options", "-w", "-q", "-v", "-t", window, option)
                 self._saved[option] = out[0] if out else ""
         for option, value in _WINDOW_OPTIONS.items():
@@ -342,3 +345,8 @@ class TmuxPanes:
                 self.tmux.try_run("set-option", "-w", "-u", "-t", self.window, option)
         self._saved.clear()
         self._prepared.clear()
+
+
+def _option_text(value: str) -> str:
+    """A name as a pane option: inert, one line, no tab (tmux listings are split on both)."""
+    return inert(value).replace("\t", " ")

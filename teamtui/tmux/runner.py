@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from teamtui.protocol.teammate import PANE_TTY_ENV
 from teamtui.tmux.server import socket_from_env
 
 
@@ -45,7 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: None)
     args.log.parent.mkdir(parents=True, exist_ok=True)
-    child = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = dict(os.environ)
+    if os.isatty(1):  # teammates using the Teammate API show their log lines on the pane too
+        env[PANE_TTY_ENV] = os.ttyname(1)
+    child = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     assert child.stdout is not None
     fd = child.stdout.fileno()
     show = True

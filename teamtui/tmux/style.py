@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from teamtui.protocol.text import inert
+
 # Claude Code's teammate colors, and tmux's own names, as tmux colors.
 _COLORS = {
     "red": "red", "blue": "blue", "green": "green", "yellow": "yellow", "cyan": "cyan",
@@ -12,8 +14,6 @@ _COLORS = {
 }
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 _COLOUR_N = re.compile(r"colou?r([0-9]{1,3})")
-# As teamtui.cli.common.inert: C0, DEL, C1, bidi controls, line separators, lone surrogates.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 MAX_TITLE = 40
 DEFAULT_COLOR = "default"
 
@@ -32,7 +32,9 @@ def tmux_color(color: str) -> str:
 
 
 def pane_title(name: str) -> str:
-    """The teammate's name as a pane title: no control characters or escapes, bounded,
-    and '#' doubled because tmux draws the border format's output as format text."""
-    clean = _CONTROL.sub("", name)[:MAX_TITLE] or "?"
+    """The teammate's name as a pane title: made inert like every other text from a file
+    (an escape shows as `\\x1b`), bounded, and '#' doubled: select-pane -T expands its
+    argument as a format (`#(cmd)` would run, `#{...}` expand) and the border draws `#[...]`
+    as style; tmux turns `##` back into one literal '#'."""
+    clean = inert(name).replace("\t", " ")[:MAX_TITLE] or "?"
     return clean.replace("#", "##")

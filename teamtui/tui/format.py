@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 
 from teamtui.protocol.models import (
@@ -39,7 +40,7 @@ def color_name(member_color: str, name: str) -> str:
 
 
 def ago(then: float | None, now: float) -> str:
-    if not then:
+    if not then or not math.isfinite(then):  # a peer's 1e400 reads as inf
         return "—"
     s = max(0, int(now - then))
     if s < 60:
@@ -52,7 +53,10 @@ def ago(then: float | None, now: float) -> str:
 
 
 def clock_time(ts: float | None) -> str:
-    return time.strftime("%H:%M:%S", time.localtime(ts)) if ts else "--:--:--"
+    try:
+        return time.strftime("%H:%M:%S", time.localtime(ts)) if ts else "--:--:--"
+    except (OverflowError, OSError, ValueError):  # inf, nan, or beyond time_t: from a peer's file
+        return "--:--:--"
 
 
 def describe(msg: Message) -> tuple[str, str]:

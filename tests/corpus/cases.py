@@ -197,6 +197,10 @@ def _cases() -> list[Case]:
     add("native", N_INBOX, "inbox huge int 400 digits and 1e400", expect_error=False, append=True,
         content=b'{"type": "message", "sender": "x", "content": "big", "timestamp": ' + b"9" * 400 + b"}\n"
         b'{"type": "message", "sender": "y", "content": "inf", "timestamp": 1e400}\n' + GOOD_LINE)
+    add("native", N_INBOX, "inbox timestamps beyond time_t", expect_error=False, append=True,
+        content=b'{"type": "message", "sender": "x", "content": "big", "timestamp": 1e300}\n'
+        b'{"type": "message", "sender": "y", "content": "small", "timestamp": -1e300}\n'
+        b'{"type": "message", "sender": "z", "content": "nan", "timestamp": NaN}\n' + GOOD_LINE)
     add("native", N_INBOX, "inbox half-written last line", expect_error=False, append=True,
         content=GOOD_LINE + b'{"type": "message", "sender": "lead", "content": "not yet')
     add("native", N_INBOX, "inbox 50MB single line", lambda: _big_json_string_line() + GOOD_LINE, append=True, big=True)
@@ -213,6 +217,9 @@ def _cases() -> list[Case]:
     # ------------------------------------------------------------------ native logs
     add("native", N_LOGJ, "log jsonl garbage lines are plain entries", expect_error=False, append=True,
         content=b'{"ts": "x", "level": 5, "text": null}\nnot json at all\n\xff\xfe\x00\n' + _deep_array() + b"\n")
+    add("native", N_LOGJ, "log jsonl timestamps beyond time_t", expect_error=False, append=True,
+        content=b'{"ts": 1e400, "level": "info", "text": "inf"}\n{"ts": 1e300, "level": "info", "text": "big"}\n'
+        b'{"ts": -1e300, "level": "info", "text": "small"}\n{"ts": NaN, "level": "info", "text": "nan"}\n')
     add("native", N_LOGJ, "log jsonl 50MB single line", lambda: _big_junk() + b"\n", append=True, big=True)
     add("native", N_LOGP, "log plain 50MB single line", lambda: _big_junk() + b"\n", big=True)
     for name, content in [
@@ -263,6 +270,10 @@ def _cases() -> list[Case]:
         content=b'[{"from": {"x": 1}, "text": ["a"], "timestamp": ' + b"9" * 400 + b', "read": "no"},'
         b' {"from": "team-lead", "text": "{\\"type\\": \\"shutdown_request\\", \\"reason\\": 5}", "timestamp": 1e400},'
         b' {"from": "team-lead", "text": "\\ud800 lone surrogate"}]')
+    add("claude", C_INBOX, "inbox timestamps beyond time_t", expect_error=False,
+        content=b'[{"from": "team-lead", "text": "big", "timestamp": 1e300}, {"from": "team-lead", "text": "small",'
+        b' "timestamp": -1e300}, {"from": "team-lead", "text": "nan", "timestamp": NaN},'
+        b' {"from": "team-lead", "text": "iso", "timestamp": "99999-01-01T00:00:00Z"}]')
     add("claude", C_INBOX, "inbox 20000 entries", _huge_claude_inbox, expect_error=False)
 
     # ------------------------------------------------------------------ claude task
@@ -315,8 +326,10 @@ def plant(case: Case, root: Path, outside: Path) -> Path:
         target.write_bytes(PASSWD)
         path.symlink_to(target)
     elif content == UNREADABLE:
-        path.write_bytes(b'{"id": "9"}' if case.kind == "task" else b"{}")
-        path.chmod(0)
+        # Created with mode 0, so a watcher never sees it readable (a later chmod may go unnoticed).
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b'{"id": "9"}' if case.kind == "task" else b"{}")
     else:
         assert isinstance(content, bytes)
         path.write_bytes(content)

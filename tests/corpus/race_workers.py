@@ -69,3 +69,32 @@ def claimer(root: str, team: str, owner: str, out_path: str, start) -> None:
     while (task := store.claim_task(None, owner)) is not None:
         claimed.append(task.id)
     Path(out_path).write_text(json.dumps(claimed))
+
+
+def writer_with_keeper(root: str, team: str, sinks: list[str], keeper: str, w: int, count: int, every: int, start) -> None:
+    """As `writer`, and every `every`-th message also goes to `keeper`, an inbox nobody drains."""
+    store = NativeTeam(Path(root), team)
+    start.wait()
+    for i in range(count):
+        store.send(sinks[i % len(sinks)], f"w{w}-{i}", f"w{w}")
+        if i % every == 0:
+            store.send(keeper, f"k-w{w}-{i}", f"w{w}")
+
+
+def hold_tasks_lock(root: str, team: str, marker: str) -> None:
+    store = NativeTeam(Path(root), team)
+    store._tasks_lock().acquire()
+    Path(marker).write_text(str(os.getpid()))
+    while True:
+        time.sleep(1)
+
+
+def claim_and_complete(root: str, team: str, owner: str, out_path: str, start) -> None:
+    """Claim the next ready task and complete it, until none is left."""
+    store = NativeTeam(Path(root), team)
+    start.wait()
+    done = []
+    while (task := store.claim_task(None, owner)) is not None:
+        store.complete_task(task.id)
+        done.append(task.id)
+    Path(out_path).write_text(json.dumps(done))

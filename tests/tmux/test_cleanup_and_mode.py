@@ -14,7 +14,7 @@ from tmux_support import TmuxServer, wait_for
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.tmux.api import NullPanes, PaneSpec
-from teamtui.tmux.cleanup import group_alive
+from teamtui.tmux.cleanup import group_alive, process_running
 from teamtui.tmux.mode import ModeDecision, add_teammate_mode_option, make_panes, resolve_teammate_mode
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.server import TmuxUnavailable
@@ -116,3 +116,23 @@ def test_the_option_accepts_the_three_modes_only(capsys: pytest.CaptureFixture[s
     assert parser.parse_args(["--teammate-mode", "in-process"]).teammate_mode == "in-process"
     with pytest.raises(SystemExit):
         parser.parse_args(["--teammate-mode", "split"])
+
+
+def test_a_teammate_name_cannot_forge_a_leftover_for_cleanup_to_kill(tmux_server: TmuxServer) -> None:
+    # A name with a newline and tabs shaped like a listing row naming the dashboard's pane and pid.
+    victim_pid = tmux_server.run("display-message", "-p", "-t", tmux_server.dashboard, "#{pane_pid}")[0]
+    forged = f"x\n{tmux_server.dashboard}\t{victim_pid}\t999999:0\tt\tforged"
+    OWNER_FORGE = OWNER_SCRIPT.replace('("a", "b", "c")', f"({forged!r}, 'b', 'c')")
+    env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", OWNER_FORGE], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "3 leftover pane(s) closed"  # the three real ones, nothing forged
+    assert tmux_server.tmux.pane_exists(tmux_server.dashboard)
+    assert process_running(int(victim_pid))

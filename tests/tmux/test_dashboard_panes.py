@@ -42,6 +42,8 @@ def test_watch_in_tmux_opens_a_pane_per_teammate_and_closes_them_on_exit(
     assert sorted(r["@teamtui-teammate"] for r in rows.values()) == ["hunter", "scout", "sentry"]  # type: ignore[union-attr]
     window = tmux_server.tmux.pane_info(dashboard, "#{window_id}")
     assert all(r["window_id"] == window for r in rows.values())  # type: ignore[union-attr]
+    # No --team given: the marks name the team the dashboard picked, so cleanup --team finds them.
+    assert {r["@teamtui-team"] for r in rows.values()} == {"refactor-auth"}  # type: ignore[union-attr]
     pane_pids = [int(r["pane_pid"]) for r in rows.values()]  # type: ignore[union-attr]
     if how == "q":
         tmux_server.run("send-keys", "-t", dashboard, "q")

@@ -30,18 +30,19 @@ def test_four_teammates_get_titled_marked_colored_panes_beside_the_dashboard(tmu
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR)
     rows = _by_name(tmux_server)
-    assert set(rows) == {s.name for s in FOUR}
+    # The teammate mark holds the name made inert (no escape, tab or newline can reach tmux listings).
+    assert set(rows) == {"hunter", "scout", "tracer", "weird#[fg=red]\\x1b[31m"}
     window = tmux_server.run("display-message", "-p", "-t", tmux_server.dashboard, "#{window_id}")[0]
     for name, row in rows.items():
         assert row["@teamtui-owner"] == owner_token(os.getpid())
         assert row["window_id"] == window
     assert rows["hunter"]["pane_title"] == "hunter"
-    # Control characters stripped, '#' doubled so tmux draws it literally.
-    assert rows["weird#[fg=red]\x1b[31m"]["pane_title"] == "weird##[fg=red][31m"
+    # Control characters shown as codes (the one inert), '#' doubled so tmux draws it literally.
+    assert rows["weird#[fg=red]\\x1b[31m"]["pane_title"] == "weird##[fg=red]\\x1b[31m"
     color = lambda p: tmux_server.run("show-options", "-p", "-v", "-t", p, "@teamtui-color")[0]  # noqa: E731
     assert color(rows["hunter"]["pane_id"]) == "blue"
     assert color(rows["tracer"]["pane_id"]) == "colour208"
-    assert color(rows["weird#[fg=red]\x1b[31m"]["pane_id"]) == "default"
+    assert color(rows["weird#[fg=red]\\x1b[31m"]["pane_id"]) == "default"
     assert tmux_server.run("show-options", "-w", "-v", "-t", window, "pane-border-status") == ["top"]
     # The dashboard keeps the largest pane.
     sizes = {
@@ -70,6 +71,8 @@ def test_sync_adds_and_removes_a_teammate(tmux_server: TmuxServer) -> None:
 
 def test_close_all_leaves_no_pane_and_no_process_and_restores_the_window(tmux_server: TmuxServer) -> None:
     window = tmux_server.run("display-message", "-p", "-t", tmux_server.dashboard, "#{window_id}")[0]
+    tmux_server.run("set-option", "-w", "-t", window, "pane-border-style", "fg=magenta")  # the user's own
+    before = tmux_server.run("show-options", "-w", "-t", window)
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR)
     pids = [int(r["pane_pid"]) for r in tmux_server.marked().values()]
@@ -80,6 +83,9 @@ def test_close_all_leaves_no_pane_and_no_process_and_restores_the_window(tmux_se
     assert tmux_server.run("list-panes", "-a", "-F", "#{pane_id}") == [tmux_server.dashboard]
     wait_for(lambda: not any(group_alive(p) for p in pids), "every teammate process to end")
     assert tmux_server.run("show-options", "-w", "-q", "-v", "-t", window, "pane-border-status") == []
+    # Borders, titles and layout options of the user's window are as they were (tmux 3.3 puts pane
+    # border styles on the window, so those are restored too).
+    assert tmux_server.run("show-options", "-w", "-t", window) == before
 
 
 def test_toggle_hides_and_shows_the_panes_with_their_processes_kept(tmux_server: TmuxServer) -> None:

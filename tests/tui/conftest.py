@@ -43,6 +43,7 @@ class RecordingPanes:
 
     def __init__(self) -> None:
         self.active = True
+        self.team = ""
         self.calls: list[tuple[str, object]] = []
         self.shown = True
 

@@ -27,6 +27,18 @@ def test_csi_osc52_osc8_and_bidi_become_visible_codes():
 
 
 def test_newlines_only_when_asked():
-    assert inert("a\nb") == "a\\x0ab"
+    assert inert("a\nb") == "a\\nb"
     assert inert("a\nb", newlines=True) == "a\nb"
-    assert inert("tab\there") == "tab here"
+    assert safe_text("tab\there").plain == "tab here"
+
+
+def test_one_inert_for_every_layer():
+    from teamtui.cli import common
+    from teamtui.protocol import text
+    from teamtui.tui import safe
+
+    assert common.inert is text.inert and safe.inert is text.inert
+    # What only the CLI's copy escaped before: lone surrogates, U+2028/U+2029, U+061C.
+    s = safe_text("a\ud800b\u2028c\u2029d\u061ce").plain
+    assert s == "a\\ud800b\\u2028c\\u2029d\\u061ce"
+    s.encode("utf-8")

@@ -12,6 +12,8 @@ BAR_WIDTH = 24
 
 
 class TeamHeader(Static):
+    _shown: Text | None = None
+
     def show_team(self, state, gone: bool = False) -> None:
         app = self.app
         done, total = state.board.progress()
@@ -41,11 +43,14 @@ class TeamHeader(Static):
         t.append("━" * filled, style=app.role("success"))
         t.append("━" * (BAR_WIDTH - filled), style=f"dim {app.role('secondary')}")
         t.append(f"  Tasks {done}/{total} done", style="bold")
-        self.update(t)
+        if t != self._shown:
+            self._shown = t
+            self.update(t, layout=False)  # one line whatever it says: no relayout of the screen
 
     def show_message(self, text: str) -> None:
         t = Text()
         t.append(" teamtui ", style=f"bold {self.app.role('background')} on {self.app.role('primary')}")
         t.append("  ")
         t.append_text(safe_text(text))
-        self.update(t)
+        self._shown = t
+        self.update(t, layout=False)

@@ -5,17 +5,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.widgets import DataTable
 
 from teamtui.protocol.models import Message
 from teamtui.tui.format import clock_time, describe
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.scroll import SizedByLayout
 
 SHOWN = 200  # the table shows the newest messages; TeamState keeps its own bounded history
 
 
-class MessageTraffic(DataTable):
+class MessageTraffic(SizedByLayout, DataTable):
     def on_mount(self) -> None:
+        # The messages shown, oldest first, each row keyed by its object's id; the theme they were drawn in.
+        self._shown: list[Message] = []
+        self._read: dict[str, bool | None] = {}
+        self._theme = ""
         self.cursor_type = "row"
         self.add_column("Time", key="time")
         self.add_column("From → To", key="route")
@@ -23,25 +29,66 @@ class MessageTraffic(DataTable):
         self.add_column("Message", key="text")
         self.add_column("State", key="state")
 
-    def show(self, messages: Iterable[Message]) -> None:
+    def _state(self, m: Message) -> Text:
         app = self.app
+        return Text("read", style=app.role("secondary")) if m.read else Text("unread", style=f"bold {app.role('accent')}")
+
+    def _add(self, m: Message) -> None:
+        app = self.app
+        kind, text = describe(m)
+        route = Text()
+        route.append_text(safe_text(m.sender or "?", app.teammate(app.member_color(m.sender), m.sender)))
+        route.append(" → ", style=app.role("secondary"))
+        route.append_text(safe_text(m.recipient or "?", app.teammate(app.member_color(m.recipient), m.recipient)))
+        kind_role = {"shutdown": "error", "broadcast": "accent", "assign": "primary", "idle": "secondary"}.get(kind, "foreground")
+        key = str(id(m))
+        self.add_row(
+            Text(clock_time(m.timestamp), style=app.role("secondary")),
+            route,
+            safe_text(kind, app.role(kind_role)),
+            safe_text(text),
+            self._state(m),
+            key=key,
+        )
+        self._read[key] = m.read
+
+    def _kept(self, msgs: list[Message]) -> int | None:
+        """How many of the oldest rows to drop so that the rest start `msgs` (None: rebuild)."""
+        old = self._shown
+        if not old or self._theme != self.app.theme:
+            return None
+        at = {id(m): i for i, m in enumerate(old)}
+        drop = at.get(id(msgs[0]), len(old)) if msgs else len(old)
+        kept = old[drop:]
+        if len(kept) > len(msgs) or any(a is not b for a, b in zip(kept, msgs)):
+            return None
+        return drop
+
+    def show(self, messages: Iterable[Message]) -> None:
         msgs = sorted(messages, key=lambda m: m.timestamp)[-SHOWN:]
-        self.clear()
-        for i, m in enumerate(msgs):
-            kind, text = describe(m)
-            route = Text()
-            route.append_text(safe_text(m.sender or "?", app.teammate(app.member_color(m.sender), m.sender)))
-            route.append(" → ", style=app.role("secondary"))
-            route.append_text(safe_text(m.recipient or "?", app.teammate(app.member_color(m.recipient), m.recipient)))
-            kind_role = {"shutdown": "error", "broadcast": "accent", "assign": "primary", "idle": "secondary"}.get(kind, "foreground")
-            state = Text("read", style=app.role("secondary")) if m.read else Text("unread", style=f"bold {app.role('accent')}")
-            self.add_row(
-                Text(clock_time(m.timestamp), style=app.role("secondary")),
-                route,
-                safe_text(kind, app.role(kind_role)),
-                safe_text(text),
-                state,
-                key=str(i),
-            )
+        drop = self._kept(msgs)
+        if drop is None:
+            self.clear()
+            self._read.clear()
+            added = msgs
+        else:
+            # The usual change: new messages at the end, the oldest falling off, some marked read.
+            for m in self._shown[:drop]:
+                self.remove_row(str(id(m)))
+                del self._read[str(id(m))]
+            for m in self._shown[drop:]:
+                key = str(id(m))
+                if self._read[key] != m.read:
+                    self.update_cell(key, "state", self._state(m))
+                    self._read[key] = m.read
+            added = msgs[len(self._shown) - drop :]
+        for m in added:
+            self._add(m)
+        if added:
+            # Rows are one line each: set the new extent and scroll now, so the newest message is on
+            # the next frame (DataTable measures on idle, and its own scroll lands a frame later).
+            self.virtual_size = Size(self.virtual_size.width, self.header_height + len(msgs))
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self._shown, self._theme = msgs, self.app.theme
         if msgs:
             self.move_cursor(row=len(msgs) - 1, animate=False)

@@ -7,6 +7,7 @@ from textual.widgets import DataTable
 
 from teamtui.protocol.board import TaskState, TaskView
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.scroll import SizedByLayout
 
 ICON = {
     TaskState.COMPLETED: ("✓", "success"),
@@ -17,12 +18,22 @@ ICON = {
     TaskState.WITHHELD: ("◌", "warning"),
 }
 SUBJECT_WIDTH = 36
+COLUMNS = ("icon", "id", "subject", "owner", "state")
+# A rebuild adds this many rows at once (more than a screen), then the rest in chunks after each
+# frame: a board of 10,000 tasks shows its first screen without waiting for rows nobody sees yet.
+FIRST_ROWS = 100
+ROWS_PER_FRAME = 250
 LABEL = {
     TaskState.COMPLETED: "completed",
     TaskState.IN_PROGRESS: "in progress",
     TaskState.READY: "ready",
     TaskState.ASSIGNED: "assigned",
 }
+
+
+def same_text(a: object, b: Text) -> bool:
+    # Text's == ignores its base style; a cell whose color changed must be redrawn too.
+    return isinstance(a, Text) and a == b and a.style == b.style
 
 
 def matches(view: TaskView, query: str) -> bool:
@@ -33,8 +44,16 @@ def matches(view: TaskView, query: str) -> bool:
     return any(q in s.lower() for s in (t.id, "#" + t.id, t.subject, t.owner, t.description, view.state.value))
 
 
-class TaskBoard(DataTable):
+class TaskBoard(SizedByLayout, DataTable):
     def on_mount(self) -> None:
+        # Height of each row shown (by task id) and the board size at the last rebuild.
+        self._heights: dict[str, int] | None = None
+        self._total = 0
+        # Rows of the last rebuild not added yet (in order), where each task is among them, how many were added.
+        self._later: list[TaskView] = []
+        self._later_at: dict[str, int] = {}
+        self._added_later = 0
+        self._generation = 0
         self.cursor_type = "row"
         self.add_column("", key="icon", width=1)
         self.add_column("#", key="id", width=3)
@@ -51,33 +70,42 @@ class TaskBoard(DataTable):
         except Exception:  # noqa: BLE001 - an empty table has no selection
             return None
 
-    def show(self, views: list[TaskView], query: str = "") -> None:
+    def _row(self, v: TaskView) -> tuple[tuple[Text, ...], int]:
+        """The cells of one task's row and its height."""
         app = self.app
+        t = v.task
+        icon, role = ICON[v.state]
+        done = v.state == TaskState.COMPLETED
+        subject = safe_text(t.subject, app.role("secondary") if done else "")
+        subject.truncate(SUBJECT_WIDTH, overflow="ellipsis")
+        height = 1
+        owner = safe_text(t.owner, app.teammate(app.member_color(t.owner), t.owner)) if t.owner else Text("—", style=app.role("secondary"))
+        owner.truncate(8, overflow="ellipsis")
+        if v.state in (TaskState.BLOCKED, TaskState.WITHHELD):
+            # Why it waits goes under the subject, where there is room to say it in full.
+            reason = Text(v.blocked_reason, style=app.role("warning"))
+            reason.truncate(SUBJECT_WIDTH, overflow="ellipsis")
+            subject = Text("\n").join([subject, reason])
+            height = 2
+            state = Text(v.state.value, style=app.role("warning"))
+        else:
+            state = Text(LABEL[v.state], style=app.role(role if not done else "success"))
+        return (Text(icon, style=app.role(role)), Text(t.id, style=app.role("secondary")), subject, owner, state), height
+
+    def show(self, views: list[TaskView], query: str = "") -> None:
+        """Rebuild every row (first screen, filter, a task added or removed)."""
         keep = self.selected
         self.clear()
         shown = [v for v in views if matches(v, query)]
-        for v in shown:
-            t = v.task
-            icon, role = ICON[v.state]
-            done = v.state == TaskState.COMPLETED
-            subject = safe_text(t.subject, app.role("secondary") if done else "")
-            subject.truncate(SUBJECT_WIDTH, overflow="ellipsis")
-            height = 1
-            owner = safe_text(t.owner, app.teammate(app.member_color(t.owner), t.owner)) if t.owner else Text("—", style=app.role("secondary"))
-            owner.truncate(8, overflow="ellipsis")
-            if v.state in (TaskState.BLOCKED, TaskState.WITHHELD):
-                # Why it waits goes under the subject, where there is room to say it in full.
-                reason = Text(v.blocked_reason, style=app.role("warning"))
-                reason.truncate(SUBJECT_WIDTH, overflow="ellipsis")
-                subject = Text("\n").join([subject, reason])
-                height = 2
-                state = Text(v.state.value, style=app.role("warning"))
-            else:
-                state = Text(LABEL[v.state], style=app.role(role if not done else "success"))
-            self.add_row(
-                Text(icon, style=app.role(role)), Text(t.id, style=app.role("secondary")), subject, owner, state,
-                key=t.id, height=height,
-            )
+        self._heights = {}
+        self._total = len(views)
+        self._later = shown[FIRST_ROWS:]
+        self._later_at = {v.task.id: i for i, v in enumerate(self._later)}
+        self._added_later = 0
+        self._generation += 1
+        self._add(shown[:FIRST_ROWS])
+        if self._later:
+            self.call_after_refresh(self._add_later, self._generation)
         if query:
             self.border_subtitle = f"filter: {query} · {len(shown)}/{len(views)}"
         else:
@@ -85,5 +113,57 @@ class TaskBoard(DataTable):
         if keep is not None:
             try:
                 self.move_cursor(row=self.get_row_index(keep))
-            except Exception:  # noqa: BLE001 - filtered out: the cursor stays where it falls
+            except Exception:  # noqa: BLE001 - filtered out (or not added yet): the cursor stays where it falls
                 pass
+
+    def _add(self, views: list[TaskView]) -> None:
+        for v in views:
+            cells, height = self._row(v)
+            self.add_row(*cells, key=v.task.id, height=height)
+            self._heights[v.task.id] = height
+
+    def _add_later(self, generation: int) -> None:
+        if generation != self._generation:
+            return  # rebuilt since: that rebuild adds its own rows
+        start = self._added_later
+        self._added_later = min(len(self._later), start + ROWS_PER_FRAME)
+        self._add(self._later[start : self._added_later])
+        if self._added_later < len(self._later):
+            self.call_after_refresh(self._add_later, generation)
+        else:
+            self._later, self._later_at = [], {}
+
+    @property
+    def filling(self) -> bool:
+        """Rows of the last rebuild are still being added."""
+        return self._added_later < len(self._later)
+
+    def update(self, views: list[TaskView], query: str, total: int) -> bool:
+        """Redraw only the cells that changed in these tasks' rows. False (nothing done) when
+        the rows themselves would change: a task added, removed, (un)filtered or resized."""
+        heights = self._heights
+        if heights is None or total != self._total:
+            return False
+        rows, waiting = [], []
+        for v in views:
+            shown = matches(v, query)
+            later = self._later_at.get(v.task.id, -1)
+            if later >= self._added_later:  # not added yet: it will be added as it is now
+                if not shown:
+                    return False
+                waiting.append((later, v))
+                continue
+            if shown != (v.task.id in heights):
+                return False
+            if shown:
+                cells, height = self._row(v)
+                if height != heights[v.task.id]:
+                    return False  # DataTable cannot change a row's height in place
+                rows.append((v.task.id, cells))
+        for later, v in waiting:
+            self._later[later] = v
+        for key, cells in rows:
+            for column, cell in zip(COLUMNS, cells):
+                if not same_text(self.get_cell(key, column), cell):
+                    self.update_cell(key, column, cell)
+        return True
