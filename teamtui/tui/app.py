@@ -44,6 +44,8 @@ INBOX_KINDS = {"inbox", "inbox_read"}
 RELATIVE_TIME_REFRESH = 5.0
 # Log lines move a teammate's "Active" time and health; the team table follows at most this often.
 ACTIVITY_REFRESH = 1.0
+# How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
+ROUTINE_TOAST_SECONDS = 3.0
 # Garbage-collector thresholds for the live view (see _tune_gc); CPython's defaults are (700, 10, 10).
 GC_THRESHOLDS = (2000, 20, 10)
 
@@ -346,7 +348,9 @@ class TeamTUI(App[None]):
         self._refresh_team()
 
     def _toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
-        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False)  # type: ignore[arg-type]
+        # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
+        timeout = ROUTINE_TOAST_SECONDS if severity == "information" else None
+        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ panels
     def refresh_all(self) -> None:
