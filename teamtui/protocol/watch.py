@@ -15,7 +15,9 @@ from watchfiles import awatch
 
 # watchfiles' defaults (1600 ms debounce) are far too slow for a live view.
 DEBOUNCE_MS = 40
-STEP_MS = 5
+# watchfiles' Rust loop wakes (and takes the GIL) every step: 10 ms keeps idle under 1 % of a core
+# (5 ms cost ~0.45 % alone) for ~8 ms more change-to-screen latency (docs/benchmarks.md).
+STEP_MS = 10
 
 
 @dataclass(slots=True)
