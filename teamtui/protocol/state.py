@@ -476,13 +476,25 @@ class TeamState:
     def _add_messages(self, inbox: _Inbox, member: str, new: list[Message]) -> list[Change]:
         if not new:
             return []
+        self._keep_newest(new)
         for m in new:
             inbox.messages.append(m)
-            self.messages.append(m)
             if not self._loading:
                 self.touch(m.sender, None)
         inbox.unread = sum(1 for m in inbox.messages if m.read is not True)
         return [Change("inbox", member, messages=new)]
+
+    def _keep_newest(self, new: list[Message]) -> None:
+        """Add `new` to the bounded history so that it keeps the newest messages by time: a flood of
+        old-stamped messages arriving with (or after) a newer one must not push the newer one out."""
+        room = self.message_limit - len(self.messages)
+        newest = self.messages[-1].timestamp if self.messages else float("-inf")
+        if len(new) <= room or all(m.timestamp >= newest for m in new):
+            self.messages.extend(new)  # the live case: in time order, the oldest fall off
+            return
+        merged = sorted([*self.messages, *new], key=lambda m: m.timestamp)
+        self.messages.clear()
+        self.messages.extend(merged[-self.message_limit :])
 
     def _apply_claude_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
         self.files_read += 1
