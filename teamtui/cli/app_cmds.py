@@ -37,18 +37,23 @@ def watch(ctx: Context) -> int:
     return open_dashboard(ctx)
 
 
-def _panes(ctx: Context):
-    """Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast."""
-    from teamtui.tmux.mode import make_panes, resolve_teammate_mode
+def requested_mode(ctx: Context):
+    """The teammate display mode: --teammate-mode, else the config file's teammate_mode, else auto."""
+    from teamtui.tmux.mode import resolve_teammate_mode
+    from teamtui.tmux.server import TmuxUnavailable
     from teamtui.tui.config import load_settings
 
-    from teamtui.tmux.server import TmuxUnavailable
-
     try:
-        decision = resolve_teammate_mode(getattr(ctx.args, "teammate_mode", None), load_settings().teammate_mode)
+        return resolve_teammate_mode(getattr(ctx.args, "teammate_mode", None), load_settings().teammate_mode)
     except TmuxUnavailable as exc:  # `--teammate-mode tmux` outside tmux: one clear line, no traceback
         raise CliError(str(exc), EXIT_USAGE) from None
-    return make_panes(decision, ctx.team or "")
+
+
+def _panes(ctx: Context):
+    """Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast."""
+    from teamtui.tmux.mode import make_panes
+
+    return make_panes(requested_mode(ctx), ctx.team or "")
 
 
 def open_dashboard(ctx: Context) -> int:
@@ -81,4 +86,4 @@ def open_dashboard(ctx: Context) -> int:
     return int(app.return_code or 0)
 
 
-__all__ = ["register", "open_dashboard"]
+__all__ = ["register", "open_dashboard", "requested_mode"]

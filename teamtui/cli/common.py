@@ -12,7 +12,6 @@ from teamtui.protocol.errors import NotFoundError, ProtocolError
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.store import TeamStore
 # One inert for every layer; the commands import it from here.
-from teamtui.protocol.text import UNSAFE_TERMINAL as _UNSAFE_TERMINAL  # noqa: F401
 from teamtui.protocol.text import inert  # noqa: F401
 
 EXIT_OK = 0

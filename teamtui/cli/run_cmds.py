@@ -11,12 +11,15 @@ import threading
 import time
 from pathlib import Path
 
-from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
+from teamtui.cli.app_cmds import requested_mode
+from teamtui.cli.common import CliError, Context, inert
 from teamtui.cli.terminal import detach_terminal
 from teamtui.runtime.lead import EXIT_INTERRUPTED, Lead, LeadEvent, RunResult
 from teamtui.runtime.teamfile import TeamFile, TeamFileError, load_team_file
-from teamtui.tmux.api import NullPanes, PaneSpec, TeammatePanes
-from teamtui.tmux.mode import add_teammate_mode_option
+from teamtui.tmux.api import PaneSpec, TeammatePanes
+from teamtui.tmux.mode import ModeDecision, add_teammate_mode_option, make_panes
+
+IN_PROCESS = ModeDecision("in-process")
 
 
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -54,7 +57,7 @@ def cmd_run(ctx: Context) -> int:
     if ctx.team:
         spec.team.name = ctx.team
     root = ctx.root if ctx.root is not None else spec.base_dir
-    return run_team(spec, root, headless=ctx.args.headless, mode=_requested_mode(ctx))
+    return run_team(spec, root, headless=ctx.args.headless, mode=requested_mode(ctx))
 
 
 def cmd_demo(ctx: Context) -> int:
@@ -64,7 +67,7 @@ def cmd_demo(ctx: Context) -> int:
         raise CliError("--teammates must be between 4 and 6")
     if ctx.args.speed <= 0:
         raise CliError("--speed must be more than 0")
-    mode = _requested_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
+    mode = requested_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
     root = ctx.args.dir or Path(tempfile.mkdtemp(prefix="teamtui-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     spec = demo_team(root, teammates=ctx.args.teammates, speed=ctx.args.speed)
@@ -74,21 +77,9 @@ def cmd_demo(ctx: Context) -> int:
     return run_team(spec, root, headless=ctx.args.headless, mode=mode)
 
 
-def _requested_mode(ctx: Context):
-    """The teammate display mode: --teammate-mode, else the config file's teammate_mode, else auto."""
-    from teamtui.tmux.mode import resolve_teammate_mode
-    from teamtui.tmux.server import TmuxUnavailable
-    from teamtui.tui.config import load_settings
-
-    try:
-        return resolve_teammate_mode(getattr(ctx.args, "teammate_mode", None), load_settings().teammate_mode)
-    except TmuxUnavailable as exc:  # `--teammate-mode tmux` outside tmux: one clear line, no traceback
-        raise CliError(str(exc), EXIT_USAGE) from None
-
-
-def run_team(spec: TeamFile, root: Path, *, headless: bool, mode=None) -> int:
+def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision = IN_PROCESS) -> int:
     """Run the team; in tmux mode each teammate runs in its own pane, closed with the team."""
-    panes, notice = _lead_panes(mode, spec.team.name)
+    panes, notice = make_panes(mode, spec.team.name)
     try:
         if notice and headless:
             _say(f"teamtui: {inert(notice)}", sys.stderr)
@@ -98,14 +89,6 @@ def run_team(spec: TeamFile, root: Path, *, headless: bool, mode=None) -> int:
         return run_with_dashboard(spec, root, spawner=spawner, panes=LeadPanes(panes), notice=notice)
     finally:
         panes.close_all()  # after the lead is done: every pane it opened goes, whatever ended the run
-
-
-def _lead_panes(mode, team: str) -> tuple[TeammatePanes, str]:
-    if mode is None or mode.mode != "tmux":
-        return NullPanes(), mode.notice if mode is not None else ""
-    from teamtui.tmux.mode import make_panes
-
-    return make_panes(mode, team)
 
 
 def _tmux_spawner(panes: TeammatePanes, spec: TeamFile):
@@ -224,7 +207,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
         thread.join()
         return _finish(outcome)
 
-    app = connect_dashboard(lead, spec, root, sync_panes=False, **app_kwargs)
+    app = connect_dashboard(lead, spec, root, **app_kwargs)
     app_box.append(app)
 
     def on_sigterm(signum: int, frame: object) -> None:

@@ -12,7 +12,6 @@ and the pane closed, at the next start (TmuxPanes.from_env) or by `teamtui clean
 from __future__ import annotations
 
 import os
-import re
 import signal
 import time
 from dataclasses import dataclass
@@ -129,15 +128,12 @@ class Leftover:
     owner: str
 
 
-_PANE_ID = re.compile(r"%[0-9]+")
-
-
 def find_leftovers(tmux: Tmux, team: str | None = None) -> list[Leftover]:
     found = []
     # Only fields teamtui wrote itself in the listing: a name with a newline or tab must not forge a row.
     for row in tmux.list_panes(["pane_id", "pane_pid", OWNER]):
         owner = row.get(OWNER, "")
-        if not owner or owner_alive(owner) or not _PANE_ID.fullmatch(row.get("pane_id", "")):
+        if not owner or owner_alive(owner):
             continue
         pane_team = tmux.pane_info(row["pane_id"], "#{%s}" % TEAM) or ""
         if team is not None and pane_team != team:

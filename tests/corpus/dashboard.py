@@ -4,9 +4,9 @@ racing-writers tests."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from teamtui.tui.app import TeamTUI
@@ -17,6 +17,7 @@ from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.problems import ProblemList
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
+from tests.tui.conftest import until as wait_until
 
 SIZE = (140, 42)
 WAIT = 60.0  # seconds: only a hang ever reaches it; waits end as soon as the screen shows the thing
@@ -27,13 +28,8 @@ def make_app(root: Path, team: str, layout: str) -> TeamTUI:
     return TeamTUI(root, team, layout, config_path=root.parent / "no-config.toml", cursor_blink=False)
 
 
-async def until(pilot, cond: Callable[[], bool], what: str, limit: float = WAIT) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await pilot.pause(0.02)
+# The dashboard tests' wait, with a cap long enough for the huge corpus cases.
+until = partial(wait_until, limit=WAIT)
 
 
 def messages(app: TeamTUI, route: bool = False) -> list[str]:

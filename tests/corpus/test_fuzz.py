@@ -11,7 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from teamtui.cli.common import _UNSAFE_TERMINAL, inert
+from teamtui.cli.common import inert
+from teamtui.protocol.text import UNSAFE_TERMINAL
 from teamtui.protocol.board import Board
 from teamtui.protocol.claude import ClaudeTeam, parse_time
 from teamtui.protocol.errors import ParseError, ReadError
@@ -55,7 +56,7 @@ def printable(*values: object) -> None:
     for v in values:
         s = inert(v)
         s.encode("utf-8")
-        assert not _UNSAFE_TERMINAL.search(s)
+        assert not UNSAFE_TERMINAL.search(s)
 
 
 def check_task(task: Task) -> None:

@@ -33,10 +33,11 @@ time.sleep(600)
 """
 
 
-def _killed_owner(server: TmuxServer) -> list[int]:
-    """Run a teamtui-like process that opens 3 panes, SIGKILL it; return its panes' pids."""
+def _killed_owner(server: TmuxServer, names: tuple[str, ...] = ("a", "b", "c")) -> list[int]:
+    """Run a teamtui-like process that opens a pane per name, SIGKILL it; return its panes' pids."""
     env = {**os.environ, **server.env(), "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-c", OWNER_SCRIPT], stdout=subprocess.PIPE, text=True, env=env)
+    script = OWNER_SCRIPT.replace('("a", "b", "c")', repr(names))
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     finally:
@@ -122,14 +123,7 @@ def test_a_teammate_name_cannot_forge_a_leftover_for_cleanup_to_kill(tmux_server
     # A name with a newline and tabs shaped like a listing row naming the dashboard's pane and pid.
     victim_pid = tmux_server.run("display-message", "-p", "-t", tmux_server.dashboard, "#{pane_pid}")[0]
     forged = f"x\n{tmux_server.dashboard}\t{victim_pid}\t999999:0\tt\tforged"
-    OWNER_FORGE = OWNER_SCRIPT.replace('("a", "b", "c")', f"({forged!r}, 'b', 'c')")
-    env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-c", OWNER_FORGE], stdout=subprocess.PIPE, text=True, env=env)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    _killed_owner(tmux_server, (forged, "b", "c"))
     env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30)
     assert done.returncode == 0, done.stderr

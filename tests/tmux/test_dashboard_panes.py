@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from tmux_support import TmuxServer, wait_for
 from teamtui.tmux.cleanup import group_alive, process_running
 
 pytestmark = pytest.mark.tmux
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _add_member(root: Path, name: str) -> None:
@@ -30,14 +28,7 @@ def test_watch_in_tmux_opens_a_pane_per_teammate_and_closes_them_on_exit(
     tmux_server: TmuxServer, native_root: Path, how: str
 ) -> None:
     _add_member(native_root, "sentry")  # hunter, scout, sentry are live; tracer has shut down
-    out = tmux_server.run(
-        "new-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}",
-        "-e", f"PYTHONPATH={REPO}", "-e", f"HOME={os.environ['HOME']}", "-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}",
-        "-a", "-t", tmux_server.tmux.pane_info(tmux_server.dashboard, "#{window_id}") or "",
-        sys.executable, "-m", "teamtui", "watch", str(native_root), "--teammate-mode", "tmux",
-    )
-    dashboard, pid_text = out[0].split("\t")
-    pid = int(pid_text)
+    dashboard, pid = tmux_server.start_teamtui("watch", str(native_root), "--teammate-mode", "tmux")
     rows = wait_for(lambda: m if len(m := tmux_server.marked()) == 3 else None, "three teammate panes", timeout=30)
     assert sorted(r["@teamtui-teammate"] for r in rows.values()) == ["hunter", "scout", "sentry"]  # type: ignore[union-attr]
     window = tmux_server.tmux.pane_info(dashboard, "#{window_id}")

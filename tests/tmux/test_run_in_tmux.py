@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +15,9 @@ from tmux_support import TmuxServer, wait_for
 
 from teamtui.protocol.native import NativeTeam
 from teamtui.tmux.cleanup import process_running
+from tests.runtime.helpers import WORKER, processes_of, run_cmd
 
 pytestmark = pytest.mark.tmux
-REPO = Path(__file__).resolve().parents[2]
-WORKER = REPO / "tests" / "runtime" / "worker.py"
 NAMES = ["ada", "bob", "cy", "dee"]
 
 
@@ -39,36 +36,6 @@ def _teamfile(tmp: Path) -> Path:
     return path
 
 
-def _start(server: TmuxServer, *args: str) -> tuple[str, int]:
-    """Run `python -m teamtui ARGS` in a new window of the private server; its pane id and pid."""
-    window = server.tmux.pane_info(server.dashboard, "#{window_id}") or ""
-    out = server.run(
-        "new-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}",
-        "-e", f"PYTHONPATH={REPO}", "-e", f"HOME={os.environ['HOME']}",
-        "-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}",
-        "-a", "-t", window, sys.executable, "-m", "teamtui", *args,
-    )
-    pane, pid = out[0].split("\t")
-    return pane, int(pid)
-
-
-def _team_processes(root: Path) -> list[int]:
-    """Live processes started for the team under `root` (teammates carry TEAMTUI_ROOT)."""
-    marker = f"TEAMTUI_ROOT={root.resolve()}".encode() + b"\0"
-    found = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            env = (d / "environ").read_bytes()
-            state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in env + b"\0" and state != "Z":
-            found.append(int(d.name))
-    return found
-
-
 def _screen(server: TmuxServer, pane: str) -> str:
     return "\n".join(server.run("capture-pane", "-p", "-J", "-t", pane, "-S", "-200"))
 
@@ -77,7 +44,7 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
     tmux_server: TmuxServer, tmp_path: Path
 ) -> None:
     root = tmp_path / "proj"
-    dashboard, pid = _start(tmux_server, "run", str(_teamfile(tmp_path)), "--root", str(root), "--teammate-mode", "tmux")
+    dashboard, pid = tmux_server.start_teamtui("run", str(_teamfile(tmp_path)), "--root", str(root), "--teammate-mode", "tmux")
     rows = wait_for(lambda: m if len(m := tmux_server.marked("pane-team")) == 4 else None, "four teammate panes", 40)
     by_name = {r["@teamtui-teammate"]: r for r in rows.values()}  # type: ignore[union-attr]
     assert sorted(by_name) == NAMES
@@ -97,7 +64,7 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
                  f"{name}'s output in its pane", 20)
         # ... and its output is still written to its log.
         wait_for(lambda: f"stdout of {name}" in (logs / f"{name}.log").read_text(errors="replace"), f"{name}'s .log", 10)
-    assert len(_team_processes(root)) >= 4
+    assert len(processes_of(root)) >= 4
 
     # bob, idle, asked to shut down (as any lead or peer would): he answers, exits, his pane closes.
     team = NativeTeam(root, "pane-team")
@@ -109,7 +76,7 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
     tmux_server.run("send-keys", "-t", dashboard, "q")
     wait_for(lambda: not tmux_server.marked(), "every pane to close after q", 40)
     wait_for(lambda: not process_running(pid), "teamtui to exit", 20)
-    wait_for(lambda: not _team_processes(root), "no teammate process left", 10)
+    wait_for(lambda: not processes_of(root), "no teammate process left", 10)
     # The panes closed after the lead's two-phase shutdown of the team ran, not instead of it.
     results = [json.loads(p.read_text()) for p in (root / ".teams" / "pane-team" / "shutdown").glob("*.json")]
     assert {r["teammate"] for r in results} == {"ada", "cy", "dee"}
@@ -117,9 +84,9 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
 
 
 def _demo_running(server: TmuxServer, root: Path) -> tuple[str, int, list[str]]:
-    dashboard, pid = _start(server, "demo", "--dir", str(root), "--speed", "5", "--teammate-mode", "tmux")
+    dashboard, pid = server.start_teamtui("demo", "--dir", str(root), "--speed", "5", "--teammate-mode", "tmux")
     rows = wait_for(lambda: m if len(m := server.marked("demo")) >= 4 else None, "four of the demo teammates in panes", 90)
-    wait_for(lambda: len(_team_processes(root)) >= 2, "teammate processes", 20)
+    wait_for(lambda: len(processes_of(root)) >= 2, "teammate processes", 20)
     return dashboard, pid, list(rows)  # type: ignore[arg-type]
 
 
@@ -127,7 +94,7 @@ def _demo_running(server: TmuxServer, root: Path) -> tuple[str, int, list[str]]:
 def test_demo_in_tmux_leaves_nothing_behind(tmux_server: TmuxServer, tmp_path: Path, how: str) -> None:
     root = tmp_path / "demo"
     dashboard, pid, panes = _demo_running(tmux_server, root)
-    before = len(_team_processes(root))
+    before = len(processes_of(root))
     if how == "q":
         tmux_server.run("send-keys", "-t", dashboard, "q")
     elif how == "ctrl-c":
@@ -139,7 +106,7 @@ def test_demo_in_tmux_leaves_nothing_behind(tmux_server: TmuxServer, tmp_path: P
     wait_for(lambda: not process_running(pid), f"teamtui demo to exit after {how}", 60)
     assert tmux_server.marked() == {}, f"panes left after {how}"
     assert not any(tmux_server.tmux.pane_exists(p) for p in panes)
-    wait_for(lambda: not _team_processes(root), f"no teammate process left after {how}", 10)
+    wait_for(lambda: not processes_of(root), f"no teammate process left after {how}", 10)
     # The team was shut down by the lead's two-phase shutdown (its results on disk), not just killed.
     assert list((root / ".teams" / "demo" / "shutdown").glob("*.json")), f"no graceful shutdown after {how}"
     print(f"no-orphans {how}: {len(panes)} panes, {before} teammate processes before; 0 left")  # docs/reliability.md
@@ -149,21 +116,20 @@ def test_demo_in_tmux_leaves_nothing_behind(tmux_server: TmuxServer, tmp_path: P
 def test_a_sigkilled_demo_is_cleaned_up(tmux_server: TmuxServer, tmp_path: Path, then: str) -> None:
     root = tmp_path / "demo"
     _, pid, panes = _demo_running(tmux_server, root)
-    before = len(_team_processes(root))
+    before = len(processes_of(root))
     os.kill(pid, signal.SIGKILL)
     wait_for(lambda: not process_running(pid), "teamtui demo to die", 10)
     assert tmux_server.marked("demo"), "SIGKILL leaves the panes (nothing can run after it)"
-    env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
     if then == "teamtui cleanup":
-        done = subprocess.run([sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=60)
+        done = run_cmd(["cleanup"], **tmux_server.env())
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip().splitlines()[-1] == f"{len(panes)} leftover pane(s) closed"
     else:
-        dashboard, next_pid = _start(tmux_server, "demo", "--dir", str(tmp_path / "again"), "--speed", "3", "--teammate-mode", "tmux")
+        dashboard, next_pid = tmux_server.start_teamtui("demo", "--dir", str(tmp_path / "again"), "--speed", "3", "--teammate-mode", "tmux")
         wait_for(lambda: "Closed" in _screen(tmux_server, dashboard) or not any(tmux_server.tmux.pane_exists(p) for p in panes),
                  "the next start to close the leftovers", 60)
     wait_for(lambda: not any(tmux_server.tmux.pane_exists(p) for p in panes), "the killed demo's panes to close", 20)
-    wait_for(lambda: not _team_processes(root), "the killed demo's teammates to end", 20)
+    wait_for(lambda: not processes_of(root), "the killed demo's teammates to end", 20)
     print(f"no-orphans SIGKILL + {then}: {len(panes)} panes, {before} teammate processes before; 0 left")
     if then == "the next start":
         os.kill(next_pid, signal.SIGTERM)
@@ -171,14 +137,9 @@ def test_a_sigkilled_demo_is_cleaned_up(tmux_server: TmuxServer, tmp_path: Path,
         wait_for(lambda: not tmux_server.marked(), "the second demo's panes to close", 20)
 
 
-def _teamtui(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "PYTHONPATH": str(REPO), **env}
-    return subprocess.run([sys.executable, "-m", "teamtui", *args], capture_output=True, text=True, env=full, timeout=120)
-
-
 def test_tmux_mode_outside_tmux_is_refused_before_anything_is_created(tmp_path: Path) -> None:
     demo_dir = tmp_path / "never"
-    done = _teamtui("demo", "--dir", str(demo_dir), "--teammate-mode", "tmux")
+    done = run_cmd(["demo", "--dir", str(demo_dir), "--teammate-mode", "tmux"])
     assert done.returncode == 2
     assert done.stderr.strip() == "teamtui: --teammate-mode tmux needs teamtui to run inside tmux ($TMUX is not set)"
     assert not demo_dir.exists()
@@ -191,7 +152,7 @@ def test_run_with_tmux_pointing_at_nothing_falls_back_to_in_process(tmp_path: Pa
         f'[[teammates]]\nname = "ada"\ncommand = \'WORK=0.05 exec "$TEAMTUI_PYTHON" {WORKER}\'\n'
         '[[tasks]]\nsubject = "one"\n[[tasks]]\nsubject = "two"\n'
     )
-    done = _teamtui("run", str(team), "--headless", TMUX=f"{tmp_path}/no-server,1,0", TMUX_PANE="%0")
+    done = run_cmd(["run", str(team), "--headless"], TMUX=f"{tmp_path}/no-server,1,0", TMUX_PANE="%0")
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == (
         f"teamtui: Teammates shown in-process: the tmux server at {tmp_path}/no-server does not answer ($TMUX is stale)."

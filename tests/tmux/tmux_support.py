@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from teamtui.tmux.server import Tmux
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -24,6 +29,18 @@ class TmuxServer:
         """The $TMUX / $TMUX_PANE a process inside `pane` would see."""
         pid = self.run("display-message", "-p", "#{pid}")[0]
         return {"TMUX": f"{self.socket},{pid},0", "TMUX_PANE": pane or self.dashboard}
+
+    def start_teamtui(self, *args: str) -> tuple[str, int]:
+        """Run `python -m teamtui ARGS` in a new window beside the dashboard's; its pane id and pid."""
+        window = self.tmux.pane_info(self.dashboard, "#{window_id}") or ""
+        out = self.run(
+            "new-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}",
+            "-e", f"PYTHONPATH={REPO}", "-e", f"HOME={os.environ['HOME']}",
+            "-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}",
+            "-a", "-t", window, sys.executable, "-m", "teamtui", *args,
+        )
+        pane, pid = out[0].split("\t")
+        return pane, int(pid)
 
     def marked(self, team: str | None = None) -> dict[str, dict[str, str]]:
         """Panes carrying a teamtui owner mark, by pane id."""

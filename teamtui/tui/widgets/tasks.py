@@ -31,6 +31,19 @@ LABEL = {
 }
 
 
+class CursorRow:
+    """A DataTable whose rows are keyed by what they show: `selected` is the cursor row's key."""
+
+    @property
+    def selected(self) -> str | None:
+        if not self.row_count:  # type: ignore[attr-defined]
+            return None
+        try:
+            return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - an empty or shrinking table has no selection
+            return None
+
+
 def same_text(a: object, b: Text) -> bool:
     # Text's == ignores its base style; a cell whose color changed must be redrawn too.
     return isinstance(a, Text) and a == b and a.style == b.style
@@ -44,7 +57,7 @@ def matches(view: TaskView, query: str) -> bool:
     return any(q in s.lower() for s in (t.id, "#" + t.id, t.subject, t.owner, t.description, view.state.value))
 
 
-class TaskBoard(SizedByLayout, DataTable):
+class TaskBoard(CursorRow, SizedByLayout, DataTable):
     def on_mount(self) -> None:
         # Height of each row shown (by task id) and the board size at the last rebuild.
         self._heights: dict[str, int] | None = None
@@ -60,15 +73,6 @@ class TaskBoard(SizedByLayout, DataTable):
         self.add_column("Task", key="subject", width=SUBJECT_WIDTH)
         self.add_column("Owner", key="owner", width=8)
         self.add_column("State", key="state", width=11)
-
-    @property
-    def selected(self) -> str | None:
-        if not self.row_count:
-            return None
-        try:
-            return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
-        except Exception:  # noqa: BLE001 - an empty table has no selection
-            return None
 
     def _row(self, v: TaskView) -> tuple[tuple[Text, ...], int]:
         """The cells of one task's row and its height."""

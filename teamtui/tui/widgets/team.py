@@ -8,13 +8,13 @@ from textual.widgets import DataTable
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import STATUS_ICON, ago
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.tasks import same_text
+from teamtui.tui.widgets.tasks import CursorRow, same_text
 
 COLUMNS = ("icon", "name", "status", "task", "active", "unread")
 _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
 
 
-class TeamPanel(DataTable):
+class TeamPanel(CursorRow, DataTable):
     """Rows keyed by member name; the cursor row is the selected teammate."""
 
     def on_mount(self) -> None:
@@ -28,15 +28,6 @@ class TeamPanel(DataTable):
         self.add_column("Current task", key="task", width=16)
         self.add_column("Active", key="active", width=7)
         self.add_column("✉", key="unread", width=3)
-
-    @property
-    def selected(self) -> str | None:
-        if not self.row_count:
-            return None
-        try:
-            return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
-        except Exception:  # noqa: BLE001 - an empty or shrinking table has no selection
-            return None
 
     def _row(self, v, now: float) -> tuple[Text, ...]:
         app = self.app
