@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 from teamtui.tui.app import TeamTUI
@@ -28,8 +27,9 @@ def make_app(root: Path, team: str, layout: str) -> TeamTUI:
     return TeamTUI(root, team, layout, config_path=root.parent / "no-config.toml", cursor_blink=False)
 
 
-# The dashboard tests' wait, with a cap long enough for the huge corpus cases.
-until = partial(wait_until, limit=WAIT)
+async def until(pilot, cond: Callable[[], bool], what: str, limit: float = WAIT) -> None:
+    """The dashboard tests' wait, with a cap long enough for the huge corpus cases."""
+    await wait_until(pilot, cond, what, limit)
 
 
 def messages(app: TeamTUI, route: bool = False) -> list[str]:
