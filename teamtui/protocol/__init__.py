@@ -14,6 +14,7 @@ from teamtui.protocol.errors import (
 )
 from teamtui.protocol.layout import candidate_roots, detect_layout, find_team, open_team, team_names
 from teamtui.protocol.locks import DirLock, FileLock
+from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import (
     LogEntry,
     LogLevel,
@@ -38,7 +39,7 @@ from teamtui.protocol.tail import TailReader
 
 __all__ = [
     "Board", "Change", "ClaudeTeam", "ConflictError", "DirLock", "FileLock", "FileRef", "InboxRead",
-    "LockTimeout", "LogEntry", "LogLevel", "Member", "MemberStatus", "MemberView", "Message",
+    "LockTimeout", "LogBuffer", "LogEntry", "LogLevel", "Member", "MemberStatus", "MemberView", "Message",
     "NativeTeam", "NotFoundError", "ParseError", "Payload", "ProtocolError", "ReadError",
     "ShutdownApproved", "ShutdownRejected", "ShutdownRequest", "ShutdownResponse", "TailReader",
     "Task", "TaskAssignment", "TaskState", "TaskStatus", "TaskView", "TeamConfig", "TeamState",

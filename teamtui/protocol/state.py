@@ -18,6 +18,7 @@ from typing import Any
 from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
+from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import (
     LogEntry,
     LogLevel,
@@ -99,7 +100,7 @@ class TeamState:
         self.errors: dict[Path, list[ReadError]] = {}
         self._inboxes: dict[str, _Inbox] = {}
         self.messages: deque[Message] = deque(maxlen=message_limit)
-        self.logs: dict[str, deque[LogEntry]] = {}
+        self.logs: dict[str, LogBuffer] = {}
         self._log_readers: dict[Path, TailReader] = {}
         self.activity: dict[str, float] = {}
         self.departed: dict[str, Member] = {}
@@ -542,7 +543,7 @@ class TeamState:
         batch = reader.read_all()
         buf = self.logs.get(member)
         if buf is None:
-            buf = self.logs[member] = deque(maxlen=self.log_limit)
+            buf = self.logs[member] = LogBuffer(member, self.log_limit)
         errors = [ReadError(path, batch.error)] if batch.error else []
         for line_no, size in batch.overlong:
             errors.append(ReadError(path, f"line of {size} bytes skipped (over the limit)", line_no))

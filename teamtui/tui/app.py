@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input
+from textual.widgets import DataTable, Input
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.layout import candidate_roots, open_team
@@ -30,6 +30,7 @@ from teamtui.tui.config import Settings, config_path, load_settings, save_theme
 from teamtui.tui.format import color_name
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.themes import load_themes
+from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.logs import LogStrip, TeammateLog
 from teamtui.tui.widgets.messages import MessageTraffic
@@ -51,7 +52,18 @@ GC_THRESHOLDS = (2000, 20, 10)
 
 
 class FilterInput(Input):
+    """The task filter: one line above the board, always there. Showing and hiding it would resize
+    the board, and a resized table renders every visible cell again (most of a key press)."""
+
     BINDINGS = [Binding("escape", "done", "Done", show=False)]
+    IDLE = "/ filter tasks"
+    EDITING = "filter tasks: id, subject, owner, state · enter keeps it, escape clears it"
+
+    def on_focus(self) -> None:
+        self.placeholder = self.EDITING
+
+    def on_blur(self) -> None:
+        self.placeholder = self.IDLE
 
     def action_done(self) -> None:
         self.app.close_filter(clear=True)
@@ -155,13 +167,13 @@ class TeamTUI(App[None]):
             with Vertical(id="left"):
                 yield TeamPanel(id="team")
                 with Vertical(id="board"):
-                    yield FilterInput(placeholder="filter tasks: id, subject, owner, state", id="task-filter")
+                    yield FilterInput(placeholder=FilterInput.IDLE, id="task-filter")
                     yield TaskBoard(id="tasks")
             with Vertical(id="right"):
                 yield TeammateLog(limit=self.log_limit, id="log-main")
                 yield LogStrip(limit=self.log_limit, id="log-strip")
                 yield MessageTraffic(id="messages")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.theme = self._initial_theme()
@@ -169,7 +181,7 @@ class TeamTUI(App[None]):
         self.query_one("#team").border_title = "Team"
         self.query_one("#tasks").border_title = "Tasks"
         self.query_one("#messages").border_title = "Messages"
-        self.query_one("#task-filter").display = False
+        self.query_one("#task-filter", FilterInput).cursor_blink = self.cursor_blink
         if self.startup_notice:
             self.notify(inert(self.startup_notice), title="panes", markup=False)
         for problem in self.settings.problems + self.loaded_themes.problems:
@@ -326,7 +338,7 @@ class TeamTUI(App[None]):
             self.query_one(MessageTraffic).show(self.state.messages)
         for c in changes:
             if c.kind == "log":
-                self._append_log(c.key, c)
+                self._append_log(c.key)
             elif c.kind == "task_completed":
                 self._toast(f"✓ #{c.key} completed: ", c.detail, "information")
             elif c.kind == "member_joined":
@@ -411,16 +423,13 @@ class TeamTUI(App[None]):
             return
         title = Text("Log · ")
         title.append_text(self._log_title(self.selected))
-        log.show(self.selected, self.state.logs.get(self.selected, ()), title)
+        log.show(self.selected, self.state.logs.get(self.selected), title)
         self._refresh_log_strip()
 
-    def _append_log(self, member: str, change: Change) -> None:
+    def _append_log(self, member: str) -> None:
         if member == self.selected:
-            log = self.query_one("#log-main", TeammateLog)
-            if len(log.lines) == 1 and log.lines[0].text == "no log yet":
-                log.clear()
-            log.append(change.entries)
-        self.query_one(LogStrip).append(member, change.entries)
+            self.query_one("#log-main", TeammateLog).sync(self.state.logs.get(member))
+        self.query_one(LogStrip).append(member)
 
     def _sync_panes(self) -> None:
         if not self.sync_panes or not self.panes.active or self.state is None:
@@ -551,10 +560,7 @@ class TeamTUI(App[None]):
         self._toast("Focused ", name, "information", suffix=" (pane selected)" if has_pane else "")
 
     def action_filter_tasks(self) -> None:
-        f = self.query_one("#task-filter", FilterInput)
-        f.display = True
-        f.cursor_blink = self.cursor_blink
-        f.focus()
+        self.query_one("#task-filter", FilterInput).focus()
 
     @on(Input.Changed, "#task-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -576,7 +582,6 @@ class TeamTUI(App[None]):
                 self.task_query = ""
                 if self.state is not None:
                     self._refresh_board()
-        f.display = bool(self.task_query)
         self.query_one(TaskBoard).focus()
 
     def action_shutdown_team(self) -> None:

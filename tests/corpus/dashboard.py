@@ -57,7 +57,7 @@ def observe(app: TeamTUI) -> dict:
         "members": [str(r.key.value) for r in team.ordered_rows],
         "tasks": {str(r.key.value): board.get_row(r.key)[2].plain.split("\n")[0] for r in board.ordered_rows},
         "messages": messages(app, route=True),
-        "logs": {name: [s.text for s in panel.lines] for name, panel in strip.panels.items()},
+        "logs": {name: panel.text_lines() for name, panel in strip.panels.items()},
         "errors": [(str(e.path), e.line, e.reason) for e in app.state.all_errors()] if app.state else [],
     }
 

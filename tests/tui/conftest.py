@@ -85,7 +85,8 @@ def cells(table) -> list[str]:
 
 
 def log_lines(log) -> list[str]:
-    return [strip.text for strip in log.lines]
+    """A log panel's rows as plain text, wrapped as on screen."""
+    return log.text_lines()
 
 
 __all__ = ["SIZE", "RecordingPanes", "until", "cells", "log_lines"]

@@ -140,12 +140,14 @@ async def test_a_growing_log_keeps_its_scrollbar_right(tmp_path):
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         log = app.query_one("#log-main", TeammateLog)
-        await until(pilot, lambda: bool(log.lines), "the log filled")
+        await until(pilot, lambda: log_lines(log) != ["no log yet"], "the log filled")
+        buffer = app.state.logs[app.selected]
         for i in range(60):
-            log.append([LogEntry(member=app.selected, ts=1.0, text=f"line {i}")])
+            buffer.extend([LogEntry(member=app.selected, ts=1.0, text=f"line {i}")])
+            log.sync(buffer)
         # Checked before yielding to the app, so no relayout from anything else can have updated it.
         assert "line 59" in log_lines(log)[-1]
-        assert log.vertical_scrollbar.window_virtual_size == len(log.lines) > log.size.height
+        assert log.vertical_scrollbar.window_virtual_size == log.line_count > log.size.height
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y > 0, "scrolled to the newest line"
 

@@ -2,56 +2,237 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 
+from bisect import bisect_right
+
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.containers import Horizontal
-from textual.widgets import RichLog
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
+from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import LogEntry, LogLevel
 from teamtui.tui.format import clock_time
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.scroll import SizedByLayout
 
+# Lines whose rendered rows are kept, per row of panel height: two screens' worth, at least a few
+# (a row is a Strip with seven caches: a log that kept them all made every full collection slow).
+RENDERED_LINES_PER_ROW = 2
+RENDERED_LINES_LEAST = 8
+# The narrowest wrap (a narrower panel scrolls sideways).
+MIN_WIDTH = 20
+# Heights of dropped lines are let go in chunks this big, not one per line.
+COMPACT_AFTER = 512
+PLACEHOLDER = "no log yet"
+
 _LEVEL_ROLE = {LogLevel.ERROR: "error", LogLevel.WARNING: "warning", LogLevel.DEBUG: "secondary"}
 
 
 def entry_text(app, e: LogEntry) -> Text:
-    t = Text(clock_time(e.ts) + " ", style=app.role("secondary")) if e.ts else Text()
+    # Styles as spans, never the Text's base style: appended text would inherit it, and a row is drawn from spans.
+    t = Text()
+    if e.ts:
+        t.append(clock_time(e.ts) + " ", style=app.role("secondary"))
     role = _LEVEL_ROLE.get(e.level)
     t.append_text(safe_text(e.text, app.role(role) if role else ""))
     return t
 
 
-class TeammateLog(SizedByLayout, RichLog):
-    """One teammate's log; `max_lines` bounds what it keeps."""
+class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
+    """One teammate's log, drawn from TeamState's bounded buffer (the newest `limit` lines).
+
+    Only the rows on screen are rendered, and only a few screens of them are kept: a log that
+    keeps a rendered row per line (RichLog) holds thousands of Strips, each with seven caches,
+    and every full garbage collection rescans them all. For each line only its height (wrapped
+    rows at this width) is kept. Follows the end while scrolled to it; scrolled up, the rows
+    read stay put as old lines drop off.
+    """
+
+    DEFAULT_CSS = """
+    TeammateLog {
+        background: $surface;
+        color: $foreground;
+        overflow-y: scroll;
+        overflow-x: hidden;
+    }
+    """
 
     def __init__(self, member: str = "", *, limit: int, **kw):
-        super().__init__(max_lines=limit, wrap=True, min_width=20, markup=False, highlight=False, auto_scroll=True, **kw)
+        super().__init__(**kw)
         self.member = member
         self.limit = limit
+        self.auto_scroll = True
+        self._buffer: LogBuffer | None = None
+        self._width = 0  # the wrap width the heights were measured at (0: not measured)
+        self._seq0 = 0  # the buffer's number of the line whose top is _tops[0]
+        self._tops: list[int] = [0]  # row where each measured line starts; the last: where the next would
+        self._first = 0  # index in _tops of the oldest line shown
+        self._rows: LRUCache[int, list[Strip]] = LRUCache(RENDERED_LINES_LEAST)  # line number -> its rendered rows
 
-    def show(self, member: str, entries: Iterable[LogEntry], title: Text) -> None:
+    # ------------------------------------------------------------ what is shown
+    def show(self, member: str, buffer: LogBuffer | None, title: Text) -> None:
+        """Show `member`'s buffer from its end."""
         self.member = member
-        self.clear()
         self.border_title = title
-        # Older entries would be trimmed by max_lines at once: render only what can be kept.
-        self.append(list(entries)[-self.limit :])
+        self._buffer = buffer
+        self._measure_all()
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
 
-    def append(self, entries: Iterable[LogEntry]) -> None:
-        texts = [entry_text(self.app, e) for e in entries]
-        if texts:
-            # One write for the batch: a write per line measures, wraps and scrolls a thousand times on a first fill.
-            self.write(Text("\n").join(texts))
-        elif not self.lines:
-            self.write(Text("no log yet", style=self.app.role("secondary")))
+    def clear(self) -> None:
+        self.member = ""
+        self.show("", None, Text("Log"))
+
+    def sync(self, buffer: LogBuffer | None) -> None:
+        """Take the lines added to `buffer` since the last call (or show it, if it is a new one)."""
+        if buffer is not self._buffer:
+            self._buffer = buffer
+            self._measure_all()
+            return
+        if buffer is None or not self._width:
+            return
+        end = buffer.total
+        start = max(buffer.first, end - self.limit)
+        measured = self._seq0 + len(self._tops) - 1
+        if measured == end:
+            return
+        if measured < start:  # more new lines than are kept: nothing measured is shown any more
+            self._measure_all()
+            return
+        at_end = self.is_vertical_scroll_end
+        tops, width = self._tops, self._width
+        for entry in buffer.since(measured):
+            tops.append(tops[-1] + len(self._wrap(entry, width)))
+        old_top = tops[self._first]
+        self._first = start - self._seq0
+        dropped = tops[self._first] - old_top
+        if self._first > COMPACT_AFTER:
+            del tops[: self._first]
+            self._seq0 += self._first
+            self._first = 0
+        self._resize_content()
+        if self.auto_scroll and at_end:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        elif dropped:
+            self.scroll_to(y=max(0, self.scroll_y - dropped), animate=False, immediate=True)
+        self.refresh()
+
+    @property
+    def line_count(self) -> int:
+        """Rows of content (a wrapped line counts once per row)."""
+        return self._tops[-1] - self._tops[self._first] if self._has_lines() else 1
+
+    def text_lines(self) -> list[str]:
+        """Every row of the shown lines as plain text, as wrapped on screen."""
+        if not self._has_lines():
+            return [PLACEHOLDER]
+        return [row.plain for entry in self._shown() for row in self._wrap(entry, self._width)]
+
+    # ------------------------------------------------------------ measuring
+    def _wrap_width(self) -> int:
+        width = self.scrollable_content_region.width
+        return max(width, MIN_WIDTH) if width > 0 else 0
+
+    def _has_lines(self) -> bool:
+        return self._buffer is not None and bool(self._buffer) and len(self._tops) - 1 > self._first
+
+    def _shown(self) -> list[LogEntry]:
+        buffer = self._buffer
+        if buffer is None:
+            return []
+        return buffer.since(max(buffer.first, buffer.total - self.limit))
+
+    def _measure_all(self) -> None:
+        """Measure every shown line at the current width (a new buffer, a resize, a new theme)."""
+        self._rows.clear()
+        self._width = width = self._wrap_width()
+        buffer = self._buffer
+        self._seq0 = max(buffer.first, buffer.total - self.limit) if buffer is not None else 0
+        self._tops, self._first = [0], 0
+        if width:
+            tops = self._tops
+            for entry in self._shown():
+                tops.append(tops[-1] + len(self._wrap(entry, width)))
+        self._resize_content()
+        self.refresh()
+
+    def _resize_content(self) -> None:
+        self.virtual_size = Size(self._width, self.line_count)
+
+    def _wrap(self, entry: LogEntry, width: int) -> list[Text]:
+        text = entry_text(self.app, entry)
+        plain = text.plain
+        if len(plain) <= width and plain.isascii():  # the usual line: fits, one cell per character
+            return [text]
+        return list(text.wrap(self.app.console, width))
+
+    # ------------------------------------------------------------ drawing
+    def on_resize(self) -> None:
+        keep = max(RENDERED_LINES_LEAST, RENDERED_LINES_PER_ROW * self.size.height)
+        if keep != self._rows.maxsize:
+            self._rows = LRUCache(keep)
+        if self._wrap_width() != self._width:
+            at_end = self.is_vertical_scroll_end
+            top = self._line_at(self.scroll_y)
+            self._measure_all()
+            if at_end or top is None:
+                self.scroll_end(animate=False, immediate=True, x_axis=False)
+            else:  # keep the line the reader was at on top
+                self.scroll_to(y=self._tops[top - self._seq0] - self._tops[self._first], animate=False, immediate=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._rows.clear()  # rows carry the widget's colors
+
+    def _line_at(self, row: int) -> int | None:
+        """The buffer's number of the line drawn at content `row`."""
+        if not self._has_lines():
+            return None
+        tops = self._tops
+        at = tops[self._first] + row
+        if at >= tops[-1]:
+            return None
+        return self._seq0 + bisect_right(tops, at, self._first, len(tops) - 1) - 1
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        style = self.rich_style
+        row = scroll_y + y
+        seq = self._line_at(row)
+        if seq is None:
+            if row == 0 and not self._has_lines():
+                return Strip([Segment(PLACEHOLDER, style + Style.parse(self.app.role("secondary")))]).crop_extend(0, width, style)
+            return Strip.blank(width, style)
+        rows = self._rows.get(seq)
+        if rows is None:
+            rows = self._render(seq)
+        strip = rows[self._tops[self._first] + row - self._tops[seq - self._seq0]]
+        if scroll_x or strip.cell_length != width:
+            strip = strip.crop_extend(scroll_x, scroll_x + width, style)
+        return strip
+
+    def _render(self, seq: int) -> list[Strip]:
+        assert self._buffer is not None
+        console, style, width = self.app.console, self.rich_style, self._width
+        rows = [
+            Strip(row.render(console), row.cell_len).adjust_cell_length(width).apply_style(style)
+            for row in self._wrap(self._buffer.entry(seq), width)
+        ]
+        self._rows[seq] = rows
+        return rows
 
 
-# A small panel's least width: RichLog's min_width (20), its border and scrollbar (narrower scrolls sideways).
+# A small panel's least width: the narrowest wrap (MIN_WIDTH), its border and scrollbar.
 SMALL_PANEL_WIDTH = 23
 # A small panel is a glimpse: it keeps (and is filled with) this many lines, the big one the whole buffer.
 SMALL_PANEL_LINES = 50
-# ... and takes new lines at most this often: every write redraws a panel and its scrollbar.
+# ... and takes new lines at most this often: each take redraws a panel and its scrollbar.
 SMALL_PANEL_REFRESH = 0.25
 
 
@@ -65,9 +246,9 @@ class LogStrip(Horizontal):
         self.limit = limit
         self.panels: dict[str, TeammateLog] = {}
         self._members: list[tuple[str, Text]] = []
-        self._logs: dict[str, Iterable[LogEntry]] = {}
+        self._logs: Mapping[str, LogBuffer] = {}
         self._selected: str | None = None
-        self._pending: dict[str, list[LogEntry]] = {}  # lines for shown panels, written on the next flush
+        self._pending: set[str] = set()  # shown panels with new lines, taken on the next flush
         self._flush_timer = None
 
     def capacity(self) -> int:
@@ -85,7 +266,7 @@ class LogStrip(Horizontal):
         start = min(max(0, at - fit // 2), len(others) - fit)
         return others[start : start + fit]
 
-    def sync(self, members: list[tuple[str, Text]], logs: dict[str, Iterable[LogEntry]], selected: str | None) -> None:
+    def sync(self, members: list[tuple[str, Text]], logs: Mapping[str, LogBuffer], selected: str | None) -> None:
         self._members, self._logs, self._selected = members, logs, selected
         self._place()
 
@@ -97,7 +278,7 @@ class LogStrip(Horizontal):
         titles = dict(self._members)
         for name in [n for n in self.panels if n not in want]:
             self.panels.pop(name).remove()
-            self._pending.pop(name, None)
+            self._pending.discard(name)
         for i, name in enumerate(want):
             panel = self.panels.get(name)
             if panel is None:
@@ -110,25 +291,24 @@ class LogStrip(Horizontal):
                     self.mount(panel, before=0)
                 else:
                     self.mount(panel)
-                panel.show(name, self._logs.get(name, ()), titles[name])
-                self._pending.pop(name, None)  # the buffer it was filled from has them already
+                panel.show(name, self._logs.get(name), titles[name])
+                self._pending.discard(name)  # it was filled from the buffer that has them already
             else:
                 panel.border_title = titles[name]
 
-    def append(self, member: str, entries: list[LogEntry]) -> None:
+    def append(self, member: str) -> None:
+        """`member`'s buffer has new lines."""
         if member not in self.panels:
             return  # a teammate without a panel on screen costs nothing
-        self._pending.setdefault(member, []).extend(entries)
+        self._pending.add(member)
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(SMALL_PANEL_REFRESH, self.flush)
 
     def flush(self) -> None:
-        """Write the lines gathered since the last flush to their panels."""
+        """Show the lines added since the last flush."""
         self._flush_timer = None
-        pending, self._pending = self._pending, {}
-        for member, entries in pending.items():
+        pending, self._pending = self._pending, set()
+        for member in pending:
             panel = self.panels.get(member)
             if panel is not None:
-                if panel.lines and panel.lines[0].text == "no log yet" and len(panel.lines) == 1:
-                    panel.clear()
-                panel.append(entries[-SMALL_PANEL_LINES:])
+                panel.sync(self._logs.get(member))

@@ -12,11 +12,12 @@ from teamtui.protocol.models import Message
 from teamtui.tui.format import clock_time, describe
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.scroll import SizedByLayout
+from teamtui.tui.widgets.table import KeepsCellsOnFocus
 
 SHOWN = 200  # the table shows the newest messages; TeamState keeps its own bounded history
 
 
-class MessageTraffic(SizedByLayout, DataTable):
+class MessageTraffic(KeepsCellsOnFocus, SizedByLayout, DataTable):
     def on_mount(self) -> None:
         # The messages shown, oldest first, each row keyed by its object's id; the theme they were drawn in.
         self._shown: list[Message] = []

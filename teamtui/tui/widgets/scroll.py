@@ -7,7 +7,7 @@ from textual.reactive import Reactive
 
 
 class SizedByLayout:
-    """Mix into a ScrollView (RichLog, DataTable) that CSS sizes (`1fr`, not `auto`).
+    """Mix into a ScrollView (TeammateLog, DataTable) that CSS sizes (`1fr`, not `auto`).
 
     Textual relayouts the whole screen whenever a widget's content extent (`virtual_size`)
     changes, which also redraws every scrollbar on screen: for a log that grows by a line

@@ -8,6 +8,7 @@ from textual.widgets import DataTable
 from teamtui.protocol.board import TaskState, TaskView
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.scroll import SizedByLayout
+from teamtui.tui.widgets.table import KeepsCellsOnFocus
 
 ICON = {
     TaskState.COMPLETED: ("✓", "success"),
@@ -57,7 +58,7 @@ def matches(view: TaskView, query: str) -> bool:
     return any(q in s.lower() for s in (t.id, "#" + t.id, t.subject, t.owner, t.description, view.state.value))
 
 
-class TaskBoard(CursorRow, SizedByLayout, DataTable):
+class TaskBoard(CursorRow, KeepsCellsOnFocus, SizedByLayout, DataTable):
     def on_mount(self) -> None:
         # Height of each row shown (by task id) and the board size at the last rebuild.
         self._heights: dict[str, int] | None = None

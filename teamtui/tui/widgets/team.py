@@ -8,13 +8,15 @@ from textual.widgets import DataTable
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import STATUS_ICON, ago
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.table import KeepsCellsOnFocus
 from teamtui.tui.widgets.tasks import CursorRow, same_text
 
 COLUMNS = ("icon", "name", "status", "task", "active", "unread")
 _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
 
 
-class TeamPanel(CursorRow, DataTable):
+
+class TeamPanel(CursorRow, KeepsCellsOnFocus, DataTable):
     """Rows keyed by member name; the cursor row is the selected teammate."""
 
     def on_mount(self) -> None:

@@ -1,0 +1,64 @@
+"""The key bar: Textual's Footer, without rebuilding its keys on every focus change."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+
+class KeyFooter(Footer):
+    """The dashboard's keys. Textual's Footer builds a new widget per key on every focus change
+    ("/" and escape each move the focus), about 10 ms of a key press, and each rebuild leaves the
+    old keys alive (its `data_bind` keeps them). The letter keys really are unavailable while the
+    task filter has the focus: this one hides and shows the keys it has, and rebuilds only for a
+    key it has never shown. It has no groups of keys: the dashboard uses none."""
+
+    def on_mount(self) -> None:
+        self._composed: dict[str, tuple] = {}  # action -> (key, description, enabled, tooltip) of each key widget
+        self._shown: tuple | None = None  # the actions shown, in order
+        super().on_mount()
+
+    def _keys(self, screen: Screen) -> list[tuple]:
+        """(binding, enabled, tooltip) of each key to show, one per action, the palette's last."""
+        keys, actions, palette = [], set(), None
+        for _node, binding, enabled, tooltip in screen.active_bindings.values():
+            if binding.action == "command_palette":
+                if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+                    palette = (binding, enabled, binding.tooltip or binding.description)
+            elif binding.show and binding.action not in actions:
+                actions.add(binding.action)
+                keys.append((binding, enabled, tooltip))
+        return keys + [palette] if palette else keys
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        keys = self._keys(self.screen)
+        self._composed = {b.action: (b.key, b.description, enabled, tip) for b, enabled, tip in keys}
+        self._shown = tuple(self._composed)
+        self.styles.grid_size_columns = len(keys)
+        for binding, enabled, tooltip in keys:
+            palette = binding.action == "command_palette"
+            key = FooterKey(
+                binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                disabled=not enabled, tooltip=tooltip, classes="-command-palette" if palette else "",
+            )
+            if not palette:  # as Textual's Footer: the palette key keeps its own (compact) look
+                key.set_reactive(FooterKey.compact, self.compact)  # before mount: no class flips, no restyles
+            yield key
+
+    def bindings_changed(self, screen: Screen) -> None:
+        if not (screen.app.app_focus and self.is_attached and screen is self.screen and self._composed):
+            super().bindings_changed(screen)  # the first time, or nothing to compare with: Textual's way
+            return
+        keys = self._keys(screen)
+        if any(self._composed.get(b.action) != (b.key, b.description, enabled, tip) for b, enabled, tip in keys):
+            super().bindings_changed(screen)  # a key not built yet, or one that changed: rebuild
+            return
+        shown = tuple(b.action for b, _e, _t in keys)
+        if shown != self._shown:
+            self._shown = shown
+            for key in self.query_children(FooterKey):
+                key.display = key.action in shown
