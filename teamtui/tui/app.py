@@ -146,6 +146,7 @@ class TeamTUI(App[None]):
         self._shutdown_timer: Timer | None = None
         self._health_timer: Timer | None = None
         self._activity_timer: Timer | None = None  # armed by a log-only batch, fires once
+        self._times_drawn_at: float | None = None  # the clock the team table's "Active" times are drawn at
         self._claimed: dict[str, str] = {}  # the board's claimed files when the task board was last drawn
         self._problems_shown: list | None = None
         # Called after each feed batch with (changes, seconds reading files, seconds updating widgets): for benchmarks.
@@ -291,7 +292,7 @@ class TeamTUI(App[None]):
         gc.freeze()  # what the first load read lives as long as the view: no collection need rescan it
         self.query_one(TeamPanel).focus()
         self._check_health(toast=False)
-        self.query_one(TeamPanel).set_interval(RELATIVE_TIME_REFRESH, self._refresh_team)
+        self.query_one(TeamPanel).set_interval(RELATIVE_TIME_REFRESH, lambda: self._refresh_team(tick=True))
         self.run_worker(self._feed(), group="feed", exclusive=True, exit_on_error=False)
 
     # ------------------------------------------------------------------ the feed
@@ -382,11 +383,16 @@ class TeamTUI(App[None]):
                 self._problems_shown = errors
                 self.query_one(ProblemList).show(errors, self.state.store.root)
 
-    def _refresh_team(self) -> None:
+    def _refresh_team(self, tick: bool = False) -> None:
         if self.state is None:
             return
         panel = self.query_one(TeamPanel)
-        panel.show(self.state.member_views(self.now()), self.now())
+        now = self.now()
+        if tick or self._times_drawn_at is None:
+            self._times_drawn_at = now
+        # "Active" times move on the tick only: a change in between redraws the rows it touched, not
+        # every row whose "12s ago" became "13s ago" (100 cells at 100 teammates, most of a task update).
+        panel.show(self.state.member_views(now), self._times_drawn_at)
         if self.selected is None or panel.selected != self.selected:
             self.selected = panel.selected
             self._show_main_log()

@@ -8,6 +8,7 @@ docs/benchmarks.md for the timings these guards protect.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from teamtui.protocol.models import LogEntry
@@ -115,6 +116,25 @@ async def test_a_log_only_batch_does_not_rebuild_the_team_table(tmp_path):
         await until(pilot, lambda: all(app.state.logs[f"mate{i:02d}"][-1].text == "busy" for i in range(12)), "lines read")
         await until(pilot, lambda: app._activity_timer is None, "the once-a-second Active refresh ran")
         assert all(panel.rows[key] is row for key, row in rows.items()), "rows updated in place, never rebuilt"
+
+
+async def test_a_task_update_moves_no_other_teammates_active_time(tmp_path):
+    """"12s ago" becoming "15s ago" on every row is the relative-time tick's job (every 5 s),
+    not a task update's: that rewrote 100 cells of the team table per update at 100 teammates."""
+    team = big_team(tmp_path / "root", 12, 5)
+    clock = [time.time()]
+    app = TeamTUI(tmp_path / "root", TEAM, "native", config_path=tmp_path / "cfg" / "config.toml",
+                  cursor_blink=False, clock=lambda: clock[0])
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(TeamPanel)
+        await until(pilot, lambda: panel.row_count == 12, "team rows")
+        active = {f"mate{i:02d}": str(panel.get_cell(f"mate{i:02d}", "active")) for i in range(12)}
+        clock[0] += 30
+        team.claim_task("3", "mate05")
+        await until(pilot, lambda: "#3" in str(panel.get_cell("mate05", "task")), "the claim on mate05's row")
+        assert {n: str(panel.get_cell(n, "active")) for n in active if n != "mate05"} == {n: a for n, a in active.items() if n != "mate05"}
+        app._refresh_team(tick=True)  # the relative-time tick
+        assert all(str(panel.get_cell(n, "active")) != a for n, a in active.items() if n != "mate05"), "the tick moves them"
 
 
 async def test_a_new_message_adds_one_row_and_is_in_view(tmp_path):
