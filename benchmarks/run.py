@@ -243,8 +243,8 @@ DEFINITIONS = """\
   measured as in (1). *written→handled*: every line, until the feed's `apply_changes` has
   run for it (`on_batch`). *Backlog*: every written line handled, drain time after the writer stops, and
   the p50 handling latency of the first vs. last fifth of the lines. *Key press*: every
-  second a real `Key` event goes through the driver (`/` opens the task filter, answered at
-  the first frame showing the filter's placeholder; `escape` closes it, answered at the first
+  second a real `Key` event goes through the driver (`/` focuses the task filter, answered at
+  the first frame showing the filter's editing placeholder; `escape` leaves it, answered at the first
   frame after `close_filter` ran); the figure is the worst of all presses.
 - **Idle (4).** 50 teammates (100 KB of log each), nothing written: utime + stime of the whole
   process (all threads, the watcher's included) from /proc/self/stat over the window, after a

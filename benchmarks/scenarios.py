@@ -324,7 +324,7 @@ async def sustained(members: int, rate: float, seconds: float, key_every: float 
             while time.time() - start < seconds:
                 await asyncio.sleep(key_every)
                 # A real key press through the driver, as a terminal would deliver it: "/" opens the
-                # task filter; answered when a frame shows the filter's placeholder.
+                # task filter; answered when a frame shows the placeholder it has while being edited.
                 fut = app.expect("filter tasks: id")
                 t0 = time.time()
                 ev = events.Key("slash", "/")
