@@ -72,6 +72,7 @@ class BenchTUI(TeamTUI):
         self.frames = 0
         self._awaited: dict[str, asyncio.Future[float]] = {}
         self._frame_waiters: list[asyncio.Future[float]] = []
+        self._close_waiters: list[asyncio.Future[float]] = []
         # (seconds reading files, seconds in apply_changes, task changes) per feed batch
         self.batches: list[tuple[float, float, int]] = []
         self.on_log_entries: Callable[[str, list, float], None] | None = None
@@ -123,7 +124,16 @@ class BenchTUI(TeamTUI):
                 if c.kind == "log":
                     self.on_log_entries(c.key, c.entries, now)
 
+    def frame_after_close(self) -> asyncio.Future[float]:
+        """Resolved at the first frame drawn after the next close_filter (registered before the key
+        is sent: a waiter registered after close_filter ran could miss that frame and get a later one)."""
+        fut = asyncio.get_running_loop().create_future()
+        self._close_waiters.append(fut)
+        return fut
+
     def close_filter(self, clear: bool) -> None:
         super().close_filter(clear)
+        self._frame_waiters.extend(self._close_waiters)
+        self._close_waiters.clear()
         if self.on_close_filter is not None:
             self.on_close_filter(time.time())

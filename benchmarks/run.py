@@ -136,6 +136,13 @@ def figures(res: dict) -> list[dict]:
         rows[-1]["ok"] = backlog_ok
         row("sus_key", f"3. key press answered, max (n={s['key']['n']})", 1000 * s["key"]["max"], "ms", "≤ 100 ms", 100)
         row("sus_key_p50", "   key press p50", 1000 * s["key"]["p50"], "ms")
+        if "key_open" in s:
+            o, c = s["key_open"], s["key_close"]
+            row("sus_key_split", "   `/` p50 · max; escape p50 · max",
+                f"{1000 * o['p50']:.0f} · {1000 * o['max']:.0f}; {1000 * c['p50']:.0f} · {1000 * c['max']:.0f} ms", "")
+            g = s["full_gc"]
+            row("sus_gc", "   CPython full collections during the run: count; p50 · max",
+                f"{g['n']}; {1000 * g['p50']:.0f} · {1000 * g['max']:.0f} ms" if g["n"] else "0", "")
     i = res.get("idle_50")
     if i:
         row("idle", f"4. idle, 50 teammates, {i['wall_s']:.0f} s: CPU of one core", i["core_pct"], "%", "≤ 1 %", 1)

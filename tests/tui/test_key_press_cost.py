@@ -21,10 +21,11 @@ def make(root: Path, tmp_path: Path) -> TeamTUI:
 
 
 def shown_keys(app: TeamTUI) -> list[str]:
-    return [k.key for k in app.query_one(KeyFooter).query_children(FooterKey) if k.display]
+    """The keys the footer shows as usable (the others are dimmed in place)."""
+    return [k.key for k in app.query_one(KeyFooter).query_children(FooterKey) if k.display and not k.has_class("-disabled")]
 
 
-async def test_filter_focus_hides_the_letter_keys_and_escape_brings_them_back(tmp_path):
+async def test_filter_focus_dims_the_letter_keys_and_escape_brings_them_back(tmp_path):
     big_team(tmp_path / "root", 2, 30)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -10,14 +10,15 @@ from textual.widgets._footer import FooterKey
 
 class KeyFooter(Footer):
     """The dashboard's keys. Textual's Footer builds a new widget per key on every focus change
-    ("/" and escape each move the focus), about 10 ms of a key press, and each rebuild leaves the
-    old keys alive (its `data_bind` keeps them). The letter keys really are unavailable while the
-    task filter has the focus: this one hides and shows the keys it has, and rebuilds only for a
-    key it has never shown. It has no groups of keys: the dashboard uses none."""
+    ("/" and escape each move the focus), about 10 ms of a key press plus a relayout of the
+    screen, and each rebuild leaves the old keys alive (its `data_bind` keeps them). The letter
+    keys really are unavailable while the task filter is edited: this one dims them in place
+    (same width, so no relayout), and rebuilds only for a key it has never shown. It has no
+    groups of keys: the dashboard uses none."""
 
     def on_mount(self) -> None:
         self._composed: dict[str, tuple] = {}  # action -> (key, description, enabled, tooltip) of each key widget
-        self._shown: tuple | None = None  # the actions shown, in order
+        self._shown: tuple | None = None  # the actions available, in order
         super().on_mount()
 
     def _keys(self, screen: Screen) -> list[tuple]:
@@ -61,4 +62,7 @@ class KeyFooter(Footer):
         if shown != self._shown:
             self._shown = shown
             for key in self.query_children(FooterKey):
-                key.display = key.action in shown
+                off = key.action not in shown or not self._composed[key.action][2]
+                if off != key.has_class("-disabled"):
+                    key.set_class(off, "-disabled")  # Textual's look for a key that does nothing now
+                    key._disabled = off  # ... and a click on it rings the bell instead of typing a letter
