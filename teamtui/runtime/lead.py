@@ -360,6 +360,10 @@ class Lead:
         released = self.store.release_owner(slot.name)
         self.store.update_member(slot.name, status="shutdown", pid=None, health="stopped")
         run = self._shutdown
+        if run is not None and slot.name in run.teammates and not run.teammates[slot.name].outcome.final:
+            # A teammate replies, then exits: under load its exit can be seen first. Read the reply
+            # before concluding it left without one (the demo's ada once ended "clean", not "in progress").
+            self._read_lead_inbox()
         if run is not None and slot.name in run.teammates:
             t = run.teammates[slot.name]
             if not t.outcome.final:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -25,6 +25,7 @@ from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import ShutdownRun, live_teammates
 from teamtui.tmux.api import NullPanes, PaneSpec, TeammatePanes
 from teamtui.tmux.commands import follow_command
+from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
 from teamtui.tui.config import Settings, config_path, load_settings, save_theme
 from teamtui.tui.format import color_name
@@ -47,8 +48,6 @@ RELATIVE_TIME_REFRESH = 5.0
 ACTIVITY_REFRESH = 1.0
 # How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
 ROUTINE_TOAST_SECONDS = 3.0
-# Garbage-collector thresholds for the live view (see _tune_gc); CPython's defaults are (700, 10, 10).
-GC_THRESHOLDS = (2000, 20, 10)
 
 
 class FilterInput(Input):
@@ -155,6 +154,7 @@ class TeamTUI(App[None]):
         self._stop = asyncio.Event()
         self._panes_closed = False
         self._roles: dict[str, str] = {}
+        self._collector: QuietCollector | None = None  # full garbage collections, when nobody types
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         if self.settings.keymap:
@@ -279,7 +279,9 @@ class TeamTUI(App[None]):
         if not self.panes.team:  # watch without --team: the panes learn the team once it is picked
             self.panes.team = store.name
         self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout)
-        _tune_gc()
+        if self._collector is None:
+            self._collector = QuietCollector(asyncio.get_running_loop())
+        self._collector.start()
         collecting = gc.isenabled()
         gc.disable()  # the first load makes ~10^6 objects and no cycles: a collection would only rescan them
         try:
@@ -740,17 +742,16 @@ class TeamTUI(App[None]):
         except Exception:  # noqa: BLE001 - exiting: nothing left to tell the user through
             pass
 
+    async def on_event(self, event: events.Event) -> None:
+        if self._collector is not None and isinstance(event, (events.Key, events.MouseDown)):
+            self._collector.user_input()  # full collections wait until the user pauses
+        await super().on_event(event)
+
     def on_unmount(self) -> None:
         self._stop.set()
         self.close_panes()
-
-
-def _tune_gc() -> None:
-    """A live view holds ~10^5 long-lived objects (buffers, Textual's caches) and renders fast: with
-    CPython's default thresholds a full collection (0.1-0.4 s each) ran six times during a big first
-    load and about once a second under load (52 in a minute, 10 s of pauses). Larger young
-    generations cut that five-fold (raise, never lower, what the process already set)."""
-    gc.set_threshold(*(max(have, want) for have, want in zip(gc.get_threshold(), GC_THRESHOLDS)))
+        if self._collector is not None:
+            self._collector.stop()
 
 
 def _default_config_path() -> Path:

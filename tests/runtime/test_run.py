@@ -138,6 +138,18 @@ def test_teammate_ignoring_shutdown_is_killed_by_the_ladder(tmp_path):
     assert processes_of(tmp_path) == []  # the background `sleep` in its group went too
 
 
+def test_a_reply_written_just_before_exiting_is_counted(tmp_path):
+    """A teammate that answers "in progress" and exits at once: the lead may see the exit before
+    the reply, and must still read the reply rather than report an exit "without replying"."""
+    tf = tmp_path / "team.toml"
+    tf.write_text(team_toml("quick", teammates=["a", "b", "c"], tasks=[("one", []), ("two", []), ("three", [])]))
+    res = run_cmd(["run", str(tf), "--headless"], WORK="0.1", SHUTDOWN_STATUS="in_progress")
+    assert res.returncode == 0, res.stdout + res.stderr
+    results = [json.loads(p.read_text()) for p in (tmp_path / ".teams/quick/shutdown").glob("*.json")]
+    assert {r["teammate"]: r["outcome"] for r in results} == {"a": "in progress", "b": "in progress", "c": "in progress"}
+    assert "without replying" not in res.stdout
+
+
 def test_sigterm_to_run_shuts_the_team_down(tmp_path):
     tf = tmp_path / "team.toml"
     tf.write_text(team_toml("term", teammates=["a"], tasks=[("long", [])], settings="shutdown_deadline = 0.5\n"))

@@ -1,5 +1,6 @@
 """A test teammate on the teammate API. Knobs (env): WORK seconds per task, IGNORE_SHUTDOWN=1 to
-never answer a shutdown request and ignore SIGTERM (only SIGKILL ends it)."""
+never answer a shutdown request and ignore SIGTERM (only SIGKILL ends it), SHUTDOWN_STATUS to
+answer with (clean, in_progress, error), exiting right after the reply."""
 
 import os
 import signal
@@ -20,7 +21,7 @@ while True:
             me.log("ignoring the shutdown request", "warning")
             while True:
                 signal.pause()
-        me.answer_shutdown(wake.shutdown)
+        me.answer_shutdown(wake.shutdown, status=os.environ.get("SHUTDOWN_STATUS", "clean"))
         break
     if wake.task is not None:
         me.log(f"working on #{wake.task.id}")
