@@ -4,8 +4,6 @@ change must neither render every task cell again, nor resize the board, nor leak
 from __future__ import annotations
 
 import gc
-from pathlib import Path
-
 from textual.widgets._footer import FooterKey
 
 from teamtui.tui.app import TeamTUI
@@ -13,11 +11,15 @@ from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.tasks import TaskBoard
 
 from .conftest import SIZE, until
-from .test_live_view_guards import TEAM, big_team
+from .test_live_view_guards import big_team, make
 
 
-def make(root: Path, tmp_path: Path) -> TeamTUI:
-    return TeamTUI(root, TEAM, "native", config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+
+async def filled_board(app: TeamTUI, pilot, tasks: int) -> TaskBoard:
+    board = app.query_one(TaskBoard)
+    await until(pilot, lambda: board.row_count == tasks, "the board filled")
+    await pilot.pause()
+    return board
 
 
 def shown_keys(app: TeamTUI) -> list[str]:
@@ -58,8 +60,7 @@ async def test_moving_the_focus_renders_no_task_cell_again(tmp_path):
     big_team(tmp_path / "root", 2, 30)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        board = app.query_one(TaskBoard)
-        await until(pilot, lambda: board.row_count == 30, "the board filled")
+        board = await filled_board(app, pilot, 30)
         size = board.size
         board.focus()
         await pilot.press("slash", "escape")  # both looks (focused and not) rendered once
@@ -80,9 +81,7 @@ async def test_a_new_theme_still_renders_the_cells_again(tmp_path):
     big_team(tmp_path / "root", 2, 5)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        board = app.query_one(TaskBoard)
-        await until(pilot, lambda: board.row_count == 5, "the board filled")
-        await pilot.pause()
+        board = await filled_board(app, pilot, 5)
         before = board.render_line(2)
         app.theme = "teamtui-light"
         await pilot.pause()

@@ -39,8 +39,8 @@ def big_team(root: Path, teammates: int, tasks: int) -> NativeTeam:
     return team
 
 
-def make(root: Path, tmp_path: Path) -> TeamTUI:
-    return TeamTUI(root, TEAM, "native", config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+def make(root: Path, tmp_path: Path, **kw) -> TeamTUI:
+    return TeamTUI(root, TEAM, "native", config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False, **kw)
 
 
 def all_logs_text(app: TeamTUI) -> str:
@@ -123,8 +123,7 @@ async def test_a_task_update_moves_no_other_teammates_active_time(tmp_path):
     not a task update's: that rewrote 100 cells of the team table per update at 100 teammates."""
     team = big_team(tmp_path / "root", 12, 5)
     clock = [time.time()]
-    app = TeamTUI(tmp_path / "root", TEAM, "native", config_path=tmp_path / "cfg" / "config.toml",
-                  cursor_blink=False, clock=lambda: clock[0])
+    app = make(tmp_path / "root", tmp_path, clock=lambda: clock[0])
     async with app.run_test(size=SIZE) as pilot:
         panel = app.query_one(TeamPanel)
         await until(pilot, lambda: panel.row_count == 12, "team rows")

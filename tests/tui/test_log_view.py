@@ -6,18 +6,23 @@ writer of the same files) or straight into the state's buffer where a test needs
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 from teamtui.protocol.models import LogEntry
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.logs import RENDERED_LINES_LEAST, RENDERED_LINES_PER_ROW, TeammateLog
+from teamtui.tui.widgets.team import TeamPanel
 
 from .conftest import SIZE, log_lines, until
-from .test_live_view_guards import TEAM, big_team
+from .test_live_view_guards import big_team, make
 
 
-def make(root: Path, tmp_path: Path, **kw) -> TeamTUI:
-    return TeamTUI(root, TEAM, "native", config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False, **kw)
+
+async def main_log(app: TeamTUI, pilot) -> TeammateLog:
+    """The large log panel, once it shows the selected teammate's first line."""
+    log = app.query_one("#log-main", TeammateLog)
+    await until(pilot, lambda: log_lines(log) != ["no log yet"], "the first line")
+    return log
 
 
 def add(app: TeamTUI, log: TeammateLog, texts: list[str]) -> None:
@@ -51,8 +56,7 @@ async def test_follows_the_end_and_scrolled_up_keeps_the_reader_in_place(tmp_pat
     big_team(tmp_path / "root", 2, 3)
     app = make(tmp_path / "root", tmp_path, log_limit=100)
     async with app.run_test(size=SIZE) as pilot:
-        log = app.query_one("#log-main", TeammateLog)
-        await until(pilot, lambda: log_lines(log) != ["no log yet"], "the first line")
+        log = await main_log(app, pilot)
         add(app, log, [f"first {i}" for i in range(80)])
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y > 0 and "first 79" in log_lines(log)[-1], "at the end"
@@ -74,8 +78,7 @@ async def test_rendered_rows_stay_bounded_however_long_the_log(tmp_path):
     big_team(tmp_path / "root", 2, 3)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        log = app.query_one("#log-main", TeammateLog)
-        await until(pilot, lambda: log_lines(log) != ["no log yet"], "the first line")
+        log = await main_log(app, pilot)
         add(app, log, [f"line {i}" for i in range(1000)])
         bound = max(RENDERED_LINES_LEAST, RENDERED_LINES_PER_ROW * log.size.height)
         for y in range(0, log.line_count, log.size.height // 2):  # read it all, top to bottom
@@ -89,11 +92,28 @@ async def test_a_new_theme_redraws_the_log_in_its_colors(tmp_path):
     big_team(tmp_path / "root", 2, 3)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        log = app.query_one("#log-main", TeammateLog)
-        await until(pilot, lambda: log_lines(log) != ["no log yet"], "the first line")
+        log = await main_log(app, pilot)
         before = log.render_line(0)
         app.theme = "teamtui-light"
         await pilot.pause()
         after = log.render_line(0)
         assert after.text == before.text
         assert [s.style for s in after] != [s.style for s in before]
+
+
+async def test_a_teammate_s_first_lines_show_from_their_end(tmp_path):
+    """The selected teammate had no log yet; its first batch of 100 lines arrives at once."""
+    team = big_team(tmp_path / "root", 2, 3)
+    team.add_member("newcomer", status="working")
+    app = make(tmp_path / "root", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.query_one(TeamPanel).row_count == 3, "the newcomer's row")
+        app.query_one(TeamPanel).move_cursor(row=2)
+        log = app.query_one("#log-main", TeammateLog)
+        await until(pilot, lambda: app.selected == "newcomer" and log_lines(log) == ["no log yet"], "its empty log shown")
+        lines = "".join(json.dumps({"ts": 1_763_712_000.0 + i, "level": "info", "text": f"first {i}"}) + "\n" for i in range(100))
+        with open(team.logs_dir / "newcomer.jsonl", "a") as fh:
+            fh.write(lines)
+        await until(pilot, lambda: "first 99" in log_lines(log)[-1], "the batch shown")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y > 0, "at the newest line, following"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from bisect import bisect_right
+from collections.abc import Mapping
 
 from rich.segment import Segment
 from rich.style import Style
@@ -85,14 +84,14 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
         self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def clear(self) -> None:
-        self.member = ""
         self.show("", None, Text("Log"))
 
     def sync(self, buffer: LogBuffer | None) -> None:
         """Take the lines added to `buffer` since the last call (or show it, if it is a new one)."""
-        if buffer is not self._buffer:
+        if buffer is not self._buffer:  # the teammate's first lines: its buffer did not exist before
             self._buffer = buffer
             self._measure_all()
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
             return
         if buffer is None or not self._width:
             return
@@ -212,7 +211,10 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
         rows = self._rows.get(seq)
         if rows is None:
             rows = self._render(seq)
-        strip = rows[self._tops[self._first] + row - self._tops[seq - self._seq0]]
+        k = self._tops[self._first] + row - self._tops[seq - self._seq0]
+        if k >= len(rows):  # measured and rendered wraps disagree (never seen): a blank row, not a crash
+            return Strip.blank(width, style)
+        strip = rows[k]
         if scroll_x or strip.cell_length != width:
             strip = strip.crop_extend(scroll_x, scroll_x + width, style)
         return strip
