@@ -280,8 +280,8 @@ def normalize_level(value: Any) -> LogLevel:
 
 
 class LogEntry(NamedTuple):
-    """One log line. A tuple, not a model: a dashboard keeps ~10^5 of them, and one tracked object
-    each (instead of a model's three) keeps CPython's full collections short."""
+    """One log line. A tuple, not a model: one is built for every line read, and cheaply
+    (LogBuffer keeps the buffered ones as plain tuples the garbage collector does not track)."""
 
     member: str
     ts: float | None = None

@@ -405,15 +405,14 @@ class TeamTUI(App[None]):
     def _refresh_board(self, changed: set[str] | None = None) -> None:
         """Redraw the task board: only the rows `changed` tasks can affect, else every row."""
         board, table = self.state.board, self.query_one(TaskBoard)
+        claimed = board.claimed_files()
+        done = False
         if changed is not None:
-            claimed = board.claimed_files()
             views = [board.view(board.tasks[i], claimed) for i in board.affected_by(changed, self._claimed)]
             done = table.update(views, self.task_query, len(board.tasks))
-        else:
-            done = False
         if not done:
             table.show(board.views(), self.task_query)
-        self._claimed = board.claimed_files()
+        self._claimed = claimed
 
     def _log_title(self, name: str) -> Text:
         t = safe_text(name, f"bold {self.teammate(self.member_color(name), name)}")
@@ -431,7 +430,7 @@ class TeamTUI(App[None]):
             return
         title = Text("Log · ")
         title.append_text(self._log_title(self.selected))
-        log.show(self.selected, self.state.logs.get(self.selected), title)
+        log.show(self.state.logs.get(self.selected), title)
         self._refresh_log_strip()
 
     def _append_log(self, member: str) -> None:

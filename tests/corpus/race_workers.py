@@ -54,12 +54,16 @@ def monitor(root: str, team: str, sinks: list[str], out_path: str, stop) -> None
     Path(out_path).write_text(json.dumps({"seen": seen, "errors": errors, "polls": polls}))
 
 
-def hold_inbox_lock(root: str, team: str, member: str, marker: str) -> None:
-    store = NativeTeam(Path(root), team)
-    FileLock(store.inbox_lock_path(member)).acquire()
+def _hold(lock, marker: str) -> None:
+    """Take `lock`, say so in `marker`, and keep it until killed (a dead lock holder, once SIGKILLed)."""
+    lock.acquire()
     Path(marker).write_text(str(os.getpid()))
     while True:
         time.sleep(1)
+
+
+def hold_inbox_lock(root: str, team: str, member: str, marker: str) -> None:
+    _hold(FileLock(NativeTeam(Path(root), team).inbox_lock_path(member)), marker)
 
 
 def claimer(root: str, team: str, owner: str, out_path: str, start) -> None:
@@ -82,11 +86,7 @@ def writer_with_keeper(root: str, team: str, sinks: list[str], keeper: str, w: i
 
 
 def hold_tasks_lock(root: str, team: str, marker: str) -> None:
-    store = NativeTeam(Path(root), team)
-    store._tasks_lock().acquire()
-    Path(marker).write_text(str(os.getpid()))
-    while True:
-        time.sleep(1)
+    _hold(NativeTeam(Path(root), team)._tasks_lock(), marker)
 
 
 def claim_and_complete(root: str, team: str, owner: str, out_path: str, start) -> None:

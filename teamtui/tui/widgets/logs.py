@@ -62,11 +62,9 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
     }
     """
 
-    def __init__(self, member: str = "", *, limit: int, **kw):
+    def __init__(self, *, limit: int, **kw):
         super().__init__(**kw)
-        self.member = member
         self.limit = limit
-        self.auto_scroll = True
         self._buffer: LogBuffer | None = None
         self._width = 0  # the wrap width the heights were measured at (0: not measured)
         self._seq0 = 0  # the buffer's number of the line whose top is _tops[0]
@@ -75,16 +73,15 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
         self._rows: LRUCache[int, list[Strip]] = LRUCache(RENDERED_LINES_LEAST)  # line number -> its rendered rows
 
     # ------------------------------------------------------------ what is shown
-    def show(self, member: str, buffer: LogBuffer | None, title: Text) -> None:
-        """Show `member`'s buffer from its end."""
-        self.member = member
+    def show(self, buffer: LogBuffer | None, title: Text) -> None:
+        """Show a teammate's buffer from its end."""
         self.border_title = title
         self._buffer = buffer
         self._measure_all()
         self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def clear(self) -> None:
-        self.show("", None, Text("Log"))
+        self.show(None, Text("Log"))
 
     def sync(self, buffer: LogBuffer | None) -> None:
         """Take the lines added to `buffer` since the last call (or show it, if it is a new one)."""
@@ -115,7 +112,7 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
             self._seq0 += self._first
             self._first = 0
         self._resize_content()
-        if self.auto_scroll and at_end:
+        if at_end:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         elif dropped:
             self.scroll_to(y=max(0, self.scroll_y - dropped), animate=False, immediate=True)
@@ -138,7 +135,7 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
         return max(width, MIN_WIDTH) if width > 0 else 0
 
     def _has_lines(self) -> bool:
-        return self._buffer is not None and bool(self._buffer) and len(self._tops) - 1 > self._first
+        return len(self._tops) - 1 > self._first  # a measured line is shown
 
     def _shown(self) -> list[LogEntry]:
         buffer = self._buffer
@@ -284,7 +281,7 @@ class LogStrip(Horizontal):
         for i, name in enumerate(want):
             panel = self.panels.get(name)
             if panel is None:
-                panel = TeammateLog(name, limit=min(self.limit, SMALL_PANEL_LINES), classes="small-log")
+                panel = TeammateLog(limit=min(self.limit, SMALL_PANEL_LINES), classes="small-log")
                 self.panels[name] = panel
                 # In team order: after the nearest panel to its left, else first.
                 if i:
@@ -293,7 +290,7 @@ class LogStrip(Horizontal):
                     self.mount(panel, before=0)
                 else:
                     self.mount(panel)
-                panel.show(name, self._logs.get(name), titles[name])
+                panel.show(self._logs.get(name), titles[name])
                 self._pending.discard(name)  # it was filled from the buffer that has them already
             else:
                 panel.border_title = titles[name]
