@@ -19,6 +19,19 @@ def _screen(server: TmuxServer, pane: str) -> str:
     return "\n".join(server.tmux.try_run("capture-pane", "-p", "-t", pane) or [])
 
 
+def _first_line(path: Path) -> str:
+    text = path.read_text() if path.exists() else ""
+    return text.partition("\n")[0] if "\n" in text else ""
+
+
+def _cmdline(pid: str) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().decode().split("\0")[:-1]
+    except OSError:
+        return []
+
+
 def test_output_lands_in_the_pane_and_the_log_and_the_exit_status_is_kept(tmux_server: TmuxServer, tmp_path: Path) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     log = tmp_path / "logs" / "hunter.log"
@@ -43,16 +56,19 @@ def test_terminate_reaches_the_whole_group_and_the_last_words_are_logged(tmux_se
     log = tmp_path / "scout.log"
     proc = TmuxSpawner(panes).spawn(
         "scout",
-        "trap 'echo got-term; exit 3' TERM; echo started; sleep 600 & while :; do sleep 0.1; done",
+        "trap 'echo got-term; exit 3' TERM; sleep 600 & echo started $!; while :; do sleep 0.1; done",
         cwd=tmp_path, env={}, log_path=log,
     )
-    wait_for(lambda: "started" in log.read_text() if log.exists() else False, "the teammate to start")
+    sleeper = str(wait_for(lambda: _first_line(log), "the teammate to start")).split()[1]
+    # Signal only once the background sleep runs: a TERM between its fork and its exec is
+    # caught by the forked shell and lost, and the sleep would outlive the test (CI saw it).
+    wait_for(lambda: _cmdline(sleeper) == ["sleep", "600"], "the background sleep to run")
     assert proc.poll() is None
     proc.terminate()
     wait_for(lambda: proc.poll() is not None, "the teammate to exit on SIGTERM")
     assert proc.poll() == 3
     lines = log.read_text().splitlines()
-    assert lines[0] == "started" and lines[-1] == "got-term"  # sh may report the killed sleep between
+    assert lines[0] == f"started {sleeper}" and lines[-1] == "got-term"  # sh may report the killed sleep between
     assert proc.pid is not None
     wait_for(lambda: not group_alive(proc.pid), "the background sleep to end with its group")  # type: ignore[arg-type]
     panes.close_all()
