@@ -14,6 +14,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.driver import Driver
 from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
@@ -73,6 +74,9 @@ class TeamTUI(App[None]):
     TITLE = "teamtui"
     COMMANDS = {TeamCommands}
     ENABLE_COMMAND_PALETTE = True
+    # Below 100 columns (a dashboard beside its teammates' tmux panes) the columns stack:
+    # side by side, the team table and the logs would both be cut.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
         Binding("m", "message", "Message", id="message"),
         Binding("b", "broadcast", "Broadcast", id="broadcast"),
@@ -197,6 +201,16 @@ class TeamTUI(App[None]):
         if self.settings.theme in self.available_themes:
             return self.settings.theme
         return "teamtui-dark" if "teamtui-dark" in names else "textual-dark"
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if f"{driver.__module__}.{driver.__qualname__}" != "textual.drivers.linux_driver.LinuxDriver":
+            return driver  # Windows, or TEXTUAL_DRIVER: as Textual chose
+            return driver
+        from teamtui.tui.driver import HangupSafeDriver  # imports termios: only where it exists
+
+        # A closed terminal must end the app, not wedge it (see teamtui/tui/driver.py).
+        return HangupSafeDriver
 
     def theme_names(self) -> list[str]:
         return [t.name for t in self.loaded_themes.themes]

@@ -18,6 +18,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "example
 # The example team's own clock: a little after its last message.
 FROZEN_NOW = 1763712130.0
 SIZE = (140, 42)
+# The dashboard's tmux pane beside its teammates' panes in a 160-column terminal.
+NARROW_SIZE = (88, 44)
 
 
 def freeze_team(dest: Path, layout: str = "native") -> Path:
@@ -58,8 +60,8 @@ def show_finished_shutdown(app) -> None:
     app._show_shutdown_view()
 
 
-async def _shoot(app, path: Path, keys: list[str], before=None) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+async def _shoot(app, path: Path, keys: list[str], before=None, size: tuple[int, int] = SIZE) -> None:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
         if before is not None:
             before(app)
@@ -72,15 +74,16 @@ async def _shoot(app, path: Path, keys: list[str], before=None) -> None:
 
 async def _shoot_all(out: Path) -> None:
     shots = [
-        ("main-dark.svg", "teamtui-dark", [], None),
-        ("main-light.svg", "teamtui-light", [], None),
-        ("message-modal.svg", "teamtui-dark", ["m", *"please rebase on main"], None),
-        ("shutdown-view.svg", "teamtui-dark", [], show_finished_shutdown),
+        ("main-dark.svg", "teamtui-dark", [], None, SIZE),
+        ("main-light.svg", "teamtui-light", [], None, SIZE),
+        ("main-narrow.svg", "teamtui-dark", [], None, NARROW_SIZE),
+        ("message-modal.svg", "teamtui-dark", ["m", *"please rebase on main"], None, SIZE),
+        ("shutdown-view.svg", "teamtui-dark", [], show_finished_shutdown, SIZE),
     ]
-    for name, theme, keys, before in shots:
+    for name, theme, keys, before, size in shots:
         with tempfile.TemporaryDirectory() as tmp:
             root = freeze_team(Path(tmp))
-            await _shoot(make_app(root, theme), out / name, keys, before)
+            await _shoot(make_app(root, theme), out / name, keys, before, size)
             print(out / name)
 
 

@@ -1,5 +1,5 @@
 """End to end: `teamtui watch --teammate-mode tmux` inside a private tmux server opens one
-pane per live teammate, and `q`, SIGTERM and SIGHUP all close them."""
+pane per live teammate, and `q`, SIGTERM, SIGHUP and a closed terminal all close them."""
 
 from __future__ import annotations
 
@@ -43,3 +43,31 @@ def test_watch_in_tmux_opens_a_pane_per_teammate_and_closes_them_on_exit(
     wait_for(lambda: not tmux_server.marked(), f"every pane to close after {how}", timeout=20)
     wait_for(lambda: not process_running(pid), "the dashboard to exit", timeout=20)
     wait_for(lambda: not any(group_alive(p) for p in pane_pids), "no follow process left", timeout=10)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def test_a_closed_terminal_ends_the_dashboard_and_its_panes_even_without_sighup(
+    tmux_server: TmuxServer, native_root: Path
+) -> None:
+    # setsid: the dashboard runs outside its terminal's session, so closing the terminal sends
+    # it no SIGHUP; all it sees is its next write failing. Textual's own output thread died of
+    # that, and the dashboard ran on forever, wedged, with its panes open.
+    dashboard, setsid_pid = tmux_server.start_teamtui(
+        "watch", str(native_root), "--teammate-mode", "tmux", prefix=("setsid", "-w")
+    )
+    wait_for(lambda: len(tmux_server.marked()) == 2, "two teammate panes", timeout=30)
+    pid = int(wait_for(lambda: (_children(setsid_pid) or [0])[0], "the dashboard process"))  # type: ignore[arg-type]
+    tmux_server.run("kill-pane", "-t", dashboard)
+    task = native_root / ".tasks" / "task_3.json"
+    data = json.loads(task.read_text())
+    data["subject"] = "Update API documentation (redrawn after the terminal closed)"
+    task.write_text(json.dumps(data))  # something to draw: the write that fails
+    wait_for(lambda: not tmux_server.marked(), "every pane to close after the terminal closed", timeout=20)
+    wait_for(lambda: not process_running(pid), "the dashboard to exit", timeout=20)

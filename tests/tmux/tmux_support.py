@@ -30,14 +30,15 @@ class TmuxServer:
         pid = self.run("display-message", "-p", "#{pid}")[0]
         return {"TMUX": f"{self.socket},{pid},0", "TMUX_PANE": pane or self.dashboard}
 
-    def start_teamtui(self, *args: str) -> tuple[str, int]:
-        """Run `python -m teamtui ARGS` in a new window beside the dashboard's; its pane id and pid."""
+    def start_teamtui(self, *args: str, prefix: tuple[str, ...] = ()) -> tuple[str, int]:
+        """Run `[PREFIX] python -m teamtui ARGS` in a new window beside the dashboard's; its pane
+        id and the pane's pid."""
         window = self.tmux.pane_info(self.dashboard, "#{window_id}") or ""
         out = self.run(
             "new-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}",
             "-e", f"PYTHONPATH={REPO}", "-e", f"HOME={os.environ['HOME']}",
             "-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}",
-            "-a", "-t", window, sys.executable, "-m", "teamtui", *args,
+            "-a", "-t", window, *prefix, sys.executable, "-m", "teamtui", *args,
         )
         pane, pid = out[0].split("\t")
         return pane, int(pid)

@@ -1,12 +1,14 @@
-"""Snapshots of the main screen (both themes), the message modal and the shutdown view.
+"""Snapshots of the main screen (both themes, and narrow as beside tmux panes), the message
+modal and the shutdown view.
 
-Deterministic: frozen team copy with fixed mtimes, fixed clock, UTC, no cursor blink, 140x42.
+Deterministic: frozen team copy with fixed mtimes, fixed clock, UTC, no cursor blink, 140x42
+(88x44 narrow).
 Regenerate with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the SVGs.
 """
 
 from __future__ import annotations
 
-from teamtui.tui.screenshots import make_app, show_finished_shutdown
+from teamtui.tui.screenshots import NARROW_SIZE, make_app, show_finished_shutdown
 
 from .conftest import SIZE
 
@@ -17,6 +19,10 @@ def test_main_dark(snap_compare, frozen_native):
 
 def test_main_light(snap_compare, frozen_native):
     assert snap_compare(make_app(frozen_native, "teamtui-light"), terminal_size=SIZE)
+
+
+def test_main_narrow_beside_tmux_panes(snap_compare, frozen_native):
+    assert snap_compare(make_app(frozen_native, "teamtui-dark"), terminal_size=NARROW_SIZE)
 
 
 def test_main_claude_layout(snap_compare, frozen_claude):

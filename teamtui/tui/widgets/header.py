@@ -9,12 +9,18 @@ from teamtui.protocol.models import MemberStatus
 from teamtui.tui.safe import safe_text
 
 BAR_WIDTH = 24
+MIN_BAR = 6  # narrower than this, a bar says nothing: leave it out
 
 
 class TeamHeader(Static):
+    """One line: what the team is doing on the left, its progress on the right. In a narrow
+    pane the bar shrinks first, then the member count and layout go: "Tasks d/t" stays."""
+
     _shown: Text | None = None
+    _last: tuple | None = None  # show_team's arguments, to fit the line again on resize
 
     def show_team(self, state, gone: bool = False) -> None:
+        self._last = (state, gone)
         app = self.app
         done, total = state.board.progress()
         members = state.config.members if state.config else []
@@ -27,30 +33,50 @@ class TeamHeader(Static):
             status, role = "active", "primary"
         else:
             status, role = "inactive", "secondary"
-        t = Text()
-        t.append(" teamtui ", style=f"bold {app.role('background')} on {app.role('primary')}")
-        t.append("  ")
-        t.append_text(safe_text(state.name, "bold"))
-        t.append("  ")
-        t.append("● " + status, style=app.role(role))
-        t.append(f"  ·  {len(members)} member{'s' if len(members) != 1 else ''}", style=app.role("secondary"))
-        t.append(f" · {state.store.layout}", style=app.role("secondary"))
+        head = self._badge()
+        head.append_text(safe_text(state.name, "bold"))
+        head.append("  ")
+        head.append("● " + status, style=app.role(role))
+        details = Text(style=app.role("secondary"))
+        details.append(f"  ·  {len(members)} member{'s' if len(members) != 1 else ''}")
+        details.append(f" · {state.store.layout}")
+        warning = Text(style=app.role("warning"))
         errors = len(state.all_errors())
         if errors:
-            t.append(f" · {errors} unreadable file{'s' if errors != 1 else ''}", style=app.role("warning"))
-        t.append("    ")
-        filled = round(BAR_WIDTH * done / total) if total else 0
-        t.append("━" * filled, style=app.role("success"))
-        t.append("━" * (BAR_WIDTH - filled), style=f"dim {app.role('secondary')}")
-        t.append(f"  Tasks {done}/{total} done", style="bold")
+            warning.append(f" · {errors} unreadable file{'s' if errors != 1 else ''}")
+        head_len = head.cell_len + warning.cell_len
+        progress = Text(f"  Tasks {done}/{total} done", style="bold")
+        width = self.size.width or app.size.width
+        if width and head_len + details.cell_len + MIN_BAR + 4 + progress.cell_len > width:
+            details = Text()  # the count and layout are also in the team panel
+        room = width - head_len - details.cell_len - 4 - progress.cell_len if width else BAR_WIDTH
+        t = head
+        t.append_text(details)
+        t.append_text(warning)
+        bar = min(BAR_WIDTH, room)
+        if bar >= MIN_BAR:
+            t.append("    ")
+            filled = round(bar * done / total) if total else 0
+            t.append("━" * filled, style=app.role("success"))
+            t.append("━" * (bar - filled), style=f"dim {app.role('secondary')}")
+        t.append_text(progress)
         if t != self._shown:
             self._shown = t
             self.update(t, layout=False)  # one line whatever it says: no relayout of the screen
 
     def show_message(self, text: str) -> None:
-        t = Text()
-        t.append(" teamtui ", style=f"bold {self.app.role('background')} on {self.app.role('primary')}")
-        t.append("  ")
+        self._last = None
+        t = self._badge()
         t.append_text(safe_text(text))
         self._shown = t
         self.update(t, layout=False)
+
+    def on_resize(self) -> None:
+        if self._last is not None:
+            self.show_team(*self._last)
+
+    def _badge(self) -> Text:
+        t = Text()
+        t.append(" teamtui ", style=f"bold {self.app.role('background')} on {self.app.role('primary')}")
+        t.append("  ")
+        return t

@@ -1,0 +1,75 @@
+"""Textual's Linux driver, made to survive its terminal going away.
+
+When the terminal closes (`tmux kill-server`, a closed window, `kill-pane`), the next write to
+it fails with EIO. Textual's output thread dies of that, and from then on the app blocks for
+good once 30 frames are queued: it never exits, its input thread spins on the dead terminal
+(~70 % of a core), and its panes are never closed. SIGHUP usually arrives first, but not
+always (a write can fail before the handler runs, and a process outside the terminal's
+foreground group gets no SIGHUP at all). Here a failed write drops the output and raises
+SIGHUP once, so the app ends the way a hangup ends it: panes closed, team shut down.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import IO
+
+from textual.drivers.linux_driver import LinuxDriver
+
+
+class TerminalOutput:
+    """The driver's output file: writes that fail (the terminal is gone) are dropped, and the
+    first failure calls `on_gone` once."""
+
+    def __init__(self, file: IO[str], on_gone) -> None:
+        self._file = file
+        self._on_gone = on_gone
+        self._gone = False
+        self._lock = threading.Lock()
+
+    @property
+    def gone(self) -> bool:
+        return self._gone
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._file.write(text)
+            except (OSError, ValueError):  # EIO on a hung-up terminal; ValueError once it is closed
+                self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._file.flush()
+            except (OSError, ValueError):
+                self._lost()
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return not self._gone and self._file.isatty()
+
+    def _lost(self) -> None:
+        with self._lock:
+            if self._gone:
+                return
+            self._gone = True
+        self._on_gone()
+
+
+def hang_up() -> None:
+    """Act as if the terminal hung up: the SIGHUP handlers the CLI installed end the app."""
+    os.kill(os.getpid(), signal.SIGHUP)
+
+
+class HangupSafeDriver(LinuxDriver):
+    """LinuxDriver whose output outlives the terminal (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._file = TerminalOutput(self._file, hang_up)  # type: ignore[assignment]

@@ -1,0 +1,55 @@
+"""A dashboard in a narrow tmux pane (beside its teammates' panes) stacks its columns and
+keeps what matters whole: every column of the team table, every key, the task count."""
+
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey
+
+from teamtui.tui.app import TeamTUI
+from teamtui.tui.widgets.header import BAR_WIDTH, TeamHeader
+from teamtui.tui.widgets.team import TeamPanel
+
+from .conftest import SIZE
+
+
+def header_text(app: TeamTUI) -> str:
+    return str(app.query_one(TeamHeader).render())
+
+
+def side_by_side(app: TeamTUI) -> bool:
+    left, right = app.query_one("#left").region, app.query_one("#right").region
+    return right.x >= left.right and right.y == left.y
+
+
+async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_native, config_file):
+    app = TeamTUI(frozen_native, None, None, config_path=config_file, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert side_by_side(app) and app.screen.has_class("-wide")
+        assert "━" * BAR_WIDTH in header_text(app) and "3 members" in header_text(app)
+
+        await pilot.resize_terminal(88, 44)
+        await pilot.pause()
+        assert app.screen.has_class("-narrow") and not side_by_side(app)
+        left, right = app.query_one("#left").region, app.query_one("#right").region
+        assert left.width == right.width == 88 and right.y >= left.bottom
+        team = app.query_one(TeamPanel)
+        assert team.virtual_size.width <= team.scrollable_content_region.width  # no column cut off
+        keys = list(app.query(FooterKey))
+        assert {k.action for k in keys} >= {"message", "broadcast", "shutdown_team", "quit", "command_palette"}
+        assert all(k.region.width and k.region.right <= 88 for k in keys)  # every key, and q Quit, on screen
+        assert header_text(app).endswith("Tasks 1/5 done")
+        await pilot.press("question_mark")  # the widest dialog (100 columns) fits, border and all
+        assert type(app.screen).__name__ == "HelpScreen"
+        assert app.screen.query_one(".dialog").region.right <= 88
+        await pilot.press("escape")
+
+        await pilot.resize_terminal(60, 30)
+        await pilot.pause()
+        text = header_text(app)
+        assert text.endswith("Tasks 1/5 done") and len(text) <= 60
+        assert "refactor-auth" in text and "active" in text
+
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        assert side_by_side(app) and "━" * BAR_WIDTH in header_text(app)
