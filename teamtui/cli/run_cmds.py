@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import signal
 import sys
 import tempfile
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         help="run the built-in demo team (simulated teammates, no LLM)",
         description="A built-in team of simulated teammates working through about 15 tasks.",
     )
-    d.add_argument("--dir", type=Path, help="project root for the demo team (default: a fresh temp folder)")
+    d.add_argument("--dir", type=Path, help="project root for the demo team, kept afterwards (default: a fresh temp folder, removed at exit)")
     d.add_argument("--teammates", type=int, default=5, metavar="N", help="how many teammates, 4 to 6 (default 5)")
     d.add_argument("--speed", type=float, default=1.0, metavar="X", help="time runs X times faster (default 1: about two minutes)")
     d.add_argument("--headless", action="store_true", help="no dashboard: print progress")
@@ -61,14 +62,25 @@ def cmd_run(ctx: Context) -> int:
 
 
 def cmd_demo(ctx: Context) -> int:
-    from teamtui.demo.team import demo_team
-
     if not 4 <= ctx.args.teammates <= 6:
         raise CliError("--teammates must be between 4 and 6")
     if ctx.args.speed <= 0:
         raise CliError("--speed must be more than 0")
     mode = requested_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
-    root = ctx.args.dir or Path(tempfile.mkdtemp(prefix="teamtui-demo-"))
+    if ctx.args.dir is not None:
+        return _run_demo(ctx, ctx.args.dir, mode)
+    # A folder of its own, removed when the demo ends (after its teammates): /tmp does not fill up.
+    root = Path(tempfile.mkdtemp(prefix="teamtui-demo-"))
+    try:
+        return _run_demo(ctx, root, mode)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        print(f"teamtui demo: removed {root} (--dir D keeps a demo's files)", flush=True)
+
+
+def _run_demo(ctx: Context, root: Path, mode: ModeDecision) -> int:
+    from teamtui.demo.team import demo_team
+
     root.mkdir(parents=True, exist_ok=True)
     spec = demo_team(root, teammates=ctx.args.teammates, speed=ctx.args.speed)
     if (root / ".teams" / spec.team.name).exists():

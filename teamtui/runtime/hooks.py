@@ -13,7 +13,7 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from teamtui.runtime.spawn import signal_group
+from teamtui.runtime.procs import signal_group
 
 # Autohand's context names, for users copying hooks written for it (HOOK_teamTaskId ...).
 AUTOHAND_NAMES = {

@@ -3,11 +3,12 @@ output in logs/<name>.log; teamtui.tmux supplies a spawner that runs it in a pan
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 from pathlib import Path
 from typing import Protocol
+
+from teamtui.runtime.procs import signal_group
 
 
 class TeammateProcess(Protocol):
@@ -27,21 +28,6 @@ class TeammateProcess(Protocol):
 class Spawner(Protocol):
     def spawn(self, name: str, command: str, *, cwd: Path, env: dict[str, str], log_path: Path) -> TeammateProcess:
         """Start `command` (a shell command line) for teammate `name`; its output goes to `log_path`."""
-
-
-def signal_group(pgid: int | None, sig: int) -> bool:
-    """Send `sig` to a whole process group; False when the group is already gone."""
-    if not pgid:
-        return False
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def group_alive(pgid: int | None) -> bool:
-    return signal_group(pgid, 0)
 
 
 class ChildProcess:

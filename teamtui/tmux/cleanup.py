@@ -16,6 +16,7 @@ import signal
 import time
 from dataclasses import dataclass
 
+from teamtui.runtime.procs import group_alive, process_running, process_start, signal_group
 from teamtui.tmux.server import Tmux
 
 OWNER = "@teamtui-owner"
@@ -23,23 +24,6 @@ TEAM = "@teamtui-team"
 TEAMMATE = "@teamtui-teammate"
 # How long a leftover's processes get between SIGTERM and SIGKILL.
 GRACE_SECONDS = 1.0
-
-
-def _stat_fields(pid: int | str) -> list[str] | None:
-    """/proc/<pid>/stat from field 3 (state) on, or None when the process is gone.
-    The command name (field 2) may hold spaces and parentheses: split after the last ')'."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read().decode("ascii", "replace")
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[-1].split()
-
-
-def process_start(pid: int) -> str:
-    """The process's start time in clock ticks since boot ("" where /proc is missing)."""
-    fields = _stat_fields(pid)
-    return fields[19] if fields is not None and len(fields) > 19 else ""
 
 
 def owner_token(pid: int | None = None) -> str:
@@ -56,46 +40,6 @@ def owner_alive(token: str) -> bool:
     if pid <= 0 or not process_running(pid):
         return False
     return not start or process_start(pid) in ("", start)
-
-
-def process_running(pid: int) -> bool:
-    """True while `pid` runs; a zombie (ended, not yet reaped by tmux) counts as ended."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    fields = _stat_fields(pid)
-    return fields is not None and fields[0] != "Z"
-
-
-def group_alive(pgid: int) -> bool:
-    """True while any process of group `pgid` runs (zombies do not count)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if not os.path.isdir("/proc/self"):
-        return True
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat_fields(entry)
-            if fields is not None and len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-                return True
-    return False
-
-
-def signal_group(pgid: int, sig: int) -> None:
-    # pgid 0/1 would mean our own group or init: never signal those.
-    if pgid <= 1 or pgid == os.getpgrp():
-        return
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def end_groups(pgids: list[int], grace: float = GRACE_SECONDS) -> None:

@@ -15,7 +15,7 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from teamtui.tmux.cleanup import process_running, signal_group
+from teamtui.runtime.procs import process_running, signal_group
 from teamtui.tmux.commands import python_module_command
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.runner import EXIT_OPTION

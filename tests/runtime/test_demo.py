@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from .helpers import ROOT, env_for_run, processes_of, tasks_on_disk
+from .helpers import ROOT, env_for_run, processes_of, run_cmd, tasks_on_disk
 
 
 def test_demo_headless_completes_every_task(tmp_path):
@@ -29,3 +29,12 @@ def test_runtime_imports_no_textual():
     code = "import sys, teamtui.runtime.lead, teamtui.protocol.teammate, teamtui.demo.teammate; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_for_run(), cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_demo_in_its_own_temp_folder_removes_it_at_exit(tmp_path):
+    res = run_cmd(["demo", "--headless", "--speed", "40", "--teammates", "4"], timeout=90, TMPDIR=str(tmp_path))
+    assert res.returncode == 0, res.stdout + res.stderr
+    made = res.stdout.split("teamtui demo: team 'demo' in ", 1)[1].split("\n", 1)[0]
+    assert made.startswith(str(tmp_path / "teamtui-demo-"))
+    assert not any(tmp_path.iterdir()), "the demo left its folder behind"
+    assert f"removed {made}" in res.stdout

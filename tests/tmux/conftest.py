@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from tmux_support import TmuxServer
 
-from teamtui.tmux.cleanup import process_running
+from teamtui.runtime.procs import process_running
 from teamtui.tmux.server import Tmux
 
 

@@ -14,7 +14,7 @@ from tmux_support import TmuxServer, wait_for
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.tmux.api import NullPanes, PaneSpec
-from teamtui.tmux.cleanup import group_alive, process_running
+from teamtui.runtime.procs import group_alive, process_running
 from teamtui.tmux.mode import ModeDecision, add_teammate_mode_option, make_panes, resolve_teammate_mode
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.server import TmuxUnavailable

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tmux_support import TmuxServer, wait_for
 
-from teamtui.tmux.cleanup import group_alive, process_running
+from teamtui.runtime.procs import group_alive, process_running
 
 pytestmark = pytest.mark.tmux
 

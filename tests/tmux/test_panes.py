@@ -7,7 +7,8 @@ import os
 import pytest
 
 from teamtui.tmux.api import PaneSpec
-from teamtui.tmux.cleanup import group_alive, owner_token
+from teamtui.runtime.procs import group_alive
+from teamtui.tmux.cleanup import owner_token
 from teamtui.tmux.panes import TmuxPanes
 
 from tmux_support import TmuxServer, wait_for

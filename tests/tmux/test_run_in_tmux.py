@@ -14,7 +14,7 @@ import pytest
 from tmux_support import TmuxServer, wait_for
 
 from teamtui.protocol.native import NativeTeam
-from teamtui.tmux.cleanup import process_running
+from teamtui.runtime.procs import process_running
 from tests.runtime.helpers import WORKER, processes_of, run_cmd
 
 pytestmark = pytest.mark.tmux
