@@ -46,6 +46,8 @@ from teamtui.tmux.style import pane_title, tmux_color
 
 MAX_BESIDE = 6
 MAIN_PANE_WIDTH = "55%"
+# The teammates' column beside it: the first pane takes this share of the dashboard's width.
+_COLUMN = f"{100 - int(MAIN_PANE_WIDTH.rstrip('%'))}%"
 COLOR_OPTION = "@teamtui-color"
 # The border shows the title in the pane's own color (tmux expands the format per pane).
 BORDER_FORMAT = "#[fg=#{?#{" + COLOR_OPTION + "},#{" + COLOR_OPTION + "},default},bold] #{pane_title} #[default]"
@@ -198,8 +200,9 @@ class TmuxPanes:
                     args += ["-e", f"{key}={value}"]
             tail = [command] if command else []
             out = None
-            if self._shown and self._beside_count() < self.max_beside:
-                out = self.tmux.try_run("split-window", "-h", *args, "-t", self.dashboard_pane, *tail)
+            beside = self._beside() if self._shown else []
+            if self._shown and len(beside) < self.max_beside:
+                out = self._split_beside(args, tail, beside)
             if out is None:  # hidden, full, or too small to split: the side window
                 out = self._open_in_side(args, tail)
             pane_id, pid, window = out[0].split("\t")
@@ -282,9 +285,18 @@ class TmuxPanes:
     def _where(self) -> dict[str, str]:
         return {r["pane_id"]: r["window_id"] for r in self.tmux.list_panes(["pane_id", "window_id"])}
 
-    def _beside_count(self) -> int:
+    def _beside(self) -> list[_Pane]:
         where = self._where()
-        return sum(1 for p in self._panes.values() if where.get(p.pane_id) == self.window)
+        return [p for p in self._panes.values() if where.get(p.pane_id) == self.window]
+
+    def _split_beside(self, args: list[str], tail: list[str], beside: list[_Pane]) -> list[str] | None:
+        """A new pane in the column beside the dashboard, the dashboard keeping its width: split
+        in half and laid out again after, it was redrawn at half width for each teammate."""
+        if beside:
+            out = self.tmux.try_run("split-window", "-v", *args, "-t", beside[-1].pane_id, *tail)
+            if out is not None:
+                return out
+        return self.tmux.try_run("split-window", "-h", "-l", _COLUMN, *args, "-t", self.dashboard_pane, *tail)
 
     def _live_side_window(self, where: dict[str, str] | None = None) -> str | None:
         where = self._where() if where is None else where
@@ -295,10 +307,17 @@ class TmuxPanes:
         where = self._where()
         order = [p for p in self._panes.values() if p.pane_id in where]
         beside = order[: self.max_beside] if self._shown else []
+        column = [p for p in beside if where[p.pane_id] == self.window]  # already beside the dashboard
         for pane in order:
             here = where[pane.pane_id] == self.window
             if pane in beside and not here:
-                self.tmux.try_run("join-pane", "-d", "-h", "-s", pane.pane_id, "-t", self.dashboard_pane)
+                # As in _split_beside: into the column, the dashboard keeping its width.
+                joined = bool(column) and self.tmux.try_run(
+                    "join-pane", "-d", "-v", "-s", pane.pane_id, "-t", column[-1].pane_id
+                ) is not None
+                if not joined:
+                    self.tmux.try_run("join-pane", "-d", "-h", "-l", _COLUMN, "-s", pane.pane_id, "-t", self.dashboard_pane)
+                column.append(pane)
             elif pane not in beside and here:
                 self._move_aside(pane, where)
         self._relayout()

@@ -54,6 +54,28 @@ def test_four_teammates_get_titled_marked_colored_panes_beside_the_dashboard(tmu
     panes.close_all()
 
 
+def test_the_dashboard_keeps_its_width_while_teammate_panes_open(tmux_server: TmuxServer) -> None:
+    # A hook notes the dashboard's width right after each split, before teamtui lays the window
+    # out again: splitting the dashboard in half redrew it at half width for a moment per teammate.
+    dashboard = tmux_server.dashboard
+    tmux_server.run("set-hook", "-g", "after-split-window", f"set -Fpa -t {dashboard} @widths '#{{pane_width}} '")
+    panes = TmuxPanes(tmux_server.tmux, dashboard, "t")
+    panes.sync(FOUR[:3])
+    final = int(tmux_server.tmux.pane_info(dashboard, "#{pane_width}") or 0)
+    widths = [int(w) for w in tmux_server.run("show-options", "-p", "-v", "-t", dashboard, "@widths")[0].split()]
+    assert len(widths) == 3 and final > 220 // 2  # main-vertical: the dashboard keeps 55%
+    assert all(w == final for w in widths), f"the dashboard was {widths} columns wide while panes opened, {final} after"
+    assert panes.toggle() is False  # hidden: the panes go aside and the dashboard takes the window
+    tmux_server.run("set-option", "-p", "-u", "-t", dashboard, "@widths")
+    # tmux has no after-join-pane hook: note the width at every layout change instead.
+    tmux_server.run("set-hook", "-g", "window-layout-changed", f"set -Fpa -t {dashboard} @widths '#{{pane_width}} '")
+    assert panes.toggle() is True  # shown again: they join the column one by one
+    widths = [int(w) for w in tmux_server.run("show-options", "-p", "-v", "-t", dashboard, "@widths")[0].split()]
+    assert len(widths) >= 3 and all(w == final for w in widths), f"{widths} while the panes came back, {final} before"
+    assert int(tmux_server.tmux.pane_info(dashboard, "#{pane_width}") or 0) == final
+    panes.close_all()
+
+
 def test_sync_adds_and_removes_a_teammate(tmux_server: TmuxServer) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR[:2])

@@ -16,6 +16,12 @@ def header_text(app: TeamTUI) -> str:
     return str(app.query_one(TeamHeader).render())
 
 
+def keys_drawn_whole(app: TeamTUI) -> bool:
+    """Every key is as wide as what it shows (a key laid out for the other breakpoint cut its text)."""
+    keys = [k for k in app.query(FooterKey) if k.action != "command_palette"]
+    return bool(keys) and all(k.region.width == len(str(k.render())) for k in keys)
+
+
 def side_by_side(app: TeamTUI) -> bool:
     left, right = app.query_one("#left").region, app.query_one("#right").region
     return right.x >= left.right and right.y == left.y
@@ -25,7 +31,7 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
     app = TeamTUI(frozen_native, None, None, config_path=config_file, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert side_by_side(app) and app.screen.has_class("-wide")
+        assert side_by_side(app) and app.screen.has_class("-wide") and keys_drawn_whole(app)
         assert "━" * BAR_WIDTH in header_text(app) and "3 members" in header_text(app)
 
         await pilot.resize_terminal(88, 44)
@@ -38,6 +44,7 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         keys = list(app.query(FooterKey))
         assert {k.action for k in keys} >= {"message", "broadcast", "shutdown_team", "quit", "command_palette"}
         assert all(k.region.width and k.region.right <= 88 for k in keys)  # every key, and q Quit, on screen
+        assert keys_drawn_whole(app)
         assert header_text(app).endswith("Tasks 1/5 done")
         await pilot.press("question_mark")  # the widest dialog (100 columns) fits, border and all
         assert type(app.screen).__name__ == "HelpScreen"
@@ -53,3 +60,4 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         await pilot.resize_terminal(*SIZE)
         await pilot.pause()
         assert side_by_side(app) and "━" * BAR_WIDTH in header_text(app)
+        assert keys_drawn_whole(app)

@@ -19,6 +19,7 @@ class KeyFooter(Footer):
     def on_mount(self) -> None:
         self._composed: dict[str, tuple] = {}  # action -> (key, description, enabled, tooltip) of each key widget
         self._shown: tuple | None = None  # the actions available, in order
+        self._narrow = self.screen.has_class("-narrow")  # the screen's breakpoint the keys were built for
         super().on_mount()
 
     def _keys(self, screen: Screen) -> list[tuple]:
@@ -49,6 +50,14 @@ class KeyFooter(Footer):
             if not palette:  # as Textual's Footer: the palette key keeps its own (compact) look
                 key.set_reactive(FooterKey.compact, self.compact)  # before mount: no class flips, no restyles
             yield key
+
+    def on_resize(self) -> None:
+        # Across the narrow breakpoint the keys' padding changes (app.tcss), but a key keeps the
+        # width it was laid out at: build the keys again, once the new styles are in.
+        narrow = self.screen.has_class("-narrow")
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.call_after_refresh(self.recompose)
 
     def bindings_changed(self, screen: Screen) -> None:
         if not (screen.app.app_focus and self.is_attached and screen is self.screen and self._composed):
