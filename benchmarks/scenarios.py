@@ -105,7 +105,8 @@ def change_cmd(kind: str, token: str, members: int) -> dict:
 
 
 # ---------------------------------------------------------------- 1. latency
-async def latency(members: int, per_kind: int, seed: int = 1) -> dict:
+async def latency(members: int, per_kind: int, seed: int = 1, gap: float | None = None) -> dict:
+    """`gap`: seconds of quiet before each change (the watcher steps less often once quiet)."""
     rnd = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
         root = make_team(Path(tmp), members, tasks=max(20, 2 * members))
@@ -114,7 +115,7 @@ async def latency(members: int, per_kind: int, seed: int = 1) -> dict:
         missed = 0
         async with app.run_test(size=SIZE):
             await wait_opened(app)
-            await asyncio.sleep(0.5)  # let the watcher settle
+            await asyncio.sleep(0.5 if gap is None else gap)  # let the watcher settle (or go quiet)
             async with Writer(root) as w:
                 order = [k for k in out for _ in range(per_kind)]
                 rnd.shuffle(order)
@@ -128,7 +129,7 @@ async def latency(members: int, per_kind: int, seed: int = 1) -> dict:
                     except TimeoutError:
                         missed += 1
                         app._awaited.pop(token, None)
-                    await asyncio.sleep(rnd.uniform(0.01, 0.05))
+                    await asyncio.sleep(gap if gap is not None else rnd.uniform(0.01, 0.05))
         all_ = [x for v in out.values() for x in v]
         handle = [a + b for a, b, _ in app.batches]
         return {
@@ -520,9 +521,10 @@ def main() -> None:
     ap.add_argument("--root", type=Path)
     ap.add_argument("--updates", type=int, default=20)
     ap.add_argument("--warmup", type=float, default=5)
+    ap.add_argument("--gap", type=float)
     a = ap.parse_args()
     if a.name == "latency":
-        res = asyncio.run(latency(a.members, a.n))
+        res = asyncio.run(latency(a.members, a.n, gap=a.gap))
     elif a.name == "poll":
         res = asyncio.run(poll_latency(a.members, a.n))
     elif a.name == "poll_idle":

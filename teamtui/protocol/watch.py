@@ -1,23 +1,38 @@
 """One watchfiles watcher over a team's directories, tuned for ~100 ms change-to-screen.
 
-It waits on inotify (no polling); directories that do not exist yet are awaited by a
-second, non-recursive watch on their nearest existing parent.
+It waits on inotify (no polling of the files); directories that do not exist yet are
+awaited by a second, non-recursive watch on their nearest existing parent.
+
+watchfiles' Rust loop still wakes every `step` to look at what inotify gathered (and takes
+the GIL to check its stop event): at 10 ms that alone is ~0.7 % of a core. So the loop steps
+every 10 ms only while the team is busy (a change in the last BUSY_SECONDS), and every 25 ms
+once it is quiet: the first change after a quiet spell shows ~25 ms later (~55 ms instead of
+~30), and an idle dashboard costs half (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from watchfiles import awatch
+import anyio.to_thread
+from watchfiles import Change, DefaultFilter
+
+# What awatch runs; driven here so that each wait can choose its own step (pinned watchfiles 1.3).
+from watchfiles._rust_notify import RustNotify
 
 # watchfiles' defaults (1600 ms debounce) are far too slow for a live view.
 DEBOUNCE_MS = 40
-# watchfiles' Rust loop wakes (and takes the GIL) every step: 10 ms keeps idle under 1 % of a core
-# (5 ms cost ~0.45 % alone) for ~8 ms more change-to-screen latency (docs/benchmarks.md).
+# The step while busy: 5 ms cost ~0.45 % of a core more for ~8 ms less latency (docs/benchmarks.md).
 STEP_MS = 10
+# The step once quiet, and how long after a change the watcher counts as busy.
+QUIET_STEP_MS = 25
+BUSY_SECONDS = 5.0
+# A quiet wait returns this often (cheap), as awatch's does.
+QUIET_TIMEOUT_MS = 5_000
 
 
 @dataclass(slots=True)
@@ -42,6 +57,7 @@ async def watch_dirs(
     *,
     debounce_ms: int = DEBOUNCE_MS,
     step_ms: int = STEP_MS,
+    busy_seconds: float = BUSY_SECONDS,
 ) -> AsyncIterator[WatchBatch]:
     """Yield batches of changed paths under `dirs` until `stop` is set."""
     while not stop.is_set():
@@ -53,15 +69,8 @@ async def watch_dirs(
 
         async def pump(paths: list[Path], recursive: bool, is_anchor: bool) -> None:
             try:
-                async for changes in awatch(
-                    *paths,
-                    stop_event=local_stop,
-                    debounce=debounce_ms,
-                    step=step_ms,
-                    recursive=recursive,
-                    ignore_permission_denied=True,
-                ):
-                    batch = WatchBatch({Path(p) for _, p in changes})
+                async for changed in _changes(paths, recursive, local_stop, debounce_ms, step_ms, busy_seconds):
+                    batch = WatchBatch({Path(p) for p in changed})
                     if is_anchor or any(not d.is_dir() for d in present):
                         batch.rescan = True
                         restart.set()
@@ -103,6 +112,30 @@ async def watch_dirs(
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, stopper, return_exceptions=True)
+
+
+async def _changes(
+    paths: list[Path], recursive: bool, stop: asyncio.Event, debounce_ms: int, step_ms: int, busy_seconds: float
+) -> AsyncIterator[set[str]]:
+    """awatch's loop (same filter, same thread hand-off), stepping every `step_ms` while busy and
+    every QUIET_STEP_MS after `busy_seconds` without a change. Nothing is missed in between:
+    the Rust side gathers inotify events all along, between waits too."""
+    keep = DefaultFilter()
+    with RustNotify([str(p) for p in paths], False, False, 0, recursive, True) as notify:
+        busy_until = time.monotonic() + busy_seconds
+        while True:
+            busy_ms = int((busy_until - time.monotonic()) * 1000)
+            step, timeout = (step_ms, busy_ms) if busy_ms > 0 else (QUIET_STEP_MS, QUIET_TIMEOUT_MS)
+            # Not cancellable, as in awatch: the caller sets `stop` and the thread returns within a step.
+            raw = await anyio.to_thread.run_sync(notify.watch, debounce_ms, step, timeout, stop)
+            if raw == "stop":
+                return
+            if isinstance(raw, str):  # "timeout" (or "signal", which a worker thread never gets)
+                continue
+            busy_until = time.monotonic() + busy_seconds
+            changed = {path for change, path in raw if keep(Change(change), path)}
+            if changed:
+                yield changed
 
 
 async def _first_of(*events: asyncio.Event) -> None:
