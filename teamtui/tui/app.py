@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.driver import Driver
@@ -78,10 +79,12 @@ class TeamTUI(App[None]):
     # side by side, the team table and the logs would both be cut.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
-        Binding("m", "message", "Message", id="message"),
-        Binding("b", "broadcast", "Broadcast", id="broadcast"),
+        # The keys that start typing are priority: handled where the app reads its keys, before
+        # the keys typed next (fast, or pasted) are routed to the widget that had focus so far.
+        Binding("m", "message", "Message", id="message", priority=True),
+        Binding("b", "broadcast", "Broadcast", id="broadcast", priority=True),
         Binding("enter", "focus_teammate", "Focus", id="focus_teammate"),
-        Binding("slash", "filter_tasks", "Filter", id="filter_tasks"),
+        Binding("slash", "filter_tasks", "Filter", id="filter_tasks", priority=True),
         Binding("x", "shutdown_teammate", "Stop mate", id="shutdown_teammate"),
         Binding("S", "shutdown_team", "Stop team", id="shutdown_team"),
         Binding("t", "toggle_panes", "Panes", id="toggle_panes"),
@@ -524,9 +527,15 @@ class TeamTUI(App[None]):
             self.notify("No teammate selected.", severity="warning")
         return name
 
+    def _typing_elsewhere(self) -> None:
+        """A priority key is text while an input has focus or a dialog is open: let it through."""
+        if isinstance(self.screen.focused, Input) or len(self.screen_stack) > 1:
+            raise SkipAction()
+
     def action_message(self) -> None:
         from teamtui.tui.screens.message import MessageModal
 
+        self._typing_elsewhere()
         name = self._selected_member()
         if name is None:
             return
@@ -547,6 +556,7 @@ class TeamTUI(App[None]):
     def action_broadcast(self) -> None:
         from teamtui.tui.screens.message import MessageModal
 
+        self._typing_elsewhere()
         if self.store is None:
             return
         try:
@@ -581,7 +591,10 @@ class TeamTUI(App[None]):
         self._toast("Focused ", name, "information", suffix=" (pane selected)" if has_pane else "")
 
     def action_filter_tasks(self) -> None:
-        self.query_one("#task-filter", FilterInput).focus()
+        self._typing_elsewhere()
+        # Focus now, not after the keys already read (Widget.focus waits): "/auth" typed fast, or
+        # pasted, goes into the filter instead of to the dashboard's keys ("t" toggles the panes).
+        self.screen.set_focus(self.query_one("#task-filter", FilterInput))
 
     @on(Input.Changed, "#task-filter")
     def _filter_changed(self, event: Input.Changed) -> None:

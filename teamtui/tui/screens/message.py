@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -33,6 +34,14 @@ class MessageModal(ModalScreen[str | None]):
         inp = self.query_one(Input)
         inp.cursor_blink = self.app.cursor_blink
         inp.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        # Typed right after "m" or "b" (fast typing, a paste), keys reach the dialog before its input
+        # has focus: they belong in the message, not to the keys of the dashboard underneath.
+        if event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            self.query_one(Input).insert_text_at_cursor(event.character)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
