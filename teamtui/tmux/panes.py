@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -202,7 +202,7 @@ class TmuxPanes:
             out = None
             beside = self._beside() if self._shown else []
             if self._shown and len(beside) < self.max_beside:
-                out = self._split_beside(args, tail, beside)
+                out = self._into_column("split-window", args, beside, tail)
             if out is None:  # hidden, full, or too small to split: the side window
                 out = self._open_in_side(args, tail)
             pane_id, pid, window = out[0].split("\t")
@@ -289,14 +289,15 @@ class TmuxPanes:
         where = self._where()
         return [p for p in self._panes.values() if where.get(p.pane_id) == self.window]
 
-    def _split_beside(self, args: list[str], tail: list[str], beside: list[_Pane]) -> list[str] | None:
-        """A new pane in the column beside the dashboard, the dashboard keeping its width: split
-        in half and laid out again after, it was redrawn at half width for each teammate."""
-        if beside:
-            out = self.tmux.try_run("split-window", "-v", *args, "-t", beside[-1].pane_id, *tail)
+    def _into_column(self, command: str, args: list[str], column: list[_Pane], tail: Sequence[str] = ()) -> list[str] | None:
+        """Split or join a pane into the column beside the dashboard (below its last pane, or as the
+        column's first), the dashboard keeping its width: split in half and laid out again after,
+        it was redrawn at half width for each teammate."""
+        if column:
+            out = self.tmux.try_run(command, "-v", *args, "-t", column[-1].pane_id, *tail)
             if out is not None:
                 return out
-        return self.tmux.try_run("split-window", "-h", "-l", _COLUMN, *args, "-t", self.dashboard_pane, *tail)
+        return self.tmux.try_run(command, "-h", "-l", _COLUMN, *args, "-t", self.dashboard_pane, *tail)
 
     def _live_side_window(self, where: dict[str, str] | None = None) -> str | None:
         where = self._where() if where is None else where
@@ -311,12 +312,7 @@ class TmuxPanes:
         for pane in order:
             here = where[pane.pane_id] == self.window
             if pane in beside and not here:
-                # As in _split_beside: into the column, the dashboard keeping its width.
-                joined = bool(column) and self.tmux.try_run(
-                    "join-pane", "-d", "-v", "-s", pane.pane_id, "-t", column[-1].pane_id
-                ) is not None
-                if not joined:
-                    self.tmux.try_run("join-pane", "-d", "-h", "-l", _COLUMN, "-s", pane.pane_id, "-t", self.dashboard_pane)
+                self._into_column("join-pane", ["-d", "-s", pane.pane_id], column)
                 column.append(pane)
             elif pane not in beside and here:
                 self._move_aside(pane, where)

@@ -209,7 +209,6 @@ class TeamTUI(App[None]):
         driver = super().get_driver_class()
         if f"{driver.__module__}.{driver.__qualname__}" != "textual.drivers.linux_driver.LinuxDriver":
             return driver  # Windows, or TEXTUAL_DRIVER: as Textual chose
-            return driver
         from teamtui.tui.driver import HangupSafeDriver  # imports termios: only where it exists
 
         # A closed terminal must end the app, not wedge it (see teamtui/tui/driver.py).

@@ -33,10 +33,10 @@ class TeamHeader(Static):
             status, role = "active", "primary"
         else:
             status, role = "inactive", "secondary"
-        head = self._badge()
-        head.append_text(safe_text(state.name, "bold"))
-        head.append("  ")
-        head.append("● " + status, style=app.role(role))
+        t = self._badge()
+        t.append_text(safe_text(state.name, "bold"))
+        t.append("  ")
+        t.append("● " + status, style=app.role(role))
         details = Text(style=app.role("secondary"))
         details.append(f"  ·  {len(members)} member{'s' if len(members) != 1 else ''}")
         details.append(f" · {state.store.layout}")
@@ -44,13 +44,12 @@ class TeamHeader(Static):
         errors = len(state.all_errors())
         if errors:
             warning.append(f" · {errors} unreadable file{'s' if errors != 1 else ''}")
-        head_len = head.cell_len + warning.cell_len
+        head_len = t.cell_len + warning.cell_len
         progress = Text(f"  Tasks {done}/{total} done", style="bold")
         width = self.size.width or app.size.width
         if width and head_len + details.cell_len + MIN_BAR + 4 + progress.cell_len > width:
             details = Text()  # the count and layout are also in the team panel
         room = width - head_len - details.cell_len - 4 - progress.cell_len if width else BAR_WIDTH
-        t = head
         t.append_text(details)
         t.append_text(warning)
         bar = min(BAR_WIDTH, room)
