@@ -41,7 +41,7 @@ def requested_mode(ctx: Context):
     """The teammate display mode: --teammate-mode, else the config file's teammate_mode, else auto."""
     from teamtui.tmux.mode import resolve_teammate_mode
     from teamtui.tmux.server import TmuxUnavailable
-    from teamtui.tui.config import load_settings
+    from teamtui.protocol.settings import load_settings
 
     try:
         return resolve_teammate_mode(getattr(ctx.args, "teammate_mode", None), load_settings().teammate_mode)

@@ -108,7 +108,7 @@ def _tmux_spawner(panes: TeammatePanes, spec: TeamFile):
     if not panes.active:
         return None
     from teamtui.tmux.spawner import TmuxSpawner
-    from teamtui.tui.format import color_name
+    from teamtui.protocol.colors import color_name
 
     colors = {t.name: t.color for t in spec.teammates}
     return TmuxSpawner(panes, color_of=lambda name: color_name(colors.get(name, ""), name))  # type: ignore[arg-type]

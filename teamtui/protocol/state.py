@@ -18,6 +18,7 @@ from typing import Any
 from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
+from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import (
     LogEntry,
@@ -154,11 +155,12 @@ class TeamState:
     def _view(self, m: Member, task: Task | None, now: float, departed: bool) -> MemberView:
         last = self.activity.get(m.name)
         status = MemberStatus.SHUTDOWN if departed else m.status
-        disappeared = (
-            task is not None
-            and status != MemberStatus.SHUTDOWN
-            and last is not None
-            and now - last > self.health_timeout
+        disappeared = is_disappeared(
+            holds_task=task is not None,
+            stopped=status == MemberStatus.SHUTDOWN,
+            last_activity=last,
+            now=now,
+            timeout=self.health_timeout,
         )
         inbox = self._inboxes.get(m.name)
         return MemberView(

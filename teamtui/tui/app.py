@@ -29,8 +29,8 @@ from teamtui.tmux.api import NullPanes, PaneSpec, TeammatePanes
 from teamtui.tmux.commands import follow_command
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
-from teamtui.tui.config import Settings, config_path, load_settings, save_theme
-from teamtui.tui.format import color_name
+from teamtui.protocol.settings import Settings, config_path, load_settings, save_theme
+from teamtui.protocol.colors import color_name
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.themes import load_themes
 from teamtui.tui.widgets.footer import KeyFooter
@@ -261,7 +261,8 @@ class TeamTUI(App[None]):
 
     # ------------------------------------------------------------------ finding the team
     def _resolve_team(self) -> None:
-        from teamtui.tui.screens.no_team import NoTeamScreen, find_teams
+        from teamtui.protocol.discovery import find_teams
+        from teamtui.tui.screens.no_team import NoTeamScreen
         from teamtui.tui.screens.picker import TeamPicker
 
         roots = candidate_roots(self.root)

@@ -21,22 +21,12 @@ from teamtui.protocol.models import (
     TaskAssignment,
 )
 
-TEAMMATE_COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
-
 STATUS_ICON = {
     MemberStatus.WORKING: "●",
     MemberStatus.IDLE: "○",
     MemberStatus.SHUTDOWN: "×",
     MemberStatus.UNKNOWN: "?",
 }
-
-
-def color_name(member_color: str, name: str) -> str:
-    """The member's own color when it names one of the eight, else a stable pick by name."""
-    c = (member_color or "").lower()
-    if c in TEAMMATE_COLORS:
-        return c
-    return TEAMMATE_COLORS[sum(name.encode()) % len(TEAMMATE_COLORS)]
 
 
 def ago(then: float | None, now: float) -> str:

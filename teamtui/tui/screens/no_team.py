@@ -12,22 +12,9 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from teamtui.protocol.layout import team_names
+from teamtui.protocol.discovery import find_teams, looked_at
 from teamtui.protocol.watch import watch_dirs
 from teamtui.tui.safe import safe_text
-
-
-def find_teams(roots: list[Path], layout: str | None = None, team: str | None = None) -> list[tuple[Path, str]]:
-    found = []
-    for root in roots:
-        for name in team_names(root, layout):  # type: ignore[arg-type]
-            if team is None or name == team:
-                found.append((root, name))
-    return found
-
-
-def looked_at(roots: list[Path]) -> list[Path]:
-    return [p for r in roots for p in (r / ".teams", r / "teams")]
 
 
 class NoTeamScreen(Screen[tuple[Path, str] | None]):
