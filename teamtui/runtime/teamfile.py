@@ -10,13 +10,15 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.names import check_name
 
 HookEvent = Literal["team-created", "teammate-spawned", "teammate-idle", "task-assigned", "task-completed", "team-shutdown"]
 HOOK_EVENTS: tuple[str, ...] = HookEvent.__args__  # type: ignore[attr-defined]
+# How the lead talks to a teammate: teamtui's files, Autohand's JSON-RPC over stdio, or one run per task.
+Protocol = Literal["files", "jsonrpc", "per-task"]
 
 
 class TeamFileError(Exception):
@@ -45,6 +47,8 @@ class TeamSection(_Strict):
     hook_timeout: float = Field(10.0, gt=0)
     # Seconds between a teammate's inbox/board checks while idle (passed as TEAMTUI_POLL).
     poll_interval: float = Field(1.0, gt=0)
+    # A git worktree per teammate (a teammate's own `worktree` overrides this).
+    worktree: StrictBool = False
 
     @field_validator("name")
     @classmethod
@@ -60,6 +64,8 @@ class TeammateSpec(_Strict):
     model: str = ""
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    protocol: Protocol = "files"
+    worktree: StrictBool | None = None  # None: the team's setting
 
     @field_validator("name")
     @classmethod
@@ -114,6 +120,9 @@ class TeamFile(_Strict):
 
     def teammate_cwd(self, spec: TeammateSpec) -> Path:
         return (self.base_dir / spec.cwd).resolve() if spec.cwd else self.base_dir
+
+    def uses_worktree(self, spec: TeammateSpec) -> bool:
+        return self.team.worktree if spec.worktree is None else spec.worktree
 
 
 def _checked(v: str, what: str) -> str:
