@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -301,34 +302,14 @@ def spawn_jsonrpc(name: str, command: str, *, cwd: Path, env: dict[str, str], lo
     return JsonRpcProcess(name, popen)
 
 
-class _Reader(asyncio.Protocol):
-    def __init__(self, channel: "Channel"):
-        self.channel = channel
-
-    def data_received(self, data: bytes) -> None:
-        self.channel._lines(self.channel._splitter.feed(data))
-
-    def eof_received(self) -> bool:
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.channel._lines(self.channel._splitter.flush())
-        self.channel._read_closed(exc)
-
-
-class _Writer(asyncio.Protocol):
-    def __init__(self, channel: "Channel"):
-        self.channel = channel
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.channel._write_closed()
-
-
 class Channel:
     """The lead's end of one JSON-RPC teammate: notifications arrive through `on_incoming`
     (in stdout order, strays included), `send` queues bytes for the teammate's stdin.
 
-    Callbacks run on the event loop; an exception in one is reported as a Stray, not raised."""
+    Both pipes are non-blocking and watched by the event loop (no thread, no polling); a callback
+    that raises is reported as a Stray and reading goes on."""
+
+    READ_CHUNK = 64 << 10
 
     def __init__(
         self,
@@ -346,32 +327,44 @@ class Channel:
         self.on_closed = on_closed
         self.max_pending = max_pending
         self._splitter = LineSplitter(max_line)
-        self._out: asyncio.WriteTransport | None = None
-        self._in: asyncio.ReadTransport | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._rfd: int | None = None
+        self._wfd: int | None = None
+        self._pending = bytearray()
+        self._writer_armed = False
         self.ready = False  # set by the first team.ready
-        self.reading = False
         self.dropped = 0  # notifications not sent because the teammate stopped reading
 
-    async def open(self) -> None:
-        loop = asyncio.get_running_loop()
+    def open(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Start reading stdout on `loop` (the running one by default)."""
+        self._loop = loop or asyncio.get_running_loop()
         popen = self.process.popen
         assert popen.stdin is not None and popen.stdout is not None
-        self._in, _ = await loop.connect_read_pipe(lambda: _Reader(self), popen.stdout)
-        self._out, _ = await loop.connect_write_pipe(lambda: _Writer(self), popen.stdin)
-        self.reading = True
+        self._rfd, self._wfd = popen.stdout.fileno(), popen.stdin.fileno()
+        os.set_blocking(self._rfd, False)
+        os.set_blocking(self._wfd, False)
+        self._loop.add_reader(self._rfd, self._readable)
+
+    @property
+    def reading(self) -> bool:
+        return self._rfd is not None
+
+    @property
+    def writable(self) -> bool:
+        return self._wfd is not None
 
     # ------------------------------------------------------------ lead → teammate
     def send(self, line: bytes) -> bool:
         """Queue one encoded notification; False when the pipe is closed or the teammate is not reading."""
-        out = self._out
-        if out is None or out.is_closing():
+        if self._wfd is None:
             return False
-        if out.get_write_buffer_size() + len(line) > self.max_pending:
+        if len(self._pending) + len(line) > self.max_pending:
             self.dropped += 1
             self._deliver(Stray("", f"not reading its stdin: dropped a message ({self.dropped} so far)"))
             return False
-        out.write(line)
-        return True
+        self._pending += line
+        self._flush()
+        return self._wfd is not None
 
     def assign_task(self, task: Task) -> bool:
         return self.send(assign_task(task))
@@ -385,18 +378,73 @@ class Channel:
     def shutdown(self, reason: str) -> bool:
         return self.send(shutdown(reason))
 
+    def _flush(self) -> None:
+        if self._wfd is None:
+            return
+        try:
+            written = os.write(self._wfd, self._pending) if self._pending else 0
+        except BlockingIOError:
+            written = 0
+        except OSError:  # EPIPE: the teammate closed its stdin or is gone
+            self._close_write()
+            return
+        del self._pending[:written]
+        assert self._loop is not None
+        if self._pending and not self._writer_armed:
+            self._loop.add_writer(self._wfd, self._flush)
+            self._writer_armed = True
+        elif not self._pending and self._writer_armed:
+            self._loop.remove_writer(self._wfd)
+            self._writer_armed = False
+
+    def _close_write(self) -> None:
+        if self._wfd is None:
+            return
+        if self._writer_armed and self._loop is not None:
+            self._loop.remove_writer(self._wfd)
+            self._writer_armed = False
+        self._wfd = None
+        self._pending.clear()
+        stdin = self.process.popen.stdin
+        if stdin is not None:
+            try:
+                stdin.close()
+            except OSError:
+                pass  # its unflushed bytes (none: we write to the fd) cannot go anywhere
+
     def close(self) -> None:
         """Close both pipes (the teammate sees end of file on its stdin)."""
-        if self._out is not None and not self._out.is_closing():
-            self._out.close()
-        if self._in is not None and not self._in.is_closing():
-            self._in.close()
-
-    @property
-    def writable(self) -> bool:
-        return self._out is not None and not self._out.is_closing()
+        self._close_write()
+        self._close_read()
 
     # ------------------------------------------------------------ teammate → lead
+    def _readable(self) -> None:
+        if self._rfd is None:
+            return
+        try:
+            data = os.read(self._rfd, self.READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            self._lines(self._splitter.feed(data))
+            return
+        self._lines(self._splitter.flush())
+        self._close_read()
+        if self.on_closed is not None:
+            self.on_closed()
+
+    def _close_read(self) -> None:
+        if self._rfd is None:
+            return
+        if self._loop is not None:
+            self._loop.remove_reader(self._rfd)
+        self._rfd = None
+        stdout = self.process.popen.stdout
+        if stdout is not None:
+            stdout.close()
+
     def _lines(self, lines: list[bytes | Overlong]) -> None:
         for line in lines:
             if isinstance(line, Overlong):
@@ -418,15 +466,6 @@ class Channel:
                 self.on_incoming(Stray(repr(item)[:STRAY_PREVIEW], f"could not be handled: {exc!r}"))
             except Exception:  # noqa: BLE001
                 pass
-
-    def _read_closed(self, exc: Exception | None) -> None:
-        self.reading = False
-        if self.on_closed is not None:
-            self.on_closed()
-
-    def _write_closed(self) -> None:
-        if self._out is not None and not self._out.is_closing():
-            self._out.close()
 
 
 def stray_log_line(stray: Stray) -> bytes:

@@ -156,7 +156,7 @@ async def start(tmp_path: Path, command: str, **env: str) -> tuple[Channel, Coll
     got = Collector()
     proc = spawn_jsonrpc("scout", command, cwd=tmp_path, env={**os.environ, "TEAMTUI_NAME": "scout", **env}, log_path=tmp_path / "scout.log")
     ch = Channel("scout", proc, got, on_closed=got.closed.set)
-    await ch.open()
+    ch.open()
     return ch, got
 
 
@@ -247,7 +247,7 @@ async def test_a_teammate_that_stops_reading_its_stdin_does_not_grow_the_lead(tm
     got = Collector()
     proc = spawn_jsonrpc("scout", f"exec {sys.executable} t.py", cwd=tmp_path, env=dict(os.environ), log_path=tmp_path / "scout.log")
     ch = Channel("scout", proc, got, max_pending=256 << 10)
-    await ch.open()
+    ch.open()
     await got.next_of(Ready)
     big = "y" * 4096
     sent = 0
