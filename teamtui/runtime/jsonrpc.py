@@ -412,8 +412,12 @@ class Channel:
             except OSError:
                 pass  # its unflushed bytes (none: we write to the fd) cannot go anywhere
 
+    def close_stdin(self) -> None:
+        """End of file on the teammate's stdin (its cue to exit); its stdout is still read."""
+        self._close_write()
+
     def close(self) -> None:
-        """Close both pipes (the teammate sees end of file on its stdin)."""
+        """Close both pipes (once the teammate has ended, or to abandon it)."""
         self._close_write()
         self._close_read()
 
