@@ -4,22 +4,24 @@
 The task reaches the command as TEAMTUI_TASK_ID / _SUBJECT / _DESCRIPTION and, where the command
 names them, as `{id}`, `{subject}`, `{description}` replaced by shell-quoted values. Exit 0
 completes the task with the last lines of output as its result; anything else is a failure.
-Output goes to the teammate's log; the run is its own process group, so the shutdown ladder
-(SIGTERM, then SIGKILL) stops whatever the command started.
+Output goes on to the teammate's log (and pane); the run shares the teammate's process group,
+so the shutdown ladder (SIGTERM, then SIGKILL to the group) stops whatever the command started.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import select
 import shlex
 import signal
 import subprocess
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from teamtui.protocol.models import Task
-from teamtui.runtime.spawn import ChildProcess
 
 # The result of a task is the last lines of its output, read from at most this much of its end.
 RESULT_LINES = 20
@@ -76,65 +78,72 @@ class TaskOutcome:
         return f"{how}: {last}" if last else how
 
 
-class TaskRun(ChildProcess):
-    """One run of a per-task teammate's command, for one task."""
+def run_task(
+    command: str,
+    task: Task,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    out: int,
+    quiet_every: float = 1.0,
+    on_quiet: Callable[[float], None] | None = None,
+) -> TaskOutcome:
+    """Run `command` for `task` to its end, passing its output (stdout and stderr) on to the file
+    descriptor `out` and keeping the end of it for the result. It runs in the caller's process
+    group, so whatever stops the caller's group (the lead's ladder) stops it too.
+    `on_quiet(seconds_running)` is called after every `quiet_every` s without output."""
+    started = time.monotonic()
+    popen = subprocess.Popen(
+        ["/bin/sh", "-c", task_command(command, task)],
+        cwd=str(cwd),
+        env=task_env(env, task),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        close_fds=True,
+    )
+    assert popen.stdout is not None
+    fd = popen.stdout.fileno()
+    tail = bytearray()
+    cut = False
+    with popen.stdout:
+        while True:
+            readable, _, _ = select.select([fd], [], [], quiet_every)
+            if not readable:
+                if on_quiet is not None:
+                    on_quiet(time.monotonic() - started)
+                continue
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            _pass_on(out, data)
+            tail += data
+            if len(tail) > RESULT_TAIL_BYTES:
+                del tail[: len(tail) - RESULT_TAIL_BYTES]
+                cut = True
+    code = popen.wait()
+    return TaskOutcome(task.id, code, last_lines(bytes(tail), cut=cut))
 
-    def __init__(self, name: str, popen: subprocess.Popen[bytes], task_id: str, log_path: Path, offset: int):
-        super().__init__(name, popen)
-        self.task_id = task_id
-        self.log_path = log_path
-        self.offset = offset  # where this run's output starts in the log
-        self._outcome: TaskOutcome | None = None
 
-    def outcome(self) -> TaskOutcome:
-        """Its exit code and the last lines it printed: read once the run has ended, before the
-        teammate's next run appends to the same log, and kept."""
-        if self._outcome is None:
-            code = self.poll()
-            if code is None:
-                raise RuntimeError(f"{self.name}'s run for task #{self.task_id} has not ended")
-            self._outcome = TaskOutcome(self.task_id, code, output_tail(self.log_path, self.offset))
-        return self._outcome
+def _pass_on(out: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(out, view) :]
+        except OSError:
+            return  # the log or pane is gone: the run goes on, its result is still kept
 
 
-def start_task(name: str, command: str, task: Task, *, cwd: Path, env: dict[str, str], log_path: Path) -> TaskRun:
-    """Start `command` for `task` in its own session; stdout and stderr are appended to `log_path`."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "ab") as log:
-        subject = _ESCAPES.sub("", task.subject).replace("\n", " ")
-        log.write(f"[teamtui] task #{task.id}: {subject}\n".encode("utf-8", "replace"))
-        log.flush()
-        offset = log.tell()
-        popen = subprocess.Popen(
-            ["/bin/sh", "-c", task_command(command, task)],
-            cwd=str(cwd),
-            env=task_env(env, task),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            close_fds=True,
-        )
-    return TaskRun(name, popen, task.id, log_path, offset)
-
-
-def output_tail(path: Path, offset: int, lines: int = RESULT_LINES) -> str:
-    """The last `lines` non-blank lines written to `path` after `offset`, escapes removed."""
-    try:
-        with open(path, "rb") as f:
-            end = f.seek(0, os.SEEK_END)
-            start = max(offset, end - RESULT_TAIL_BYTES)
-            f.seek(start)
-            data = f.read(end - start)
-    except OSError:
-        return ""
+def last_lines(data: bytes, lines: int = RESULT_LINES, *, cut: bool = False) -> str:
+    """The last `lines` non-blank lines of `data` as a reader would see them; `cut`: its first
+    line is a fragment (the window started mid-line) and is left out."""
     text = _ESCAPES.sub("", data.decode("utf-8", "replace"))
-    if start > offset:
-        text = text.split("\n", 1)[-1]  # the first line was cut by the tail window
+    if cut:
+        text = text.split("\n", 1)[-1]
     # A progress bar redraws its line with \r: what is left on screen is the last part.
     shown = (ln.rstrip("\r").rsplit("\r", 1)[-1].rstrip() for ln in text.split("\n"))
     kept = [ln for ln in shown if ln.strip()]
     return "\n".join(kept[-lines:])
 
 
-__all__ = ["RESULT_LINES", "TaskOutcome", "TaskRun", "output_tail", "start_task", "task_command", "task_env"]
+__all__ = ["RESULT_LINES", "TaskOutcome", "last_lines", "run_task", "task_command", "task_env"]
