@@ -140,3 +140,37 @@ def test_a_folder_in_the_way_is_not_overwritten(repo):
     with pytest.raises(WorktreeError, match="exists and is not a git worktree"):
         worktrees.add(repo, "t", "ada")
     assert (path / "notes.txt").read_text() == "mine\n"
+
+
+# ------------------------------------------------------------------ the team's worktrees
+def teamfile(base: Path, body: str):
+    from teamtui.runtime.teamfile import load_team_file
+
+    path = base / "team.toml"
+    path.write_text('[team]\nname = "t"\n' + body)
+    return load_team_file(path)
+
+
+def test_the_team_makes_worktrees_on_first_start_and_settles_them_at_the_end(repo):
+    from teamtui.runtime.protocols import Worktrees
+
+    (repo / "sub").mkdir(exist_ok=True)
+    tf = teamfile(repo, 'worktree = true\n[[teammates]]\nname = "ada"\ncommand = "x"\ncwd = "sub"\n[[teammates]]\nname = "bob"\ncommand = "x"\nworktree = false\n')
+    wts = Worktrees(tf, "t")
+    assert wts.problem() == ""
+    ada, bob = tf.teammates
+    assert wts.cwd(bob) == repo.resolve()
+    assert wts.cwd(ada) == repo.resolve() / ".teamtui/worktrees/ada/sub"
+    assert wts.cwd(ada) == repo.resolve() / ".teamtui/worktrees/ada/sub"  # a restart: the same one
+    (repo / ".teamtui/worktrees/ada/sub/x.txt").write_text("changed\n")
+    [end] = wts.finish()
+    assert not end.removed and "teamtui/t/ada" in end.describe()
+
+
+def test_a_team_outside_git_is_refused_before_anything_starts(tmp_path):
+    from teamtui.runtime.protocols import Worktrees
+
+    tf = teamfile(tmp_path, '[[teammates]]\nname = "ada"\ncommand = "x"\nworktree = true\n')
+    assert "is not in a git repository: worktree = true needs one" in Worktrees(tf, "t").problem()
+    tf = teamfile(tmp_path, '[[teammates]]\nname = "ada"\ncommand = "x"\n')
+    assert Worktrees(tf, "t").problem() == ""  # no worktree asked for: no git needed
