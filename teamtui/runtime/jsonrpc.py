@@ -310,6 +310,7 @@ class Channel:
     that raises is reported as a Stray and reading goes on."""
 
     READ_CHUNK = 64 << 10
+    MAX_FINAL_READS = 64  # at most this many chunks read when closing
 
     def __init__(
         self,
@@ -417,27 +418,33 @@ class Channel:
         self._close_write()
 
     def close(self) -> None:
-        """Close both pipes (once the teammate has ended, or to abandon it)."""
+        """Close both pipes (once the teammate has ended, or to abandon it), after reading what
+        is already in its stdout: its last lines may still be there when its exit is seen."""
         self._close_write()
+        for _ in range(self.MAX_FINAL_READS):
+            if self._rfd is None or not self._readable():
+                break
         self._close_read()
 
     # ------------------------------------------------------------ teammate → lead
-    def _readable(self) -> None:
+    def _readable(self) -> bool:
+        """Read one chunk; False when there was nothing to read now (or the pipe has ended)."""
         if self._rfd is None:
-            return
+            return False
         try:
             data = os.read(self._rfd, self.READ_CHUNK)
         except BlockingIOError:
-            return
+            return False
         except OSError:
             data = b""
         if data:
             self._lines(self._splitter.feed(data))
-            return
+            return True
         self._lines(self._splitter.flush())
         self._close_read()
         if self.on_closed is not None:
             self.on_closed()
+        return False
 
     def _close_read(self) -> None:
         if self._rfd is None:

@@ -260,3 +260,20 @@ async def test_a_teammate_that_stops_reading_its_stdin_does_not_grow_the_lead(tm
     ch.process.kill()
     await exit_code(ch)
     ch.close()
+
+
+async def test_what_a_teammate_printed_before_it_ended_is_read_when_the_pipes_close(tmp_path):
+    script = (
+        "import json\n"
+        "for i in range(3):\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'method': 'team.log', 'params': {'text': f'last words {i}'}}))\n"
+    )
+    (tmp_path / "t.py").write_text(script)
+    got = Collector()
+    proc = spawn_jsonrpc("scout", f"exec {sys.executable} t.py", cwd=tmp_path, env=dict(os.environ), log_path=tmp_path / "scout.log")
+    proc.popen.wait(10)  # ended before the loop read a byte of it
+    ch = Channel("scout", proc, got)
+    ch.open()
+    ch.close()
+    assert [got.queue.get_nowait() for _ in range(3)] == [Log("info", f"last words {i}") for i in range(3)]
+    assert not ch.reading and not ch.writable
