@@ -7,7 +7,7 @@
 //   JRPC_WORK_MS         how long a task takes (default 50)
 //   JRPC_IGNORE_SHUTDOWN "1": log the shutdown request and keep running (the lead must SIGTERM it)
 //   JRPC_NOISE           "1": print a stray line, a torn message and an unknown method at start
-//   JRPC_TELL            "NAME:TEXT": after the first task, team.message TEXT to NAME
+//   JRPC_TELL            "NAME:TEXT": once ready, team.message TEXT to NAME
 //   JRPC_IDLE_AT_START   "1": send team.idle right after team.ready (asking for work)
 //   JRPC_EXIT_ON_TASK    exit with code 3 when this task id is assigned (a crash)
 "use strict";
@@ -16,7 +16,6 @@ const readline = require("readline");
 
 const name = process.env.TEAMTUI_NAME || "node-teammate";
 const workMs = Number(process.env.JRPC_WORK_MS || 50);
-let told = false;
 let stopping = false;
 
 function send(method, params) {
@@ -36,11 +35,6 @@ function work(task) {
   setTimeout(() => {
     if (stopping) return;
     send("team.taskUpdate", { taskId: task.id, status: "completed", result: `${name} did ${task.subject}` });
-    if (process.env.JRPC_TELL && !told) {
-      told = true;
-      const i = process.env.JRPC_TELL.indexOf(":");
-      send("team.message", { to: process.env.JRPC_TELL.slice(0, i), content: process.env.JRPC_TELL.slice(i + 1) });
-    }
     send("team.idle", { lastTask: task.id });
   }, workMs);
 }
@@ -86,4 +80,8 @@ if (process.env.JRPC_NOISE === "1") {
   send("team.dance", {});
 }
 send("team.ready", { name });
+if (process.env.JRPC_TELL) {
+  const i = process.env.JRPC_TELL.indexOf(":");
+  send("team.message", { to: process.env.JRPC_TELL.slice(0, i), content: process.env.JRPC_TELL.slice(i + 1) });
+}
 if (process.env.JRPC_IDLE_AT_START === "1") send("team.idle", {});
