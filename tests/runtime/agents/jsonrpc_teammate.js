@@ -9,9 +9,11 @@
 //   JRPC_NOISE           "1": print a stray line, a torn message and an unknown method at start
 //   JRPC_TELL            "NAME:TEXT": once ready, team.message TEXT to NAME
 //   JRPC_IDLE_AT_START   "1": send team.idle right after team.ready (asking for work)
-//   JRPC_EXIT_ON_TASK    exit with code 3 when this task id is assigned (a crash)
+//   JRPC_CRASH_ONCE      a file path: the first teammate given a task while it is missing
+//                        creates it and exits with code 3 (a crash)
 "use strict";
 
+const fs = require("fs");
 const readline = require("readline");
 
 const name = process.env.TEAMTUI_NAME || "node-teammate";
@@ -27,8 +29,14 @@ function log(text, level = "info") {
 }
 
 function work(task) {
-  if (process.env.JRPC_EXIT_ON_TASK && String(task.id) === process.env.JRPC_EXIT_ON_TASK) {
-    process.exit(3);
+  const once = process.env.JRPC_CRASH_ONCE;
+  if (once) {
+    try {
+      fs.writeFileSync(once, name, { flag: "wx" });
+      process.exit(3);
+    } catch (e) {
+      // it exists: this one already crashed
+    }
   }
   send("team.taskUpdate", { taskId: task.id, status: "in_progress" });
   log(`working on #${task.id}: ${task.subject} (blockedBy: ${JSON.stringify(task.blockedBy)})`);
