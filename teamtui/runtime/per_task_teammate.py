@@ -21,11 +21,11 @@ from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ConflictError, ProtocolError
 from teamtui.protocol.models import Message, Task
 from teamtui.protocol.teammate import Teammate
+from teamtui.runtime.failures import MAX_FAILURES, failures, record_failure
 from teamtui.runtime.per_task import TaskOutcome, run_task
 
 COMMAND_ENV = "TEAMTUI_TASK_COMMAND"
 MAX_FAILURES_ENV = "TEAMTUI_MAX_FAILURES"
-MAX_FAILURES = 3
 # A command silent this long gets a "still running" line in the log (the lead sees it as activity).
 STILL_RUNNING_EVERY = 30.0
 DRIVER = "teamtui.runtime.per_task_teammate"
@@ -35,23 +35,6 @@ def launch(command: str, max_failures: int = MAX_FAILURES) -> tuple[str, dict[st
     """What the lead starts for a per-task teammate whose team file says `command`: this module,
     with the command in the environment (never re-quoted into a shell line)."""
     return f'exec "$TEAMTUI_PYTHON" -m {DRIVER}', {COMMAND_ENV: command, MAX_FAILURES_ENV: str(max_failures)}
-
-
-# ------------------------------------------------------------------ failures
-# Kept in the task's sidecar (.tasks/.teamtui/<id>.json) as `failures` and `failure_reason`,
-# where the board's own failure count can take them over.
-def failures(team: Any, task_id: str) -> int:
-    side = team.read_sidecar(task_id)
-    n = side.get("failures", 0) if isinstance(side, dict) else 0
-    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0
-
-
-def record_failure(team: Any, task_id: str, reason: str) -> int:
-    """Count one failure of `task_id` and give it back to the board; returns the count."""
-    n = failures(team, task_id) + 1
-    team.update_task(task_id, failures=n, failure_reason=reason[:500])
-    team.release_task(task_id)
-    return n
 
 
 class PerTaskTeammate(Teammate):

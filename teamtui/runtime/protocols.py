@@ -15,7 +15,8 @@ from typing import Any
 
 from teamtui.runtime import worktrees
 from teamtui.runtime.jsonrpc import spawn_jsonrpc
-from teamtui.runtime.per_task_teammate import MAX_FAILURES, launch
+from teamtui.runtime.failures import MAX_FAILURES
+from teamtui.runtime.per_task_teammate import launch
 from teamtui.runtime.spawn import Spawner, TeammateProcess
 from teamtui.runtime.teamfile import TeamFile, TeammateSpec
 from teamtui.runtime.worktrees import Ending, Worktree, WorktreeError

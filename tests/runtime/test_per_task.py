@@ -14,7 +14,8 @@ import pytest
 from teamtui.protocol.models import Task
 from teamtui.protocol.native import NativeTeam
 from teamtui.runtime.per_task import last_lines, run_task, task_command, task_env
-from teamtui.runtime.per_task_teammate import failures, launch
+from teamtui.runtime.failures import failures, given_up
+from teamtui.runtime.per_task_teammate import launch
 from teamtui.runtime.procs import group_alive
 from teamtui.runtime.spawn import ChildProcess, ProcessSpawner
 
@@ -147,6 +148,7 @@ def test_two_per_task_teammates_complete_a_task_graph_and_a_failing_task_is_left
     assert side["failure_reason"] == "exit code 3: cannot build"
     logs = "".join((tmp_path / f".teams/pt/logs/{n}.jsonl").read_text() for n in ("ada", "bob"))
     assert "#3 failed 3 times, last: exit code 3: cannot build; blocked" in logs
+    assert given_up(store, tasks.values()) == {"3": "#3 broken failed 3 times (last: exit code 3: cannot build)"}
     out = (tmp_path / ".teams/pt/logs/ada.log").read_text() + (tmp_path / ".teams/pt/logs/bob.log").read_text()
     assert "did schema" in out and "cannot build" in out  # the commands' output is in the teammates' logs
     assert any(m.type == "idle_notification" and getattr(m.payload, "completed_task_id", "") for m in lead_messages(store))
