@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from teamtui.protocol.board import Board
 from teamtui.protocol.models import Task
 
 MAX_FAILURES = 3
@@ -33,6 +34,12 @@ def record_failure(team: Any, task_id: str, reason: str) -> int:
     return n
 
 
+def ready_to_try(team: Any, limit: int = MAX_FAILURES) -> list[Task]:
+    """The board's ready tasks, in order, without those that failed `limit` times."""
+    tasks, _ = team.list_tasks()
+    return [t for t in Board(tasks).ready() if failures(team, t.id) < limit]
+
+
 def given_up(team: Any, tasks: Iterable[Task], limit: int = MAX_FAILURES) -> dict[str, str]:
     """The unfinished tasks among `tasks` that failed `limit` times: id → why, for a person to read."""
     out = {}
@@ -42,4 +49,4 @@ def given_up(team: Any, tasks: Iterable[Task], limit: int = MAX_FAILURES) -> dic
     return out
 
 
-__all__ = ["MAX_FAILURES", "failure_reason", "failures", "given_up", "record_failure"]
+__all__ = ["MAX_FAILURES", "failure_reason", "failures", "given_up", "ready_to_try", "record_failure"]

@@ -19,11 +19,12 @@ import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from teamtui.protocol.errors import ProtocolError
+from teamtui.protocol.errors import ConflictError, ProtocolError
 from teamtui.protocol.fsio import append_bytes, ensure_inside
 from teamtui.protocol.models import Message, Task, TaskStatus, TeamConfig
 from teamtui.protocol.teammate import Teammate
 from teamtui.runtime import jsonrpc
+from teamtui.runtime.failures import ready_to_try
 from teamtui.runtime.jsonrpc import Channel, Idle, Incoming, JsonRpcProcess, Log, Ready, Say, ShutdownAck, Stray, TaskUpdate
 
 Say_ = Callable[[str, str], None]  # (level, text): a line for the lead's own log / progress
@@ -146,12 +147,16 @@ class JsonRpcTeammate:
         if self.assign_mode != "self" or not self.idle or not self.ready or self._shutdown is not None:
             return
         try:
-            task = self.me.claim()
+            for candidate in ready_to_try(self.store):
+                try:
+                    task = self.me.claim(candidate.id)
+                except ConflictError:
+                    continue  # another teammate took it first
+                if task is not None:
+                    self.assign(task)
+                return
         except ProtocolError as exc:
             self.me.log(f"could not claim a task for {self.name}: {exc}", "error")
-            return
-        if task is not None:
-            self.assign(task)
 
     def _holds_task(self) -> bool:
         try:

@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ConflictError, ProtocolError
 from teamtui.protocol.models import Message, Task
 from teamtui.protocol.teammate import Teammate
-from teamtui.runtime.failures import MAX_FAILURES, failures, record_failure
+from teamtui.runtime.failures import MAX_FAILURES, ready_to_try, record_failure
 from teamtui.runtime.per_task import TaskOutcome, run_task
 
 COMMAND_ENV = "TEAMTUI_TASK_COMMAND"
@@ -50,10 +49,7 @@ class PerTaskTeammate(Teammate):
         """The next ready task it has not failed `max_failures` times (those wait for a person)."""
         if task_id is not None:
             return super().claim(task_id)
-        tasks, _ = self.team.list_tasks()
-        for task in Board(tasks).ready():
-            if failures(self.team, task.id) >= self.max_failures:
-                continue
+        for task in ready_to_try(self.team, self.max_failures):
             try:
                 return super().claim(task.id)
             except ConflictError:
