@@ -78,6 +78,24 @@ def test_tokens_are_usage_summed_once_per_message_id(path: Path) -> None:
     assert reader.stats.context_tokens == last["input_tokens"] + last["cache_creation_input_tokens"] + last["cache_read_input_tokens"]
 
 
+@pytest.mark.parametrize("window", [500, 1])  # usage counted while shown, and while only scanned
+def test_only_the_assistants_own_usage_counts(tmp_path: Path, window: int) -> None:
+    path = tmp_path / "t.jsonl"
+    nested = {"type": "assistant", "message": {"id": "msg_sub", "role": "assistant", "usage": {"input_tokens": 999, "output_tokens": 999}}}
+    spaced = {"type": "assistant", "message": {"id": "m2", "type": "message", "role": "assistant", "model": "claude-opus-4-1", "content": [{"type": "tool_use", "id": "t2", "name": "Read", "input": {"usage": {"input_tokens": 777}}}], "stop_reason": "tool_use", "usage": {"input_tokens": 3, "output_tokens": 4}}, "timestamp": "2026-11-23T07:00:02.000Z"}
+    path.write_bytes(
+        assistant("m1", [tool_use("t1", "Agent", name="helper")], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 10, "output_tokens": 20})
+        # An Agent result carries the subagent's messages and usage: not this teammate's tokens.
+        + user([tool_result("t1")], ts="2026-11-23T07:00:01.000Z", toolUseResult={"messages": [nested], "usage": {"input_tokens": 555, "output_tokens": 555}})
+        + json.dumps(spaced).encode() + b"\n"  # spaced JSON, and a tool input with a 'usage' key
+        + user([tool_result("t2")], ts="2026-11-23T07:00:03.000Z")
+    )
+    reader = TranscriptReader(path, window=window)
+    reader.read()
+    assert (reader.stats.tokens.input, reader.stats.tokens.output) == (13, 24)
+    assert reader.stats.model == "claude-opus-4-1" and reader.stats.context_tokens == 3
+
+
 def test_a_message_written_as_several_lines_is_counted_once() -> None:
     # The lead's first reply (two Agent calls) is one message id on two lines in the real file.
     path = FIXTURES / "tmux-running/projects/-src-app/421dba11-a86f-4c03-bd8f-13c51d730076.jsonl"

@@ -24,8 +24,6 @@ DEFAULT_WINDOW = 500
 _HELD_BYTES = 8 * 1024 * 1024
 # Protocol messages remembered per transcript.
 _NOTICES_KEPT = 256
-# The record types that show or count; others (api requests, snapshots, attachments) are skipped unread.
-_SHOWN = (b'"type":"user"', b'"type":"assistant"', b'"type":"system"')
 
 
 @dataclass(slots=True)
@@ -47,7 +45,7 @@ class TranscriptUpdate:
 
 def _shown(line: bytes) -> bool:
     # Claude Code writes compact JSON; a line spaced otherwise is decoded to be sure.
-    return any(t in line for t in _SHOWN) or b'"type":"' not in line
+    return b'"type":"user"' in line or b'"type":"assistant"' in line or b'"type":"system"' in line or b'"type":"' not in line
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
@@ -59,22 +57,44 @@ def _decode(line: bytes) -> dict[str, Any] | None:
 
 
 class _Held:
-    """The newest lines of a first read that may still show: decoded records, or raw user lines."""
+    """The newest raw lines of a first read: those that may still show in the window."""
 
     def __init__(self, count: int):
-        self.items: deque[tuple[int, dict[str, Any] | bytes]] = deque()
+        self.items: deque[tuple[int, bytes]] = deque()
         self.count = count
-        self.raw_bytes = 0
-        self.folded = 0  # the number of the last line already folded into the stats
+        self.size = 0
 
-    def add(self, no: int, item: dict[str, Any] | bytes) -> None:
-        self.items.append((no, item))
-        if isinstance(item, bytes):
-            self.raw_bytes += len(item)
-        while self.items and (len(self.items) > self.count or self.raw_bytes > _HELD_BYTES):
-            old = self.items.popleft()[1]
-            if isinstance(old, bytes):
-                self.raw_bytes -= len(old)
+    def add(self, no: int, line: bytes) -> None:
+        self.items.append((no, line))
+        self.size += len(line)
+        while self.items and (len(self.items) > self.count or self.size > _HELD_BYTES):
+            self.size -= len(self.items.popleft()[1])
+
+
+_USAGE_DECODER = json.JSONDecoder()
+
+
+def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
+    """(message id, usage, model) of an assistant line as Claude Code writes it, without decoding
+    the content (a tool input can be large); None when the line is shaped otherwise."""
+    head = line.find(b'"message":{"id":"')
+    at = line.rfind(b'"usage":{')  # the message's usage follows its content
+    if head < 0 or at < head or line.find(b'"role":"assistant"', head, head + 300) < 0:
+        return None
+    start = head + len(b'"message":{"id":"')
+    end = line.find(b'"', start)
+    model_at = line.find(b'"model":"', end, at)
+    try:
+        usage, _ = _USAGE_DECODER.raw_decode(line[at + len(b'"usage":') :].decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(usage, dict) or end < 0:
+        return None
+    model = None
+    if model_at >= 0:
+        m_start = model_at + len(b'"model":"')
+        model = line[m_start : line.find(b'"', m_start)].decode("utf-8", "replace")
+    return line[start:end].decode("utf-8", "replace"), usage, model
 
 
 class TranscriptReader:
@@ -120,19 +140,14 @@ class TranscriptReader:
             for line, no in zip(batch.lines, batch.line_numbers):
                 if not _shown(line):
                     continue
-                if held is not None and b'"type":"user"' in line and b"<teammate-message" not in line:
+                if held is None:
+                    rec = _decode(line)
+                    if rec is None:
+                        update.problems.append((no, "not a JSON object"))
+                    else:
+                        self._take(rec, no, update)
+                elif self._scan(line, no, update):
                     held.add(no, line)  # decoded at the end, if it is still in the window
-                    continue
-                rec = _decode(line)
-                if rec is None:
-                    update.problems.append((no, "not a JSON object"))
-                elif held is not None:
-                    self.stats.fold(rec)
-                    self._collect(rec, update)
-                    held.add(no, rec)
-                    held.folded = no
-                else:
-                    self._take(rec, no, update)
             if not batch.more or batch.error:
                 break
         if held is not None:
@@ -141,15 +156,34 @@ class TranscriptReader:
             del update.entries[: len(update.entries) - self.window]
         return update
 
+    def _scan(self, line: bytes, no: int, update: TranscriptUpdate) -> bool:
+        """A first read's pass over one line: count its usage, collect its notices, decode no
+        more than that. False when the line cannot be read."""
+        if b'"type":"assistant"' in line:
+            quick = _quick_usage(line) if b'"type":"user"' not in line else None
+            if quick is not None:
+                self.stats.count(*quick)
+                return True
+        elif b'"type":"' in line and b"<teammate-message" not in line:
+            return True  # a user or system line as Claude Code writes it: decoded only if it shows
+        rec = _decode(line)
+        if rec is None:
+            update.problems.append((no, "not a JSON object"))
+            return False
+        if rec.get("type") == "assistant" and isinstance(rec.get("message"), dict):
+            msg = rec["message"]
+            self.stats.count(msg.get("id"), msg.get("usage"), msg.get("model"))
+        self._collect(rec, update)
+        return True
+
     def _settle(self, held: _Held, update: TranscriptUpdate) -> None:
-        """End of a first read: render the lines that fit the window, in file order."""
-        for no, item in held.items:
-            rec = item if isinstance(item, dict) else _decode(item)
+        """End of a first read: decode the lines that fit the window, in file order."""
+        for no, line in held.items:
+            rec = _decode(line)
             if rec is None:
                 update.problems.append((no, "not a JSON object"))
                 continue
-            if no > held.folded:  # user lines after the last folded one still tell the activity
-                self.stats.fold(rec)
+            self.stats.fold(rec, usage=False)
             new = self._renderer.render(rec, no)
             self.entries.extend(new)
             update.entries.extend(new)

@@ -74,7 +74,6 @@ class Tokens:
 class TranscriptStats:
     """Folded from the records of one transcript, oldest first."""
 
-    activity: Activity | None = None
     tokens: Tokens = field(default_factory=Tokens)
     # The last request's input + cache tokens: what the context holds now.
     context_tokens: int | None = None
@@ -82,6 +81,16 @@ class TranscriptStats:
     # The newest timestamp seen on any record: when the teammate last wrote.
     last_write: float | None = None
     _usage_by_id: OrderedDict[str, tuple[int | None, ...]] = field(default_factory=OrderedDict)
+    # (kind, ts, tool_use block): the label is built only when asked (a first read folds thousands).
+    _now: tuple[str, float | None, dict[str, Any] | None] | None = None
+
+    @property
+    def activity(self) -> Activity | None:
+        """What the teammate is doing now, by the last record that says."""
+        if self._now is None:
+            return None
+        kind, ts, tool = self._now
+        return Activity(kind, ts, tool_label(tool.get("name"), tool.get("input")) if tool else "")
 
     @property
     def context_window(self) -> int | None:
@@ -96,42 +105,45 @@ class TranscriptStats:
             return None
         return self.context_tokens / window
 
-    def fold(self, rec: dict[str, Any]) -> None:
+    def fold(self, rec: dict[str, Any], *, usage: bool = True) -> None:
+        """Take one record in. `usage=False` when its usage was already counted (`count`)."""
         kind = rec.get("type")
         ts = parse_ts(rec.get("timestamp"))
         if ts is not None and kind in ("user", "assistant", "system"):
             self.last_write = ts if self.last_write is None else max(self.last_write, ts)
         if kind == "assistant":
-            self._assistant(rec, ts)
+            self._assistant(rec, ts, usage)
         elif kind == "user" and not rec.get("isMeta"):
-            self.activity = Activity("thinking", ts)
+            self._now = ("thinking", ts, None)
         elif kind == "system" and rec.get("subtype") == "turn_duration":
-            if self.activity is None or self.activity.kind != "idle":
-                self.activity = Activity("idle", ts)
+            if self._now is None or self._now[0] != "idle":
+                self._now = ("idle", ts, None)
 
-    def _assistant(self, rec: dict[str, Any], ts: float | None) -> None:
+    def _assistant(self, rec: dict[str, Any], ts: float | None, usage: bool) -> None:
         msg = rec.get("message")
         if not isinstance(msg, dict):
             return
-        if isinstance(msg.get("model"), str) and msg["model"] and not msg["model"].startswith("<"):
-            self.model = msg["model"]
-        self._usage(msg)
-        tools = [b for b in msg.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if usage:
+            self.count(msg.get("id"), msg.get("usage"), msg.get("model"))
+        content = msg.get("content")
+        tools = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []
         if tools:
-            self.activity = Activity("tool", ts, tool_label(tools[-1].get("name"), tools[-1].get("input")))
+            self._now = ("tool", ts, tools[-1])
         elif msg.get("stop_reason") == "end_turn":
-            self.activity = Activity("idle", ts)
+            self._now = ("idle", ts, None)
         else:
-            self.activity = Activity("thinking", ts)
+            self._now = ("thinking", ts, None)
 
-    def _usage(self, msg: dict[str, Any]) -> None:
-        usage = msg.get("usage")
+    def count(self, mid: Any, usage: Any, model: Any) -> None:
+        """One assistant message's `usage` (and model), counted once per message id."""
+        if isinstance(model, str) and model and not model.startswith("<"):  # "<synthetic>" is no model
+            self.model = model
         if not isinstance(usage, dict):
             return
         values = tuple(_count(usage.get(k)) for k in _USAGE_KEYS)
         if all(v is None for v in values):
             return
-        mid = msg.get("id") if isinstance(msg.get("id"), str) else None
+        mid = mid if isinstance(mid, str) else None
         if mid is not None:
             # A message's blocks come as several lines repeating its usage: the latest one counts.
             old = self._usage_by_id.pop(mid, None)
