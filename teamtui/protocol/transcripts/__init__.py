@@ -11,6 +11,7 @@ from teamtui.protocol.transcripts.needs import (
 )
 from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, TranscriptReader, TranscriptUpdate
 from teamtui.protocol.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, tool_label
+from teamtui.protocol.transcripts.team import TeamTranscripts
 from teamtui.protocol.transcripts.stats import CONTEXT_WINDOWS, Activity, Tokens, TranscriptStats, context_window
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "NeedsYou",
     "Notice",
     "Renderer",
+    "TeamTranscripts",
     "Tokens",
     "TranscriptEntry",
     "TranscriptFinder",
