@@ -359,3 +359,24 @@ def test_a_replaced_transcript_starts_over(tmp_path: Path) -> None:
     update = reader.read()
     assert update.reset and [e.text for e in reader.entries] == ["Read: new"]
     assert reader.stats.tokens.input == 3
+
+
+def test_odd_values_are_left_out_not_guessed(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    odd = {"input_tokens": True, "output_tokens": -5, "cache_creation_input_tokens": "12", "cache_read_input_tokens": 10**40}
+    path.write_bytes(
+        assistant("m1", [{"type": "text", "text": "\ud800 lone"}, "not a block", {"type": "tool_use", "name": ["x"], "input": "y"}], ts="not a time", usage=odd)
+        + line(type="assistant", message="text instead of an object", timestamp="2026-11-23T07:00:00.000Z")
+        + line(type="user", message={"role": "user", "content": 42}, timestamp=None)
+        + b"[1, 2]\n"
+    )
+    reader = TranscriptReader(path)
+    update = reader.read()
+    t = reader.stats.tokens
+    assert (t.input, t.output, t.cache_creation, t.cache_read) == (None, None, None, 10**40)
+    assert reader.stats.context_share is None  # beyond any listed window: no share
+    texts = [e.text for e in reader.entries]
+    assert texts == ["\\ud800 lone", "['x']"]  # a lone surrogate shown as its code; a list name as text
+    assert all(not UNSAFE_TERMINAL.search(x) for x in texts)
+    assert reader.entries[0].ts is None
+    assert update.problems == [(4, "not a JSON object")]

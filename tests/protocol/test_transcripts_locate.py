@@ -160,3 +160,19 @@ def test_what_is_not_a_regular_file_is_not_a_transcript(team: Path) -> None:
     found = TranscriptFinder(team, cfg).resolve()  # returns: a FIFO or /dev/zero is never opened for reading
     assert set(found) == {"team-lead", "alice", "bob"}
     assert all(s.path.name.count("-session") == 0 for s in found.values())
+
+
+@pytest.mark.parametrize("team", ["inprocess-running"], indirect=True)
+def test_a_subagent_file_named_otherwise_is_known_by_its_meta(team: Path) -> None:
+    cfg = config_of(team)
+    sub = team / "projects" / "-src-app" / cfg["leadSessionId"] / "subagents"
+    for f in sub.glob("agent-abob-*"):
+        f.rename(sub / f.name.replace("agent-abob-566b633b5c84e2f8", "agent-1234"))
+    # Another team's teammate of the same name, in the same folder, is not ours.
+    meta = json.loads((sub / "agent-1234.meta.json").read_text())
+    (sub / "agent-zzz.jsonl").write_bytes((sub / "agent-1234.jsonl").read_bytes())
+    (sub / "agent-zzz.meta.json").write_text(json.dumps(meta | {"teamName": "session-other"}))
+    later = time.time() + 5
+    os.utime(sub / "agent-zzz.jsonl", (later, later))
+    found = TranscriptFinder(team, cfg).resolve()
+    assert found["bob"].path == sub / "agent-1234.jsonl"

@@ -126,11 +126,12 @@ class TranscriptFinder:
     def _in_process(self, sub: Path, names: set[str]) -> dict[str, TranscriptSource]:
         found: dict[str, tuple[float, TranscriptSource]] = {}
         for entry in _scan(sub):
-            m = _SUBAGENT.fullmatch(entry.name)
-            if not m:
+            if not (entry.name.startswith("agent-") and entry.name.endswith(".jsonl")):
                 continue
+            # The name: from .meta.json, else from `agent-a<name>-<16 hex>` (older files may have neither).
             meta = _read_meta(sub / (entry.name[: -len(".jsonl")] + ".meta.json"))
-            name = meta.get("name") if isinstance(meta.get("name"), str) else m.group("name")
+            m = _SUBAGENT.fullmatch(entry.name)
+            name = meta.get("name") if isinstance(meta.get("name"), str) else m.group("name") if m else None
             team = meta.get("teamName")
             if name not in names or (isinstance(team, str) and self.team and team != self.team):
                 continue

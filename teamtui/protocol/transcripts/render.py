@@ -290,13 +290,13 @@ class Renderer:
             meta = rec.get("compactMetadata") if isinstance(rec.get("compactMetadata"), dict) else {}
             trigger = one_line(meta.get("trigger"), 20)
             before = meta.get("preTokens")
-            parts = [p for p in (trigger, f"{before:,} tokens before" if _count(before) is not None else "") if p]
+            parts = [p for p in (trigger, f"{before:,} tokens before" if token_count(before) is not None else "") if p]
             return [TranscriptEntry(ts, EntryKind.COMPACT, "context compacted" + (f" ({', '.join(parts)})" if parts else ""), line)]
         if sub == "api_error":
             return [TranscriptEntry(ts, EntryKind.PROBLEM, "API error: " + one_line(rec.get("content") or rec.get("error")), line, True)]
         return []
 
 
-def _count(value: Any) -> int | None:
+def token_count(value: Any) -> int | None:
     """A token count as the transcript gives it: a non-negative int, else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from teamtui.protocol.transcripts.render import _count, parse_ts, tool_label
+from teamtui.protocol.transcripts.render import parse_ts, token_count, tool_label
 
 # Context windows by model-name prefix (longest prefix wins). A model not listed gets no share.
 CONTEXT_WINDOWS: dict[str, int] = {
@@ -140,7 +140,7 @@ class TranscriptStats:
             self.model = model
         if not isinstance(usage, dict):
             return
-        values = tuple(_count(usage.get(k)) for k in _USAGE_KEYS)
+        values = tuple(token_count(usage.get(k)) for k in _USAGE_KEYS)
         if all(v is None for v in values):
             return
         mid = mid if isinstance(mid, str) else None
