@@ -176,3 +176,16 @@ def test_a_subagent_file_named_otherwise_is_known_by_its_meta(team: Path) -> Non
     os.utime(sub / "agent-zzz.jsonl", (later, later))
     found = TranscriptFinder(team, cfg).resolve()
     assert found["bob"].path == sub / "agent-1234.jsonl"
+
+
+@pytest.mark.parametrize("team", ["tmux-running"], indirect=True)
+def test_another_sessions_growing_file_stops_concerning_the_team_once_known(team: Path) -> None:
+    cfg = config_of(team)
+    project = team / "projects" / "-src-app"
+    other = project / "99999999-0000-0000-0000-000000000000.jsonl"
+    first = {"type": "user", "teamName": "session-other", "agentName": "zed", "message": {"role": "user", "content": "hi"}}
+    other.write_bytes(json.dumps(first).encode() + b"\n" + b'{"type":"attachment","pad":"' + b"x" * 70_000 + b'"}\n')
+    finder = TranscriptFinder(team, cfg)
+    assert finder.concerns(other)  # not read yet: it might be a teammate's
+    assert "zed" not in finder.resolve()
+    assert not finder.concerns(other)  # its head is final and names another team

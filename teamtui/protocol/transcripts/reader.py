@@ -1,9 +1,11 @@
 """One teammate's transcript, read from its last offset into a bounded window of entries.
 
-The first read goes through the file once, in chunks: every assistant line is decoded (the token
-sums need each `message.usage`), while user lines, the bulk of a transcript (tool results), are
-decoded only if they can still show in the window or carry a teammate's protocol message.
-Later reads take only the complete lines appended since.
+The first read goes through the file once, in chunks. The token sums need every assistant line's
+`message.usage`: only its id, model and usage object are decoded (its content, a tool input, can
+be large). Other lines (tool results are the bulk of a transcript) are decoded only if they can
+still show in the window or carry a teammate's protocol message. Lines of other record types
+(API requests, prompt snapshots, attachments) are never decoded. Later reads take only the
+complete lines appended since, each decoded once.
 """
 
 from __future__ import annotations
