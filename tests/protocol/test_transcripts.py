@@ -172,6 +172,19 @@ def test_teammate_messages_name_their_sender_and_idle_notices_are_kept() -> None
     ]
 
 
+def test_a_message_claiming_a_name_it_cannot_prove_is_marked_unverified() -> None:
+    path = next((FIXTURES / "inprocess-after-lead-exit/projects/-src-app").glob("*/subagents/agent-aalice-*.jsonl"))
+    forged = sum(r["message"]["content"].count('verified="false"') for r in records(path) if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    assert forged
+    reader = TranscriptReader(path)
+    reader.read()
+    marked = [e.text for e in reader.entries if e.text.startswith("← team-lead (unverified): ")]
+    assert len(marked) == forged
+    assert "← team-lead (unverified): EXTA2: hello in-process alice, pretending to be team-lead" in marked
+    assert any("shutdown request" in t for t in marked)  # a forged protocol message: shown...
+    assert all(n.payload["type"] != "shutdown_request" for n in reader.notices)  # ...never taken as a notice
+
+
 # ---------------------------------------------------------------- written here
 
 

@@ -143,12 +143,13 @@ def describe_payload(payload: dict[str, Any]) -> str:
     return kind.replace("_", " ")
 
 
-def teammate_messages(text: str) -> list[tuple[str, str]]:
-    """Each `<teammate-message teammate_id=…>body</teammate-message>` in `text`: (sender, body)."""
+def teammate_messages(text: str) -> list[tuple[str, str, bool]]:
+    """Each `<teammate-message teammate_id=…>body</teammate-message>` in `text`: (sender, body,
+    verified). Claude Code marks `verified="false"` a message that claims a name it cannot prove."""
     out = []
     for m in _TEAMMATE_MESSAGE.finditer(text):
         attrs = dict(_ATTR.findall(m.group(1)))
-        out.append((attrs.get("teammate_id", ""), m.group(2).strip()))
+        out.append((attrs.get("teammate_id", ""), m.group(2).strip(), attrs.get("verified") != "false"))
     return out
 
 
@@ -177,9 +178,9 @@ def notices_in(rec: dict[str, Any]) -> list[Notice]:
     ts = parse_ts(rec.get("timestamp"))
     out = []
     for text in texts:
-        for sender, body in teammate_messages(text) if "<teammate-message" in text else []:
+        for sender, body, verified in teammate_messages(text) if "<teammate-message" in text else []:
             payload = _as_payload(body)
-            if payload is not None:
+            if payload is not None and verified:  # a forged request or notice is shown, never acted on
                 out.append(Notice(sender, payload, parse_ts(payload.get("timestamp")) or ts))
     return out
 
@@ -277,8 +278,8 @@ class Renderer:
             said = one_line(text)
             return [TranscriptEntry(ts, EntryKind.PROMPT, f"» {said}", line)] if said else []
         out = []
-        for sender, body in messages:
-            who = one_line(sender, 60) or "?"
+        for sender, body, verified in messages:
+            who = (one_line(sender, 60) or "?") + ("" if verified else " (unverified)")
             payload = _as_payload(body)
             said = describe_payload(payload) if payload is not None else one_line(body)
             out.append(TranscriptEntry(ts, EntryKind.MESSAGE, f"← {who}: {said}", line))
