@@ -1,7 +1,7 @@
 """Realistic Claude Code transcripts for the benchmarks, and a small timing of reading them.
 
 `write_transcript(path, size)` writes a session file shaped like Claude Code 2.1.328's (the
-fixtures in tests/fixtures/claude-2.1.328): per turn a prompt or teammate message, attachments,
+fixtures in tests/fixtures/examples/claude-2.1.328): per turn a prompt or teammate message, attachments,
 a large prompt snapshot and API request lines, assistant lines (text, tool calls with usage,
 one line per content block of a message), tool results of a few KB (file reads, command output),
 and a turn-duration line. `make bench` can build its "10 teammates with 10 MB of transcript

@@ -1,4 +1,4 @@
-"""Claude Code transcripts: read from the real 2.1.328 files (tests/fixtures/claude-2.1.328) and
+"""Claude Code transcripts: read from the real 2.1.328 files (tests/fixtures/examples/claude-2.1.328) and
 from transcripts written here line by line, as Claude Code writes them (compact JSON lines)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from teamtui.protocol.text import UNSAFE_TERMINAL
 from teamtui.protocol.transcripts import EntryKind, TranscriptReader
 from teamtui.protocol.transcripts.render import parse_ts
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-2.1.328"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 CASES = ["tmux-running", "tmux-after-bob-shutdown", "inprocess-running", "inprocess-after-lead-exit"]
 
 

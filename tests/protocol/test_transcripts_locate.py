@@ -13,7 +13,7 @@ import pytest
 
 from teamtui.protocol.transcripts import TranscriptFinder, TranscriptReader, project_slug
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-2.1.328"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 
 
 def config_of(root: Path) -> dict:

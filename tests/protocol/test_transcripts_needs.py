@@ -17,7 +17,7 @@ from teamtui.protocol.transcripts import (
 )
 from teamtui.protocol.transcripts.render import parse_ts
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-2.1.328"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 
 
 def entry(sender: str, payload: dict, ts: str = "2026-11-23T07:10:00.000Z") -> dict:

@@ -11,7 +11,7 @@ from pathlib import Path
 from teamtui.protocol.transcripts import EntryKind, TeamTranscripts
 from teamtui.protocol.watch import watch_dirs
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-2.1.328"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 
 
 def tool_line(tid: str, command: str) -> bytes:
