@@ -20,7 +20,6 @@ from pathlib import Path
 
 from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.errors import NotFoundError, ProtocolError
-from teamtui.protocol.health import disappears_at
 from teamtui.protocol.models import Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.watch import watch_dirs
@@ -33,6 +32,7 @@ from teamtui.runtime.slot import Slot
 from teamtui.runtime.spawn import Spawner
 from teamtui.runtime.supervisor import Supervisor
 from teamtui.runtime.teamfile import TeamFile
+from teamtui.runtime.health_check import HealthCheck
 
 LEAD = "lead"
 EXIT_DONE = 0
@@ -87,6 +87,7 @@ class Lead:
         self.on_lead_messages = on_lead_messages
         self.slots = [Slot(t, InboxChannel(self.store, t.name)) for t in spec.teammates]
         self._by_name = {s.name: s for s in self.slots}
+        self.health_check = HealthCheck(self.settings.health_timeout, self._say)
         self.supervisor = Supervisor(spec, self.store, self.root, spawner, on_exit=self._exit_seen)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
@@ -206,7 +207,7 @@ class Lead:
         tasks, errors = self.store.list_tasks(include_internal=True)
         board = Board(tasks)
         self._diff_board(board)
-        self._note_holdings(board)
+        self.health_check.holdings(self.slots, board)
         for request in requests:
             self._start_shutdown(request.reason, request.code, request.escalate, deadline=request.deadline, on_progress=request.on_progress)
         if self._ladder is None:
@@ -308,7 +309,7 @@ class Lead:
         slot.health = "stopped"
         slot.waiting = False
         slot.holds_task = False
-        self._check_health(slot)
+        self.health_check.check(slot)
         released = self.store.release_owner(slot.name)
         self.store.update_member(slot.name, status="shutdown", pid=None)
         ladder = self._ladder
@@ -331,47 +332,16 @@ class Lead:
         self._say("warning", f"{slot.name} crashed ({_how(code)}){tail}{again}", notify=True)
 
     # ------------------------------------------------------------------ health
-    def _check_health(self, slot: Slot) -> None:
-        """The shared rule (protocol.health): a live teammate holding a task, silent past the timeout, has disappeared."""
-        if slot.health_timer is not None:
-            slot.health_timer.cancel()
-            slot.health_timer = None
-        due = disappears_at(
-            holds_task=slot.holds_task, stopped=not slot.alive, last_activity=slot.last_activity, timeout=self.settings.health_timeout
-        )
-        if due is None or slot.health == "disappeared":
-            return
-        now = time.time()
-        if now <= due:
-            assert self._loop is not None
-            slot.health_timer = self._loop.call_later(due - now + 0.01, self._check_health, slot)
-            return
-        slot.health = "disappeared"
-        self._say("warning", f"{slot.name} disappeared: no activity for {self.settings.health_timeout:g}s while holding a task", notify=True)
-
     def _active(self, name: str) -> None:
         slot = self._by_name.get(name)
-        if slot is None or not slot.alive:
-            return
-        slot.last_activity = time.time()
-        if slot.health == "disappeared":
-            self._say("info", f"{name} is active again")
-            slot.health = "working"
-        self._check_health(slot)
+        if slot is not None:
+            self.health_check.active(slot)
 
     def _note_activity(self, changed: set[Path]) -> None:
         for path in changed:
             ref = self.store.classify(path)
             if ref is not None and ref.kind == "log":
                 self._active(ref.key)
-
-    def _note_holdings(self, board: Board) -> None:
-        holders = {t.owner for t in board.tasks.values() if t.status == TaskStatus.IN_PROGRESS}
-        for slot in self.slots:
-            holds = slot.alive and slot.name in holders
-            if holds != slot.holds_task:
-                slot.holds_task = holds
-                self._check_health(slot)
 
     # ------------------------------------------------------------------ inbox and board
     def _read_lead_inbox(self) -> None:

@@ -15,7 +15,6 @@ class Slot:
         self.channel = channel
         self.proc: TeammateProcess | None = None
         self.runs = 0
-        self.exit_codes: list[int | None] = []
         self.exit_fd: int | None = None  # the pidfd the supervisor watches for this run's exit
         # In memory only, for the lead's events: pending, start, working, idle, stopped, disappeared.
         self.health = "pending"

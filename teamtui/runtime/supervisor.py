@@ -66,7 +66,6 @@ class Supervisor:
         proc.kill()
         code = proc.poll()
         slot.proc = None
-        slot.exit_codes.append(code)
         return code
 
     def terminate(self, slots: Iterable[Slot]) -> None:
