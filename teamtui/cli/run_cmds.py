@@ -265,7 +265,7 @@ def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: obje
 
     # Called on the lead's thread: the app's ingest is thread-safe (it posts to the screen).
     lead.on_lead_messages = app.ingest_lead_messages
-    if hasattr(app, "_hand_shutdown_to_lead"):
+    if hasattr(app, "_hand_shutdown_to_lead"):  # the dashboard before its shutdown controller
         lead.on_lead_messages = _on_the_ui_thread(app, app.ingest_lead_messages)
     return app
 
