@@ -52,7 +52,7 @@ class Ladder:
         """Hear of every change from now on, starting with the run as it stands."""
         self._listeners.append(on_progress)
         if self.rung is not Rung.NONE:
-            on_progress(snapshot(self.run))
+            self._tell(on_progress, snapshot(self.run))
 
     def climb(self) -> None:
         """The one place the ladder climbs: one rung, its action, and the wait before the next."""
@@ -109,7 +109,13 @@ class Ladder:
 
     def changed(self) -> None:
         for listener in self._listeners:
-            listener(snapshot(self.run))
+            self._tell(listener, snapshot(self.run))
+
+    def _tell(self, listener: Progress, snap: ShutdownRun) -> None:
+        try:
+            listener(snap)
+        except Exception as exc:  # noqa: BLE001 - a listener's failure must not stop the shutdown
+            self.say("debug", f"a shutdown listener failed: {exc!r}")
 
     def _set_timer(self, delay: float | None) -> None:
         if self._timer is not None:
