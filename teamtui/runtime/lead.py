@@ -19,19 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teamtui.protocol.board import Board, TaskState
-from teamtui.protocol.errors import NotFoundError, ProtocolError
-from teamtui.protocol.models import Message, TaskStatus
+from teamtui.protocol.errors import ConflictError, NotFoundError, ProtocolError
+from teamtui.protocol.models import Message, Task, TaskStatus
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.watch import watch_dirs
-from teamtui.runtime.channel import InboxChannel
+from teamtui.runtime.channel import InboxChannel, TeammateChannel
+from teamtui.runtime.failures import MAX_FAILURES, given_up
 from teamtui.runtime.hooks import Hooks
+from teamtui.runtime.jsonrpc_teammate import JsonRpcTeammate
 from teamtui.runtime.ladder import Ladder, Progress, Rung
 from teamtui.runtime.shutdown import Outcome as ShutdownOutcome
 from teamtui.runtime.shutdown import ShutdownRun
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.spawn import Spawner
 from teamtui.runtime.supervisor import Supervisor
-from teamtui.runtime.teamfile import TeamFile
+from teamtui.runtime.teamfile import TeamFile, TeammateSpec
 from teamtui.runtime.health_check import HealthCheck
 
 LEAD = "lead"
@@ -85,7 +87,9 @@ class Lead:
         self.on_event = on_event
         # The lead drains its own inbox, so a dashboard watching the file could miss what was in it.
         self.on_lead_messages = on_lead_messages
-        self.slots = [Slot(t, InboxChannel(self.store, t.name)) for t in spec.teammates]
+        self.slots = [Slot(t, self._channel(t)) for t in spec.teammates]
+        # Per-task teammates count their tasks' failures: only then are they read.
+        self._counts_failures = any(t.protocol == "per-task" for t in spec.teammates)
         self._by_name = {s.name: s for s in self.slots}
         self.health_check = HealthCheck(self.settings.health_timeout, self._say)
         self.supervisor = Supervisor(spec, self.store, self.root, spawner, on_exit=self._exit_seen)
@@ -141,9 +145,14 @@ class Lead:
             return False  # the loop closed meanwhile: the team is already down
         return True
 
+    def _channel(self, spec: TeammateSpec) -> TeammateChannel:
+        if spec.protocol == "jsonrpc":
+            return JsonRpcTeammate(self.root, self.store.name, spec.name, assign=self.settings.assign, say=self._say)
+        return InboxChannel(self.store, spec.name)
+
     async def run(self) -> RunResult:
         self._loop = asyncio.get_running_loop()
-        problem = self._create()
+        problem = self.supervisor.worktrees.problem() or self._create()
         self.started.set()
         self.hooks.fire("team-created", team_name=self.store.name)
         if problem:
@@ -204,10 +213,13 @@ class Lead:
         self._note_activity(relevant)
         if force or self.store.inbox_path(LEAD) in relevant:
             self._read_lead_inbox()
+        self._pipe_teammates(relevant, force)
         tasks, errors = self.store.list_tasks(include_internal=True)
         board = Board(tasks)
         self._diff_board(board)
         self.health_check.holdings(self.slots, board)
+        for slot in self._piped():
+            slot.channel.board(tasks)
         for request in requests:
             self._start_shutdown(request.reason, request.code, request.escalate, deadline=request.deadline, on_progress=request.on_progress)
         if self._ladder is None:
@@ -224,7 +236,7 @@ class Lead:
             return
         alive = [s for s in self.slots if s.alive]
         spare = [s for s in self.slots if not s.alive and not s.retired and s.runs <= self.settings.restarts]
-        stuck = _why_stuck(board)
+        stuck = _why_stuck(board) or self._needs_a_person(board)
         if stuck:
             self._say("error", f"the team cannot finish: {stuck}", notify=True)
             self._start_shutdown(stuck, EXIT_STUCK)
@@ -240,12 +252,12 @@ class Lead:
             return
         busy = {t.owner for t in board.tasks.values() if t.status == TaskStatus.IN_PROGRESS}
         if self.settings.assign == "lead":
-            self._assign(alive, busy)
+            self._assign(alive, busy, board)
             tasks, _ = self.store.list_tasks(include_internal=True)
             board = Board(tasks)
             busy = {t.owner for t in board.tasks.values() if t.status == TaskStatus.IN_PROGRESS}
         # The Teammate API patterns' dynamic dev count: start one more while ready work outnumbers free hands.
-        ready = len(board.ready())
+        ready = len(self._to_try(board))
         free = sum(1 for s in alive if s.name not in busy)
         running = len(alive)
         for slot in spare:
@@ -255,22 +267,62 @@ class Lead:
                 running += 1
                 free += 1
 
-    def _assign(self, alive: list[Slot], busy: set[str]) -> None:
+    def _assign(self, alive: list[Slot], busy: set[str], board: Board) -> None:
+        ready = [t.id for t in self._to_try(board)]
         for slot in alive:
             if not slot.waiting or slot.name in busy:
                 continue
-            try:
-                task = self.store.claim_task(None, slot.name)
-            except ProtocolError as exc:
-                self._say("error", f"could not claim a task for {slot.name}: {exc}")
-                return
+            task = self._claim_first(ready, slot.name)
             if task is None:
                 return  # nothing ready: the others wait too
             slot.waiting = False
             slot.channel.assign(task, sender=LEAD)
             busy.add(slot.name)
 
+    def _claim_first(self, ready: list[str], owner: str) -> Task | None:
+        while ready:
+            tid = ready.pop(0)
+            try:
+                return self.store.claim_task(tid, owner)
+            except ConflictError:
+                continue  # its files were taken by the task just claimed
+            except ProtocolError as exc:
+                self._say("error", f"could not claim #{tid} for {owner}: {exc}")
+                return None
+        return None
+
+    def _to_try(self, board: Board) -> list[Task]:
+        """The ready tasks, without those that failed too often: they wait for a person."""
+        ready = board.ready()
+        if not self._counts_failures:
+            return ready
+        skip = given_up(self.store, ready, MAX_FAILURES)
+        return [t for t in ready if t.id not in skip]
+
+    def _needs_a_person(self, board: Board) -> str:
+        """Nothing runs and every ready task failed too often: why ('' while the team can go on).
+        Teammates on the file protocol claim for themselves (assign = "self"), failed or not."""
+        if not self._counts_failures or any(t.status == TaskStatus.IN_PROGRESS for t in board.tasks.values()):
+            return ""
+        ready = board.ready()
+        stuck = given_up(self.store, ready, MAX_FAILURES)
+        if not ready or len(stuck) < len(ready):
+            return ""
+        if self.settings.assign == "self" and any(s.spec.protocol == "files" and not s.retired for s in self.slots):
+            return ""
+        return "; ".join(stuck.values()) + ": it needs a person"
+
     # ------------------------------------------------------------------ teammates
+    def _piped(self) -> list[Slot]:
+        return [s for s in self.slots if s.alive and isinstance(s.channel, JsonRpcTeammate)]
+
+    def _pipe_teammates(self, relevant: set[Path], force: bool) -> None:
+        """JSON-RPC teammates read no files: what lands in their inbox (a dashboard message, a
+        shutdown request) goes down their pipe."""
+        for slot in self._piped():
+            if force or self.store.inbox_path(slot.name) in relevant:
+                slot.channel.inbox_changed()
+
     def _spawn(self, slot: Slot) -> bool:
         restart = slot.runs > 0
         try:
@@ -306,6 +358,8 @@ class Lead:
 
     def _on_exit(self, slot: Slot) -> None:
         code = self.supervisor.reap(slot)
+        if isinstance(slot.channel, JsonRpcTeammate):
+            slot.channel.detach()  # after reading what it printed last
         slot.health = "stopped"
         slot.waiting = False
         slot.holds_task = False
@@ -481,6 +535,14 @@ class Lead:
             if self._ladder.run.teammates:
                 outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in self._ladder.run.teammates.values())
                 self._say("info", f"shutdown summary: {outcomes}")
+        kept = []
+        for end in self.supervisor.worktrees.finish():
+            self._say("info" if end.removed else "warning", end.describe())
+            if not end.removed:
+                wt = end.worktree
+                kept.append({"teammate": wt.name, "path": str(wt.path), "branch": wt.branch, "why": end.detail})
+        if summary is not None:
+            summary["worktrees_kept"] = kept
         done, total = board.progress()
         started = sum(1 for s in self.slots if s.runs)
         self.hooks.fire(

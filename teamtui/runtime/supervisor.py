@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from teamtui.protocol.native import NativeTeam
+from teamtui.runtime.protocols import Worktrees, start_teammate
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.spawn import ProcessSpawner, Spawner, TeammateProcess
 from teamtui.runtime.teamfile import TeamFile, TeammateSpec
@@ -25,11 +26,13 @@ class Supervisor:
         self.root = root
         self.spawner: Spawner = spawner or ProcessSpawner()
         self.on_exit = on_exit  # called on the lead's loop once per ended run
+        self.worktrees = Worktrees(team, store.name)
 
     def start(self, slot: Slot) -> TeammateProcess:
         """Start one run of `slot`'s command (must be called on the lead's loop); OSError when it cannot start."""
         log_path = self.store.logs_dir / f"{slot.name}.log"
-        proc = self.spawner.spawn(slot.name, slot.spec.command, cwd=self.team.teammate_cwd(slot.spec), env=self.env(slot.spec), log_path=log_path)
+        cwd = self.worktrees.cwd(slot.spec)
+        proc = start_teammate(self.spawner, slot.spec, cwd=cwd, env=self.env(slot.spec), log_path=log_path, channel=slot.channel)
         slot.proc = proc
         slot.runs += 1
         self._watch_exit(slot, proc)
