@@ -10,7 +10,7 @@ from pathlib import Path
 from teamtui.runtime.profile import MAX_SCANNED_FILES, profile_repository, todo_severity
 from teamtui.runtime.teamfile import load_team_file
 
-from .helpers import run_cmd
+from .helpers import run_cmd, tasks_on_disk
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -140,3 +140,23 @@ def test_init_never_overwrites_a_team_file(tmp_path):
 def test_init_on_a_missing_folder_is_an_error(tmp_path):
     res = run_cmd(["init", str(tmp_path / "nope")])
     assert res.returncode == 1 and "is not a directory" in res.stderr
+
+
+def test_the_written_team_file_runs_its_per_task_claude_teammates(tmp_path):
+    root = repo(tmp_path / "py", PYTHON_REPO)
+    assert run_cmd(["init", str(root)]).returncode == 0
+    # A stand-in for `claude` on PATH: it prints the prompt it was given and succeeds.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"
+    fake.write_text('#!/bin/sh\n[ "$1" = -p ] || exit 9\necho "claude was asked: $2"\n')
+    fake.chmod(0o755)
+    res = run_cmd(["run", str(root / "team.toml"), "--headless"], PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert res.returncode == 0, res.stdout + res.stderr
+    done = {t["subject"]: t["result"] for t in tasks_on_disk(root).values()}
+    assert done == {
+        "Resolve the 3 TODO/FIXME/HACK/XXX markers": "claude was asked: Task #1: Resolve the 3 TODO/FIXME/HACK/XXX markers. "
+        "Fix or file each marker, starting with: src/app.py:2, src/app.py:3, src/util.py:1",
+        "Review the changes": "claude was asked: Task #2: Review the changes. "
+        "Read every change the team made, run the tests, list what must be fixed.",
+    }
