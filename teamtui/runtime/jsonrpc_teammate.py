@@ -27,23 +27,18 @@ from teamtui.runtime import jsonrpc
 from teamtui.runtime.failures import ready_to_try
 from teamtui.runtime.jsonrpc import Channel, Idle, Incoming, JsonRpcProcess, Log, Ready, Say, ShutdownAck, Stray, TaskUpdate
 
-Say_ = Callable[[str, str], None]  # (level, text): a line for the lead's own log / progress
-
 
 class JsonRpcTeammate:
     """One JSON-RPC teammate, as the lead drives it. Call `attach` with each run's process,
     `inbox_changed` when its inbox file changed, `board` with the tasks when the board changed,
     and `detach` when the process ended. Everything runs on the lead's event loop."""
 
-    # The lead hands it tasks in either assign mode: it cannot claim from the board itself.
-    lead_assigns = True
-
-    def __init__(self, root: Path, team: str, name: str, *, assign: str = "self", say: Say_ | None = None):
+    def __init__(self, root: Path, team: str, name: str, *, assign: str = "self", say: Callable[[str, str], None] | None = None):
         self.me = Teammate(Path(root), team, name, assign=assign)
         self.store = self.me.team
         self.name = name
         self.assign_mode = assign
-        self.say = say or (lambda level, text: None)
+        self.say = say or (lambda level, text: None)  # a line for the lead's progress
         self.channel: Channel | None = None
         self.idle = False  # said team.idle (or team.ready) and holds no task
         self._queued: Task | None = None  # assigned before team.ready: sent on it
