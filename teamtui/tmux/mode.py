@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from teamtui.tmux.api import NullPanes, TeammatePanes
-from teamtui.tmux.server import TmuxUnavailable, socket_from_env
 
 MODES = ("auto", "in-process", "tmux")
 # How long a tmux server gets to answer before it counts as dead.
@@ -66,6 +65,8 @@ def resolve_teammate_mode(
     *,
     timeout: float = PROBE_TIMEOUT,
 ) -> ModeDecision:
+    from teamtui.tmux.server import TmuxUnavailable, socket_from_env  # libtmux: not for every CLI call's --teammate-mode
+
     env = os.environ if env is None else env
     notice = ""
     mode = requested
