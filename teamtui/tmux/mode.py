@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -41,6 +40,8 @@ def add_teammate_mode_option(parser: argparse.ArgumentParser, *, top: bool = Tru
 
 def _probe(socket: str, timeout: float) -> str:
     """"" when the tmux server on `socket` answers, else why not."""
+    import subprocess  # here: every CLI command defines --teammate-mode, few probe tmux
+
     tmux = shutil.which("tmux")
     if tmux is None:
         return "tmux is not installed"
