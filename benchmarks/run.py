@@ -210,9 +210,11 @@ def figures(res: dict) -> list[dict]:
                 f"{1000 * v['p50_s']:.0f} ms · {v['ratio']:.1f}×", "", f"≤ {CLI_RATIO:g}× python", None)
             rows[-1]["ok"] = v["ratio"] <= CLI_RATIO
         cpu = c.get("cpu_p50_s", {})
-        if cpu:
-            parts = [f"pass {1000 * cpu['pass']:.0f}"] + [f"{k.removeprefix('now ')} {1000 * v:.0f}" for k, v in cpu.items() if k.startswith("now ")]
-            row("cli_cpu", "   CPU (user + sys) of one run, median, ms: " + " · ".join(parts), "", "")
+        for tree, label in (("now", "CPU (user + sys) of one run, median, ms"), ("before", f"at {c.get('before_ref', 'before')}")):
+            parts = [f"{k.removeprefix(tree + ' ')} {1000 * v:.0f}" for k, v in sorted(cpu.items()) if k.startswith(tree + " ")]
+            if parts:
+                head = f"pass {1000 * cpu['pass']:.0f} · " if tree == "now" else ""
+                row(f"cli_cpu_{tree}", f"   {label}: {head}" + " · ".join(parts), "", "")
     return rows
 
 
