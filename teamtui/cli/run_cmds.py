@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import asyncio
 import shutil
 import signal
@@ -253,10 +254,10 @@ def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: obje
     ladder), and what the lead drains from its own inbox is handed to the screen, not lost."""
     from teamtui.tui.app import TeamTUI
 
-    def shutdown_from_dashboard(reason: str, deadline: float):
+    def shutdown_from_dashboard(reason: str, deadline: float, on_progress) -> None:
         lead.request_shutdown(reason or "shutdown from the dashboard", 0, escalate=False, deadline=deadline)
-        lead.shutdown_started.wait(timeout=5)
-        return lead.shutdown_run
+        # The lead does not report its run yet: follow it from a thread of its own, never the dashboard's loop.
+        threading.Thread(target=_follow_shutdown, args=(lead, deadline, on_progress), name="teamtui-shutdown", daemon=True).start()
 
     app = TeamTUI(
         root,
@@ -267,15 +268,31 @@ def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: obje
         **app_kwargs,  # type: ignore[arg-type]
     )
 
-    def on_lead_messages(messages: list) -> None:
-        if getattr(app, "is_running", False):
-            try:
-                app.call_from_thread(app.ingest_lead_messages, messages)
-            except Exception:  # noqa: BLE001 - the app is closing: nothing left to show them on
-                pass
-
-    lead.on_lead_messages = on_lead_messages
+    lead.on_lead_messages = app.ingest_lead_messages  # thread-safe: it posts a message
     return app
+
+
+def _follow_shutdown(lead: Lead, deadline: float, on_progress) -> None:
+    """Report snapshots of the lead's shutdown run as it changes, until it is done (None: none started)."""
+    if not lead.shutdown_started.wait(timeout=5):
+        on_progress(None)
+        return
+    last = None
+    give_up = time.monotonic() + deadline + 60  # the ladder ends every run well before this
+    while time.monotonic() < give_up:
+        run = lead.shutdown_run
+        if run is None:
+            on_progress(None)
+            return
+        snapshot = copy.copy(run)
+        snapshot.teammates = {name: copy.copy(t) for name, t in run.teammates.items()}
+        seen = [(t.outcome, t.detail) for t in snapshot.teammates.values()], snapshot.finished_at
+        if seen != last:
+            last = seen
+            on_progress(snapshot)
+        if snapshot.done:
+            return
+        time.sleep(0.25)
 
 
 def _finish(outcome: list[RunResult | BaseException]) -> int:

@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from collections.abc import Callable, Mapping
+
 from teamtui.runtime.shutdown import Outcome, ShutdownRun
 from teamtui.tui.safe import safe_text
 
@@ -29,9 +31,12 @@ OUTCOME_ICON = {Outcome.REQUESTED: "…", Outcome.CLEAN: "✓", Outcome.TIMED_OU
 class ShutdownView(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "Hide", id="shutdown.hide")]
 
-    def __init__(self, run: ShutdownRun):
+    def __init__(self, run: ShutdownRun, tasks: list, *, clock: Callable[[], float], name_styles: Mapping[str, str]):
         super().__init__()
         self.run = run
+        self.tasks = tasks  # the board's tasks, for the verification summary
+        self.clock = clock
+        self.name_styles = name_styles  # each teammate's name style (its colour)
         self._ticker = None
         self._ready = False
 
@@ -51,7 +56,7 @@ class ShutdownView(ModalScreen[None]):
         self._ready = True
         self.refresh_run()
         if not self.run.done:
-            # Redraws the countdown only; replies arrive through the app's file watcher.
+            # Redraws the countdown only; the run's changes arrive through show_run.
             self._ticker = self.set_interval(1.0, self.refresh_countdown)
 
     def refresh_countdown(self) -> None:
@@ -64,12 +69,19 @@ class ShutdownView(ModalScreen[None]):
                 self._ticker.stop()
             w.update(Text(f"finished · reason {self.run.reason}", style=app.role("secondary")))
             return
-        left = self.run.remaining(app.now())
+        left = self.run.remaining(self.clock())
         open_ = sum(1 for t in self.run.teammates.values() if not t.outcome.final)
         t = Text(f"{left:4.0f}s left", style=f"bold {app.role('accent')}")
         t.append(f" · waiting on {open_} of {len(self.run.teammates)} · reason ", style=app.role("secondary"))
         t.append_text(safe_text(self.run.reason, app.role("secondary")))
         w.update(t)
+
+    def show_run(self, run: ShutdownRun, tasks: list) -> None:
+        """The run as it stands now (the same run, or the lead's newer snapshot of it)."""
+        self.run, self.tasks = run, tasks
+        if self._ticker is None and not run.done and self._ready:
+            self._ticker = self.set_interval(1.0, self.refresh_countdown)
+        self.refresh_run()
 
     def refresh_run(self) -> None:
         if not self._ready:
@@ -91,13 +103,13 @@ class ShutdownView(ModalScreen[None]):
                 detail.append_text(safe_text(t.detail, app.role("secondary")))
             elif t.outcome is Outcome.REQUESTED:
                 detail.append("waiting for a reply", style=app.role("secondary"))
-            table.add_row(safe_text(t.name, f"bold {app.teammate(app.member_color(t.name), t.name)}"), state, detail, key=t.name)
+            table.add_row(safe_text(t.name, self.name_styles.get(t.name, "bold")), state, detail, key=t.name)
         self.refresh_countdown()
         self.query_one("#shutdown-summary", Static).update(self.summary_text() if self.run.done else "")
 
     def summary_text(self) -> Text:
         app = self.app
-        s = self.run.summary(app.state.tasks.values() if app.state else ())
+        s = self.run.summary(self.tasks)
         t = Text("Verification\n", style="bold")
         counts = ", ".join(f"{n} {k}" for k, n in s["outcomes"].items())
         t.append(f"  all teammates accounted for: {counts}\n", style=app.role("secondary"))

@@ -251,8 +251,7 @@ class LogStrip(Horizontal):
         self._flush_timer = None
 
     def capacity(self) -> int:
-        width = self.size.width or self.app.size.width // 2  # before the first layout: a guess, corrected on resize
-        return max(1, width // SMALL_PANEL_WIDTH)
+        return max(1, self.size.width // SMALL_PANEL_WIDTH)
 
     def shown(self) -> list[str]:
         """The teammates whose panels fit, in team order, around the selected one."""
@@ -273,6 +272,8 @@ class LogStrip(Horizontal):
         self._place()
 
     def _place(self) -> None:
+        if not self.size.width:
+            return  # not laid out yet: on_resize places the panels that fit
         want = self.shown()
         titles = dict(self._members)
         for name in [n for n in self.panels if n not in want]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual import on
+from textual.message import Message
 from textual.widgets import DataTable
 
 from teamtui.protocol.board import TaskState, TaskView
@@ -59,6 +63,17 @@ def matches(view: TaskView, query: str) -> bool:
 
 
 class TaskBoard(CursorRow, KeepsCellsOnFocus, SizedByLayout, DataTable):
+    @dataclass
+    class TaskChosen(Message):
+        """Enter on a task's row: show it in full."""
+
+        task_id: str
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.post_message(self.TaskChosen(str(event.row_key.value)))
+
     def on_mount(self) -> None:
         # Height of each row shown (by task id) and the board size at the last rebuild.
         self._heights: dict[str, int] | None = None

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual import on
+from textual.message import Message
 from textual.widgets import DataTable
 
 from teamtui.protocol.models import MemberStatus
@@ -18,6 +22,28 @@ _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", M
 
 class TeamPanel(CursorRow, KeepsCellsOnFocus, DataTable):
     """Rows keyed by member name; the cursor row is the selected teammate."""
+
+    @dataclass
+    class TeammateHighlighted(Message):
+        """The cursor moved to a teammate (None: the table is empty)."""
+
+        name: str | None
+
+    @dataclass
+    class TeammateChosen(Message):
+        """Enter on a teammate's row."""
+
+        name: str
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.post_message(self.TeammateHighlighted(str(event.row_key.value) if event.row_key else None))
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.post_message(self.TeammateChosen(str(event.row_key.value)))
 
     def on_mount(self) -> None:
         self._names: list[str] | None = None  # the rows shown, in order
