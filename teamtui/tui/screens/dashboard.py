@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
+from textual.worker import Worker, WorkerState
 
 from teamtui.protocol.health import disappears_at
 from teamtui.protocol.models import MemberStatus
@@ -48,6 +49,8 @@ INBOX_KINDS = {"inbox", "inbox_read"}
 RELATIVE_TIME_REFRESH = 5.0
 # Log lines move a teammate's "Active" time and health; the team table follows at most this often.
 ACTIVITY_REFRESH = 1.0
+# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
+FEED_RESTART_AFTER = 1.0
 # How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
 ROUTINE_TOAST_SECONDS = 3.0
 
@@ -195,6 +198,16 @@ class DashboardScreen(Screen[None]):
             else:
                 changes = [c for p in sorted(batch.paths) for c in self.state.apply(p)]
             self.post_message(TeamChanged(changes, full=batch.rescan, read_seconds=time.perf_counter() - t0))
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        """The one place a worker's error is handled: say it, and restart the feed (its first batch
+        re-reads whatever changed meanwhile), at most once a second."""
+        if event.state != WorkerState.ERROR:
+            return
+        self.notify(f"Could not apply a change: {event.worker.error}", severity="error", markup=False)
+        if event.worker.group == "feed" and not self._stop.is_set():
+            self.set_timer(FEED_RESTART_AFTER, self._feed)
 
     @on(TeamChanged)
     def _team_changed(self, message: TeamChanged) -> None:
