@@ -14,7 +14,6 @@ from textual.app import App
 from textual.driver import Driver
 from textual.screen import Screen
 
-from teamtui.protocol.colors import color_name
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.layout import candidate_roots, open_team
 from teamtui.protocol.settings import Settings, config_path, load_settings, save_theme
@@ -78,7 +77,6 @@ class TeamTUI(App[None]):
         )
         # Called after each feed batch with (changes, seconds reading files, seconds updating widgets): for benchmarks.
         self.on_batch: Callable[[list, float, float], None] | None = None
-        self._roles: dict[str, str] = {}
         self._panes_closed = False
         self._collector: QuietCollector | None = None  # full garbage collections, when nobody types
         for theme in self.loaded_themes.themes:
@@ -134,28 +132,6 @@ class TeamTUI(App[None]):
 
     def theme_names(self) -> list[str]:
         return [t.name for t in self.loaded_themes.themes]
-
-    def watch_theme(self, _theme: str) -> None:
-        self._roles = {}
-
-    def role(self, name: str) -> str:
-        if not self._roles:
-            t = self.current_theme
-            css = self.get_css_variables()
-            for key in ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "success", "warning", "error"):
-                self._roles[key] = getattr(t, key, None) or css.get(key) or "default"
-        return self._roles.get(name, "")
-
-    def teammate(self, member_color: str, name: str) -> str:
-        c = color_name(member_color, name)
-        return self.loaded_themes.teammates.get(self.current_theme.name, {}).get(c, c)
-
-    def member_color(self, name: str) -> str:
-        state = self.state
-        if state is None or state.config is None:
-            return ""
-        m = state.config.member(name) or state.departed.get(name)
-        return m.color if m else ""
 
     def switch_theme(self, name: str) -> None:
         self.theme = name

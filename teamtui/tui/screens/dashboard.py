@@ -17,6 +17,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
@@ -31,6 +32,7 @@ from teamtui.tmux.api import TeammatePanes
 from teamtui.tmux.commands import follow_command, pane_specs
 from teamtui.tui.collector import first_load
 from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
+from teamtui.tui.palette import Palette
 from teamtui.tui.messages import LeadMessagesDrained, ShutdownProgress, TeamChanged
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.filter import FilterInput
@@ -56,6 +58,7 @@ ROUTINE_TOAST_SECONDS = 3.0
 
 
 class DashboardScreen(Screen[None]):
+    palette: reactive[Palette] = reactive(Palette, init=False)
     # The keys that start typing are priority: handled where the app reads its keys, before
     # the keys typed next (fast, or pasted) are routed to the widget that had focus so far.
     BINDINGS = [
@@ -123,18 +126,19 @@ class DashboardScreen(Screen[None]):
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield TeamHeader(id="header")
+        palette = DashboardScreen.palette  # every panel draws in the screen's palette
+        yield TeamHeader(id="header").data_bind(palette)
         yield ProblemList(id="problems")
         with Horizontal(id="body"):
             with Vertical(id="left"):
-                yield TeamPanel(id="team")
+                yield TeamPanel(id="team").data_bind(palette)
                 with Vertical(id="board"):
                     yield FilterInput(placeholder=FilterInput.IDLE, id="task-filter")
-                    yield TaskBoard(id="tasks")
+                    yield TaskBoard(id="tasks").data_bind(palette)
             with Vertical(id="right"):
-                yield TeammateLog(limit=self.log_limit, id="log-main")
-                yield LogStrip(limit=self.log_limit, id="log-strip")
-                yield MessageTraffic(id="messages")
+                yield TeammateLog(limit=self.log_limit, id="log-main").data_bind(palette)
+                yield LogStrip(limit=self.log_limit, id="log-strip").data_bind(palette)
+                yield MessageTraffic(id="messages").data_bind(palette)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -142,6 +146,7 @@ class DashboardScreen(Screen[None]):
         self.query_one("#tasks").border_title = "Tasks"
         self.query_one("#messages").border_title = "Messages"
         self.query_one("#task-filter", FilterInput).cursor_blink = self.cursor_blink
+        self.palette = self._palette()
         self.watch(self.app, "theme", self._theme_changed, init=False)
         if self._header_message:
             self.show_message(self._header_message)
@@ -149,8 +154,21 @@ class DashboardScreen(Screen[None]):
             self._show_team()
 
     def _theme_changed(self, _theme: str) -> None:
+        self.palette = self._palette()
         if self.state is not None:
             self.refresh_all()
+
+    def _palette(self) -> Palette:
+        """The current theme's colours, with the team's members' own."""
+        members: dict[str, str] = {}
+        if self.state is not None and self.state.config is not None:
+            members = {m.name: m.color for m in self.state.departed.values()}
+            members.update((m.name, m.color) for m in self.state.config.members)
+        return Palette.of(self.app.current_theme, self.app.get_css_variables(), members)
+
+    def _members_changed(self) -> None:
+        palette = self._palette()
+        self.palette = self.palette.with_members(palette.members)
 
     def show_message(self, text: str) -> None:
         """No team shown yet: say why in the header."""
@@ -172,8 +190,11 @@ class DashboardScreen(Screen[None]):
             self.state.load_all()
         if self.is_mounted:
             self._show_team()
+        else:  # dialogs opened before the panels exist draw in it too; the panels bind to it when composed
+            self.set_reactive(DashboardScreen.palette, self._palette())
 
     def _show_team(self) -> None:
+        self._members_changed()
         self.refresh_all()
         self.query_one(TeamPanel).focus()
         self._check_health(toast=False)
@@ -229,6 +250,8 @@ class DashboardScreen(Screen[None]):
     def apply_changes(self, changes, full: bool = False) -> None:
         assert self.state is not None
         kinds = {c.kind for c in changes}
+        if full or kinds & TEAM_KINDS:
+            self._members_changed()
         if full or kinds & (TEAM_KINDS | TASK_KINDS | {"error", "error_cleared", "team_gone"}):
             self._refresh_header(gone="team_gone" in kinds)
         log_only = not full and kinds <= {"log"}
@@ -322,7 +345,7 @@ class DashboardScreen(Screen[None]):
         self._claimed = claimed
 
     def _log_title(self, name: str) -> Text:
-        return safe_text(name, f"bold {self.app.teammate(self.app.member_color(name), name)}")
+        return safe_text(name, f"bold {self.palette.member_color(name)}")
 
     def _refresh_log_strip(self) -> None:
         assert self.state is not None
@@ -370,7 +393,7 @@ class DashboardScreen(Screen[None]):
         from teamtui.tui.screens.task_detail import TaskDetail
 
         if self.state is not None and message.task_id in self.state.board.tasks:
-            self.app.push_screen(TaskDetail(self.state.board, message.task_id))
+            self.app.push_screen(TaskDetail(self.state.board, message.task_id, self.palette))
 
     # ------------------------------------------------------------------ health
     def _check_health(self, toast: bool = True) -> None:
@@ -518,7 +541,7 @@ class DashboardScreen(Screen[None]):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.action_keys(), getattr(self.app, "config_path", None)))
+        self.app.push_screen(HelpScreen(self.action_keys(), getattr(self.app, "config_path", None), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
@@ -605,8 +628,7 @@ class DashboardScreen(Screen[None]):
             self.shutdown_run = run
         if self.shutdown_run is None:
             return
-        colors = {name: self._log_title(name).style for name in self.shutdown_run.teammates}
-        view = ShutdownView(self.shutdown_run, self._tasks(), clock=self.now, name_styles=colors)
+        view = ShutdownView(self.shutdown_run, self._tasks(), clock=self.now, palette=self.palette)
         self._shutdown_view = view
         self.app.push_screen(view, lambda _r: setattr(self, "_shutdown_view", None))
 
