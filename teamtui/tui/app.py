@@ -9,14 +9,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from textual import events, on
+from textual import events
 from textual.app import App
 from textual.driver import Driver
 from textual.screen import Screen
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.layout import candidate_roots, open_team
-from teamtui.protocol.settings import Settings, config_path, load_settings, save_theme
+from teamtui.protocol.settings import Settings, load_settings, save_theme
+from teamtui.protocol.settings import config_path as default_config_path
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import ShutdownRun
@@ -56,7 +57,7 @@ class TeamTUI(App[None]):
         notice: str = "",
         on_shutdown: OnShutdown | None = None,
     ):
-        self.config_path = config_path or _default_config_path()
+        self.config_path = config_path or default_config_path()
         self.settings: Settings = load_settings(self.config_path)
         self.loaded_themes = load_themes()
         super().__init__()
@@ -187,11 +188,7 @@ class TeamTUI(App[None]):
     def ingest_lead_messages(self, messages: list) -> None:
         """Messages the lead drained from its own inbox; callable from any thread."""
         if self.is_running:  # before the dashboard runs, the first load reads them from the file
-            self.post_message(LeadMessagesDrained(list(messages)))
-
-    @on(LeadMessagesDrained)
-    def _lead_messages(self, message: LeadMessagesDrained) -> None:
-        self.dashboard.post_message(LeadMessagesDrained(message.messages))
+            self.dashboard.post_message(LeadMessagesDrained(list(messages)))  # post_message is thread-safe
 
     # ------------------------------------------------------------------ leaving
     async def action_quit(self) -> None:
@@ -217,7 +214,3 @@ class TeamTUI(App[None]):
         self.close_panes()
         if self._collector is not None:
             self._collector.stop()
-
-
-def _default_config_path() -> Path:
-    return config_path()
