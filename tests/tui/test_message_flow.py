@@ -148,3 +148,28 @@ async def test_a_lead_that_is_gone_is_reported(frozen_native, config_file):
         assert any("Shutdown not started: the lead has exited" in str(n.message) for n in app._notifications)
         await pilot.press("down")
         assert app.selected == "scout"
+
+
+async def test_a_failing_batch_is_told_and_the_feed_goes_on(frozen_native, config_file):
+    app = make(frozen_native, config_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)  # the watcher is up
+        state = app.state
+        apply = state.apply
+        failures: list[Path] = []
+
+        def apply_failing_once(path):  # a fault in reading one batch (a bug, not a bad file: those are ReadErrors)
+            if not failures:
+                failures.append(path)
+                raise RuntimeError("TOKEN-fault")
+            return apply(path)
+
+        state.apply = apply_failing_once
+        team = NativeTeam(frozen_native, "refactor-auth")
+        team.log("hunter", "TOKEN-lost-then-found")
+        await until(pilot, lambda: any("Could not apply a change: TOKEN-fault" in str(n.message) for n in app._notifications), "told")
+        # The feed restarted: its first batch re-reads what changed meanwhile, and later lines still arrive.
+        main_log = app.query_one("#log-main")
+        await until(pilot, lambda: any("TOKEN-lost-then-found" in line for line in log_lines(main_log)), "the failed batch's line")
+        team.log("hunter", "TOKEN-after")
+        await until(pilot, lambda: any("TOKEN-after" in line for line in log_lines(main_log)), "a later line")
