@@ -33,12 +33,12 @@ from teamtui.protocol.models import (
 )
 from teamtui.protocol.names import check_name, is_safe_name
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.state import Change, MemberView, TeamState
+from teamtui.protocol.state import Change, ChangeKind, MemberView, TeamState
 from teamtui.protocol.store import FileRef, InboxRead, TeamStore
 from teamtui.protocol.tail import TailReader
 
 __all__ = [
-    "Board", "Change", "ClaudeTeam", "ConflictError", "DirLock", "FileLock", "FileRef", "InboxRead",
+    "Board", "Change", "ChangeKind", "ClaudeTeam", "ConflictError", "DirLock", "FileLock", "FileRef", "InboxRead",
     "LockTimeout", "LogBuffer", "LogEntry", "LogLevel", "Member", "MemberStatus", "MemberView", "Message",
     "NativeTeam", "NotFoundError", "ParseError", "Payload", "ProtocolError", "ReadError",
     "ShutdownApproved", "ShutdownRejected", "ShutdownRequest", "ShutdownResponse", "TailReader",
