@@ -20,7 +20,7 @@ from pathlib import Path
 
 from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.errors import NotFoundError, ProtocolError
-from teamtui.protocol.models import Message, TaskStatus
+from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.watch import watch_dirs
 from teamtui.runtime.channel import InboxChannel
@@ -363,7 +363,7 @@ class Lead:
             self._active(msg.sender)
             if msg.type == "idle_notification":
                 self._on_idle(msg)
-            elif msg.type in ("shutdown_response", "shutdown_approved", "shutdown_rejected"):
+            elif msg.type in SHUTDOWN_REPLY_TYPES:
                 replies.append(msg)
             else:
                 # Broadcasts (TOUCHING_FILE ...) are chatter: kept in the lead's log, not printed.
