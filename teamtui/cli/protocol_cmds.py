@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, inert, out
 from teamtui.protocol.board import Board, TaskState
@@ -13,8 +13,9 @@ from teamtui.protocol.errors import ProtocolError, ReadError, UnsupportedError
 from teamtui.protocol.layout import detect_layout
 from teamtui.protocol.models import LogLevel, MemberStatus, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.state import TeamState
-from teamtui.protocol.store import TeamStore
+
+if TYPE_CHECKING:
+    from teamtui.protocol.store import TeamStore
 
 Handler = Callable[[Context], int]
 
@@ -143,6 +144,8 @@ def _payload_json(m: Message) -> dict[str, Any] | None:
 
 
 def cmd_status(ctx: Context) -> int:
+    from teamtui.protocol.state import TeamState  # status only: the other commands read no more than they show
+
     store = ctx.store()
     state = TeamState(store)
     state.load_all()
