@@ -264,6 +264,7 @@ def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: obje
     )
 
     lead.on_lead_messages = app.ingest_lead_messages  # thread-safe: it posts a message
+    lead.on_teammate_messages = lambda name, messages: app.ingest_lead_messages(messages, name)
     return app
 
 

@@ -33,12 +33,22 @@ class JsonRpcTeammate:
     `inbox_changed` when its inbox file changed, `board` with the tasks when the board changed,
     and `detach` when the process ended. Everything runs on the lead's event loop."""
 
-    def __init__(self, root: Path, team: str, name: str, *, assign: str = "self", say: Callable[[str, str], None] | None = None):
+    def __init__(
+        self,
+        root: Path,
+        team: str,
+        name: str,
+        *,
+        assign: str = "self",
+        say: Callable[[str, str], None] | None = None,
+        on_drained: Callable[[str, list[Message]], None] | None = None,
+    ):
         self.me = Teammate(Path(root), team, name, assign=assign)
         self.store = self.me.team
         self.name = name
         self.assign_mode = assign
         self.say = say or (lambda level, text: None)  # a line for the lead's progress
+        self.on_drained = on_drained  # what it took from its inbox, for a dashboard that could not read it in time
         self.channel: Channel | None = None
         self.idle = False  # said team.idle (or team.ready) and holds no task
         self._queued: Task | None = None  # assigned before team.ready: sent on it
@@ -81,7 +91,10 @@ class JsonRpcTeammate:
         """Its inbox file changed: take what is there (read-and-clear, as any teammate does) and pass it on."""
         if self.channel is None:
             return
-        for msg in self.me.drain():
+        messages = self.me.drain()
+        if messages and self.on_drained is not None:
+            self.on_drained(self.name, messages)
+        for msg in messages:
             if msg.type == "shutdown_request":
                 self._shutdown = msg
                 reason = getattr(msg.payload, "reason", "") or msg.content

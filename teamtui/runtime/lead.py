@@ -87,6 +87,8 @@ class Lead:
         self.on_event = on_event
         # The lead drains its own inbox, so a dashboard watching the file could miss what was in it.
         self.on_lead_messages = on_lead_messages
+        # Likewise what the lead drains from a JSON-RPC teammate's inbox to pass on: (teammate, messages).
+        self.on_teammate_messages: Callable[[str, list[Message]], None] | None = None
         self.slots = [Slot(t, self._channel(t)) for t in spec.teammates]
         # Per-task teammates count their tasks' failures: only then are they read.
         self._counts_failures = any(t.protocol == "per-task" for t in spec.teammates)
@@ -140,7 +142,9 @@ class Lead:
 
     def _channel(self, spec: TeammateSpec) -> TeammateChannel:
         if spec.protocol == "jsonrpc":
-            return JsonRpcTeammate(self.root, self.store.name, spec.name, assign=self.settings.assign, say=self._say)
+            return JsonRpcTeammate(
+                self.root, self.store.name, spec.name, assign=self.settings.assign, say=self._say, on_drained=self._drained
+            )
         return InboxChannel(self.store, spec.name)
 
     async def run(self) -> RunResult:
@@ -308,6 +312,13 @@ class Lead:
     # ------------------------------------------------------------------ teammates
     def _piped(self) -> list[Slot]:
         return [s for s in self.slots if s.alive and isinstance(s.channel, JsonRpcTeammate)]
+
+    def _drained(self, name: str, messages: list[Message]) -> None:
+        if self.on_teammate_messages is not None and messages:
+            try:
+                self.on_teammate_messages(name, messages)
+            except Exception as exc:  # noqa: BLE001 - a closing dashboard must not stop the lead
+                self._say("debug", f"the dashboard did not take {name}'s messages: {exc!r}")
 
     def _pipe_teammates(self, relevant: set[Path], force: bool) -> None:
         """JSON-RPC teammates read no files: what lands in their inbox (a dashboard message, a

@@ -185,10 +185,10 @@ class TeamTUI(App[None]):
         self.sub_title = store.name
         self.dashboard.open_store(store)
 
-    def ingest_lead_messages(self, messages: list) -> None:
-        """Messages the lead drained from its own inbox; callable from any thread."""
+    def ingest_lead_messages(self, messages: list, recipient: str = "") -> None:
+        """Messages the lead drained from its own inbox (or `recipient`'s); callable from any thread."""
         if self.is_running:  # before the dashboard runs, the first load reads them from the file
-            self.dashboard.post_message(LeadMessagesDrained(list(messages)))  # post_message is thread-safe
+            self.dashboard.post_message(LeadMessagesDrained(list(messages), recipient))  # post_message is thread-safe
 
     # ------------------------------------------------------------------ leaving
     async def action_quit(self) -> None:

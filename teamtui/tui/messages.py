@@ -22,9 +22,11 @@ class TeamChanged(Message):
 
 @dataclass
 class LeadMessagesDrained(Message):
-    """What the lead of `teamtui run` drained from its own inbox: the watcher would never see it."""
+    """What the lead of `teamtui run` drained from its own inbox (or a JSON-RPC teammate's, for it):
+    the watcher would never see it."""
 
     messages: list[InboxMessage] = field(default_factory=list)
+    recipient: str = ""  # whose inbox they were drained from; "" for the lead's
 
 
 @dataclass

@@ -90,7 +90,8 @@ def test_a_message_to_a_non_member_is_refused_and_the_team_goes_on(tmp_path):
 
 async def test_a_message_from_the_dashboard_reaches_a_jsonrpc_teammate(tmp_path):
     tf = tmp_path / "team.toml"
-    tf.write_text(rpc_toml("dash", {"ada": {"JRPC_WORK_MS": "4000"}}, [("long", [])], "restarts = 0\n"))
+    mates = {"ada": {"JRPC_WORK_MS": "4000"}, "bob": {"JRPC_WORK_MS": "4000", "JRPC_TELL": "ada:the schema is in db/"}}
+    tf.write_text(rpc_toml("dash", mates, [("long", []), ("longer", [])], "restarts = 0\n"))
     spec = load_team_file(tf)
     lead = Lead(spec, tmp_path)
     outcome: list = []
@@ -103,6 +104,10 @@ async def test_a_message_from_the_dashboard_reaches_a_jsonrpc_teammate(tmp_path)
             await until(pilot, lambda: any(t.status.value == "in_progress" for t in app.state.tasks.values()), "ada works", limit=20)
             await pilot.press("m", *"also check src/legacy", "enter")
             await until(pilot, lambda: "message from lead: also check src/legacy" in log_texts(tmp_path, "dash", "ada"), "ada hears it", limit=20)
+            # bob's team.message to ada went through the lead; the dashboard shows it though ada's
+            # side drained the inbox at once.
+            assert "message from bob: the schema is in db/" in log_texts(tmp_path, "dash", "ada")
+            await until(pilot, lambda: any(m.sender == "bob" and m.recipient == "ada" for m in app.state.messages), "shown", limit=10)
     finally:
         lead.stop("test over", 0)
         thread.join(30)

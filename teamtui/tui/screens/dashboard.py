@@ -245,7 +245,7 @@ class DashboardScreen(Screen[None]):
     @on(LeadMessagesDrained)
     def _lead_messages(self, message: LeadMessagesDrained) -> None:
         if self.state is not None:
-            self.apply_changes(self.state.ingest(self.state.lead, message.messages))
+            self.apply_changes(self.state.ingest(message.recipient or self.state.lead, message.messages))
 
     def apply_changes(self, changes, full: bool = False) -> None:
         assert self.state is not None
