@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.board import Board
+from teamtui.protocol.claude import entry_key
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
 from teamtui.protocol.health import is_disappeared
@@ -46,7 +47,8 @@ PROTOCOL_REPLY_TYPES = ("shutdown_response", "shutdown_approved", "shutdown_reje
 @dataclass(slots=True)
 class Change:
     """One thing that changed. kind: config, member_joined, member_left, member_status, task,
-    task_completed, task_removed, inbox, inbox_read, log, error, error_cleared, team_gone."""
+    task_completed, task_removed, inbox, inbox_read, delivered (Claude Code took these messages
+    out of the inbox: `messages`), log, error, error_cleared, team_gone."""
 
     kind: str
     key: str = ""
@@ -76,6 +78,9 @@ class _Inbox:
         self.tail = TailReader(path)
         self.messages: deque[Message] = deque(maxlen=limit)
         self.unread = 0
+        # Claude Code inboxes: the entries now in the file by entry_key, and keys of those that left it.
+        self.pending: dict[str, Message] = {}
+        self.gone: dict[str, None] = {}
 
 
 class TeamState:
@@ -500,35 +505,49 @@ class TeamState:
         self.messages.extend(merged[-self.message_limit :])
 
     def _apply_claude_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
+        """Claude Code 2.1.178+ treats an inbox as a pending queue: the recipient removes what it
+        took within about a second. So every entry seen is kept here, and one that leaves the
+        file is marked delivered (older versions flip `read` instead, and that is followed too)."""
         self.files_read += 1
+        path = self.store.inbox_path(member)
         read = self.store.peek(member)
-        changes = self._set_error(self.store.inbox_path(member), read.errors)
-        old = list(inbox.messages)
-        fresh = read.messages[-self.message_limit :]
-        same_prefix = len(fresh) >= len(old) and all(
-            a.raw.get("timestamp") == b.raw.get("timestamp") and a.content == b.content for a, b in zip(old, fresh)
-        )
-        if same_prefix:
-            flipped = False
-            for a, b in zip(old, fresh):
-                if a.read != b.read:
-                    a.read = b.read
-                    flipped = True
-            if flipped:
-                self.touch(member)
-                changes.append(Change("inbox_read", member))
-            inbox.unread = sum(1 for m in inbox.messages if not m.read)
-            return changes + self._add_messages(inbox, member, fresh[len(old) :])
-        # Rewritten in a way we cannot follow: replace this inbox's messages.
-        drop = {id(m) for m in old}
-        kept = [m for m in self.messages if id(m) not in drop]
-        self.messages.clear()
-        self.messages.extend(sorted(kept + fresh, key=lambda m: m.timestamp))
-        inbox.messages.clear()
-        inbox.messages.extend(fresh)
-        inbox.unread = sum(1 for m in fresh if not m.read)
-        changes.append(Change("inbox", member, messages=[]))
-        changes.append(Change("inbox_read", member))
+        changes = self._set_error(path, read.errors)
+        whole_file_error = any(e.line is None for e in read.errors)
+        present: dict[str, Message] = {}
+        for m in read.messages[-self.message_limit :]:
+            present.setdefault(entry_key(m), m)
+        flipped = False
+        new: list[Message] = []
+        for key, fresh in present.items():
+            known = inbox.pending.get(key)
+            if known is None:
+                if key in inbox.gone:
+                    continue  # an entry put back after it left: already recorded
+                inbox.pending[key] = fresh
+                new.append(fresh)
+            elif known.read != fresh.read:
+                known.read = fresh.read
+                flipped = True
+        delivered: list[Message] = []
+        # A file that vanished went with its team, and one that failed to parse says nothing: only a
+        # file that still reads can tell that an entry was taken.
+        if not whole_file_error and path.exists():
+            for key in [k for k in inbox.pending if k not in present]:
+                m = inbox.pending.pop(key)
+                m.delivered = True
+                m.read = True
+                inbox.gone[key] = None
+                delivered.append(m)
+            while len(inbox.gone) > self.message_limit:
+                inbox.gone.pop(next(iter(inbox.gone)))
+        if flipped or delivered:
+            self.touch(member)
+            changes.append(Change("inbox_read", member))
+        if delivered:
+            changes.append(Change("delivered", member, messages=delivered))
+        inbox.unread = sum(1 for m in inbox.pending.values() if not m.read)
+        changes += self._add_messages(inbox, member, new)
+        inbox.unread = sum(1 for m in inbox.pending.values() if not m.read)
         return changes
 
     # ------------------------------------------------------------- logs

@@ -547,7 +547,7 @@ class TeamTUI(App[None]):
         if text is None or self.store is None:
             return
         try:
-            self.store.send(name, text, self.state.lead)
+            self.store.send(name, text, self.store.outgoing_sender(self.settings.sender))
         except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
             self._toast("Message not sent: ", str(exc), "error")
             return
@@ -560,7 +560,7 @@ class TeamTUI(App[None]):
         if self.store is None:
             return
         try:
-            recipients = self.store.members_for_broadcast(self.state.lead)
+            recipients = self.store.members_for_broadcast(self.store.outgoing_sender(self.settings.sender))
         except Exception as exc:  # noqa: BLE001
             self._toast("Cannot broadcast: ", str(exc), "error")
             return
@@ -571,7 +571,7 @@ class TeamTUI(App[None]):
         if text is None or self.store is None:
             return
         try:
-            sent = self.store.broadcast(text, self.state.lead)
+            sent = self.store.broadcast(text, self.store.outgoing_sender(self.settings.sender))
         except Exception as exc:  # noqa: BLE001
             self._toast("Broadcast not sent: ", str(exc), "error")
             return

@@ -183,11 +183,11 @@ def test_claude_inbox_round_trip(claude_root: Path, member: str) -> None:
     store = ClaudeTeam(claude_root, "work-team")
     path = store.inbox_path(member)
     before = json.loads(path.read_text())
-    store.send(member, "appended", "team-lead")
+    store.send(member, "appended", "teamtui")
     after = json.loads(path.read_text())
     assert after[:-1] == before
     assert set(after[-1]) == {"from", "text", "timestamp", "read"}
-    assert (after[-1]["from"], after[-1]["text"], after[-1]["read"]) == ("team-lead", "appended", False)
+    assert (after[-1]["from"], after[-1]["text"], after[-1]["read"]) == ("teamtui", "appended", False)
     assert after[-1]["timestamp"].endswith("Z") and len(after[-1]["timestamp"]) == 24
     assert path.read_text().startswith("[\n  {")  # pretty-printed, indent 2
     assert [m.raw for m in store.peek(member).messages] == after
@@ -205,7 +205,7 @@ def test_claude_protocol_messages_are_decoded(claude_root: Path) -> None:
 
 def test_claude_shutdown_request_is_stringified_as_formats_md_shows(claude_root: Path) -> None:
     store = ClaudeTeam(claude_root, "work-team")
-    rid = store.send_shutdown_request("researcher", "team-lead", "done", 30)
+    rid = store.send_shutdown_request("researcher", "teamtui", "done", 30)
     entry = json.loads(store.inbox_path("researcher").read_text())[-1]
     payload = json.loads(entry["text"])
     assert list(payload) == ["type", "requestId", "from", "reason", "timestamp"]
