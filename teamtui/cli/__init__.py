@@ -17,6 +17,7 @@ _COMMAND_MODULES = (
     "teamtui.cli.app_cmds",
     "teamtui.cli.run_cmds",
     "teamtui.cli.tmux_cmds",
+    "teamtui.cli.history_cmds",
 )
 
 

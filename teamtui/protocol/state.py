@@ -13,7 +13,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamtui.protocol.board import Board
 from teamtui.protocol.claude import entry_key
@@ -35,6 +35,9 @@ from teamtui.protocol.models import (
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.store import FileRef, TeamStore
 from teamtui.protocol.tail import TailReader
+
+if TYPE_CHECKING:
+    from teamtui.protocol.journal import TeamJournal
 
 DEFAULT_LOG_LIMIT = 1000
 DEFAULT_MESSAGE_LIMIT = 2000
@@ -92,8 +95,11 @@ class TeamState:
         message_limit: int = DEFAULT_MESSAGE_LIMIT,
         health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
         show_internal: bool = False,
+        journal: "TeamJournal | None" = None,
     ):
         self.store = store
+        # Where what is observed is recorded (protocol/journal.py); None records nothing.
+        self.journal = journal
         self.log_limit = log_limit
         self.message_limit = message_limit
         self.health_timeout = health_timeout
@@ -197,9 +203,14 @@ class TeamState:
         """Read everything once (the first screen); afterwards only `apply` changed paths."""
         self._loading = True
         try:
-            return self._load_all()
+            return self._journaled(self._load_all())
         finally:
             self._loading = False
+
+    def _journaled(self, changes: list[Change]) -> list[Change]:
+        if self.journal is not None:
+            self.journal.observe(self, changes)
+        return changes
 
     def _load_all(self) -> list[Change]:
         changes = self._apply_config()
@@ -296,7 +307,9 @@ class TeamState:
 
     def apply(self, path: Path) -> list[Change]:
         """Re-read the one file at `path` and return what changed."""
-        path = Path(path)
+        return self._journaled(self._apply(Path(path)))
+
+    def _apply(self, path: Path) -> list[Change]:
         ref = self._refs.get(path)
         if ref is None:
             ref = self.store.classify(path)
@@ -623,7 +636,7 @@ class TeamState:
             m.recipient = recipient
             m.read = True
             new.append(m)
-        return self._add_messages(inbox, recipient, new)
+        return self._journaled(self._add_messages(inbox, recipient, new))
 
     # ------------------------------------------------------------- replies
     def shutdown_replies(self) -> list[Message]:

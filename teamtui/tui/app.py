@@ -295,7 +295,11 @@ class TeamTUI(App[None]):
         self.store = store
         if not self.panes.team:  # watch without --team: the panes learn the team once it is picked
             self.panes.team = store.name
-        self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout)
+        from teamtui.protocol.journal import TeamJournal
+
+        # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.
+        journal = TeamJournal.open(store) if store.layout == "claude" else None
+        self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout, journal=journal)
         if self._collector is None:
             self._collector = QuietCollector(asyncio.get_running_loop())
         self._collector.start()
