@@ -655,7 +655,7 @@ class TeamTUI(App[None]):
             return
         self._lead_owns_shutdown = False
         run = ShutdownRun(
-            self.store, params.targets, sender=self.state.lead, reason=params.reason,
+            self.store, params.targets, sender=self.store.outgoing_sender(self.settings.sender), reason=params.reason,
             deadline_seconds=params.deadline_seconds, clock=self.now,
         )
         run.start()
