@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from teamtui.protocol.wire import ValidationError
 
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import append_bytes, ensure_dir, ensure_inside, open_regular, parse_json_bytes, write_json_atomic
