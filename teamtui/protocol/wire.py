@@ -117,7 +117,7 @@ def to_bool(v: Any) -> bool:
     if isinstance(v, (int, float)):
         if v == 0 or v == 1:
             return bool(v)
-        if isinstance(v, int) or (math.isfinite(v) and v == int(v)):
+        if -_INT_LIMIT <= v < _INT_LIMIT and v == int(v):  # a whole number, but not 0 or 1
             raise Invalid("Input should be a valid boolean, unable to interpret input", "bool_parsing")
     elif isinstance(v, str):
         s = v.lower()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from datetime import datetime
 from pathlib import Path
@@ -159,7 +158,7 @@ class NativeInbox(NativeLayout):
 
     # ------------------------------------------------------------ two-phase shutdown
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
-        request_id = secrets.token_hex(4)
+        request_id = os.urandom(4).hex()  # as secrets.token_hex, without its hashlib/hmac imports
         self.send(
             to,
             reason or "Please finish up and shut down.",
