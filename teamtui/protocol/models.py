@@ -258,6 +258,8 @@ class Message(WireModel):
     timestamp: float = field(to_float, 0.0)
     # Native: None until the recipient drains its inbox. Claude Code: the `read` flag.
     read: bool | None = field(optional(to_bool), None)
+    # Claude Code 2.1.178+: the entry left its inbox (the recipient took it): today's read receipt.
+    delivered: bool = field(to_bool, False)
     summary: str = field(wire_str, "")
     color: str = field(wire_str, "")
     payload: Payload | None = field(optional(model_of(Payload)), None)
