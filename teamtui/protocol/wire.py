@@ -213,10 +213,6 @@ class Field:
         self.factory = factory
         self.alias = alias
 
-    @property
-    def required(self) -> bool:
-        return self.default is _MISSING and self.factory is None
-
 
 def field(check: Check, default: Any = _MISSING, *, factory: Callable[[], Any] | None = None,
           alias: str | None = None) -> Any:
