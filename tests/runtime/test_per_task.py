@@ -162,7 +162,8 @@ def test_with_assign_lead_it_runs_what_it_is_given(tmp_path):
     assert tasks_of(store)["1"].status.value == "pending"  # it does not claim for itself
     task = store.claim_task("1", "ada")
     store.send("ada", "Please work on #1", "lead", type="task_assignment", extra={"task_id": task.id, "subject": task.subject})
-    wait_for(lambda: tasks_of(store)["1"].status.value == "completed")
+    # The status and the result are two files: wait for both.
+    wait_for(lambda: tasks_of(store)["1"].status.value == "completed" and tasks_of(store)["1"].result is not None)
     assert tasks_of(store)["1"].result == "ran 1"
     stop(store, [p])
 
