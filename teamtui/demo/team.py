@@ -20,20 +20,21 @@ _TEAMMATES = [
     ("rex", "security", "red", ""),
 ]
 
-# subject, blocked_by, files
+# subject, blocked_by, files. Three tasks are ready at once, so three teammates are busy from the start;
+# the rest still shows dependencies and a file conflict (#3, #4 and #13 all edit the middleware).
 _TASKS: list[tuple[str, list[int], list[str]]] = [
     ("Survey the auth module", [], ["docs/auth-notes.md"]),
     ("Design the session token schema", [1], ["docs/design.md"]),
     ("Extract auth middleware", [2], ["src/auth/middleware.py"]),
     ("Add rate limiting to login", [2], ["src/auth/middleware.py"]),
     ("Write the password reset flow", [2], ["src/auth/reset.py"]),
-    ("Migrate the users table", [1], ["db/migrations/0042_users.sql"]),
+    ("Migrate the users table", [], ["db/migrations/0042_users.sql"]),
     ("Update the ORM models", [6], ["src/models/user.py"]),
     ("Unit tests for the middleware", [3], ["tests/test_middleware.py"]),
     ("Unit tests for the reset flow", [5], ["tests/test_reset.py"]),
     ("Integration tests for login", [3, 4, 7], ["tests/test_login.py"]),
     ("Refresh the API docs", [3, 5], ["docs/api.md"]),
-    ("Security review of session tokens", [2], []),
+    ("Security review of the login flow", [], []),
     ("Fix the review findings", [12, 4], ["src/auth/middleware.py"]),
     ("Update the changelog", [11], ["CHANGELOG.md"]),
     ("Release checklist", [8, 9, 10, 13, 14], ["CHANGELOG.md"]),

@@ -25,6 +25,29 @@ def test_demo_headless_completes_every_task(tmp_path):
     assert processes_of(tmp_path) == []
 
 
+def test_three_teammates_are_busy_before_the_first_task_completes(tmp_path):
+    # At normal speed: what a person sees in the first seconds of `make demo`.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "demo", "--headless", "--dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env_for_run(), cwd=ROOT,
+    )
+    busy: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if " completed by " in line or "crashed" in line:
+                break
+            if " → " in line:
+                busy.append(line.rsplit(" → ", 1)[1].strip())
+            if len(busy) == 3:
+                break
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert len(set(busy)) == 3, f"before the first completion only {busy} were given work"
+    assert processes_of(tmp_path) == []
+
+
 def test_runtime_imports_no_textual():
     code = "import sys, teamtui.runtime.lead, teamtui.protocol.teammate, teamtui.demo.teammate; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_for_run(), cwd=ROOT, check=True)
