@@ -28,7 +28,7 @@ from teamtui.protocol.transcripts.stats import TranscriptStats
 from teamtui.protocol.transcripts.team import TeamTranscripts
 
 if TYPE_CHECKING:
-    from teamtui.protocol.state import Change, TeamState
+    from teamtui.protocol.state import Change, MemberView, TeamState
 
 # Inbox message types that say something "needs you" cares about; other messages are not parsed.
 _NOTICE_TYPES = frozenset(
@@ -125,6 +125,21 @@ class TranscriptFeed:
         if not self.ready or self.team is None:
             return []
         return sorted(self.team.readers, key=lambda m: (self.backend(m) != "lead", m))
+
+    def lead_view(self) -> MemberView | None:
+        """The lead as a row of the team (Claude Code keeps it out of `members`), once its
+        transcript was read: working or idle as the transcript says."""
+        from teamtui.protocol.models import MemberStatus
+        from teamtui.protocol.state import MemberView
+
+        lead = self.state.lead
+        stats = self.stats(lead) if self.ready else None
+        if stats is None:
+            return None
+        kind = stats.activity.kind if stats.activity is not None else None
+        status = MemberStatus.IDLE if kind == "idle" else MemberStatus.WORKING if kind else MemberStatus.UNKNOWN
+        unread = sum(1 for m in self.state.inbox_messages(lead) if not m.read)
+        return MemberView(name=lead, status=status, agent_type="lead", last_activity=stats.last_write, unread=unread)
 
     def total_tokens(self) -> int | None:
         """The team's tokens, summed over the transcripts that report any."""
