@@ -64,8 +64,8 @@ class NeedsYouStrip(OptionList):
         self.items = list(items)
         self.clear_options()
         self.add_options([Option(self._line(i, now, color), id=i.key) for i in items])
-        if keep is not None and keep in {i.key for i in items}:
-            self.highlighted = self.get_option_index(keep)
+        if items:  # the same item stays highlighted, else the first: enter always has one
+            self.highlighted = self.get_option_index(keep) if keep in {i.key for i in items} else 0
         self.display = bool(items)
 
     def _line(self, item: NeedsYou, now: float, color: Callable[[str], str] | None) -> Text:
