@@ -212,6 +212,8 @@ class DashboardScreen(Screen[None]):
         from teamtui.protocol.watch import watch_dirs
 
         transcripts = self.state.transcripts
+        # The first read of every transcript (MBs each) runs in a thread, while the watches start.
+        reading = asyncio.ensure_future(asyncio.to_thread(transcripts.read)) if transcripts and transcripts.team is None else None
         async for batch in watch_dirs(self.state.watch_dirs(), self._stop):
             t0 = time.perf_counter()
             if batch.rescan:
@@ -221,13 +223,13 @@ class DashboardScreen(Screen[None]):
                 stale = await asyncio.to_thread(self.state.stale_paths)
                 t0 = time.perf_counter()
                 changes = [c for p in stale for c in self.state.apply(p)]
-                if transcripts is not None and transcripts.team is None:
-                    # The first read of every transcript (MBs each) runs off the event loop; lines
-                    # written meanwhile come in later batches, read from where it stopped.
+                if reading is not None:
                     self.post_message(TeamChanged(changes, read_seconds=time.perf_counter() - t0))
-                    updates = await asyncio.to_thread(transcripts.read)
+                    updates = await reading
+                    reading = None
                     t0 = time.perf_counter()
-                    changes = transcripts.take(updates)
+                    # What was written before the watches were in place: read on from each offset.
+                    changes = transcripts.take(updates) + self.state.apply_batch([], rescan=True)
                     self.post_message(TeamChanged(changes, full=True, read_seconds=time.perf_counter() - t0))
                     continue
             else:

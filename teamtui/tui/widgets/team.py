@@ -151,6 +151,7 @@ class TeamPanel(TeamTable):
     def show(self, views, now: float, usage=None) -> None:
         """Rebuild when the members (or their order) changed, else redraw only changed cells.
         `usage` (member → TranscriptStats, or None) switches to the transcript columns."""
+        keep = self.selected
         if (usage is not None) != self._usage:
             self._usage = usage is not None
             self.clear(columns=True)
@@ -177,7 +178,6 @@ class TeamPanel(TeamTable):
                             self.update_cell(v.name, column, cell)
             self._shown_rows = sigs
             return
-        keep = self.selected
         self.clear()
         self._names, self._shown_rows = names, sigs
         for v in views:
