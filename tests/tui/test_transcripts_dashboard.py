@@ -205,3 +205,28 @@ async def test_a_native_team_has_no_strip_and_its_usual_columns(frozen_native, c
         assert not app.query_one(NeedsYouStrip).display
         assert [str(c.label) for c in app.query_one(TeamPanel).columns.values()] == ["", "Teammate", "Status", "Current task", "Active", "✉"]
         assert cells(app.query_one(TeamPanel))
+
+
+async def test_a_teammate_spawned_while_watching_gets_its_transcript(tmp_path, config_file):
+    root = copy_case(tmp_path, "inprocess-running")
+    config = root / "teams/session-8dd2dc96/config.json"
+    full = json.loads(config.read_text())
+    without_bob = {**full, "members": [m for m in full["members"] if m["name"] != "bob"]}
+    config.write_text(json.dumps(without_bob, indent=2))
+    sub = root / "projects/-src-app" / full["leadSessionId"] / "subagents"
+    parked = tmp_path / "parked"
+    parked.mkdir()
+    for f in sub.glob("agent-abob-*"):
+        shutil.move(f, parked / f.name)
+    app = make(root, config_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 2,
+                    "the lead and alice shown")
+        assert "bob" not in app.state.logs
+        # The lead spawns bob: its transcript appears, then config.json names it.
+        for f in parked.iterdir():
+            shutil.move(f, sub / f.name)
+        config.write_text(json.dumps(full, indent=2))
+        await until(pilot, lambda: app.query_one(TeamPanel).row_count == 3 and "bob" in app.state.logs, "bob's row and transcript")
+        assert any(e.text.startswith("← team-lead: TMBOB") for e in app.state.logs["bob"].since(0))
+        await until(pilot, lambda: row_of(app, "bob")[4] == compact_count(usage_total(transcript_of(app, "bob"))), "bob's tokens")

@@ -23,7 +23,7 @@ from teamtui.protocol.transcripts.needs import (
     silent_teammates,
     stuck_teammates,
 )
-from teamtui.protocol.transcripts.reader import TranscriptUpdate
+from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, TranscriptUpdate
 from teamtui.protocol.transcripts.stats import TranscriptStats
 from teamtui.protocol.transcripts.team import TeamTranscripts
 
@@ -62,7 +62,8 @@ class TranscriptFeed:
     def read(self) -> dict[str, TranscriptUpdate]:
         """Find and read every transcript once: safe in a thread (nothing shared is touched)."""
         self._config_seen = self.state.config
-        team = TeamTranscripts(self.state.store.root, self._config(), window=self.state.log_limit)
+        # The window a first read renders: a larger one costs every transcript's first read (+40 % at 1,000).
+        team = TeamTranscripts(self.state.store.root, self._config(), window=min(self.state.log_limit, DEFAULT_WINDOW))
         updates = team.load()
         self.team = team
         return updates
