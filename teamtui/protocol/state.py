@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ProtocolError, ReadError
@@ -35,7 +35,9 @@ from teamtui.protocol.models import (
 )
 from teamtui.protocol.store import FileRef, TeamStore
 from teamtui.protocol.tail import TailReader
-from teamtui.protocol.transcripts.feed import TranscriptFeed
+
+if TYPE_CHECKING:
+    from teamtui.protocol.transcripts.feed import TranscriptFeed
 
 DEFAULT_LOG_LIMIT = 1000
 DEFAULT_MESSAGE_LIMIT = 2000
@@ -131,7 +133,11 @@ class TeamState:
         # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
         self._refs: dict[Path, FileRef] = {}
         # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
-        self.transcripts: TranscriptFeed | None = TranscriptFeed(self) if store.has_transcripts else None
+        self.transcripts: TranscriptFeed | None = None
+        if store.has_transcripts:  # imported only then: a native team's `status` loads no transcript code
+            from teamtui.protocol.transcripts.feed import TranscriptFeed
+
+            self.transcripts = TranscriptFeed(self)
 
     # ------------------------------------------------------------- derived
     @property

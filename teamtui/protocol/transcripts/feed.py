@@ -165,8 +165,9 @@ class TranscriptFeed:
         present = {m.name for m in state.config.members} if state.config is not None else set()
         present.add(lead)
         items = open_requests(notices) + stuck_teammates(notices, last_write)
-        owners = {v.name: v.current_task.id for v in state.member_views(now) if v.current_task is not None}
-        stopped = [v.name for v in state.member_views(now) if v.departed or v.status.value == "shutdown"]
+        views = state.member_views(now)
+        owners = {v.name: v.current_task.id for v in views if v.current_task is not None}
+        stopped = [v.name for v in views if v.departed or v.status.value == "shutdown"]
         items += silent_teammates(
             owners={m: t for m, t in owners.items() if m in last_write},
             last_write=last_write,

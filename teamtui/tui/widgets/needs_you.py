@@ -19,8 +19,6 @@ from teamtui.tui.format import short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
-# At most this many lines show at once; the rest scroll.
-SHOWN = 4
 _ICON = {"permission": "?", "plan": "?", "interrupted": "!", "failed": "✗", "silent": "…"}
 _HINT = {"permission": "enter: full request", "plan": "enter: full plan", "interrupted": "enter: its pane",
          "failed": "enter: its pane", "silent": "enter: its pane"}
@@ -29,19 +27,20 @@ _HINT = {"permission": "enter: full request", "plan": "enter: full plan", "inter
 class NeedsYouStrip(OptionList):
     palette: reactive[Palette] = reactive(Palette, init=False)
 
+    # At most four lines show at once; the rest scroll.
     DEFAULT_CSS = """
     NeedsYouStrip {
         display: none;
         height: auto;
-        max-height: %d;
+        max-height: 4;
         border: none;
         padding: 0 1;
         background: $surface;
     }
     NeedsYouStrip:focus {
-        background-tint: $accent 10%%;
+        background-tint: $accent 10%;
     }
-    """ % (SHOWN + 0)
+    """
 
     @dataclass
     class Chosen(Message):
