@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import ValidationError
+from teamtui.protocol.wire import ValidationError
 
 from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, UnsupportedError
 from teamtui.protocol.models import Message, Task, TeamConfig
