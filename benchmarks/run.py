@@ -33,16 +33,18 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SCEN = HERE / "scenarios.py"
 
-FULL = dict(quiet_n=4, lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10, cli_n=15)
-QUICK = dict(quiet_n=1, lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5, cli_n=3)
+FULL = dict(quiet_n=4, lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10, cli_n=15,
+            tr_reps=3, tr_n=200)
+QUICK = dict(quiet_n=1, lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5, cli_n=3,
+             tr_reps=1, tr_n=30)
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
-GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli")
+GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli", "transcripts")
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
     "latency": ("latency_5", "latency_50", "latency_quiet"), "poll": ("poll_5", "poll_50", "poll_idle_50"),
     "scale": ("scale",), "sustained": ("sustained",), "idle": ("idle_50",), "startup": ("startup", "import"),
-    "cli": ("cli",),
+    "cli": ("cli",), "transcripts": ("transcripts",),
 }
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
@@ -114,6 +116,9 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None) -> dict:
             if cli_before:
                 res["cli"]["before_ref"] = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", cli_before],
                                                           capture_output=True, text=True).stdout.strip()
+    if "transcripts" in only:
+        res["transcripts"] = [scenario("transcripts", "--members", "10", "--log-mb", "10", "--n", str(cfg["tr_n"]))
+                              for _ in range(cfg["tr_reps"])]
     return res
 
 
@@ -215,6 +220,16 @@ def figures(res: dict) -> list[dict]:
             if parts:
                 head = f"pass {1000 * cpu['pass']:.0f} · " if tree == "now" else ""
                 row(f"cli_cpu_{tree}", f"   {label}: {head}" + " · ".join(parts), "", "")
+    tr = res.get("transcripts")
+    if tr:
+        first = [x["first_screen_s"] for x in tr]
+        row("tr_first", f"8. Claude Code team, 10 teammates (and the lead) with 10 MB of transcript each: first screen (median of {len(tr)})",
+            median(first), "s", "≤ 2 s", 2)
+        row("tr_rss", "   resident memory, peak (max over runs)", max(x["rss_peak_mb"] for x in tr), "MB", "≤ 300 MB", 300)
+        lines = [v for x in tr for v in x["samples"]]
+        missed = sum(x["missed"] for x in tr)
+        row("tr_line_p50", f"8. a new transcript line reaches the screen, p50 (n={len(lines)}, {missed} missed)", 1000 * pct(lines, 50), "ms", "≤ 50 ms", 50)
+        row("tr_line_p99", "8. a new transcript line reaches the screen, p99", 1000 * pct(lines, 99), "ms", "≤ 150 ms", 150)
     return rows
 
 
@@ -327,6 +342,16 @@ DEFINITIONS = """\
   shuffled order, a first round warms the page cache and is not counted. The ratio is median over
   median. With `--cli-before REF`, the package at REF (extracted with `git archive`, put first on
   `PYTHONPATH`) is timed in the same rounds on its own copy of the team.
+- **Claude Code transcripts (8).** A Claude Code 2.1.328 team (`teams/`, `tasks/`, `projects/`)
+  with the lead and 10 pane teammates, each with a 10 MB session transcript shaped like the real
+  ones (`benchmarks/transcripts.py`: prompts, attachments, prompt snapshots, API request lines,
+  tool calls with usage, tool results of a few KB), 110 MB in all. *First screen*: from
+  `TeamTUI(...)` construction until frames have shown the last line of the selected teammate's
+  transcript in the large log panel and the team's total tokens in the header (the later of the
+  two); every transcript is read whole once for its token sums, in a thread. Each repetition is
+  a fresh process with a fresh team. *A new transcript line*: then a `Bash` tool call appended
+  to the selected teammate's transcript by the benchmark process (`time.time()` before the
+  write), until a frame shows `Bash: echo <token>` in its log panel; 10–50 ms apart.
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """

@@ -280,6 +280,89 @@ async def scale_once(root: Path, members: int, tasks: int, updates: int) -> dict
     }
 
 
+# ---------------------------------------------------------------- 2b. Claude Code transcripts
+CC_TEAM = "session-bench0"
+CC_LEAD_SESSION = "bench000-lead-4000-8000-000000000000"
+
+
+def make_claude_team(root: Path, teammates: int, mb: float) -> list:
+    """A Claude Code 2.1.328 team: the lead and `teammates` pane teammates, each with a session
+    transcript of `mb` MB (benchmarks/transcripts.py), the first ending on an END marker."""
+    from transcripts import write_transcript
+
+    names = [f"mate{i:02d}" for i in range(teammates)]
+    now_ms = int(time.time() * 1000)
+    members = [{"agentId": f"team-lead@{CC_TEAM}", "name": "team-lead", "agentType": "team-lead", "joinedAt": now_ms - 3_600_000,
+                "tmuxPaneId": "leader", "cwd": "/src/app", "subscriptions": [], "backendType": "in-process"}]
+    members += [{"agentId": f"{n}@{CC_TEAM}", "name": n, "color": "blue", "joinedAt": now_ms - 3_500_000, "tmuxPaneId": f"%{i + 1}",
+                 "subscriptions": [], "model": "claude-sonnet-4-5", "prompt": "bench", "planModeRequired": False, "cwd": "/src/app",
+                 "backendType": "tmux", "isActive": True} for i, n in enumerate(names)]
+    team = root / "teams" / CC_TEAM
+    (team / "inboxes").mkdir(parents=True)
+    (root / "tasks" / CC_TEAM).mkdir(parents=True)
+    config = {"name": CC_TEAM, "createdAt": now_ms - 3_600_000, "leadAgentId": f"team-lead@{CC_TEAM}",
+              "leadSessionId": CC_LEAD_SESSION, "members": members}
+    (team / "config.json").write_text(json.dumps(config, indent=2))
+    for n in ["team-lead", *names]:
+        (team / "inboxes" / f"{n}.json").write_text("[]")
+    project = root / "projects" / "-src-app"
+    project.mkdir(parents=True)
+    size = int(mb * (1 << 20))
+    write_transcript(project / f"{CC_LEAD_SESSION}.jsonl", size, seed=1000)
+    writers = []
+    for i, n in enumerate(names):
+        w = write_transcript(project / "pending.jsonl", size, seed=i, team=CC_TEAM, agent=n)
+        (project / "pending.jsonl").rename(project / f"{w.session}.jsonl")
+        writers.append((project / f"{w.session}.jsonl", w))
+    path, w = writers[0]
+    with open(path, "ab") as fh:
+        fh.write(w._assistant([{"type": "text", "text": f"END-{names[0]}"}], "end_turn")[0])
+    return writers
+
+
+async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) -> dict:
+    """First screen of a Claude Code team with big transcripts, then new lines to the screen."""
+    from probe import BenchTUI, rss_mb
+
+    import textual.pilot
+
+    wait = textual.pilot.Pilot._wait_for_screen
+    textual.pilot.Pilot._wait_for_screen = lambda self, timeout=600.0: wait(self, timeout)
+    rnd = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="tt-bench-cc-") as tmp:
+        root = Path(tmp)
+        writers = make_claude_team(root, teammates, mb)
+        (root / "_config").mkdir()
+        app = BenchTUI(root, CC_TEAM, "claude", config_path=root / "_config" / "config.toml", cursor_blink=False)
+        # Complete: the selected teammate's last line in the large log panel, and the team's tokens in the header.
+        futs = [app.expect(t) for t in ("END-mate00", " tokens  ")]
+        async with app.run_test(size=SIZE):
+            first = max(await asyncio.wait_for(asyncio.gather(*futs), 600))
+            first_screen = first - app.created_at
+            rss_first, _ = rss_mb()
+            await asyncio.sleep(1.0)
+            assert app.selected == "mate00", app.selected
+            path, w = writers[0]
+            lat, missed = [], 0
+            for i in range(n):
+                token = f"T{i:05d}q"
+                call = {"type": "tool_use", "id": f"toolu_bench_{i}", "name": "Bash", "input": {"command": f"echo {token}"}}
+                line = w._assistant([call], "tool_use")[0]
+                fut = app.expect(f"Bash: echo {token}")
+                t_write = time.time()
+                with open(path, "ab") as fh:
+                    fh.write(line)
+                try:
+                    lat.append(await asyncio.wait_for(fut, 5.0) - t_write)
+                except TimeoutError:
+                    missed += 1
+                    app._awaited.pop(f"Bash: echo {token}", None)
+                await asyncio.sleep(rnd.uniform(0.01, 0.05))
+            _, rss_peak = rss_mb()
+    return {"teammates": teammates, "mb": mb, "first_screen_s": first_screen, "load_s": app.opened_at - app.created_at,
+            "rss_first_mb": rss_first, "rss_peak_mb": rss_peak, "line": summary(lat), "missed": missed, "samples": lat}
+
+
 # ---------------------------------------------------------------- 3. sustained
 async def sustained(members: int, rate: float, seconds: float, key_every: float = 1.0) -> dict:
     with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
@@ -650,6 +733,8 @@ def main() -> None:
         res = startup(a.n)
     elif a.name == "import":
         res = import_time(a.n)
+    elif a.name == "transcripts":
+        res = asyncio.run(transcripts_bench(a.members, a.log_mb, a.n))
     elif a.name == "cli":
         res = cli(a.n, a.before_tree)
     else:

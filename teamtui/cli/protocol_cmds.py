@@ -23,8 +23,13 @@ STATUS_JSON_HELP = """\
 --json prints one object:
   {"team": str, "layout": "native"|"claude", "root": str, "lead": str, "description": str,
    "members": [{"name": str, "status": "working"|"idle"|"shutdown"|"unknown", "agent_type": str,
-                "color": str, "current_task": {"id": str, "subject": str} | null, "unread": int}],
+                "color": str, "current_task": {"id": str, "subject": str} | null, "unread": int,
+                Claude Code teams only, from the member's transcript (a figure it does not give is left out):
+                "tokens": {"input": int, "output": int, "cache_creation": int, "cache_read": int, "total": int} | null,
+                "context": {"tokens": int, "window": int, "share": float} | null,
+                "activity": {"kind": "tool"|"thinking"|"idle", "text": str, "ts": float} | null}],
    "tasks": {"done": int, "total": int},
+   Claude Code teams only: "lead_usage": {"tokens": ..., "context": ..., "activity": ...}, "tokens_total": int | null,
    "errors": [{"path": str, "line": int|null, "reason": str}]}"""
 
 TASKS_JSON_HELP = """\
@@ -149,12 +154,34 @@ def _payload_json(m: Message) -> dict[str, Any] | None:
 # ----------------------------------------------------------------------------- status / tasks
 
 
+def _usage_json(state, member: str) -> dict[str, Any]:
+    """tokens, context and activity of `member` as its transcript gives them (None: no transcript)."""
+    stats = state.transcripts.stats(member)
+    if stats is None:
+        return {"tokens": None, "context": None, "activity": None}
+    t = stats.tokens
+    tokens = {k: v for k, v in (("input", t.input), ("output", t.output), ("cache_creation", t.cache_creation),
+                                ("cache_read", t.cache_read), ("total", t.total)) if v is not None}
+    context = None
+    if stats.context_tokens is not None:
+        context = {"tokens": stats.context_tokens}
+        if stats.context_window is not None:
+            context["window"] = stats.context_window
+        if stats.context_share is not None:
+            context["share"] = round(stats.context_share, 4)
+    a = stats.activity
+    activity = {"kind": a.kind, "text": a.label(), "ts": a.ts} if a is not None else None
+    return {"tokens": tokens or None, "context": context, "activity": activity}
+
+
 def cmd_status(ctx: Context) -> int:
     from teamtui.protocol.state import TeamState  # status only: the other commands read no more than they show
 
     store = ctx.store()
     state = TeamState(store)
     state.load_all()
+    if ctx.args.json and state.transcripts is not None:
+        state.transcripts.load()  # only where the layout has transcripts: a native status reads no more
     done, total = state.board.progress()
     views = state.member_views()
     cfg = state.config
@@ -177,10 +204,16 @@ def cmd_status(ctx: Context) -> int:
                             {"id": v.current_task.id, "subject": v.current_task.subject} if v.current_task else None
                         ),
                         "unread": v.unread,
+                        **(_usage_json(state, v.name) if state.transcripts is not None else {}),
                     }
                     for v in views
                 ],
                 "tasks": {"done": done, "total": total},
+                **(
+                    {"lead_usage": _usage_json(state, state.lead), "tokens_total": state.transcripts.total_tokens()}
+                    if state.transcripts is not None
+                    else {}
+                ),
                 "errors": _errors_json(state.all_errors()),
             }
         )

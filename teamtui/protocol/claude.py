@@ -107,6 +107,7 @@ class ClaudeTeam(TeamStore):
     has_teammate_logs = False
     appends_to_inboxes = False
     writes_shutdown_results = False
+    has_transcripts = True
     default_lead = "team-lead"
 
     def __init__(self, root: Path, name: str, *, task_list: str | None = None):

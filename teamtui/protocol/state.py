@@ -39,6 +39,7 @@ from teamtui.protocol.tail import TailReader
 
 if TYPE_CHECKING:
     from teamtui.protocol.journal import TeamJournal
+    from teamtui.protocol.transcripts.feed import TranscriptFeed
 
 DEFAULT_LOG_LIMIT = 1000
 DEFAULT_MESSAGE_LIMIT = 2000
@@ -140,6 +141,12 @@ class TeamState:
         self._file_stamps: dict[Path, tuple[int, int, int] | None] = {}
         # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
         self._refs: dict[Path, FileRef] = {}
+        # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
+        self.transcripts: TranscriptFeed | None = None
+        if store.has_transcripts:  # imported only then: a native team's `status` loads no transcript code
+            from teamtui.protocol.transcripts.feed import TranscriptFeed
+
+            self.transcripts = TranscriptFeed(self)
 
     # ------------------------------------------------------------- derived
     @property
@@ -292,6 +299,24 @@ class TeamState:
         present = set(self._candidate_paths())
         known = {p for p, stamp in list(self._file_stamps.items()) if stamp is not None}
         return [path for path in sorted(present | known) if self._file_stamp(path) != self._file_stamps.get(path, ())]
+
+    def watch_dirs(self) -> list[Path]:
+        """What a watcher must cover: the team's folders and, where the layout has them, the transcripts'."""
+        dirs = self.store.watch_dirs()
+        return dirs + self.transcripts.watch_dirs() if self.transcripts is not None else dirs
+
+    def apply_batch(self, paths: list[Path], *, rescan: bool = False) -> list[Change]:
+        """One watch batch: each team file re-read, the transcripts among `paths` read from their offsets."""
+        changes: list[Change] = []
+        others: list[Path] = []
+        for path in paths:
+            found = self.apply(path)
+            changes += found
+            if not found and self.transcripts is not None and path not in self._refs:
+                others.append(Path(path))
+        if self.transcripts is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
+            changes += self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan)
+        return changes
 
     def touch(self, member: str, when: float | None = None) -> None:
         if member:

@@ -59,6 +59,8 @@ class TeamStore(ABC):
     appends_to_inboxes: ClassVar[bool] = False
     # A shutdown's outcome is kept beside the team, one file per request: write_shutdown_result.
     writes_shutdown_results: ClassVar[bool] = False
+    # Each member's transcript lies under the root (Claude Code's `projects/<slug>/`): protocol/transcripts.
+    has_transcripts: ClassVar[bool] = False
 
     def __init__(self, root: Path, name: str):
         self.root = Path(root)

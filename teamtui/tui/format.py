@@ -42,6 +42,20 @@ def ago(then: float | None, now: float) -> str:
     return f"{s // 86400}d ago"
 
 
+def short_ago(then: float | None, now: float) -> str:
+    """`5s`, `3m`, `2h`, `4d`: how long ago, in at most three cells."""
+    return ago(then, now).removesuffix(" ago")
+
+
+def compact_count(n: int) -> str:
+    """`950`, `12k`, `1.2M`: a token count in at most five cells."""
+    for size, unit in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if n >= size:
+            v = n / size
+            return f"{v:.1f}{unit}" if v < 10 else f"{round(v)}{unit}"
+    return str(n)
+
+
 def clock_time(ts: float | None) -> str:
     try:
         return time.strftime("%H:%M:%S", time.localtime(ts)) if ts else "--:--:--"

@@ -7,6 +7,7 @@ README and the snapshot tests show the same thing.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -20,24 +21,57 @@ FROZEN_NOW = 1763712130.0
 SIZE = (140, 42)
 # The dashboard's tmux pane beside its teammates' panes in a 160-column terminal.
 NARROW_SIZE = (88, 44)
+# A Claude Code 2.1.328 team (two teammates in tmux panes), and its clock: a little after its last line.
+CLAUDE_CODE = "claude-2.1.328/tmux-running"
+CLAUDE_CODE_NOW = 1795417400.0
+# A permission request alice put in the lead's inbox (no such request in the recorded files).
+_PERMISSION = {"type": "permission_request", "request_id": "perm-7f3a", "agent_id": "alice@session-421dba11",
+               "tool_name": "Bash", "tool_use_id": "toolu_01", "description": "rm -rf build/",
+               "input": {"command": "rm -rf build/"}, "permission_suggestions": []}
 
 
-def freeze_team(dest: Path, layout: str = "native") -> Path:
+def freeze_team(dest: Path, layout: str = "native", now: float = FROZEN_NOW) -> Path:
     """A copy of the example team with fixed mtimes, so relative times never drift."""
     root = dest / layout
     shutil.copytree(EXAMPLES / layout, root)
     for p in sorted(root.rglob("*"), reverse=True):
-        os.utime(p, (FROZEN_NOW - 45, FROZEN_NOW - 45), follow_symlinks=False)
-    os.utime(root, (FROZEN_NOW - 45, FROZEN_NOW - 45))
+        os.utime(p, (now - 45, now - 45), follow_symlinks=False)
+    os.utime(root, (now - 45, now - 45))
     return root
 
 
-def make_app(root: Path, theme: str = "teamtui-dark", config_dir: Path | None = None):
+def freeze_claude_code(dest: Path) -> Path:
+    """The Claude Code team with a permission request waiting in the lead's inbox."""
+    root = freeze_team(dest, CLAUDE_CODE, CLAUDE_CODE_NOW)
+    inbox = root / "teams" / "session-421dba11" / "inboxes" / "team-lead.json"
+    entry = {"from": "alice", "text": json.dumps(_PERMISSION), "timestamp": "2026-11-23T07:03:10.000Z", "read": False}
+    inbox.write_text(json.dumps([entry], indent=2), encoding="utf-8")
+    os.utime(inbox, (CLAUDE_CODE_NOW - 45, CLAUDE_CODE_NOW - 45))
+    return root
+
+
+def make_app(root: Path, theme: str = "teamtui-dark", config_dir: Path | None = None, now: float = FROZEN_NOW):
     from teamtui.tui.app import TeamTUI
 
     config = (config_dir or root.parent) / "config.toml"
     config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
-    return TeamTUI(root, None, None, config_path=config, clock=lambda: FROZEN_NOW, cursor_blink=False)
+    return TeamTUI(root, None, None, config_path=config, clock=lambda: now, cursor_blink=False)
+
+
+async def transcripts_shown(pilot) -> None:
+    """Wait (on the app, not a clock) until the transcripts were read and drawn."""
+    from teamtui.tui.widgets.logs import PLACEHOLDER
+
+    app = pilot.app
+    for _ in range(500):
+        feed = app.state.transcripts if app.state is not None else None
+        small = app.query("#log-strip TeammateLog")
+        if feed is not None and feed.ready and app.query_one("#needs-you").display and small and all(
+            p.text_lines() != [PLACEHOLDER] for p in small
+        ):
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
 
 
 def use_utc() -> None:
@@ -62,7 +96,9 @@ def show_finished_shutdown(app) -> None:
 async def _shoot(app, path: Path, keys: list[str], before=None, size: tuple[int, int] = SIZE) -> None:
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        if before is not None:
+        if before is transcripts_shown:
+            await transcripts_shown(pilot)
+        elif before is not None:
             before(app)
         for k in keys:
             await pilot.press(k)
@@ -84,6 +120,10 @@ async def _shoot_all(out: Path) -> None:
             root = freeze_team(Path(tmp))
             await _shoot(make_app(root, theme), out / name, keys, before, size)
             print(out / name)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = freeze_claude_code(Path(tmp))
+        await _shoot(make_app(root, "teamtui-dark", now=CLAUDE_CODE_NOW), out / "main-claude-code.svg", [], transcripts_shown)
+        print(out / "main-claude-code.svg")
 
 
 def main(argv: list[str]) -> int:

@@ -155,6 +155,31 @@ def test_cli_sends_honestly_and_only_to_members(session: Session) -> None:
     assert forged.returncode == 1 and "refusing to send as 'team-lead'" in forged.stderr
 
 
+async def test_each_teammates_scripted_bash_call_shows_in_its_log_panel(session: Session) -> None:
+    # The fake model had alice and bob each call Bash (team_script); Claude Code wrote it into the
+    # teammate's own transcript (tmux) or its subagent transcript (in-process), nowhere in the team
+    # folder. The real dashboard (headless, 160x50) on the files the real binary wrote:
+    from tests.tui.conftest import log_lines, until
+    from teamtui.tui.app import TeamTUI
+    from teamtui.tui.widgets.team import TeamPanel
+
+    app = TeamTUI(session.claude_dir, session.team, "claude", config_path=session.home / "pilot.toml", cursor_blink=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        panel = app.query_one(TeamPanel)
+        await until(pilot, lambda: app.state is not None and app.state.transcripts.ready and panel.row_count == 3, "the team and its transcripts")
+        for name in ("alice", "bob"):
+            panel.move_cursor(row=panel.get_row_index(name))
+            await until(pilot, lambda n=name: any(f"Bash: echo BASH-{n}" in line for line in log_lines(app.query_one("#log-main"))),
+                        f"{name}'s Bash call in the large log panel")
+    data = json.loads(cli(session, "status", "--json").stdout)
+    for member in data["members"]:
+        tokens = member["tokens"]
+        # Every reply of the fake model reports 10 input and 5 output tokens: the sums are k of each.
+        k = tokens["input"] // 10
+        assert k >= 2 and tokens["input"] == 10 * k and tokens["output"] == 5 * k, tokens
+    assert data["lead_usage"]["tokens"]["total"] > 0
+
+
 def test_the_lead_exiting_ends_the_team_and_the_journal_keeps_it(session: Session) -> None:
     pane = dashboard(session)
     team = session.team

@@ -8,7 +8,14 @@ Regenerate with `pytest tests/tui/test_snapshots.py --snapshot-update` and look 
 
 from __future__ import annotations
 
-from teamtui.tui.screenshots import NARROW_SIZE, make_app, show_finished_shutdown
+from teamtui.tui.screenshots import (
+    CLAUDE_CODE_NOW,
+    NARROW_SIZE,
+    freeze_claude_code,
+    make_app,
+    show_finished_shutdown,
+    transcripts_shown,
+)
 
 from .conftest import SIZE
 
@@ -27,6 +34,12 @@ def test_main_narrow_beside_tmux_panes(snap_compare, frozen_native):
 
 def test_main_claude_layout(snap_compare, frozen_claude):
     assert snap_compare(make_app(frozen_claude, "teamtui-dark"), terminal_size=SIZE)
+
+
+def test_main_claude_code_team_with_transcripts(snap_compare, tmp_path):
+    # Claude Code 2.1.328's own files: the lead's row, what each one is doing, tokens, a request waiting.
+    app = make_app(freeze_claude_code(tmp_path), "teamtui-dark", now=CLAUDE_CODE_NOW)
+    assert snap_compare(app, run_before=transcripts_shown, terminal_size=SIZE)
 
 
 def test_message_modal(snap_compare, frozen_native):

@@ -73,7 +73,7 @@ class TranscriptFinder:
         self.lead_session = sid if isinstance(sid, str) and _SESSION_ID.fullmatch(sid) else None
         created = config.get("createdAt")
         # Session files last written before the team existed cannot be its teammates'.
-        self.created = created / 1000.0 if isinstance(created, (int, float)) and not isinstance(created, bool) else None
+        self.created = _seconds(created)
         lead_id = config.get("leadAgentId")
         members = [m for m in config.get("members") or [] if isinstance(m, dict) and isinstance(m.get("name"), str)]
         lead = next((m for m in members if lead_id and m.get("agentId") == lead_id), None)
@@ -179,6 +179,16 @@ class TranscriptFinder:
     def forget(self, path: Path) -> None:
         """Drop what was remembered of a file that was removed or replaced."""
         self._heads.pop(Path(path), None)
+
+
+def _seconds(ms: Any) -> float | None:
+    """Epoch milliseconds as seconds; None when not a number a float can hold (a peer's 10**400)."""
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool):
+        return None
+    try:
+        return ms / 1000.0
+    except OverflowError:
+        return None
 
 
 def _in_process(member: Mapping[str, Any]) -> bool:

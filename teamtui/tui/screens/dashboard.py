@@ -40,6 +40,7 @@ from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.logs import LogStrip, TeammateLog
 from teamtui.tui.widgets.messages import MessageTraffic
+from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.problems import ProblemList
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
@@ -69,6 +70,7 @@ class DashboardScreen(Screen[None]):
         Binding("x", "shutdown_teammate", "Stop mate", id="shutdown_teammate"),
         Binding("S", "shutdown_team", "Stop team", id="shutdown_team"),
         Binding("t", "toggle_panes", "Panes", id="toggle_panes"),
+        Binding("n", "needs_you", "Needs you", id="needs_you", show=False),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
         # A terminal tool ends on Ctrl-C (Textual's default only hints at Ctrl-Q); inputs keep it for copy.
@@ -82,6 +84,7 @@ class DashboardScreen(Screen[None]):
         "shutdown_teammate": "Shut down the selected teammate",
         "shutdown_team": "Shut down the whole team",
         "toggle_panes": "Hide / show teammate panes",
+        "needs_you": "Go to what needs you (Claude Code teams)",
         "help": "Help: keys",
         "quit": "Quit",
         "interrupt": "Quit",
@@ -131,6 +134,7 @@ class DashboardScreen(Screen[None]):
         palette = DashboardScreen.palette  # every panel draws in the screen's palette
         yield TeamHeader(id="header").data_bind(palette)
         yield ProblemList(id="problems")
+        yield NeedsYouStrip(id="needs-you").data_bind(palette)
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield TeamPanel(id="team").data_bind(palette)
@@ -213,17 +217,29 @@ class DashboardScreen(Screen[None]):
         assert self.store is not None and self.state is not None
         from teamtui.protocol.watch import watch_dirs
 
-        async for batch in watch_dirs(self.store.watch_dirs(), self._stop):
+        transcripts = self.state.transcripts
+        # The first read of every transcript (MBs each) runs in a thread, while the watches start.
+        reading = asyncio.ensure_future(asyncio.to_thread(transcripts.read)) if transcripts and transcripts.team is None else None
+        async for batch in watch_dirs(self.state.watch_dirs(), self._stop):
             t0 = time.perf_counter()
             if batch.rescan:
-                changes = self.state.load_all()
+                changes = self.state.load_all() + self.state.apply_batch([], rescan=True)
             elif batch.ready:
                 # What changed between the first read and the watches; the stats run off the event loop.
                 stale = await asyncio.to_thread(self.state.stale_paths)
                 t0 = time.perf_counter()
                 changes = [c for p in stale for c in self.state.apply(p)]
+                if reading is not None:
+                    self.post_message(TeamChanged(changes, read_seconds=time.perf_counter() - t0))
+                    updates = await reading
+                    reading = None
+                    t0 = time.perf_counter()
+                    # What was written before the watches were in place: read on from each offset.
+                    changes = transcripts.take(updates) + self.state.apply_batch([], rescan=True)
+                    self.post_message(TeamChanged(changes, full=True, read_seconds=time.perf_counter() - t0))
+                    continue
             else:
-                changes = [c for p in sorted(batch.paths) for c in self.state.apply(p)]
+                changes = self.state.apply_batch(sorted(batch.paths))
             self.post_message(TeamChanged(changes, full=batch.rescan, read_seconds=time.perf_counter() - t0))
 
     @on(Worker.StateChanged)
@@ -286,6 +302,8 @@ class DashboardScreen(Screen[None]):
                 self._toast("", c.key, "information", suffix=" shut down")
             elif c.kind == "team_gone":
                 self._toast("Team gone: ", c.detail, "error")
+        if self.state.transcripts is not None and (full or kinds & (INBOX_KINDS | TEAM_KINDS)):
+            self._refresh_needs_you()
         if self.shutdown is not None and (full or kinds & INBOX_KINDS):
             self.shutdown.observe()
         if not log_only or any(c.key in self._disappeared for c in changes):
@@ -295,6 +313,9 @@ class DashboardScreen(Screen[None]):
         self._activity_timer = None
         self._check_health()
         self._refresh_team()
+        if self.state is not None and self.state.transcripts is not None:
+            self._refresh_header()  # the team's tokens
+            self._refresh_needs_you()
 
     def _toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
         # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
@@ -311,6 +332,8 @@ class DashboardScreen(Screen[None]):
         self.query_one(MessageTraffic).show(self.state.messages)
         self._show_main_log()
         self._sync_panes()
+        if self.state.transcripts is not None:
+            self._refresh_needs_you()
 
     def _refresh_header(self, gone: bool = False) -> None:
         if self.state is not None:
@@ -329,13 +352,91 @@ class DashboardScreen(Screen[None]):
             self._times_drawn_at = now
         # "Active" times move on the tick only: a change in between redraws the rows it touched, not
         # every row whose "12s ago" became "13s ago" (100 cells at 100 teammates, most of a task update).
-        panel.show(self.state.member_views(now), self._times_drawn_at)
+        panel.show(self._views(now), self._times_drawn_at, self._usage())
         if self.selected is None or panel.selected != self.selected:
             self.selected = panel.selected
             self._show_main_log()
         subtitle = f"{len(self._disappeared)} disappeared" if self._disappeared else ""
         if panel.border_subtitle != subtitle:  # setting it, even unchanged, redraws the panel
             panel.border_subtitle = subtitle
+
+    def _views(self, now: float) -> list:
+        """The team panel's rows: the members, after the lead when its transcript was read."""
+        assert self.state is not None
+        views = self.state.member_views(now)
+        lead = self.state.transcripts.lead_view() if self.state.transcripts is not None else None
+        return [lead, *views] if lead is not None else views
+
+    def _usage(self) -> dict | None:
+        """Each member's transcript figures, once any transcript was read (else None: the
+        team panel keeps its usual columns)."""
+        feed = self.state.transcripts if self.state is not None else None
+        if feed is None or not feed.members():
+            return None
+        return {m: feed.stats(m) for m in feed.members()}
+
+    def _refresh_needs_you(self) -> None:
+        assert self.state is not None and self.state.transcripts is not None
+        strip = self.query_one(NeedsYouStrip)
+        strip.show(self.state.transcripts.needs_you(self.now()), self.now(), self.palette.member_color)
+
+    @on(NeedsYouStrip.Chosen)
+    def _needs_you_chosen(self, message: NeedsYouStrip.Chosen) -> None:
+        from teamtui.tui.screens.request import RequestDetail
+
+        item = message.item
+        self._select(item.member)
+        if item.kind in ("permission", "plan"):
+            where = f"{item.member}'s pane" if self._pane_of(item.member, lead=False) else "the lead's pane"
+            self.app.push_screen(RequestDetail(item, self.palette, where), lambda go: go and self._go_to_pane(item.member))
+        else:
+            self._go_to_pane(item.member)
+
+    def action_needs_you(self) -> None:
+        strip = self.query_one(NeedsYouStrip)
+        if not strip.items:
+            self.notify("Nothing needs you.")
+            return
+        strip.focus()
+
+    def _select(self, name: str) -> None:
+        panel = self.query_one(TeamPanel)
+        try:
+            panel.move_cursor(row=panel.get_row_index(name))
+        except Exception:  # noqa: BLE001 - a member no longer in the table: its log cannot show either
+            return
+        self.selected = name
+        self._show_main_log()
+
+    def _pane_of(self, name: str, lead: bool = True) -> str | None:
+        """The tmux pane that answers for `name`: its own (pane backend), else the lead's."""
+        from teamtui.tmux.jump import pane_of_process
+
+        assert self.state is not None
+        cfg = self.state.config
+        member = next((m for m in cfg.members if m.name == name), None) if cfg is not None else None
+        pane = (member.raw.get("tmuxPaneId") if member is not None else None) or ""
+        if isinstance(pane, str) and pane.startswith("%"):
+            return pane
+        if not lead or cfg is None:
+            return None
+        proc = cfg.raw.get("leadProcess")
+        pid = proc.get("pid") if isinstance(proc, dict) else None
+        return pane_of_process(pid) if isinstance(pid, int) and not isinstance(pid, bool) else None
+
+    def _go_to_pane(self, name: str) -> None:
+        from teamtui.tmux.jump import select_pane
+
+        try:
+            pane = self._pane_of(name)
+            done = pane is not None and select_pane(pane)
+        except Exception as exc:  # noqa: BLE001 - tmux is a convenience: say why, keep the dashboard
+            self._toast("Pane: ", str(exc), "warning")
+            return
+        if done:
+            self._toast("Selected the pane of ", name, "information", suffix=f" ({pane})")
+        else:
+            self._toast("No tmux pane to select for ", name, "warning", suffix=" (is teamtui inside the team's tmux?)")
 
     def _refresh_board(self, changed: set[str] | None = None) -> None:
         """Redraw the task board: only the rows `changed` tasks can affect, else every row."""
@@ -355,7 +456,7 @@ class DashboardScreen(Screen[None]):
 
     def _refresh_log_strip(self) -> None:
         assert self.state is not None
-        names = [v.name for v in self.state.member_views(self.now())]
+        names = [v.name for v in self._views(self.now())]
         self.query_one(LogStrip).sync([(n, self._log_title(n)) for n in names], self.state.logs, self.selected)
 
     def _show_main_log(self) -> None:
@@ -416,6 +517,8 @@ class DashboardScreen(Screen[None]):
         if current != self._disappeared:
             self._disappeared = current
             self._refresh_team()
+        if self.state.transcripts is not None:
+            self._refresh_needs_you()  # a task owner gone silent, or writing again
         # Wake up exactly when the next teammate could cross the timeout.
         due = [
             at

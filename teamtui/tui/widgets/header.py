@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from teamtui.protocol.models import MemberStatus
+from teamtui.tui.format import compact_count
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
@@ -47,6 +48,9 @@ class TeamHeader(Static):
         errors = len(state.all_errors())
         if errors:
             warning.append(f" · {errors} unreadable file{'s' if errors != 1 else ''}")
+        tokens = state.transcripts.total_tokens() if state.transcripts is not None else None
+        if tokens is not None:  # the team's tokens, summed from its transcripts
+            warning.append(f" · {compact_count(tokens)} tokens", style=palette.theme_color("secondary"))
         head_len = t.cell_len + warning.cell_len
         progress = Text(f"  Tasks {done}/{total} done", style="bold")
         width = self.size.width or self.app.size.width

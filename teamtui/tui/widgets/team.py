@@ -1,4 +1,8 @@
-"""The team panel: one row per member, like Autohand's `/team status`."""
+"""The team panel: one row per member, like Autohand's `/team status`.
+
+For a team whose transcripts were read (Claude Code), the columns say what each one is doing
+now and how long ago, its tokens and its context share instead of status and "Active"; a figure
+the transcript does not give stays blank."""
 
 from __future__ import annotations
 
@@ -10,12 +14,22 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from teamtui.protocol.models import MemberStatus
-from teamtui.tui.format import STATUS_ICON, ago
+from teamtui.tui.format import STATUS_ICON, ago, compact_count, short_ago
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable
 from teamtui.tui.widgets.tasks import same_text
 
 COLUMNS = ("icon", "name", "status", "task", "active", "unread")
+# With transcripts: (key, label, width), 72 columns in all with the cell padding and border.
+TRANSCRIPT_COLUMNS = (
+    ("icon", "", 1),
+    ("name", "Teammate", 11),
+    ("task", "Current task", 10),
+    ("doing", "Doing", 24),
+    ("tokens", "Tok", 5),
+    ("context", "Ctx", 4),
+    ("unread", "✉", 2),
+)
 _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
 
 
@@ -49,14 +63,65 @@ class TeamPanel(TeamTable):
         super().__init__(**kw)
         self._names: list[str] | None = None  # the rows shown, in order
         self._shown_rows: dict[str, tuple] = {}  # what each row shows, cheap to compare
+        self._usage = False  # the transcript columns are shown
 
     def on_mount(self) -> None:
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        if self._usage:
+            for key, label, width in TRANSCRIPT_COLUMNS:
+                self.add_column(label, key=key, width=width)
+            return
         self.add_column("", key="icon", width=1)
         self.add_column("Teammate", key="name", width=16)
         self.add_column("Status", key="status", width=13)
         self.add_column("Current task", key="task", width=16)
         self.add_column("Active", key="active", width=7)
         self.add_column("✉", key="unread", width=3)
+
+    def _name_cell(self, v, color: str, width: int) -> Text:
+        palette = self.palette
+        name = Text()
+        name.append_text(safe_text(v.name, f"bold {color}"))
+        if v.agent_type and width > 11:
+            name.append(" (")
+            name.append_text(safe_text(v.agent_type, palette.theme_color("secondary")))
+            name.append(")")
+        name.truncate(width, overflow="ellipsis")
+        return name
+
+    def _task_cell(self, v, width: int) -> Text:
+        secondary = self.palette.theme_color("secondary")
+        if v.current_task is None:
+            return Text("—", style=secondary)
+        task = Text(f"#{v.current_task.id} ", style=secondary)
+        task.append_text(safe_text(v.current_task.subject))
+        task.truncate(width, overflow="ellipsis")
+        return task
+
+    def _usage_row(self, v, stats, now: float) -> tuple[Text, ...]:
+        """The transcript columns: icon, name, task, doing, tokens, context, unread."""
+        palette = self.palette
+        color = palette.teammate_color(v.color, v.name)
+        secondary = palette.theme_color("secondary")
+        activity = stats.activity if stats is not None else None
+        if v.disappeared:
+            doing = Text(f"{short_ago(v.last_activity, now):>3} ⚠ silent", style=f"bold {palette.theme_color('error')}")
+        elif activity is None:
+            doing = Text("—", style=secondary)
+        else:
+            doing = Text(f"{short_ago(activity.ts, now):>3} ", style=secondary)
+            role = "success" if activity.kind == "idle" else "warning"
+            doing.append_text(safe_text(activity.label(), palette.theme_color(role)))
+            doing.truncate(TRANSCRIPT_COLUMNS[3][2], overflow="ellipsis")
+        total = stats.tokens.total if stats is not None else None
+        tokens = Text(compact_count(total) if total is not None else "", style=secondary, justify="right")
+        share = stats.context_share if stats is not None else None
+        context = Text(f"{round(share * 100)}%" if share is not None else "", style=secondary, justify="right")
+        unread = Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right") if v.unread else Text("")
+        return (Text(STATUS_ICON.get(v.status, "?"), style=color), self._name_cell(v, color, 11), self._task_cell(v, 10),
+                doing, tokens, context, unread)
 
     def _row(self, v, now: float) -> tuple[Text, ...]:
         palette = self.palette
@@ -83,31 +148,50 @@ class TeamPanel(TeamTable):
         active = Text(ago(v.last_activity, now), style=palette.theme_color("secondary"))
         return (Text(icon, style=color), name, status, task, active, unread)
 
-    def show(self, views, now: float) -> None:
-        """Rebuild when the members (or their order) changed, else redraw only changed cells."""
+    def show(self, views, now: float, usage=None) -> None:
+        """Rebuild when the members (or their order) changed, else redraw only changed cells.
+        `usage` (member → TranscriptStats, or None) switches to the transcript columns."""
+        keep = self.selected
+        if (usage is not None) != self._usage:
+            self._usage = usage is not None
+            self.clear(columns=True)
+            self._names = None
+            self._add_columns()
         names = [v.name for v in views]
         theme = self.palette.theme
+        columns = [c[0] for c in TRANSCRIPT_COLUMNS] if usage is not None else COLUMNS
+
+        def row(v):
+            return self._usage_row(v, usage.get(v.name), now) if usage is not None else self._row(v, now)
+
         # What a row shows, cheap to compare: rows whose signature is unchanged are not rebuilt.
         sigs = {
             v.name: (theme, v.status, v.disappeared, v.agent_type, v.color, v.unread, ago(v.last_activity, now),
-                     v.current_task and (v.current_task.id, v.current_task.subject))
+                     v.current_task and (v.current_task.id, v.current_task.subject), _usage_sig(usage, v.name, now))
             for v in views
         }
         if names == self._names:
             for v in views:
                 if sigs[v.name] != self._shown_rows.get(v.name):
-                    for column, cell in zip(COLUMNS, self._row(v, now)):
+                    for column, cell in zip(columns, row(v)):
                         if not same_text(self.get_cell(v.name, column), cell):
                             self.update_cell(v.name, column, cell)
             self._shown_rows = sigs
             return
-        keep = self.selected
         self.clear()
         self._names, self._shown_rows = names, sigs
         for v in views:
-            self.add_row(*self._row(v, now), key=v.name)
+            self.add_row(*row(v), key=v.name)
         if keep is not None:
             try:
                 self.move_cursor(row=self.get_row_index(keep))
             except Exception:  # noqa: BLE001 - the member left: the cursor stays where it falls
                 pass
+
+
+def _usage_sig(usage, name: str, now: float) -> tuple | None:
+    stats = usage.get(name) if usage is not None else None
+    if stats is None:
+        return None
+    a = stats.activity
+    return (a and (a.kind, a.ts, a.label(), short_ago(a.ts, now)), stats.tokens.total, stats.context_share)

@@ -1,0 +1,185 @@
+"""A team's transcripts kept in step with its TeamState, fed by the same watch batches.
+
+Entries go into TeamState's per-member log buffers (so the log panels show them as they show a
+native log), each transcript's last write counts as the member's activity (the health rule), and
+what waits for a person is worked out from the notices and inboxes already read.
+
+The first read of every transcript (`read`) touches nothing but this object's own readers: a UI
+runs it in a thread and hands the result to `take` on its own loop. Until then nothing else here
+reads a file, and the figures (`stats`) say nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from teamtui.protocol.logbuffer import LogBuffer
+from teamtui.protocol.transcripts.needs import (
+    NeedsYou,
+    notices_from_inbox,
+    open_requests,
+    silent_teammates,
+    stuck_teammates,
+)
+from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, TranscriptUpdate
+from teamtui.protocol.transcripts.stats import TranscriptStats
+from teamtui.protocol.transcripts.team import TeamTranscripts
+
+if TYPE_CHECKING:
+    from teamtui.protocol.state import Change, MemberView, TeamState
+
+# Inbox message types that say something "needs you" cares about; other messages are not parsed.
+_NOTICE_TYPES = frozenset(
+    {"permission_request", "permission_response", "plan_approval_request", "plan_approval_response", "idle_notification"}
+)
+
+
+class TranscriptFeed:
+    def __init__(self, state: TeamState):
+        self.state = state
+        self.team: TeamTranscripts | None = None  # made by the first read
+        self.ready = False  # `take` has run once: the figures are the transcripts'
+        self._config_seen: object = None  # the config `team` was last told about
+
+    # ------------------------------------------------------------------ where
+    def watch_dirs(self) -> list[Path]:
+        """The project folders to watch (recursively) beside the team's own folders."""
+        if self.team is not None:
+            return self.team.watch_dirs
+        return TeamTranscripts(self.state.store.root, self._config()).watch_dirs
+
+    def concerns(self, path: Path) -> bool:
+        """Is `path` under one of the watched project folders?"""
+        return any(d == path or d in path.parents for d in self.watch_dirs())
+
+    def _config(self) -> dict:
+        cfg = self.state.config
+        return dict(cfg.raw) if cfg is not None else {}
+
+    # ------------------------------------------------------------------ reading
+    def read(self) -> dict[str, TranscriptUpdate]:
+        """Find and read every transcript once: safe in a thread (nothing shared is touched)."""
+        self._config_seen = self.state.config
+        # The window a first read renders: a larger one costs every transcript's first read (+40 % at 1,000).
+        team = TeamTranscripts(self.state.store.root, self._config(), window=min(self.state.log_limit, DEFAULT_WINDOW))
+        updates = team.load()
+        self.team = team
+        return updates
+
+    def load(self) -> list[Change]:
+        """`read` and `take` in one go, for a caller without a UI loop (`teamtui status`)."""
+        return self.take(self.read())
+
+    def take(self, updates: dict[str, TranscriptUpdate]) -> list[Change]:
+        """Put what was read into TeamState's log buffers and activity: on the caller's loop."""
+        from teamtui.protocol.state import Change, ChangeKind
+
+        self.ready = True
+        state = self.state
+        changes: list[Change] = []
+        for member, update in updates.items():
+            if update.reset or member not in state.logs:
+                state.logs[member] = LogBuffer(member, state.log_limit)  # a new buffer: the panels start over
+            entries = [e.as_log_entry(member) for e in update.entries]
+            state.logs[member].extend(entries)
+            stats = self.stats(member)
+            if stats is not None and stats.last_write is not None:
+                if stats.last_write > state.activity.get(member, 0.0):
+                    state.activity[member] = stats.last_write
+            if entries or update.reset:
+                changes.append(Change(ChangeKind.LOG, member, entries=entries))
+        return changes
+
+    def apply(self, paths: Iterable[Path], *, rescan: bool = False) -> list[Change]:
+        """A watch batch's paths under the project folders (or a rescan)."""
+        if self.team is None:
+            return []  # the first read has not run: it will see these
+        updates = {}
+        if self.state.config is not self._config_seen and self.state.config is not None:
+            self._config_seen = self.state.config
+            updates.update(self.team.update_config(self._config()))
+        for member, update in self.team.apply(paths, rescan=rescan).items():
+            if member in updates:
+                updates[member].entries.extend(update.entries)
+                updates[member].reset = updates[member].reset or update.reset
+            else:
+                updates[member] = update
+        return self.take(updates)
+
+    # ------------------------------------------------------------------ figures
+    def stats(self, member: str) -> TranscriptStats | None:
+        """What `member`'s transcript says (None: no transcript, or not read yet)."""
+        if self.team is None:
+            return None
+        reader = self.team.readers.get(member)
+        return reader.stats if reader is not None else None
+
+    def backend(self, member: str) -> str | None:
+        """"lead", "pane" or "in-process": where `member`'s transcript was found."""
+        source = self.team.sources.get(member) if self.team is not None else None
+        return source.backend if source is not None else None
+
+    def members(self) -> list[str]:
+        """Members with a transcript (the lead first)."""
+        if not self.ready or self.team is None:
+            return []
+        return sorted(self.team.readers, key=lambda m: (self.backend(m) != "lead", m))
+
+    def lead_view(self) -> MemberView | None:
+        """The lead as a row of the team (Claude Code keeps it out of `members`), once its
+        transcript was read: working or idle as the transcript says."""
+        from teamtui.protocol.models import MemberStatus
+        from teamtui.protocol.state import MemberView
+
+        lead = self.state.lead
+        stats = self.stats(lead) if self.ready else None
+        if stats is None:
+            return None
+        kind = stats.activity.kind if stats.activity is not None else None
+        status = MemberStatus.IDLE if kind == "idle" else MemberStatus.WORKING if kind else MemberStatus.UNKNOWN
+        unread = sum(1 for m in self.state.inbox_messages(lead) if not m.read)
+        return MemberView(name=lead, status=status, agent_type="lead", last_activity=stats.last_write, unread=unread)
+
+    def total_tokens(self) -> int | None:
+        """The team's tokens, summed over the transcripts that report any."""
+        totals = [t for m in self.members() if (s := self.stats(m)) is not None and (t := s.tokens.total) is not None]
+        return sum(totals) if totals else None
+
+    # ------------------------------------------------------------------ what needs a person
+    def needs_you(self, now: float) -> list[NeedsYou]:
+        """Open requests, stuck teammates and silent task owners, oldest first; none for a
+        member who left (its requests went with it)."""
+        if not self.ready or self.team is None:
+            return []
+        state = self.state
+        lead = state.lead
+        inbox = [m for m in state.messages if m.type in _NOTICE_TYPES]
+        notices = notices_from_inbox(inbox)
+        for member in self.members():
+            reader = self.team.readers[member]
+            notices.extend(reader.notices)
+        notices.sort(key=lambda n: n.ts if n.ts is not None else 0.0)
+        last_write = {m: s.last_write for m in self.members() if (s := self.stats(m)) is not None}
+        present = {m.name for m in state.config.members} if state.config is not None else set()
+        present.add(lead)
+        items = open_requests(notices) + stuck_teammates(notices, last_write)
+        views = state.member_views(now)
+        owners = {v.name: v.current_task.id for v in views if v.current_task is not None}
+        stopped = [v.name for v in views if v.departed or v.status.value == "shutdown"]
+        items += silent_teammates(
+            owners={m: t for m, t in owners.items() if m in last_write},
+            last_write=last_write,
+            stopped=stopped,
+            now=now,
+            timeout=state.health_timeout,
+        )
+        seen: set[str] = set()
+        out = []
+        for item in items:
+            if item.key in seen or item.member not in present:
+                continue
+            seen.add(item.key)
+            out.append(item)
+        return out

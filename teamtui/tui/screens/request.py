@@ -1,0 +1,47 @@
+"""A request that waits for a person, in full: a permission request's tool input, a plan's text."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from teamtui.protocol.transcripts import NeedsYou
+from teamtui.tui.palette import Palette
+from teamtui.tui.safe import safe_text
+
+
+class RequestDetail(ModalScreen[bool]):
+    """Dismissed with True when the person asks to go to the pane that can answer it."""
+
+    BINDINGS = [
+        Binding("escape,enter", "close", "Close", id="request.close"),
+        Binding("p", "pane", "Go to the pane", id="request.pane"),
+    ]
+
+    def __init__(self, item: NeedsYou, palette: Palette, where: str):
+        super().__init__()
+        self.item = item
+        self.palette = palette
+        self.where = where  # whose pane answers it, in words
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog wide"):
+            yield Static(self.render_request())
+            yield Static(Text(f"p go to {self.where} · esc close (it is answered there, not here)", style="dim"), classes="dialog-hint")
+
+    def render_request(self) -> Text:
+        out = safe_text(self.item.text, "bold")
+        out.append("\n\n")
+        # The full text is data from a file: shown as plain text, never as markup.
+        out.append_text(safe_text(self.item.detail or "(the request carries no more than this line)", self.palette.theme_color("foreground")))
+        return out
+
+    def action_close(self) -> None:
+        self.dismiss(False)
+
+    def action_pane(self) -> None:
+        self.dismiss(True)
