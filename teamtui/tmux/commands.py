@@ -24,12 +24,16 @@ def python_module_command(module: str, *args: str) -> str:
     return shlex.join(["env", f"PYTHONPATH={path}", sys.executable, "-m", module, *args])
 
 
+# A follow pane is a convenience: it yields the CPU to the dashboard and the teammates.
+FOLLOW_NICENESS = 10
+
+
 def follow_command(name: str, root: Path, team: str, layout: str | None = None) -> str:
-    """`teamtui follow NAME` for one team, as a pane's command."""
+    """`teamtui follow NAME` for one team, as a pane's command, at a lower CPU priority."""
     args = ["follow", name, "--root", str(Path(root).resolve()), "--team", team]
     if layout:
         args += ["--layout", layout]
-    return python_module_command("teamtui", *args)
+    return shlex.join(["nice", "-n", str(FOLLOW_NICENESS)]) + " " + python_module_command("teamtui", *args)
 
 
 def pane_specs(state: TeamState, command_for: Callable[[str], str]) -> list[PaneSpec]:
