@@ -1,0 +1,59 @@
+"""What a follow pane runs starts light: `teamtui follow` prints its first screen before it loads
+the event loop or the watcher (they come after, for the live part), and never loads the
+dashboard or tmux. Its command runs at a lower CPU priority than the dashboard."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from teamtui.protocol import NativeTeam
+from teamtui.tmux.commands import FOLLOW_NICENESS, follow_command
+
+TEAM = "refactor-auth"
+
+# Runs `teamtui follow NAME` in this interpreter, then writes the modules it loaded.
+DRIVER = """
+import json, os, sys
+from teamtui.cli import main
+code = main(sys.argv[1:])
+with open(os.environ["IMPORTS_OUT"], "w") as fh:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+"""
+
+NOT_FOR_THE_FIRST_SCREEN = ("asyncio", "anyio", "watchfiles", "ssl", "teamtui.protocol.watch")
+NEVER = ("textual", "rich", "libtmux", "teamtui.tui", "teamtui.runtime", "teamtui.tmux.panes", "teamtui.tmux.server")
+
+
+def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == n or m.startswith(n + ".") for n in names)]
+
+
+def test_follow_shows_its_first_screen_without_the_event_loop_or_the_watcher(native_root: Path, tmp_path: Path) -> None:
+    # A teammate that already shut down: follow prints its first screen, says so, and ends
+    # there, so what it loaded is exactly what the first screen needed.
+    NativeTeam(native_root, TEAM).update_member("hunter", status="shutdown")
+    out = tmp_path / "imports.json"
+    env = {**os.environ, "TEAMTUI_ROOT": str(native_root), "TEAMTUI_TEAM": TEAM, "IMPORTS_OUT": str(out)}
+    proc = subprocess.run([sys.executable, "-c", DRIVER, "follow", "hunter"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("following hunter in team refactor-auth")
+    assert lines[-1] == "hunter shut down; following ends."
+    result = json.loads(out.read_text())
+    assert result["code"] == 0
+    assert _loaded(result["modules"], NOT_FOR_THE_FIRST_SCREEN + NEVER) == []
+
+
+def test_a_follow_pane_runs_below_the_dashboards_cpu_priority(tmp_path: Path) -> None:
+    argv = shlex.split(follow_command("hunter", tmp_path, TEAM))
+    assert argv[:3] == ["nice", "-n", str(FOLLOW_NICENESS)] and FOLLOW_NICENESS > 0
+    probe = subprocess.run([*argv[:3], sys.executable, "-c", "import os; print(os.nice(0))"],
+                           capture_output=True, text=True, timeout=30)
+    assert int(probe.stdout) == min(19, os.nice(0) + FOLLOW_NICENESS)  # 19: the lowest priority
+    assert argv[argv.index("-m") + 1:][:2] == ["teamtui", "follow"]
