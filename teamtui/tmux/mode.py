@@ -66,7 +66,7 @@ def resolve_teammate_mode(
     *,
     timeout: float = PROBE_TIMEOUT,
 ) -> ModeDecision:
-    from teamtui.tmux.server import TmuxUnavailable, socket_from_env  # libtmux: not for every CLI call's --teammate-mode
+    from teamtui.tmux.server import TmuxUnavailable, socket_from_env  # not for every CLI call's --teammate-mode
 
     env = os.environ if env is None else env
     notice = ""

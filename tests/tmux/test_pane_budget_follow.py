@@ -57,3 +57,17 @@ def test_a_follow_pane_runs_below_the_dashboards_cpu_priority(tmp_path: Path) ->
                            capture_output=True, text=True, timeout=30)
     assert int(probe.stdout) == min(19, os.nice(0) + FOLLOW_NICENESS)  # 19: the lowest priority
     assert argv[argv.index("-m") + 1:][:2] == ["teamtui", "follow"]
+
+
+def test_deciding_the_teammate_mode_loads_no_libtmux() -> None:
+    # Every dashboard decides its mode before its first screen; only tmux mode needs libtmux.
+    code = (
+        "import sys\n"
+        "from teamtui.tmux.mode import resolve_teammate_mode\n"
+        "assert resolve_teammate_mode('in-process').mode == 'in-process'\n"
+        "assert resolve_teammate_mode('auto', env={}).mode == 'in-process'\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'libtmux'))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
