@@ -162,10 +162,6 @@ class Board:
         claimed = self.claimed_files()
         return [self.view(t, claimed) for t in self._sorted()]
 
-    def is_ready(self, task_id: str) -> bool:
-        t = self.tasks.get(task_id)
-        return t is not None and self.view(t).state == TaskState.READY
-
     def ready(self, respect_files: bool = True) -> list[Task]:
         claimed = self.claimed_files() if respect_files else {}
         return [t for t in self.ordered() if self.view(t, claimed).state == TaskState.READY]
