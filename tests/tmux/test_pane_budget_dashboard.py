@@ -38,6 +38,8 @@ def test_twelve_teammates_get_eight_panes_enter_opens_the_tenth_and_quitting_clo
 ) -> None:
     # hunter, scout and mate0..mate9 are live (tracer has shut down): 12 teammates, 8 panes.
     _add_members(native_root, MATES)
+    for fixed in ("COLUMNS", "LINES"):  # set by the test session: they would pin the dashboard at 80x24
+        tmux_server.run("set-environment", "-g", "-u", fixed)
     dashboard, pid = tmux_server.start_teamtui("watch", str(native_root), "--teammate-mode", "tmux", "--max-panes", "8")
     wait_for(lambda: len(_follows(tmux_server)) == 8, "eight follow panes", timeout=60)
     first = ["hunter", "scout", *MATES[:6]]
@@ -48,7 +50,9 @@ def test_twelve_teammates_get_eight_panes_enter_opens_the_tenth_and_quitting_clo
     wait_for(lambda: "mate7" in _follows(tmux_server), "mate7's pane to open on enter", timeout=30)
     rows = _follows(tmux_server)
     assert len(rows) == 8 and "hunter" not in rows  # hunter, used least recently, made room
-    assert tmux_server.run("display-message", "-p", "-t", rows["mate7"]["pane_id"], "#{pane_active}") == ["1"]
+    mate7 = rows["mate7"]["pane_id"]
+    wait_for(lambda: tmux_server.run("display-message", "-p", "-t", mate7, "#{pane_active}") == ["1"], "mate7's pane focused")
+    assert tmux_server.tmux.pane_info(mate7, "#{window_id}") != tmux_server.tmux.pane_info(dashboard, "#{window_id}")
     pane_pids = [int(r["pane_pid"]) for r in rows.values()]
     tmux_server.run("send-keys", "-t", dashboard, "q")
     wait_for(lambda: not tmux_server.marked(), "every pane to close on q", timeout=30)
