@@ -89,7 +89,7 @@ class Server:
         subprocess.run([self.tmux, "-S", self.socket, "kill-server"], capture_output=True, timeout=30)
 
 
-def once(members: int, tasks: int, mode: str, tree: str | None, timeout: float) -> dict:
+def once(members: int, tasks: int, mode: str, tree: str | None, timeout: float, max_panes: int | None = None) -> dict:
     exe = str(Path(sys.executable).with_name("teamtui"))
     with tempfile.TemporaryDirectory(prefix="tt-bench-tmux-") as tmp:
         tmpdir = Path(tmp)
@@ -102,6 +102,8 @@ def once(members: int, tasks: int, mode: str, tree: str | None, timeout: float) 
         if tree:
             env["PYTHONPATH"] = tree  # ahead of the venv's editable install, in the panes too
         command = f"read _; exec {exe} watch {root} --team {TEAM} --teammate-mode {mode}"
+        if max_panes:
+            command += f" --max-panes {max_panes}"
         args = ["-f", "/dev/null", "new-session", "-d", "-x", str(SIZE[0]), "-y", str(SIZE[1]), "-s", "bench"]
         for k, v in env.items():
             args += ["-e", f"{k}={v}"]
@@ -160,10 +162,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=3)
     ap.add_argument("--tree", help="time the teamtui package in this folder (an older commit) instead")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--max-panes", type=int, help="watch --max-panes (default: the dashboard's own)")
     a = ap.parse_args()
     runs = []
     for _ in range(a.n):
-        runs.append(once(a.members, a.tasks, a.mode, a.tree, a.timeout))
+        runs.append(once(a.members, a.tasks, a.mode, a.tree, a.timeout, a.max_panes))
         time.sleep(2)  # the last run's processes gone before the next starts
     firsts = [r["first_screen_s"] for r in runs]
     keys = [k for r in runs for k in r["keys_s"]]

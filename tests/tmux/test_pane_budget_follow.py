@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from tmux_support import TmuxServer, wait_for
+
 from teamtui.protocol import NativeTeam
+from teamtui.tmux.api import PaneSpec
 from teamtui.tmux.commands import FOLLOW_NICENESS, follow_command
+from teamtui.tmux.panes import TmuxPanes
 
 TEAM = "refactor-auth"
 
@@ -50,13 +54,27 @@ def test_follow_shows_its_first_screen_without_the_event_loop_or_the_watcher(nat
     assert _loaded(result["modules"], NOT_FOR_THE_FIRST_SCREEN + NEVER) == []
 
 
-def test_a_follow_pane_runs_below_the_dashboards_cpu_priority(tmp_path: Path) -> None:
-    argv = shlex.split(follow_command("hunter", tmp_path, TEAM))
-    assert argv[:3] == ["nice", "-n", str(FOLLOW_NICENESS)] and FOLLOW_NICENESS > 0
-    probe = subprocess.run([*argv[:3], sys.executable, "-c", "import os; print(os.nice(0))"],
-                           capture_output=True, text=True, timeout=30)
-    assert int(probe.stdout) == min(19, os.nice(0) + FOLLOW_NICENESS)  # 19: the lowest priority
-    assert argv[argv.index("-m") + 1:][:2] == ["teamtui", "follow"]
+@pytest.mark.tmux
+def test_a_follow_pane_runs_below_the_dashboards_cpu_priority(tmux_server: TmuxServer, native_root: Path) -> None:
+    # A pane is a session of its own: with autogroup scheduling the session's nice is what counts
+    # against the dashboard's session, so both the process and (where there is one) its autogroup are niced.
+    panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, TEAM)
+    panes.sync([PaneSpec("hunter", "blue", follow_command("hunter", native_root, TEAM))])
+    assert panes.wait_idle()
+    pane = panes.pane_of("hunter")
+    assert pane is not None
+    shown = lambda: "\n".join(tmux_server.run("capture-pane", "-p", "-t", pane))  # noqa: E731
+    wait_for(lambda: "following hunter" in shown(), "follow to start in its pane", timeout=30)
+    pid = int(tmux_server.tmux.pane_info(pane, "#{pane_pid}") or 0)
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        assert b"\0follow\0hunter\0" in f.read()  # the pane's process is follow itself (exec'd)
+    with open(f"/proc/{pid}/stat") as f:
+        nice = int(f.read().rpartition(")")[2].split()[16])
+    assert nice == min(19, os.nice(0) + FOLLOW_NICENESS)
+    if os.path.exists("/proc/self/autogroup"):
+        with open(f"/proc/{pid}/autogroup") as f:
+            assert f.read().split()[-1] == str(FOLLOW_NICENESS)
+    panes.close_all()
 
 
 def test_deciding_the_teammate_mode_loads_no_libtmux() -> None:
