@@ -126,7 +126,7 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
         res["tmux_auto"] = scenario("tmux", *common, "--mode", "auto", script=TMUX_SCEN)
         if tmux_before:
             with tempfile.TemporaryDirectory(prefix="tt-bench-tree-") as tree:
-                archive = subprocess.run(["git", "-C", str(REPO), "archive", tmux_before, "teamtui"], capture_output=True, check=True)
+                archive = subprocess.run(["git", "-C", str(REPO), "archive", tmux_before, "teamtui", "themes"], capture_output=True, check=True)
                 subprocess.run(["tar", "-x", "-C", tree], input=archive.stdout, check=True)
                 res["tmux_before"] = scenario("tmux", "--members", str(TMUX_MEMBERS), "--n", "1", "--mode", "auto",
                                               "--tree", tree, script=TMUX_SCEN)
