@@ -258,6 +258,8 @@ class Message(WireModel):
     timestamp: float = 0.0
     # Native: None until the recipient drains its inbox. Claude Code: the `read` flag.
     read: bool | None = None
+    # Claude Code 2.1.178+: the entry left its inbox (the recipient took it): today's read receipt.
+    delivered: bool = False
     summary: WireStr = ""
     color: WireStr = ""
     payload: Payload | None = None

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_THEME = "teamtui-dark"
+DEFAULT_SENDER = "teamtui"
+# Names Claude Code reserves for itself: a sender setting naming one is ignored.
+_RESERVED_SENDERS = ("team-lead", "user", "system")
 
 
 @dataclass
@@ -20,6 +23,8 @@ class Settings:
     teammate_mode: str = "auto"
     # At most this many `teamtui follow` panes at once in tmux mode; the others open when selected.
     max_panes: int = 8
+    # The name messages teamtui sends carry (never a Claude Code team's lead, `user` or `system`).
+    sender: str = DEFAULT_SENDER
     # Why a setting was ignored, shown once as a notification rather than lost.
     problems: list[str] = field(default_factory=list)
 
@@ -57,6 +62,14 @@ def load_settings(path: Path | None = None) -> Settings:
         s.max_panes = panes
     elif panes is not None:
         s.problems.append(f"{path}: max_panes must be a whole number of at least 1, got {panes!r}")
+    sender = data.get("sender")
+    if sender is not None:
+        from teamtui.protocol.names import is_safe_name
+
+        if isinstance(sender, str) and is_safe_name(sender) and sender not in _RESERVED_SENDERS:
+            s.sender = sender
+        else:
+            s.problems.append(f"{path}: sender must be a name of your own (letters, digits, '.', '_', '-'; not team-lead, user or system), got {sender!r}")
     mode = data.get("teammate_mode")
     if mode in ("auto", "in-process", "tmux"):
         s.teammate_mode = mode

@@ -104,6 +104,7 @@ class NativeInbox(NativeLayout):
     def send(self, to, content, sender, *, type="message", extra=None) -> Message:
         check_name(to, "recipient")
         check_name(sender, "sender")
+        self.check_recipient(to)
         obj: dict[str, Any] = {"type": type, "sender": sender, "content": content, "timestamp": time.time()}
         if extra:
             obj.update({k: v for k, v in extra.items() if k not in obj})
