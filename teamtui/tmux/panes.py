@@ -193,6 +193,8 @@ class TmuxPanes:
             with self._lock:  # released between panes: close_all and the spawner need not wait for all
                 if self._closed or self._wanted is not specs:
                     break  # closing, or newer specs: their own pass opens what they want
+                if spec.name in self._panes:
+                    continue  # opened meanwhile: the spawner's pane runs the teammate itself
                 self._open_one(spec.name, color=spec.color, command=spec.command)
                 changed = True
         if changed:
