@@ -21,6 +21,9 @@ def register(sub, parents) -> None:
     p.add_argument("watch_root", nargs="?", type=Path, metavar="ROOT", help="project root or Claude Code folder")
     add_dashboard_options(p)
     add_teammate_mode_option(p, top=False)
+    p.add_argument("--max-panes", type=int, default=None, metavar="N",
+                   help="in tmux, at most N `teamtui follow` panes at once; the other teammates get theirs "
+                   "when selected with enter (default 8, or max_panes from the config file)")
     p.set_defaults(handler=watch)
 
 
@@ -51,9 +54,11 @@ def requested_mode(ctx: Context):
 
 def _panes(ctx: Context):
     """Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast."""
+    from teamtui.protocol.settings import load_settings
     from teamtui.tmux.mode import make_panes
 
-    return make_panes(requested_mode(ctx), ctx.team or "")
+    limit = getattr(ctx.args, "max_panes", None) or load_settings().max_panes
+    return make_panes(requested_mode(ctx), ctx.team or "", max_panes=limit)
 
 
 def open_dashboard(ctx: Context) -> int:
@@ -64,6 +69,9 @@ def open_dashboard(ctx: Context) -> int:
         raise CliError("--health-timeout must be a positive number of seconds", EXIT_USAGE)
     if lines is not None and lines < 1:
         raise CliError("--log-lines must be at least 1", EXIT_USAGE)
+    max_panes = getattr(ctx.args, "max_panes", None)
+    if max_panes is not None and max_panes < 1:
+        raise CliError("--max-panes must be at least 1", EXIT_USAGE)
     if ctx.root is not None and not Path(ctx.root).is_dir():
         raise CliError(f"{ctx.root} is not a directory")
     from teamtui.tui.app import TeamTUI

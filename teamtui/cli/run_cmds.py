@@ -139,6 +139,12 @@ class LeadPanes:
     def close_all(self) -> None:
         return None  # run_team closes them once the lead has finished
 
+    def listen(self, listener) -> None:
+        self._panes.listen(listener)
+
+    def waiting(self) -> tuple[str, ...]:
+        return self._panes.waiting()
+
 
 def _print_event(ev: LeadEvent) -> None:
     stamp = time.strftime("%H:%M:%S", time.localtime(ev.ts))

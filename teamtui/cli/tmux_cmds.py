@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import os
 import sys
 import time
@@ -124,22 +122,31 @@ class Follower:
             self.done = True
 
 
-async def follow(ctx: Context, name: str, backlog: int) -> int:
-    store = ctx.store()
-    state = TeamState(store)
+def follow(ctx: Context, name: str, backlog: int) -> int:
+    state = TeamState(ctx.store())
     state.load_all()
     follower = Follower(state, name)
     follower.start(backlog)
     if follower.done:
         return 0
-    # After the first screen: it need not wait for the watcher, and resync() covers the gap.
+    # After the first screen: the event loop and the watcher are not needed for it, and
+    # resync() covers what changed meanwhile. A follow pane shows its teammate sooner.
+    import asyncio
+
+    return asyncio.run(_follow_live(state, follower))
+
+
+async def _follow_live(state: TeamState, follower: Follower) -> int:
+    import asyncio
+    import contextlib
+
     from teamtui.protocol.watch import WatchBatch, watch_dirs
 
     stop = asyncio.Event()
     batches: asyncio.Queue[WatchBatch] = asyncio.Queue()
 
     async def pump() -> None:
-        async with contextlib.aclosing(watch_dirs(store.watch_dirs(), stop)) as stream:
+        async with contextlib.aclosing(watch_dirs(state.store.watch_dirs(), stop)) as stream:
             async for batch in stream:
                 await batches.put(batch)
 
@@ -166,7 +173,7 @@ def cmd_follow(ctx: Context) -> int:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(line_buffering=True)
-    return asyncio.run(follow(ctx, ctx.args.name, ctx.args.backlog))
+    return follow(ctx, ctx.args.name, ctx.args.backlog)
 
 
 # ---------------------------------------------------------------------- cleanup

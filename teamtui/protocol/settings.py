@@ -21,6 +21,8 @@ class Settings:
     log_lines: int = 1000
     health_timeout: float = 60.0
     teammate_mode: str = "auto"
+    # At most this many `teamtui follow` panes at once in tmux mode; the others open when selected.
+    max_panes: int = 8
     # The name messages teamtui sends carry (never a Claude Code team's lead, `user` or `system`).
     sender: str = DEFAULT_SENDER
     # Why a setting was ignored, shown once as a notification rather than lost.
@@ -55,6 +57,11 @@ def load_settings(path: Path | None = None) -> Settings:
             setattr(s, attr, kind(v))
         else:
             s.problems.append(f"{path}: {key} must be a positive number, got {v!r}")
+    panes = data.get("max_panes")
+    if isinstance(panes, int) and not isinstance(panes, bool) and panes > 0:
+        s.max_panes = panes
+    elif panes is not None:
+        s.problems.append(f"{path}: max_panes must be a whole number of at least 1, got {panes!r}")
     sender = data.get("sender")
     if sender is not None:
         from teamtui.protocol.names import is_safe_name

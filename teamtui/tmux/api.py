@@ -6,6 +6,7 @@ from teamtui.tmux that opens, titles, lays out and closes one pane per teammate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,8 +23,22 @@ class PaneSpec:
     pane_id: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class PaneNews:
+    """What the panes report to the dashboard, from their worker thread."""
+
+    # Teammates with no pane until selected (more teammates than the pane budget), in team order.
+    waiting: tuple[str, ...] = ()
+    # The pane budget: at most this many `follow` panes at once.
+    limit: int = 0
+    # A tmux failure worth telling the user (the panes keep working for the rest).
+    problem: str = ""
+
+
 class TeammatePanes(Protocol):
-    """What the dashboard asks of the panes. Every method must be safe to call repeatedly."""
+    """What the dashboard asks of the panes. Every method must be safe to call repeatedly,
+    and must return without waiting for tmux: the work may happen later, on another thread,
+    which reports through the listener given to `listen`."""
 
     active: bool
     # The team the panes' marks name; the dashboard fills it in once a team is picked.
@@ -39,10 +54,16 @@ class TeammatePanes(Protocol):
         """Hide or show all panes; returns True when they are now shown."""
 
     def select(self, name: str) -> bool:
-        """Focus the teammate's pane; False when it has none."""
+        """Focus the teammate's pane, opening it first when it is waiting; False when it has none to give."""
 
     def close_all(self) -> None:
-        """Close every pane this teamtui opened (on exit, whatever the reason)."""
+        """Close every pane this teamtui opened (on exit, whatever the reason); this one waits."""
+
+    def listen(self, listener: Callable[[PaneNews], None] | None) -> None:
+        """Call `listener` (from any thread) with news: who waits for a pane, or a problem."""
+
+    def waiting(self) -> tuple[str, ...]:
+        """The teammates with no pane until selected, as last planned."""
 
 
 class NullPanes:
@@ -65,3 +86,9 @@ class NullPanes:
 
     def close_all(self) -> None:
         return None
+
+    def listen(self, listener: Callable[[PaneNews], None] | None) -> None:
+        return None
+
+    def waiting(self) -> tuple[str, ...]:
+        return ()

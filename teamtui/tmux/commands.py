@@ -25,12 +25,22 @@ def python_module_command(module: str, *args: str) -> str:
     return shlex.join(["env", f"PYTHONPATH={path}", sys.executable, "-m", module, *args])
 
 
+# A follow pane is a convenience: it yields the CPU to the dashboard and the teammates.
+FOLLOW_NICENESS = 10
+
+
 def follow_command(name: str, root: Path, team: str, layout: str | None = None) -> str:
-    """`teamtui follow NAME` for one team, as a pane's command."""
+    """`teamtui follow NAME` for one team, as a pane's command, at a lower CPU priority.
+
+    Each tmux pane is a session of its own, and with Linux's autogroup scheduling a session
+    competes as a whole whatever its processes' nice: so the pane's session is niced too
+    (/proc/self/autogroup, where it exists; a failed write is silent), then the process."""
     args = ["follow", name, "--root", str(Path(root).resolve()), "--team", team]
     if layout:
         args += ["--layout", layout]
-    return python_module_command("teamtui", *args)
+    nice = str(FOLLOW_NICENESS)
+    return (f"echo {nice} 2>/dev/null >/proc/self/autogroup; exec "
+            + shlex.join(["nice", "-n", nice]) + " " + python_module_command("teamtui", *args))
 
 
 def pane_specs(state: TeamState, command_for: Callable[[str], str], now: float | None = None) -> list[PaneSpec]:

@@ -66,7 +66,7 @@ def resolve_teammate_mode(
     *,
     timeout: float = PROBE_TIMEOUT,
 ) -> ModeDecision:
-    from teamtui.tmux.server import TmuxUnavailable, socket_from_env  # libtmux: not for every CLI call's --teammate-mode
+    from teamtui.tmux.server import TmuxUnavailable, socket_from_env  # not for every CLI call's --teammate-mode
 
     env = os.environ if env is None else env
     notice = ""
@@ -94,15 +94,19 @@ def resolve_teammate_mode(
     return ModeDecision("tmux", notice.strip())
 
 
-def make_panes(decision: ModeDecision, team: str, env: Mapping[str, str] | None = None) -> tuple[TeammatePanes, str]:
-    """The panes for `decision`, and a notice (leftover panes closed, or why tmux failed after all)."""
+def make_panes(
+    decision: ModeDecision, team: str, env: Mapping[str, str] | None = None, *, max_panes: int | None = None
+) -> tuple[TeammatePanes, str]:
+    """The panes for `decision` (at most `max_panes` `follow` panes at once), and a notice
+    (leftover panes closed, or why tmux failed after all)."""
     if decision.mode != "tmux":
         return NullPanes(), decision.notice
+    from teamtui.tmux.budget import DEFAULT_MAX_PANES
     from teamtui.tmux.panes import TmuxPanes
     from teamtui.tmux.server import TmuxError
 
     try:
-        panes, leftovers = TmuxPanes.from_env(team, env)
+        panes, leftovers = TmuxPanes.from_env(team, env, max_panes=max_panes or DEFAULT_MAX_PANES)
     except TmuxError as exc:
         return NullPanes(), f"Teammates shown in-process: {exc}"
     notice = decision.notice

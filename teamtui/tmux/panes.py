@@ -19,6 +19,15 @@ options (see teamtui.tmux.cleanup) so a later teamtui can find leftovers.
 
 Claude Code members whose `tmuxPaneId` names a live pane get that pane selected
 instead of a duplicate; teamtui never moves or closes such panes.
+
+Budget: at most `max_panes` `follow` panes run at once (PaneBudget); the other teammates
+wait, and get their pane when selected. Panes the spawner opens (the teammates themselves)
+and adopted panes are not counted.
+
+Threads: what the dashboard calls (sync, select, toggle, close) returns at once; the tmux
+work runs in order on one worker thread (PaneWorker), which reports through the listener
+(`listen`), so the dashboard's loop never waits for tmux or for panes opening. `open`
+(the spawner's) and `close_all` run on the caller's thread.
 """
 
 from __future__ import annotations
@@ -26,12 +35,13 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from teamtui.protocol.text import inert
-from teamtui.tmux.api import PaneSpec
+from teamtui.tmux.api import PaneNews, PaneSpec
+from teamtui.tmux.budget import DEFAULT_MAX_PANES, PaneBudget
 from teamtui.tmux.cleanup import (
     OWNER,
     TEAM,
@@ -43,6 +53,7 @@ from teamtui.tmux.cleanup import (
 )
 from teamtui.tmux.server import Tmux, TmuxError, TmuxUnavailable, socket_from_env
 from teamtui.tmux.style import pane_title, tmux_color
+from teamtui.tmux.worker import PaneWorker
 
 MAX_BESIDE = 6
 MAIN_PANE_WIDTH = "55%"
@@ -73,11 +84,16 @@ class _Pane:
 class TmuxPanes:
     active = True
 
-    def __init__(self, tmux: Tmux, dashboard_pane: str, team: str, *, max_beside: int = MAX_BESIDE):
+    def __init__(
+        self, tmux: Tmux, dashboard_pane: str, team: str, *, max_beside: int = MAX_BESIDE,
+        max_panes: int = DEFAULT_MAX_PANES,
+    ):
         self.tmux = tmux
         self.dashboard_pane = dashboard_pane
         self.team = team
         self.max_beside = max_beside
+        self.budget = PaneBudget(max_panes)
+        # Held while tmux is changed (the worker, the spawner's open, close_all).
         self._lock = threading.RLock()
         self._panes: dict[str, _Pane] = {}
         self._adopted: dict[str, str] = {}
@@ -93,9 +109,16 @@ class TmuxPanes:
         self._side_window: str | None = None
         self._saved: dict[str, str] = {}
         self._prepared: set[str] = set()
+        # The newest specs from sync (the worker applies them); replaced whole, read whole.
+        self._wanted: list[PaneSpec] = []
+        self._waiting: tuple[str, ...] = ()
+        self._listener: Callable[[PaneNews], None] | None = None
+        self._worker = PaneWorker(f"teamtui-panes-{team}", self._report_error)
 
     @classmethod
-    def from_env(cls, team: str, env: Mapping[str, str] | None = None) -> tuple["TmuxPanes", list[Leftover]]:
+    def from_env(
+        cls, team: str, env: Mapping[str, str] | None = None, *, max_panes: int = DEFAULT_MAX_PANES
+    ) -> tuple["TmuxPanes", list[Leftover]]:
         """Panes beside the pane this process runs in; first closes leftovers of dead teamtuis."""
         env = os.environ if env is None else env
         socket = socket_from_env(env)
@@ -104,35 +127,107 @@ class TmuxPanes:
             raise TmuxUnavailable("not inside tmux ($TMUX or $TMUX_PANE is not set)")
         tmux = Tmux(socket)
         leftovers = cleanup_leftovers(tmux)
-        return cls(tmux, pane, team), leftovers
+        return cls(tmux, pane, team, max_panes=max_panes), leftovers
 
-    # ------------------------------------------------------------------ TeammatePanes
+    # ------------------------------------------------------------------ TeammatePanes (return at once)
     def sync(self, specs: list[PaneSpec]) -> None:
+        self._wanted = list(specs)
+        self._worker.submit(self._apply_wanted, key="sync")
+
+    def close(self, name: str) -> None:
+        self._worker.submit(lambda: self._close_now(name))
+
+    def toggle(self) -> bool:
+        self._shown = not self._shown
+        self._worker.submit(self._rearrange, key="arrange")
+        return self._shown
+
+    def select(self, name: str) -> bool:
+        """Focus `name`'s pane; a waiting teammate's pane is opened first (taking a pane slot)."""
+        if self._closed or not (name in self._panes or name in self._adopted or self._spec(name) is not None):
+            return False
+        return self._worker.submit(lambda: self._select_now(name))
+
+    def close_all(self) -> None:
+        self._worker.stop()  # what is queued is moot; a pane being opened now is closed below
+        with self._lock:
+            panes = [(p.pane_id, p.pid) for p in self._panes.values()]
+            self._panes.clear()
+            self._adopted.clear()
+            if not self._closed:
+                self._closed = True
+                close_panes(self.tmux, panes)
+                self._restore_window()
+
+    def listen(self, listener: Callable[[PaneNews], None] | None) -> None:
+        self._listener = listener
+
+    def waiting(self) -> tuple[str, ...]:
+        return self._waiting
+
+    def wait_idle(self, timeout: float | None = 30.0) -> bool:
+        """Block until the worker has done everything asked of it so far; False on timeout."""
+        return self._worker.wait_idle(timeout)
+
+    # ------------------------------------------------------------------ the worker's jobs
+    def _apply_wanted(self) -> None:
+        specs = self._wanted
         with self._lock:
             if self._closed:
                 return
             changed = self._forget_vanished()
             wanted = {s.name for s in specs}
-            for name in [n for n, p in self._panes.items() if n not in wanted and not p.pinned]:
-                self._close_one(name)
-                changed = True
             for name in [n for n in self._adopted if n not in wanted]:
                 del self._adopted[name]
             for name in [n for n in self._ended if n not in wanted]:
                 del self._ended[name]
-            for spec in specs:
-                if spec.name in self._panes or spec.name in self._adopted:
-                    continue
-                if self._adopt(spec):
-                    continue
-                if self._ended.get(spec.name) == spec.command:
-                    continue
-                self.open(spec.name, color=spec.color, command=spec.command)
+            budgeted = [s for s in specs if not self._pinned(s.name) and not self._adopted_now(s)]
+            ended = {s.name for s in budgeted if self._ended.get(s.name) == s.command}
+            holders = set(self.budget.plan([s.name for s in budgeted], skip=ended))
+            for name in [n for n, p in self._panes.items() if not p.pinned and n not in holders]:
+                self._close_one(name)
                 changed = True
-            if changed:
-                self._arrange()
+            to_open = [s for s in budgeted if s.name in holders and s.name not in self._panes]
+        self._publish([s.name for s in budgeted])
+        for spec in to_open:
+            with self._lock:  # released between panes: close_all and the spawner need not wait for all
+                if self._closed or self._wanted is not specs:
+                    break  # closing, or newer specs: their own pass opens what they want
+                if spec.name in self._panes:
+                    continue  # opened meanwhile: the spawner's pane runs the teammate itself
+                self._open_one(spec.name, color=spec.color, command=spec.command)
+                changed = True
+        if changed:
+            self._rearrange()
 
-    def close(self, name: str) -> None:
+    def _select_now(self, name: str) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            spec = self._spec(name)
+            if name not in self._panes and name not in self._adopted:
+                if spec is None:
+                    return
+                displaced = self.budget.choose(name)
+                if displaced is not None and displaced in self._panes and not self._panes[displaced].pinned:
+                    self._close_one(displaced)
+                self._ended.pop(name, None)
+                self._open_one(name, color=spec.color, command=spec.command)
+                self._arrange()
+            elif self.budget.holds(name):
+                self.budget.choose(name)  # used now: the last to be displaced
+            pane_id = self._panes[name].pane_id if name in self._panes else self._adopted[name]
+            session = self.tmux.pane_info(pane_id, "#{session_id}")
+            if session is None:
+                return
+            if session != self.tmux.pane_info(self.dashboard_pane, "#{session_id}"):
+                self.tmux.try_run("switch-client", "-t", pane_id)
+            self.tmux.try_run("select-window", "-t", pane_id)
+            self.tmux.try_run("select-pane", "-t", pane_id)
+        if spec is not None:
+            self._publish([s.name for s in self._wanted if not self._pinned(s.name) and s.name not in self._adopted])
+
+    def _close_now(self, name: str) -> None:
         with self._lock:
             self._adopted.pop(name, None)
             pane = self._panes.get(name)
@@ -142,37 +237,35 @@ class TmuxPanes:
             if pane.pinned and self.tmux.pane_info(pane.pane_id, "#{pane_dead}") == "0":
                 return
             self._close_one(name)
+            self.budget.release(name)
             self._arrange()
 
-    def toggle(self) -> bool:
+    def _rearrange(self) -> None:
         with self._lock:
-            self._shown = not self._shown
-            self._forget_vanished()
-            self._arrange()
-            return self._shown
-
-    def select(self, name: str) -> bool:
-        with self._lock:
-            pane_id = self._panes[name].pane_id if name in self._panes else self._adopted.get(name)
-            if pane_id is None:
-                return False
-            session = self.tmux.pane_info(pane_id, "#{session_id}")
-            if session is None:
-                return False
-            if session != self.tmux.pane_info(self.dashboard_pane, "#{session_id}"):
-                self.tmux.try_run("switch-client", "-t", pane_id)
-            self.tmux.try_run("select-window", "-t", pane_id)
-            return self.tmux.try_run("select-pane", "-t", pane_id) is not None
-
-    def close_all(self) -> None:
-        with self._lock:
-            panes = [(p.pane_id, p.pid) for p in self._panes.values()]
-            self._panes.clear()
-            self._adopted.clear()
             if not self._closed:
-                self._closed = True
-                close_panes(self.tmux, panes)
-                self._restore_window()
+                self._forget_vanished()
+                self._arrange()
+
+    def _spec(self, name: str) -> PaneSpec | None:
+        return next((s for s in self._wanted if s.name == name), None)
+
+    def _pinned(self, name: str) -> bool:
+        pane = self._panes.get(name)
+        return pane is not None and pane.pinned
+
+    def _adopted_now(self, spec: PaneSpec) -> bool:
+        return spec.name in self._adopted or self._adopt(spec)
+
+    def _publish(self, budgeted: list[str], problem: str = "") -> None:
+        self._waiting = tuple(self.budget.waiting(budgeted))
+        listener = self._listener
+        if listener is not None:
+            listener(PaneNews(self._waiting, self.budget.limit, problem))
+
+    def _report_error(self, exc: BaseException) -> None:
+        listener = self._listener
+        if listener is not None:
+            listener(PaneNews(self._waiting, self.budget.limit, str(exc) or type(exc).__name__))
 
     # ------------------------------------------------------------------ opening
     def open(
@@ -185,7 +278,23 @@ class TmuxPanes:
         env: Mapping[str, str] | None = None,
         pinned: bool = False,
     ) -> _Pane:
-        """Open `name`'s pane running `command` (replacing any pane it had) and lay the panes out."""
+        """Open `name`'s pane running `command` (replacing any pane it had) and lay the panes out.
+        On the caller's thread: the spawner needs the pane to run the teammate in."""
+        with self._lock:
+            pane = self._open_one(name, color=color, command=command, cwd=cwd, env=env, pinned=pinned)
+            self._arrange()
+            return pane
+
+    def _open_one(
+        self,
+        name: str,
+        *,
+        color: str = "",
+        command: str = "",
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        pinned: bool = False,
+    ) -> _Pane:
         with self._lock:
             if self._closed:
                 raise TmuxError("the panes were closed (the dashboard is exiting)")
@@ -212,7 +321,6 @@ class TmuxPanes:
             self._mark(pane, color)
             if window != self.window:
                 self._side_window = window
-            self._arrange()
             return pane
 
     def release(self, name: str, pane_id: str) -> None:

@@ -5,9 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from libtmux import Server
-from libtmux import exc as tmux_exc
-
 from teamtui.protocol.errors import ProtocolError
 
 
@@ -33,11 +30,16 @@ class Tmux:
     """One tmux server, addressed by socket path (never the default server by accident)."""
 
     def __init__(self, socket_path: str):
+        # Here, not at the top: deciding the teammate mode needs socket_from_env, not libtmux (~0.1 s).
+        from libtmux import Server
+
         self.socket_path = socket_path
         self.server = Server(socket_path=socket_path)
 
     def run(self, *args: str) -> list[str]:
         """Run a tmux command; raise TmuxError with tmux's own message when it fails."""
+        from libtmux import exc as tmux_exc
+
         try:
             proc = self.server.cmd(*args)
         except tmux_exc.TmuxCommandNotFound:

@@ -9,6 +9,7 @@ from textual.message import Message
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.state import Change
 from teamtui.runtime.shutdown import ShutdownRun
+from teamtui.tmux.api import PaneNews
 
 
 @dataclass
@@ -18,6 +19,13 @@ class TeamChanged(Message):
     changes: list[Change]
     full: bool = False  # a rescan: every panel redraws
     read_seconds: float = 0.0  # spent reading the changed files, for the benchmarks' on_batch
+
+
+@dataclass
+class PanesChanged(Message):
+    """From the panes' worker thread: who has no pane until selected, or a tmux problem."""
+
+    news: PaneNews
 
 
 @dataclass

@@ -28,6 +28,7 @@ from teamtui.tmux.api import PaneSpec
 from teamtui.tmux.panes import TmuxPanes
 panes, _ = TmuxPanes.from_env("doomed")
 panes.sync([PaneSpec(n, "red", "sleep 600") for n in ("a", "b", "c")])
+panes.wait_idle()
 print("ready", flush=True)
 time.sleep(600)
 """

@@ -109,6 +109,7 @@ def test_a_follow_pane_closes_when_its_teammate_shuts_down_and_is_not_reopened(
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "refactor-auth")
     spec = PaneSpec("hunter", "blue", follow_command("hunter", native_root, "refactor-auth"))
     panes.sync([spec])
+    assert panes.wait_idle()
     pane = panes.pane_of("hunter")
     assert pane is not None
     wait_for(
@@ -118,5 +119,6 @@ def test_a_follow_pane_closes_when_its_teammate_shuts_down_and_is_not_reopened(
     _set_status(native_root, "hunter", "shutdown")
     wait_for(lambda: not tmux_server.tmux.pane_exists(pane), "the pane to close when hunter shuts down")
     panes.sync([spec])  # the dashboard has not caught up yet: still no new pane
+    assert panes.wait_idle()
     assert tmux_server.marked() == {}
     panes.close_all()

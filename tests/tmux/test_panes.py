@@ -30,6 +30,7 @@ def _by_name(server: TmuxServer, team: str = "t") -> dict[str, dict[str, str]]:
 def test_four_teammates_get_titled_marked_colored_panes_beside_the_dashboard(tmux_server: TmuxServer) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR)
+    assert panes.wait_idle()
     rows = _by_name(tmux_server)
     # The teammate mark holds the name made inert (no escape, tab or newline can reach tmux listings).
     assert set(rows) == {"hunter", "scout", "tracer", "weird#[fg=red]\\x1b[31m"}
@@ -61,15 +62,18 @@ def test_the_dashboard_keeps_its_width_while_teammate_panes_open(tmux_server: Tm
     tmux_server.run("set-hook", "-g", "after-split-window", f"set -Fpa -t {dashboard} @widths '#{{pane_width}} '")
     panes = TmuxPanes(tmux_server.tmux, dashboard, "t")
     panes.sync(FOUR[:3])
+    assert panes.wait_idle()
     final = int(tmux_server.tmux.pane_info(dashboard, "#{pane_width}") or 0)
     widths = [int(w) for w in tmux_server.run("show-options", "-p", "-v", "-t", dashboard, "@widths")[0].split()]
     assert len(widths) == 3 and final > 220 // 2  # main-vertical: the dashboard keeps 55%
     assert all(w == final for w in widths), f"the dashboard was {widths} columns wide while panes opened, {final} after"
     assert panes.toggle() is False  # hidden: the panes go aside and the dashboard takes the window
+    assert panes.wait_idle()
     tmux_server.run("set-option", "-p", "-u", "-t", dashboard, "@widths")
     # tmux has no after-join-pane hook: note the width at every layout change instead.
     tmux_server.run("set-hook", "-g", "window-layout-changed", f"set -Fpa -t {dashboard} @widths '#{{pane_width}} '")
     assert panes.toggle() is True  # shown again: they join the column one by one
+    assert panes.wait_idle()
     widths = [int(w) for w in tmux_server.run("show-options", "-p", "-v", "-t", dashboard, "@widths")[0].split()]
     assert len(widths) >= 3 and all(w == final for w in widths), f"{widths} while the panes came back, {final} before"
     assert int(tmux_server.tmux.pane_info(dashboard, "#{pane_width}") or 0) == final
@@ -79,11 +83,14 @@ def test_the_dashboard_keeps_its_width_while_teammate_panes_open(tmux_server: Tm
 def test_sync_adds_and_removes_a_teammate(tmux_server: TmuxServer) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR[:2])
+    assert panes.wait_idle()
     first = _by_name(tmux_server)
     assert set(first) == {"hunter", "scout"}
     panes.sync([*FOUR[:2], FOUR[2]])
+    assert panes.wait_idle()
     assert set(_by_name(tmux_server)) == {"hunter", "scout", "tracer"}
     panes.sync([FOUR[0], FOUR[2]])
+    assert panes.wait_idle()
     after = _by_name(tmux_server)
     assert set(after) == {"hunter", "tracer"}
     assert after["hunter"]["pane_id"] == first["hunter"]["pane_id"]  # kept, not reopened
@@ -98,6 +105,7 @@ def test_close_all_leaves_no_pane_and_no_process_and_restores_the_window(tmux_se
     before = tmux_server.run("show-options", "-w", "-t", window)
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR)
+    assert panes.wait_idle()
     pids = [int(r["pane_pid"]) for r in tmux_server.marked().values()]
     assert len(pids) == 4
     panes.close_all()
@@ -114,14 +122,17 @@ def test_close_all_leaves_no_pane_and_no_process_and_restores_the_window(tmux_se
 def test_toggle_hides_and_shows_the_panes_with_their_processes_kept(tmux_server: TmuxServer) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR[:3])
+    assert panes.wait_idle()
     window = tmux_server.run("display-message", "-p", "-t", tmux_server.dashboard, "#{window_id}")[0]
     before = {n: r["pane_id"] for n, r in _by_name(tmux_server).items()}
     assert panes.toggle() is False
+    assert panes.wait_idle()
     hidden = _by_name(tmux_server)
     assert {n: r["pane_id"] for n, r in hidden.items()} == before
     assert all(r["window_id"] != window for r in hidden.values())
     assert tmux_server.run("list-panes", "-t", window, "-F", "#{pane_id}") == [tmux_server.dashboard]
     assert panes.toggle() is True
+    assert panes.wait_idle()
     assert all(r["window_id"] == window for r in _by_name(tmux_server).values())
     panes.close_all()
 
@@ -130,6 +141,7 @@ def test_beyond_six_teammates_go_to_a_side_window(tmux_server: TmuxServer) -> No
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     specs = [PaneSpec(f"mate{i}", "cyan", "sleep 600") for i in range(8)]
     panes.sync(specs)
+    assert panes.wait_idle()
     window = tmux_server.run("display-message", "-p", "-t", tmux_server.dashboard, "#{window_id}")[0]
     rows = _by_name(tmux_server)
     beside = sorted(n for n, r in rows.items() if r["window_id"] == window)
@@ -137,6 +149,7 @@ def test_beyond_six_teammates_go_to_a_side_window(tmux_server: TmuxServer) -> No
     assert len({rows["mate6"]["window_id"], rows["mate7"]["window_id"]}) == 1
     # One beside the dashboard leaves: the first aside moves over.
     panes.sync([s for s in specs if s.name != "mate0"])
+    assert panes.wait_idle()
     rows = _by_name(tmux_server)
     assert rows["mate6"]["window_id"] == window and rows["mate7"]["window_id"] != window
     panes.close_all()
@@ -146,8 +159,10 @@ def test_beyond_six_teammates_go_to_a_side_window(tmux_server: TmuxServer) -> No
 def test_select_focuses_the_teammates_pane_by_id(tmux_server: TmuxServer) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync(FOUR[:2])
+    assert panes.wait_idle()
     scout = _by_name(tmux_server)["scout"]["pane_id"]
     assert panes.select("scout") is True
+    assert panes.wait_idle()
     assert tmux_server.run("display-message", "-p", "-t", scout, "#{pane_active}") == ["1"]
     assert panes.select("nobody") is False
     panes.close_all()
@@ -157,8 +172,10 @@ def test_claude_members_with_a_live_tmux_pane_get_no_duplicate(tmux_server: Tmux
     existing = tmux_server.run("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", tmux_server.dashboard, "sleep 600")[0]
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "work-team")
     panes.sync([PaneSpec("researcher", "blue", "sleep 600", existing), PaneSpec("writer", "green", "sleep 600", "%999")])
+    assert panes.wait_idle()
     assert set(_by_name(tmux_server, "work-team")) == {"writer"}  # %999 does not exist: a pane is opened
     assert panes.select("researcher") is True
+    assert panes.wait_idle()
     assert tmux_server.run("display-message", "-p", "-t", existing, "#{pane_active}") == ["1"]
     panes.close_all()
     assert tmux_server.tmux.pane_exists(existing)  # not ours: never closed

@@ -92,6 +92,7 @@ def test_sync_never_closes_a_pane_the_spawner_opened(tmux_server: TmuxServer, tm
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     proc = TmuxSpawner(panes).spawn("hunter", "sleep 600", cwd=tmp_path, env={}, log_path=tmp_path / "h.log")
     panes.sync([])  # the config does not list hunter yet
+    assert panes.wait_idle()
     assert proc.poll() is None and tmux_server.tmux.pane_exists(proc.pane_id)
     panes.close_all()
     wait_for(lambda: not group_alive(proc.pid), "the teammate to end with close_all")  # type: ignore[arg-type]

@@ -42,6 +42,7 @@ def test_hostile_names_become_inert_pane_titles(tmux_server: TmuxServer, tmp_pat
     names = _names(marker)
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     panes.sync([PaneSpec(n, "red", "sleep 600") for n in names])
+    assert panes.wait_idle()
     for name in names:
         pane = panes.pane_of(name)
         assert pane is not None, name
@@ -77,6 +78,7 @@ def test_escapes_printed_in_a_follow_pane_do_not_retitle_it(
     control_cmd = f"while [ ! -e {go} ]; do sleep 0.05; done; printf 'C \\033]2;pwnedC\\033\\\\'; sleep 600"
     panes.sync([PaneSpec("hunter", "blue", follow_command("hunter", native_root, "refactor-auth")),
                 PaneSpec("control", "green", control_cmd)])
+    assert panes.wait_idle()
     hunter, control = panes.pane_of("hunter"), panes.pane_of("control")
     assert hunter and control
 

@@ -65,6 +65,12 @@ class RecordingPanes:
     def close_all(self) -> None:
         self.calls.append(("close_all", None))
 
+    def listen(self, listener) -> None:
+        self.calls.append(("listen", listener is not None))
+
+    def waiting(self) -> tuple[str, ...]:
+        return ()
+
 
 async def until(pilot, cond: Callable[[], bool], what: str, limit: float = 10.0) -> None:
     """Let the app run until `cond` holds; a generous cap only turns a hang into a failure."""

@@ -33,7 +33,7 @@ from teamtui.tmux.commands import follow_command, pane_specs
 from teamtui.tui.collector import first_load
 from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
 from teamtui.tui.palette import Palette
-from teamtui.tui.messages import LeadMessagesDrained, ShutdownProgress, TeamChanged
+from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.filter import FilterInput
 from teamtui.tui.widgets.footer import KeyFooter
@@ -128,6 +128,7 @@ class DashboardScreen(Screen[None]):
         self._disappeared: set[str] = set()
         self._stop = asyncio.Event()
         self._header_message = ""
+        self._panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -154,6 +155,8 @@ class DashboardScreen(Screen[None]):
         self.query_one("#task-filter", FilterInput).cursor_blink = self.cursor_blink
         self.palette = self._palette()
         self.watch(self.app, "theme", self._theme_changed, init=False)
+        # The panes work on a thread of their own and only post what they have to say.
+        self.panes.listen(lambda news: self.post_message(PanesChanged(news)))
         if self._header_message:
             self.show_message(self._header_message)
         if self.state is not None:
@@ -331,7 +334,7 @@ class DashboardScreen(Screen[None]):
         self._refresh_board()
         self.query_one(MessageTraffic).show(self.state.messages)
         self._show_main_log()
-        self._sync_panes()
+        self.call_after_refresh(self._sync_panes)  # the first screen never waits for panes
         if self.state.transcripts is not None:
             self._refresh_needs_you()
 
@@ -356,7 +359,10 @@ class DashboardScreen(Screen[None]):
         if self.selected is None or panel.selected != self.selected:
             self.selected = panel.selected
             self._show_main_log()
-        subtitle = f"{len(self._disappeared)} disappeared" if self._disappeared else ""
+        parts = [f"{len(self._disappeared)} disappeared"] if self._disappeared else []
+        if self._panes_waiting:
+            parts.append(f"{len(self._panes_waiting)} without a pane · enter opens one")
+        subtitle = " · ".join(parts)
         if panel.border_subtitle != subtitle:  # setting it, even unchanged, redraws the panel
             panel.border_subtitle = subtitle
 
@@ -485,6 +491,21 @@ class DashboardScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - panes are a convenience: report, keep the dashboard
             self.notify(f"Panes: {exc}", severity="warning", markup=False)
 
+    @on(PanesChanged)
+    def _panes_changed(self, message: PanesChanged) -> None:
+        news = message.news
+        if news.problem:
+            self._toast("Panes: ", news.problem, "warning")
+        if news.waiting != self._panes_waiting:
+            if news.waiting and not self._panes_waiting:
+                self.notify(
+                    f"{len(news.waiting)} teammates have no pane until selected (enter): at most {news.limit} "
+                    "panes at once (--max-panes, or max_panes in the config file).",
+                    markup=False,
+                )
+            self._panes_waiting = news.waiting
+            self._refresh_team()
+
     @on(TeamPanel.TeammateHighlighted)
     def _teammate_highlighted(self, message: TeamPanel.TeammateHighlighted) -> None:
         if message.name != self.selected:
@@ -601,12 +622,14 @@ class DashboardScreen(Screen[None]):
             return
         self.selected = name
         self._show_main_log()
+        opening = name in self._panes_waiting
         try:
             has_pane = self.panes.select(name)
         except Exception as exc:  # noqa: BLE001
             self._toast("Pane: ", str(exc), "warning")
             has_pane = False
-        self._toast("Focused ", name, "information", suffix=" (pane selected)" if has_pane else "")
+        suffix = (" (opening its pane)" if opening else " (pane selected)") if has_pane else ""
+        self._toast("Focused ", name, "information", suffix=suffix)
 
     def action_filter_tasks(self) -> None:
         self._typing_elsewhere()
