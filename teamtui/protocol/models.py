@@ -139,15 +139,34 @@ class ShutdownRequest(Payload):
     deadline_seconds: float = 30.0
 
 
+def _as_items(v: Any) -> Any:
+    # The patterns leave pending_work's items open: a string stays, anything else is kept as its JSON.
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, list):
+        import json
+
+        return [x if isinstance(x, str) else json.dumps(x, ensure_ascii=False, sort_keys=True) for x in v]
+    return v
+
+
 class ShutdownResponse(Payload):
-    """Native two-phase reply (Teammate API patterns)."""
+    """Native two-phase reply. The Teammate API patterns' own schema has neither `request_id` nor
+    `approve` (`{type, status, pending_work, artifacts_committed}`); teamtui writes both."""
 
     type: Literal["shutdown_response"] = "shutdown_response"
     request_id: Text = Field("", alias="requestId")
-    approve: bool = False
+    approve: bool | None = None
     status: Literal["clean", "in_progress", "error"] | str = "clean"
-    pending_work: list[str] = Field(default_factory=list)
-    artifacts_committed: bool = False
+    pending_work: Annotated[list[str], BeforeValidator(_as_items)] = Field(default_factory=list, alias="pendingWork")
+    artifacts_committed: bool | None = Field(None, alias="artifactsCommitted")
+
+    @property
+    def approves(self) -> bool:
+        """An explicit `approve` wins; without one, answering at all is agreeing (the patterns' schema)."""
+        return True if self.approve is None else self.approve
 
 
 class ShutdownApproved(Payload):
