@@ -38,6 +38,7 @@ from teamtui.protocol.models import (
 from teamtui.protocol.names import check_name
 from teamtui.protocol.store import FileRef, InboxRead, TeamStore, validation_reason
 from teamtui.protocol.tail import TailReader
+from teamtui.protocol.touching import load_touches
 
 # The eight keys learn-claude-code builds a task from; anything else goes to the sidecar.
 CORE_TASK_KEYS = ("id", "subject", "description", "status", "active_form", "owner", "blocks", "blocked_by")
@@ -506,11 +507,13 @@ class NativeTeam(TeamStore):
                 wire_key = CAMEL[key]
             raw[wire_key] = value
         path = ensure_inside(self.task_path(task.id), self.root)
+        current = self.read_sidecar(task.id) if side_changes else None
+        if isinstance(current, ReadError):
+            raise ParseError(current)  # a sidecar we cannot read is never rewritten
         write_json_atomic(path, raw)
         if side_changes:
             side_path = ensure_inside(self.sidecar_path(task.id), self.root)
             ensure_dir(self.sidecar_dir, self.root)
-            current = self.read_sidecar(task.id)
             side = dict(current) if isinstance(current, dict) else {}
             side.update(side_changes)
             write_json_atomic(side_path, side)
@@ -580,7 +583,7 @@ class NativeTeam(TeamStore):
         check_name(owner, "owner")
         with self._tasks_lock():
             tasks, _errors = self.list_tasks(include_internal=True)
-            board = Board(tasks)
+            board = Board(tasks, load_touches(self)[0])
             if task_id is None:
                 task = board.next_ready()
                 if task is None:
@@ -625,12 +628,20 @@ class NativeTeam(TeamStore):
         return released
 
     def update_task(self, task_id: str, **fields: Any) -> Task:
-        core = {k: v for k, v in fields.items() if k in CORE_TASK_KEYS and k != "id"}
-        side = {k: v for k, v in fields.items() if k not in CORE_TASK_KEYS}
-        if "status" in core:
-            core["status"] = TaskStatus(core["status"]).value
+        return self.change_task(task_id, lambda _task: fields)
+
+    def change_task(self, task_id: str, change: Callable[[Task], dict[str, Any] | None]) -> Task:
+        """Read-modify-write one task under the board's lock: `change` sees the task as it is now and
+        returns the fields to set (the eight core keys into the task file, the rest beside it) or None."""
         with self._tasks_lock():
             task = self._load_for_write(self._task_id(task_id))
+            fields = change(task)
+            if not fields:
+                return task
+            core = {k: v for k, v in fields.items() if k in CORE_TASK_KEYS and k != "id"}
+            side = {k: v for k, v in fields.items() if k not in CORE_TASK_KEYS}
+            if "status" in core:
+                core["status"] = TaskStatus(core["status"]).value
             return self._write_task(task, core, side)
 
 
