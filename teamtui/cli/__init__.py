@@ -14,6 +14,7 @@ from teamtui.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context, add_gl
 # Modules that add subcommands: each defines register(subparsers, parents).
 _COMMAND_MODULES = (
     "teamtui.cli.protocol_cmds",
+    "teamtui.cli.teammate_cmds",
     "teamtui.cli.app_cmds",
     "teamtui.cli.run_cmds",
     "teamtui.cli.tmux_cmds",
