@@ -98,9 +98,9 @@ def retry(store: TeamStore, task_id: str) -> Task:
 
 def completion_refusal(task: Task, by: str) -> str:
     """Why `by` may not complete `task` ('' when they may): it was taken back from them, or is someone else's."""
-    if task.status == TaskStatus.COMPLETED:
-        return ""
     if task.owner and task.owner != by:
+        if task.status == TaskStatus.COMPLETED:
+            return f"task #{task.id} was completed by {task.owner}"
         return f"task #{task.id} is held by {task.owner}, not {by}"
     if not task.owner and by in released_from(task):
         return f"task #{task.id} was taken back from {by} and is on the board again"
@@ -113,11 +113,11 @@ def complete_as(store: TeamStore, task_id: str, by: str | None, result: str | No
         return store.complete_task(task_id, result)
 
     def change(task: Task) -> dict[str, Any] | None:
-        if task.status == TaskStatus.COMPLETED:
-            return None  # already done: its completion time and result stay as they were
         why = completion_refusal(task, by)
         if why:
             raise ConflictError(f"not completed: {why}")
+        if task.status == TaskStatus.COMPLETED:
+            return None  # already done: its completion time and result stay as they were
         fields: dict[str, Any] = {"status": TaskStatus.COMPLETED.value, "completed_at": time.time()}
         if result is not None:
             fields["result"] = result

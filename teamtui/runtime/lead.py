@@ -22,10 +22,15 @@ from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.errors import NotFoundError, ProtocolError
 from teamtui.protocol.models import Message, Task, TaskStatus
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.leadpid import mark_lead, unmark_lead
+from teamtui.protocol.taskmeta import held_reason
+from teamtui.protocol.touching import load_touches, note_broadcasts
 from teamtui.protocol.watch import watch_dirs
+from teamtui.runtime.asks import Asks, parse_ask
 from teamtui.runtime.hooks import Hooks
+from teamtui.runtime.recovery import take_back
 from teamtui.runtime.shutdown import Outcome as ShutdownOutcome
-from teamtui.runtime.shutdown import ShutdownRun
+from teamtui.runtime.shutdown import ShutdownRun, agrees
 from teamtui.runtime.spawn import ProcessSpawner, Spawner, TeammateProcess
 from teamtui.runtime.teamfile import TeamFile, TeammateSpec
 
@@ -62,6 +67,7 @@ class Slot:
         self.health = "pending"  # pending, start, working, idle, stopped, disappeared
         self.waiting = False  # sent idle_notification and holds no task (assign = "lead")
         self.retired = False  # approved a shutdown request the lead did not send (e.g. the dashboard's): never respawned
+        self.restarting = False  # stopped by the lead after disappearing (on_disappeared = "restart"): start again at exit
         self.exit_codes: list[int | None] = []
         self.timer: asyncio.TimerHandle | None = None
         self._fd: int | None = None
@@ -110,6 +116,9 @@ class Lead:
         self._result: RunResult | None = None
         self.hooks = Hooks(spec.hook_commands, cwd=spec.base_dir, timeout=self.settings.hook_timeout, log=self._hook_log)
         self.started = threading.Event()  # set once the team exists on disk (a dashboard can open it)
+        self.asks = Asks(self.store, LEAD)  # shutdowns asked of this lead through its inbox (`teamtui shutdown`)
+        self._asks_timer: asyncio.TimerHandle | None = None
+        self._held: set[str] = set()
 
     # ------------------------------------------------------------------ public
     def request_shutdown(
@@ -162,11 +171,15 @@ class Lead:
     def _create(self) -> str:
         """Team and tasks on disk; returns why the board can never finish ('' when it can)."""
         self.store.create(description=self.spec.team.description)
+        # The CLI's `task fail` counts against the team file's limit; `teamtui shutdown` asks this lead.
+        self.store.update_config(lambda data: data.update(max_failures=self.settings.max_failures))
+        mark_lead(self.store)
         for t in self.spec.tasks:
             self.store.create_task(t.subject, description=t.description, blocked_by=[str(b) for b in t.blocked_by], files=t.files)
         self._say("info", f"team {self.store.name!r} created at {self.root} with {len(self.spec.tasks)} tasks")
         tasks, _ = self.store.list_tasks(include_internal=True)
         self._prev = {t.id: (t.status.value, t.owner) for t in tasks}
+        self._held = {t.id for t in tasks if held_reason(t)}
         return _why_stuck(Board(tasks), structural_only=True)
 
     async def _watch(self) -> None:
@@ -192,8 +205,9 @@ class Lead:
         if force or self.store.inbox_path(LEAD) in relevant:
             self._read_lead_inbox()
         tasks, errors = self.store.list_tasks(include_internal=True)
-        board = Board(tasks)
+        board = Board(tasks, load_touches(self.store)[0])
         self._diff_board(board)
+        self._settle_asks(tasks)
         for reason, code, escalate, deadline in requests:
             self._start_shutdown(reason, code, escalate, deadline=deadline)
         if self._shutdown is None:
@@ -227,7 +241,7 @@ class Lead:
         if self.settings.assign == "lead":
             self._assign(board, alive, busy)
             tasks, _ = self.store.list_tasks(include_internal=True)
-            board = Board(tasks)
+            board = Board(tasks, board.touches)
             busy = {t.owner for t in board.tasks.values() if t.status == TaskStatus.IN_PROGRESS}
         # The Teammate API patterns' dynamic dev count: start one more while ready work outnumbers free hands.
         ready = len(board.ready())
@@ -357,9 +371,19 @@ class Lead:
         slot.waiting = False
         if slot.timer:
             slot.timer.cancel()
-        released = self.store.release_owner(slot.name)
-        self.store.update_member(slot.name, status="shutdown", pid=None, health="stopped")
         run = self._shutdown
+        # Lost while holding work outside a shutdown it was asked for: each in-progress task counts a failure.
+        asked = slot.retired or (run is not None and slot.name in run.teammates)
+        taken = take_back(self.store, slot.name, f"{slot.name} {_how(code)}", max_failures=self.settings.max_failures, count=not asked)
+        released = taken.task_ids
+        for level, text, notify in taken.lines(slot.name, _how(code)) if not asked else ():
+            self._say(level, text, notify)
+        self.store.update_member(slot.name, status="shutdown", pid=None, health="stopped")
+        if slot.restarting and run is None:
+            slot.restarting = False
+            self._say("warning", f"restarting {slot.name}: it disappeared ({_how(code)})", notify=True)
+            self._spawn(slot)
+            return
         if run is not None and slot.name in run.teammates and not run.teammates[slot.name].outcome.final:
             # A teammate replies, then exits: under load its exit can be seen first. Read the reply
             # before concluding it left without one (the demo's ada once ended "clean", not "in progress").
@@ -395,6 +419,28 @@ class Lead:
             return
         self._set_health(slot, "disappeared")
         self._say("warning", f"{slot.name} disappeared: no activity for {self.settings.health_timeout:g}s while holding a task", notify=True)
+        self._on_disappeared(slot)
+
+    def _on_disappeared(self, slot: Slot) -> None:
+        """The patterns' recovery: free its files and put its task back (release), and start it afresh (restart)."""
+        policy = self.settings.on_disappeared
+        if policy == "flag" or self._shutdown is not None:
+            return
+        why = f"disappeared: no activity for {self.settings.health_timeout:g}s"
+        taken = take_back(self.store, slot.name, why, max_failures=self.settings.max_failures)
+        for level, text, _notify in taken.lines(slot.name, why):
+            self._say(level, text)
+        if taken.task_ids:
+            self._say("warning", f"{slot.name}'s task #{', #'.join(taken.task_ids)} returned to the board ({policy})", notify=True)
+        if policy == "restart" and slot.proc is not None:
+            slot.restarting = True
+            self._say("warning", f"stopping {slot.name} to restart it")
+            proc = slot.proc
+            proc.terminate()
+            assert self._loop is not None
+            self._loop.call_later(self.settings.shutdown_grace, lambda: proc.kill() if slot.proc is proc else None)
+        self._force = True
+        self._wake.set()
 
     def _set_health(self, slot: Slot, health: str) -> None:
         if slot.health == health:
@@ -439,10 +485,20 @@ class Lead:
                 self._on_idle(msg)
             elif msg.type in ("shutdown_response", "shutdown_approved", "shutdown_rejected"):
                 replies.append(msg)
+            elif msg.type == "shutdown_request":
+                self._on_shutdown_ask(msg)
             else:
+                if msg.type == "broadcast":
+                    for touch in note_broadcasts(self.store, [msg]):
+                        self._say("info", f"{touch.by} touches {touch.path}" + (f" (for #{touch.task})" if touch.task else ""))
                 # Broadcasts (TOUCHING_FILE ...) are chatter: kept in the lead's log, not printed.
                 level = "debug" if msg.type == "broadcast" else "info"
                 self._say(level, f"{msg.sender} → lead: {msg.content}")
+        for t in self.asks.observe(replies):
+            self._say("info", f"{t.name} answered the shutdown request: {t.outcome.value}")
+            slot = self._by_name.get(t.name)
+            if slot is not None and t.outcome is not ShutdownOutcome.REJECTED:
+                slot.retired = True
         if replies and self._shutdown is None:
             self._external_replies(replies)
         if replies and self._shutdown is not None:
@@ -458,8 +514,7 @@ class Lead:
         """Someone else (the dashboard's S or x) asked a teammate to stop and it agreed: let it go for good."""
         for msg in replies:
             slot = self._by_name.get(msg.sender)
-            approve = getattr(msg.payload, "approve", msg.type == "shutdown_approved")
-            if slot is not None and approve and msg.type != "shutdown_rejected" and not slot.retired:
+            if slot is not None and agrees(msg) and not slot.retired:
                 slot.retired = True
                 self._say("info", f"{slot.name} agreed to a shutdown request from outside the lead: it will not be restarted")
 
@@ -496,7 +551,58 @@ class Lead:
                     task_result=task.result or "",
                 )
                 self._active(owner)
+        held = {t.id for t in board.tasks.values() if held_reason(t) and t.status != TaskStatus.COMPLETED}
+        for tid in sorted(held - self._held):
+            task = board.tasks[tid]
+            self._say("error", f"#{tid} {task.subject} is blocked: {held_reason(task)}", notify=True)
+        self._held = held
         self._prev = now
+
+    # ------------------------------------------------------------------ shutdowns asked through the inbox
+    def _on_shutdown_ask(self, msg: Message) -> None:
+        """`teamtui shutdown` while this lead runs: the whole team through the ladder, some teammates on their own."""
+        ask = parse_ask(msg)
+        if ask is None:
+            self._say("warning", f"{msg.sender} sent the lead a shutdown request without a usable request id: ignored")
+            return
+        alive = [s.name for s in self.slots if s.alive]
+        named = [n for n in ask.teammates if n in self._by_name]
+        if not ask.teammates or set(alive) <= set(named):
+            self.asks.team_asks.append(ask)
+            self._say("info", f"{ask.sender} asked for the team to shut down ({ask.reason})")
+            self._start_shutdown(f"shutdown requested by {ask.sender}", EXIT_DONE, wire_reason=ask.reason, deadline=ask.deadline)
+            return
+        targets = [n for n in named if self._by_name[n].alive]
+        for n in named:
+            self._by_name[n].retired = True  # asked to stop: never respawned, whatever it answers
+        self._say("info", f"{ask.sender} asked {', '.join(named)} to shut down ({ask.reason})")
+        self.asks.start_run(ask, targets)
+        self._arm_asks()
+
+    def _arm_asks(self) -> None:
+        due = self.asks.next_deadline()
+        if self._asks_timer is not None:
+            self._asks_timer.cancel()
+            self._asks_timer = None
+        if due is not None:
+            assert self._loop is not None
+            self._asks_timer = self._loop.call_later(max(0.0, due - time.time()), self._asks_due)
+
+    def _asks_due(self) -> None:
+        self._asks_timer = None
+        for t in self.asks.expire():
+            slot = self._by_name.get(t.name)
+            if slot is not None and slot.proc is not None:
+                self._say("warning", f"{t.name} did not answer its shutdown request: SIGTERM")
+                slot.proc.terminate()
+        self._force = True
+        self._wake.set()
+
+    def _settle_asks(self, tasks: list[Task]) -> None:
+        for run in self.asks.settle(tasks):
+            outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in run.teammates.values())
+            self._say("info", f"shutdown summary: {outcomes}")
+        self._arm_asks()
 
     # ------------------------------------------------------------------ shutdown ladder
     def _request(self, reason: str, code: int, escalate: bool, deadline: float | None = None) -> None:
@@ -587,6 +693,8 @@ class Lead:
         await self.hooks.drain()
         assert self._result is not None
         self._result.shutdown = summary
+        self.asks.finish_team(summary)
+        unmark_lead(self.store)
         self._say("info" if self._result.code == 0 else "error", f"team stopped: {self._result.reason} [{done}/{total} tasks completed]")
 
     # ------------------------------------------------------------------ output
