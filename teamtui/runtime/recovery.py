@@ -29,10 +29,9 @@ class TakenBack:
         """(level, text, notify) lines for the lead's log and the dashboard."""
         out = []
         for f in self.failures:
-            if f.held:
-                out.append(("error", f"#{f.task.id} {f.task.subject} failed {f.count} times (last: {why}): blocked until `teamtui task retry {f.task.id}`", True))
-            else:
-                out.append(("warning", f"#{f.task.id} {f.task.subject} taken back from {name} ({why}): failure {f.count}, back on the board", False))
+            # A task this failure holds is announced by whoever watches the board (the lead's diff).
+            where = "held as blocked" if f.held else "back on the board"
+            out.append(("warning", f"#{f.task.id} {f.task.subject} taken back from {name} ({why}): failure {f.count}, {where}", False))
         if self.released:
             out.append(("info", f"#{', #'.join(self.released)} released from {name}: back on the board", False))
         out += [("warning", p, False) for p in self.problems]
