@@ -165,8 +165,8 @@ def run_headless(spec: TeamFile, root: Path, *, spawner=None) -> int:
 
     async def main() -> RunResult:
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, lead.request_shutdown, "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
-        loop.add_signal_handler(signal.SIGTERM, lead.request_shutdown, "terminated (SIGTERM)", 128 + signal.SIGTERM)
+        loop.add_signal_handler(signal.SIGINT, lead.stop, "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
+        loop.add_signal_handler(signal.SIGTERM, lead.stop, "terminated (SIGTERM)", 128 + signal.SIGTERM)
         loop.add_signal_handler(signal.SIGHUP, _hangup, lead)
         return await lead.run()
 
@@ -175,7 +175,7 @@ def run_headless(spec: TeamFile, root: Path, *, spawner=None) -> int:
 
 def _hangup(lead: Lead) -> None:
     detach_terminal()
-    lead.request_shutdown("terminal closed (SIGHUP)", 128 + signal.SIGHUP)
+    lead.stop("terminal closed (SIGHUP)", 128 + signal.SIGHUP)
 
 
 def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs: object) -> int:
@@ -225,7 +225,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
     def on_sigterm(signum: int, frame: object) -> None:
         if signum == signal.SIGHUP:
             detach_terminal()
-        lead.request_shutdown(f"terminated (signal {signum})", 128 + signum)
+        lead.stop(f"terminated (signal {signum})", 128 + signum)
         app.exit()
 
     old_term = signal.signal(signal.SIGTERM, on_sigterm)
@@ -235,14 +235,14 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
     finally:
         app_box.clear()
         # Leaving the dashboard (q, S, or a signal) shuts the team down gracefully.
-        lead.request_shutdown("dashboard closed", 0, escalate=False)
+        lead.stop("dashboard closed", 0, escalate=False)
         for ev in pending:
             _print_event(ev)
         while thread.is_alive():
             try:
                 thread.join()
             except KeyboardInterrupt:
-                lead.request_shutdown("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
+                lead.stop("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
     return _finish(outcome)
@@ -250,32 +250,34 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
 
 def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: object):
     """The dashboard on a running lead's team: S hands the team shutdown to the lead (its requests and
-    ladder), and what the lead drains from its own inbox is handed to the screen, not lost."""
+    ladder; progress comes back as snapshots, nothing waits), and what the lead drains from its own
+    inbox is handed to the screen, not lost."""
     from teamtui.tui.app import TeamTUI
-
-    def shutdown_from_dashboard(reason: str, deadline: float):
-        lead.request_shutdown(reason or "shutdown from the dashboard", 0, escalate=False, deadline=deadline)
-        lead.shutdown_started.wait(timeout=5)
-        return lead.shutdown_run
 
     app = TeamTUI(
         root,
         spec.team.name,
         "native",
         health_timeout=spec.team.health_timeout,
-        on_shutdown=shutdown_from_dashboard,
+        on_shutdown=lead.request_shutdown,
         **app_kwargs,  # type: ignore[arg-type]
     )
 
-    def on_lead_messages(messages: list) -> None:
-        if getattr(app, "is_running", False):
-            try:
-                app.call_from_thread(app.ingest_lead_messages, messages)
-            except Exception:  # noqa: BLE001 - the app is closing: nothing left to show them on
-                pass
-
-    lead.on_lead_messages = on_lead_messages
+    # Called on the lead's thread: the app's ingest is thread-safe (it posts to the screen).
+    lead.on_lead_messages = app.ingest_lead_messages
+    if hasattr(app, "_hand_shutdown_to_lead"):  # the dashboard before its shutdown controller
+        lead.on_lead_messages = _on_the_ui_thread(app, app.ingest_lead_messages)
     return app
+
+
+def _on_the_ui_thread(app, ingest):
+    """Interim, for the dashboard whose ingest is not yet thread-safe: hop to its thread first."""
+
+    def hop(messages: list) -> None:
+        if getattr(app, "is_running", False):
+            app.call_from_thread(ingest, messages)
+
+    return hop
 
 
 def _finish(outcome: list[RunResult | BaseException]) -> int:

@@ -1,7 +1,9 @@
-"""The lead: creates the team and its tasks, spawns teammates, assigns work, recovers crashes,
-tracks health, and shuts the team down along Autohand's ladder (request, SIGTERM, SIGKILL).
+"""The lead proper: creates the team and its tasks, assigns work, handles its inbox, tracks
+health, fires hooks, and decides when the team is done. Supervision (starting and ending
+processes) is in supervisor.py, the shutdown ladder in ladder.py, how the lead speaks to a
+teammate in channel.py.
 
-Event-driven: file changes come from `watch_dirs`, process exits from a pidfd per teammate,
+Event-driven: file changes come from `watch_dirs`, process exits from the supervisor,
 deadlines from loop timers. Each wake-up runs one `_step()` that settles the whole state.
 """
 
@@ -9,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -20,19 +20,24 @@ from pathlib import Path
 
 from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.errors import NotFoundError, ProtocolError
-from teamtui.protocol.models import Message, Task, TaskStatus
-from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.models import Message, TaskStatus
 from teamtui.protocol.leadpid import mark_lead, unmark_lead
+from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.taskmeta import held_reason
 from teamtui.protocol.touching import load_touches, note_broadcasts
 from teamtui.protocol.watch import watch_dirs
 from teamtui.runtime.asks import Asks, parse_ask
+from teamtui.runtime.channel import InboxChannel
 from teamtui.runtime.hooks import Hooks
+from teamtui.runtime.ladder import Ladder, Progress, Rung
 from teamtui.runtime.recovery import take_back
 from teamtui.runtime.shutdown import Outcome as ShutdownOutcome
 from teamtui.runtime.shutdown import ShutdownRun, agrees
-from teamtui.runtime.spawn import ProcessSpawner, Spawner, TeammateProcess
-from teamtui.runtime.teamfile import TeamFile, TeammateSpec
+from teamtui.runtime.slot import Slot
+from teamtui.runtime.spawn import Spawner
+from teamtui.runtime.supervisor import Supervisor
+from teamtui.runtime.teamfile import TeamFile
+from teamtui.runtime.health_check import HealthCheck
 
 LEAD = "lead"
 EXIT_DONE = 0
@@ -57,28 +62,15 @@ class RunResult:
     shutdown: dict | None = None
 
 
-class Slot:
-    """One teammate of the team file: its process (when running), health and restart count."""
+@dataclass(slots=True)
+class _StopRequest:
+    """A shutdown asked for from outside the lead's loop (a signal, the dashboard), handled by the next step."""
 
-    def __init__(self, spec: TeammateSpec):
-        self.spec = spec
-        self.proc: TeammateProcess | None = None
-        self.runs = 0
-        self.health = "pending"  # pending, start, working, idle, stopped, disappeared
-        self.waiting = False  # sent idle_notification and holds no task (assign = "lead")
-        self.retired = False  # approved a shutdown request the lead did not send (e.g. the dashboard's): never respawned
-        self.restarting = False  # stopped by the lead after disappearing (on_disappeared = "restart"): start again at exit
-        self.exit_codes: list[int | None] = []
-        self.timer: asyncio.TimerHandle | None = None
-        self._fd: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None
+    reason: str
+    code: int
+    escalate: bool
+    deadline: float | None = None
+    on_progress: Progress | None = None
 
 
 class Lead:
@@ -95,50 +87,67 @@ class Lead:
         self.settings = spec.team
         self.root = Path(root)
         self.store = NativeTeam(self.root, spec.team.name)
-        self.spawner: Spawner = spawner or ProcessSpawner()
         self.on_event = on_event
         # The lead drains its own inbox, so a dashboard watching the file could miss what was in it.
         self.on_lead_messages = on_lead_messages
-        self.shutdown_started = threading.Event()  # set once the graceful shutdown has begun
-        self.slots = [Slot(t) for t in spec.teammates]
+        self.slots = [Slot(t, InboxChannel(self.store, t.name)) for t in spec.teammates]
         self._by_name = {s.name: s for s in self.slots}
+        self.health_check = HealthCheck(self.settings.health_timeout, self._say, self._on_disappeared)
+        self.supervisor = Supervisor(spec, self.store, self.root, spawner, on_exit=self._exit_seen)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
         self._stop_watch = asyncio.Event()
         self._changed: set[Path] = set()
         self._force = True  # the first step, timers and rescans look at everything
         self._exited: list[Slot] = []
-        self._requests: list[tuple[str, int, bool, float | None]] = []
+        self._requests: list[_StopRequest] = []
         self._prev: dict[str, tuple[str, str]] = {}
-        self._shutdown: ShutdownRun | None = None
-        self._ladder = 0  # 0 none, 1 requested, 2 SIGTERM sent, 3 SIGKILL sent
-        self._timer: asyncio.TimerHandle | None = None
+        self._ladder: Ladder | None = None
         self._result: RunResult | None = None
         self.hooks = Hooks(spec.hook_commands, cwd=spec.base_dir, timeout=self.settings.hook_timeout, log=self._hook_log)
         self.started = threading.Event()  # set once the team exists on disk (a dashboard can open it)
+        self.shutdown_started = threading.Event()  # set once the graceful shutdown has begun
         self.asks = Asks(self.store, LEAD)  # shutdowns asked of this lead through its inbox (`teamtui shutdown`)
         self._asks_timer: asyncio.TimerHandle | None = None
-        self._held: set[str] = set()
+        self._held: set[str] = set()  # tasks held after max_failures, announced once each
 
-    # ------------------------------------------------------------------ public
-    def request_shutdown(
-        self,
-        reason: str = "shutdown requested",
-        code: int = EXIT_INTERRUPTED,
-        *,
-        escalate: bool = True,
-        deadline: float | None = None,
-    ) -> None:
-        """Thread-safe: start the graceful shutdown; when one is under way, `escalate` climbs the ladder a rung.
+    # ------------------------------------------------------------------ public, thread-safe
+    def stop(self, reason: str = "shutdown requested", code: int = EXIT_INTERRUPTED, *, escalate: bool = True) -> None:
+        """Start the graceful shutdown; when one is under way, `escalate` climbs the ladder a rung (a second Ctrl-C)."""
+        self._call_soon(self._request, _StopRequest(reason, code, escalate))
 
-        `deadline` overrides the team file's shutdown deadline (the dashboard's confirm modal sets it)."""
+    def request_shutdown(self, reason: str, deadline: float, on_progress: Progress | None = None) -> ShutdownRun | None:
+        """The dashboard's S: start the team shutdown with `deadline` seconds for replies, and return at once.
+
+        `on_progress` gets a snapshot of the run (a copy the lead no longer mutates) from the lead's
+        thread when it starts and after every change; None when the lead starts none (already
+        stopping, or ended). It is never called on the caller's thread.
+        Without `on_progress` (the dashboard before its shutdown controller): waits up to 5 s for the
+        run to start and returns the lead's live run."""
+        request = _StopRequest(reason or "shutdown from the dashboard", EXIT_DONE, False, deadline, on_progress)
+        if on_progress is None:
+            self._call_soon(self._request, request)
+            self.shutdown_started.wait(timeout=5)
+            return self.shutdown_run
+        if not self._call_soon(self._request, request):
+            # The lead has ended: say so from a thread of our own, as a live lead would.
+            threading.Thread(target=on_progress, args=(None,), name="teamtui-lead-ended", daemon=True).start()
+        return None
+
+    @property
+    def shutdown_run(self) -> ShutdownRun | None:
+        """The lead's live run (mutated on the lead's thread); `request_shutdown` hands out snapshots."""
+        return self._ladder.run if self._ladder is not None else None
+
+    def _call_soon(self, fn: Callable, *args: object) -> bool:
         loop = self._loop
         if loop is None or loop.is_closed():
-            return
+            return False
         try:
-            loop.call_soon_threadsafe(self._request, reason, code, escalate, deadline)
+            loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:
-            pass  # the loop closed meanwhile: the team is already down
+            return False  # the loop closed meanwhile: the team is already down
+        return True
 
     async def run(self) -> RunResult:
         self._loop = asyncio.get_running_loop()
@@ -158,9 +167,8 @@ class Lead:
                 self._wake.clear()
                 self._step()
         finally:
-            for s in self.slots:
-                if s.alive:  # only on an unexpected error: never leave a teammate behind
-                    s.proc.kill()  # type: ignore[union-attr]
+            # Only on an unexpected error: never leave a teammate behind.
+            self.supervisor.kill(self.slots)
             self._stop_watch.set()
             await asyncio.gather(watcher, return_exceptions=True)
         await self._finish()
@@ -189,6 +197,10 @@ class Lead:
                 self._force = True
             self._wake.set()
 
+    def _look_again(self) -> None:
+        self._force = True
+        self._wake.set()
+
     # ------------------------------------------------------------------ the step
     def _step(self) -> None:
         changed, self._changed = self._changed, set()
@@ -207,12 +219,14 @@ class Lead:
         tasks, errors = self.store.list_tasks(include_internal=True)
         board = Board(tasks, load_touches(self.store)[0])
         self._diff_board(board)
+        self.health_check.holdings(self.slots, board)
         self._settle_asks(tasks)
-        for reason, code, escalate, deadline in requests:
-            self._start_shutdown(reason, code, escalate, deadline=deadline)
-        if self._shutdown is None:
+        for request in requests:
+            self._start_shutdown(request.reason, request.code, request.escalate, deadline=request.deadline, on_progress=request.on_progress)
+        if self._ladder is None:
             self._direct(board)
-        self._advance_shutdown()
+        else:
+            self._ladder.settle()
 
     def _direct(self, board: Board) -> None:
         """Not shutting down: finish, give up, assign and scale."""
@@ -239,7 +253,7 @@ class Lead:
             return
         busy = {t.owner for t in board.tasks.values() if t.status == TaskStatus.IN_PROGRESS}
         if self.settings.assign == "lead":
-            self._assign(board, alive, busy)
+            self._assign(alive, busy)
             tasks, _ = self.store.list_tasks(include_internal=True)
             board = Board(tasks, board.touches)
             busy = {t.owner for t in board.tasks.values() if t.status == TaskStatus.IN_PROGRESS}
@@ -254,7 +268,7 @@ class Lead:
                 running += 1
                 free += 1
 
-    def _assign(self, board: Board, alive: list[Slot], busy: set[str]) -> None:
+    def _assign(self, alive: list[Slot], busy: set[str]) -> None:
         for slot in alive:
             if not slot.waiting or slot.name in busy:
                 continue
@@ -266,38 +280,28 @@ class Lead:
             if task is None:
                 return  # nothing ready: the others wait too
             slot.waiting = False
-            self.store.send(
-                slot.name,
-                f"Please work on #{task.id}: {task.subject}",
-                LEAD,
-                type="task_assignment",
-                extra={"task_id": task.id, "subject": task.subject, "description": task.description, "assigned_by": LEAD},
-            )
+            slot.channel.assign(task, sender=LEAD)
             busy.add(slot.name)
 
     # ------------------------------------------------------------------ teammates
     def _spawn(self, slot: Slot) -> bool:
         restart = slot.runs > 0
-        env = self._env(slot.spec)
-        log_path = self.store.logs_dir / f"{slot.name}.log"
         try:
-            proc = self.spawner.spawn(slot.name, slot.spec.command, cwd=self.spec.teammate_cwd(slot.spec), env=env, log_path=log_path)
+            proc = self.supervisor.start(slot)
         except OSError as exc:
             slot.runs = self.settings.restarts + 1  # cannot start: never try again
             self._say("error", f"cannot start {slot.name}: {exc}", notify=True)
             return False
-        slot.proc = proc
-        slot.runs += 1
         slot.health = "start"
         slot.waiting = False
-        fields = dict(pid=proc.pid, status="idle", health="start")
+        slot.holds_task = False
+        fields = dict(pid=proc.pid, status="idle")
         try:
             self.store.update_member(slot.name, **fields)
         except NotFoundError:
             s = slot.spec
             self.store.add_member(slot.name, agent_type=s.agent_type, color=s.color, model=s.model, command=s.command, **fields)
-        self._watch_exit(slot)
-        self._arm_health(slot)
+        self._active(slot.name)
         what = f"restarted {slot.name} ({slot.runs - 1}/{self.settings.restarts})" if restart else f"started {slot.name}"
         self._say("info", f"{what} (pid {proc.pid})")
         self.hooks.fire(
@@ -309,76 +313,25 @@ class Lead:
         )
         return True
 
-    def _env(self, spec: TeammateSpec) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update(spec.env)
-        bindir = os.path.dirname(sys.executable)
-        # So a shell teammate finds the same `teamtui` (and python) as the lead.
-        if shutil.which("teamtui", path=bindir):
-            env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-        # Teammates written in Python import the same teamtui as the lead, installed or not.
-        pkg_parent = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH", "")) if p)
-        env.update(
-            TEAMTUI_ROOT=str(self.root.resolve()),
-            TEAMTUI_TEAM=self.store.name,
-            TEAMTUI_NAME=spec.name,
-            TEAMTUI_AGENT_ID=f"{spec.name}@{self.store.name}",
-            TEAMTUI_ASSIGN=self.settings.assign,
-            TEAMTUI_POLL=f"{self.settings.poll_interval:g}",
-            TEAMTUI_PYTHON=sys.executable,
-            PYTHONUNBUFFERED="1",
-        )
-        return env
-
-    def _watch_exit(self, slot: Slot) -> None:
-        """A pidfd turns readable when the process ends: no polling, no thread."""
-        proc = slot.proc
-        assert proc is not None and self._loop is not None
-        loop = self._loop
-        try:
-            fd = os.pidfd_open(proc.pid) if proc.pid else None
-        except (OSError, AttributeError):
-            fd = None
-        if fd is None:
-            # No pidfd (old kernel, or a process that is not ours): a waiting thread instead.
-            waiter = getattr(proc, "wait", None) or getattr(getattr(proc, "popen", None), "wait", None)
-            if waiter is None:
-                raise RuntimeError(f"cannot watch {slot.name}'s process for its exit")
-            threading.Thread(target=lambda: (waiter(), loop.call_soon_threadsafe(self._exit_seen, slot, proc)), daemon=True).start()
-            return
-        slot._fd = fd
-        loop.add_reader(fd, self._exit_seen, slot, proc)
-
-    def _exit_seen(self, slot: Slot, proc: TeammateProcess) -> None:
-        if slot._fd is not None and self._loop is not None:
-            self._loop.remove_reader(slot._fd)
-            os.close(slot._fd)
-            slot._fd = None
-        if slot.proc is proc:
-            self._exited.append(slot)
-            self._wake.set()
+    def _exit_seen(self, slot: Slot) -> None:
+        self._exited.append(slot)
+        self._wake.set()
 
     def _on_exit(self, slot: Slot) -> None:
-        proc = slot.proc
-        assert proc is not None
-        # Kill what the teammate left in its group before reaping it, so its pid (the group id) cannot be reused yet.
-        proc.kill()
-        code = proc.poll()
-        slot.proc = None
-        slot.exit_codes.append(code)
+        code = self.supervisor.reap(slot)
         slot.health = "stopped"
         slot.waiting = False
-        if slot.timer:
-            slot.timer.cancel()
-        run = self._shutdown
+        slot.holds_task = False
+        self.health_check.check(slot)
+        ladder = self._ladder
+        run = ladder.run if ladder is not None else None
         # Lost while holding work outside a shutdown it was asked for: each in-progress task counts a failure.
         asked = slot.retired or (run is not None and slot.name in run.teammates)
         taken = take_back(self.store, slot.name, f"{slot.name} {_how(code)}", max_failures=self.settings.max_failures, count=not asked)
         released = taken.task_ids
         for level, text, notify in taken.lines(slot.name, _how(code)) if not asked else ():
             self._say(level, text, notify)
-        self.store.update_member(slot.name, status="shutdown", pid=None, health="stopped")
+        self.store.update_member(slot.name, status="shutdown", pid=None)
         if slot.restarting and run is None:
             slot.restarting = False
             self._say("warning", f"restarting {slot.name}: it disappeared ({_how(code)})", notify=True)
@@ -388,11 +341,8 @@ class Lead:
             # A teammate replies, then exits: under load its exit can be seen first. Read the reply
             # before concluding it left without one (the demo's ada once ended "clean", not "in progress").
             self._read_lead_inbox()
-        if run is not None and slot.name in run.teammates:
-            t = run.teammates[slot.name]
-            if not t.outcome.final:
-                t.outcome = ShutdownOutcome.CLEAN if code == 0 else ShutdownOutcome.ERROR
-                t.detail = f"exited with code {code} without replying"
+        if ladder is not None and run is not None and slot.name in run.teammates:
+            ladder.exited(slot.name, code)
             tail = f"; #{', #'.join(released)} back to pending" if released else ""
             self._say("info", f"{slot.name} stopped (exit code {code}){tail}")
             return
@@ -405,26 +355,10 @@ class Lead:
         self._say("warning", f"{slot.name} crashed ({_how(code)}){tail}{again}", notify=True)
 
     # ------------------------------------------------------------------ health
-    def _arm_health(self, slot: Slot) -> None:
-        if slot.timer:
-            slot.timer.cancel()
-        assert self._loop is not None
-        slot.timer = self._loop.call_later(self.settings.health_timeout, self._health_due, slot)
-
-    def _health_due(self, slot: Slot) -> None:
-        if not slot.alive or slot.health in ("idle", "stopped", "disappeared"):
-            return
-        tasks, _ = self.store.list_tasks(include_internal=True)
-        if not any(t.owner == slot.name and t.status == TaskStatus.IN_PROGRESS for t in tasks):
-            return
-        self._set_health(slot, "disappeared")
-        self._say("warning", f"{slot.name} disappeared: no activity for {self.settings.health_timeout:g}s while holding a task", notify=True)
-        self._on_disappeared(slot)
-
     def _on_disappeared(self, slot: Slot) -> None:
         """The patterns' recovery: free its files and put its task back (release), and start it afresh (restart)."""
         policy = self.settings.on_disappeared
-        if policy == "flag" or self._shutdown is not None:
+        if policy == "flag" or self._ladder is not None:
             return
         why = f"disappeared: no activity for {self.settings.health_timeout:g}s"
         taken = take_back(self.store, slot.name, why, max_failures=self.settings.max_failures)
@@ -436,29 +370,15 @@ class Lead:
             slot.restarting = True
             self._say("warning", f"stopping {slot.name} to restart it")
             proc = slot.proc
-            proc.terminate()
+            self.supervisor.terminate([slot])
             assert self._loop is not None
-            self._loop.call_later(self.settings.shutdown_grace, lambda: proc.kill() if slot.proc is proc else None)
-        self._force = True
-        self._wake.set()
-
-    def _set_health(self, slot: Slot, health: str) -> None:
-        if slot.health == health:
-            return
-        slot.health = health
-        try:
-            self.store.update_member(slot.name, health=health)
-        except ProtocolError:
-            pass  # the config is being rewritten by a peer: the next change sets it
+            self._loop.call_later(self.settings.shutdown_grace, lambda: self.supervisor.kill([slot]) if slot.proc is proc else None)
+        self._look_again()
 
     def _active(self, name: str) -> None:
         slot = self._by_name.get(name)
-        if slot is None or not slot.alive:
-            return
-        if slot.health == "disappeared":
-            self._say("info", f"{name} is active again")
-            self._set_health(slot, "working")
-        self._arm_health(slot)
+        if slot is not None:
+            self.health_check.active(slot)
 
     def _note_activity(self, changed: set[Path]) -> None:
         for path in changed:
@@ -468,18 +388,28 @@ class Lead:
 
     # ------------------------------------------------------------------ inbox and board
     def _read_lead_inbox(self) -> None:
+        """The file transport's way in: drain the lead's inbox and hand what was in it to `receive`."""
         try:
             if os.stat(self.store.inbox_path(LEAD)).st_size == 0:
                 return  # draining an empty inbox would only make lock-file events
         except FileNotFoundError:
             return
         read = self.store.drain(LEAD)
-        if read.messages and self.on_lead_messages is not None:
-            self.on_lead_messages(read.messages)
         for err in read.errors:
             self._say("warning", f"unreadable message kept aside: {err}")
+        self.receive(read.messages)
+
+    def receive(self, messages: list[Message]) -> None:
+        """Messages from teammates, whatever their transport (called on the lead's loop)."""
+        if not messages:
+            return
+        if self.on_lead_messages is not None:
+            try:
+                self.on_lead_messages(messages)
+            except Exception as exc:  # noqa: BLE001 - a closing dashboard must not stop the lead
+                self._say("debug", f"the dashboard did not take the lead's messages: {exc!r}")
         replies = []
-        for msg in read.messages:
+        for msg in messages:
             self._active(msg.sender)
             if msg.type == "idle_notification":
                 self._on_idle(msg)
@@ -488,30 +418,28 @@ class Lead:
             elif msg.type == "shutdown_request":
                 self._on_shutdown_ask(msg)
             else:
-                if msg.type == "broadcast":
-                    for touch in note_broadcasts(self.store, [msg]):
-                        self._say("info", f"{touch.by} touches {touch.path}" + (f" (for #{touch.task})" if touch.task else ""))
-                # Broadcasts (TOUCHING_FILE ...) are chatter: kept in the lead's log, not printed.
+                # Broadcasts are chatter: kept in the lead's log, not printed; a TOUCHING_FILE is remembered.
                 level = "debug" if msg.type == "broadcast" else "info"
                 self._say(level, f"{msg.sender} → lead: {msg.content}")
+                for touch in note_broadcasts(self.store, [msg]) if msg.type == "broadcast" else ():
+                    self._say("info", f"{touch.by} touches {touch.path}" + (f" (for #{touch.task})" if touch.task else ""))
+        if not replies:
+            return
         for t in self.asks.observe(replies):
             self._say("info", f"{t.name} answered the shutdown request: {t.outcome.value}")
-            slot = self._by_name.get(t.name)
-            if slot is not None and t.outcome is not ShutdownOutcome.REJECTED:
-                slot.retired = True
-        if replies and self._shutdown is None:
+        if self._ladder is None:
             self._external_replies(replies)
-        if replies and self._shutdown is not None:
-            for name in self._shutdown.observe(replies):
-                t = self._shutdown.teammates[name]
-                pend = f", pending: {'; '.join(t.pending_work)}" if t.pending_work else ""
-                self._say("info", f"{name} answered the shutdown request: {t.outcome.value}{pend}")
-                slot = self._by_name.get(name)
-                if slot and t.outcome in (ShutdownOutcome.CLEAN, ShutdownOutcome.IN_PROGRESS):
-                    self._set_health(slot, "stopped")
+            return
+        for name in self._ladder.observe(replies):
+            t = self._ladder.run.teammates[name]
+            pend = f", pending: {'; '.join(t.pending_work)}" if t.pending_work else ""
+            self._say("info", f"{name} answered the shutdown request: {t.outcome.value}{pend}")
+            slot = self._by_name.get(name)
+            if slot and t.outcome in (ShutdownOutcome.CLEAN, ShutdownOutcome.IN_PROGRESS):
+                slot.health = "stopped"
 
     def _external_replies(self, replies: list[Message]) -> None:
-        """Someone else (the dashboard's S or x) asked a teammate to stop and it agreed: let it go for good."""
+        """Someone else (the dashboard's x) asked a teammate to stop and it agreed: let it go for good."""
         for msg in replies:
             slot = self._by_name.get(msg.sender)
             if slot is not None and agrees(msg) and not slot.retired:
@@ -523,7 +451,7 @@ class Lead:
         if slot is None or not slot.alive:
             return
         slot.waiting = True
-        self._set_health(slot, "idle")
+        slot.health = "idle"
         self.hooks.fire("teammate-idle", team_name=self.store.name, teammate_name=slot.name)
 
     def _diff_board(self, board: Board) -> None:
@@ -534,11 +462,12 @@ class Lead:
             if status == "in_progress" and owner and before != (status, owner):
                 self._say("info", f"#{tid} {task.subject} → {owner}")
                 self.hooks.fire("task-assigned", team_name=self.store.name, task_id=tid, task_owner=owner, task_subject=task.subject)
-                self._active(owner)
                 slot = self._by_name.get(owner)
                 if slot:
                     slot.waiting = False
-                    self._set_health(slot, "working")
+                    if slot.alive and slot.health != "disappeared":
+                        slot.health = "working"
+                self._active(owner)
             elif status == "completed" and (before is None or before[0] != "completed"):
                 done, total = board.progress()
                 self._say("info", f"#{tid} {task.subject} completed by {owner or '?'} [{done}/{total}]")
@@ -592,93 +521,65 @@ class Lead:
         self._asks_timer = None
         for t in self.asks.expire():
             slot = self._by_name.get(t.name)
-            if slot is not None and slot.proc is not None:
+            if slot is not None and slot.alive:
                 self._say("warning", f"{t.name} did not answer its shutdown request: SIGTERM")
-                slot.proc.terminate()
-        self._force = True
-        self._wake.set()
+                self.supervisor.terminate([slot])
+        self._look_again()
 
-    def _settle_asks(self, tasks: list[Task]) -> None:
+    def _settle_asks(self, tasks: list) -> None:
+        if not self.asks.runs:
+            return
         for run in self.asks.settle(tasks):
             outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in run.teammates.values())
             self._say("info", f"shutdown summary: {outcomes}")
         self._arm_asks()
 
-    # ------------------------------------------------------------------ shutdown ladder
-    def _request(self, reason: str, code: int, escalate: bool, deadline: float | None = None) -> None:
-        self._requests.append((reason, code, escalate, deadline))
+    # ------------------------------------------------------------------ shutdown
+    def _request(self, request: _StopRequest) -> None:
+        if request.on_progress is not None and self._result is not None:
+            request.on_progress(None)  # already stopping (or ending): the dashboard follows nothing new
+            return
+        self._requests.append(request)
         self._wake.set()
 
-    @property
-    def shutdown_run(self) -> ShutdownRun | None:
-        return self._shutdown
-
     def _start_shutdown(
-        self, reason: str, code: int, escalate: bool = False, wire_reason: str = "", deadline: float | None = None
+        self,
+        reason: str,
+        code: int,
+        escalate: bool = False,
+        wire_reason: str = "",
+        deadline: float | None = None,
+        on_progress: Progress | None = None,
     ) -> None:
-        if self._shutdown is not None:
+        if self._ladder is not None:
+            if on_progress is not None:
+                on_progress(None)
             # Asked again while shutting down (a second Ctrl-C): climb the ladder now.
-            if escalate and self._ladder < 3:
-                self._climb()
+            if escalate and self._ladder.rung < Rung.KILLED:
+                self._ladder.climb()
             return
         self._result = RunResult(code, reason)
         targets = [s.name for s in self.slots if s.alive]
         wait = self.settings.shutdown_deadline if deadline is None else deadline
-        self._shutdown = ShutdownRun(self.store, targets, sender=LEAD, reason=wire_reason or reason, deadline_seconds=wait)
-        self._ladder = 1
+        run = ShutdownRun(self.store, targets, sender=LEAD, reason=wire_reason or reason, deadline_seconds=wait)
+        self._ladder = Ladder(
+            run, grace=self.settings.shutdown_grace, slots=self.slots, supervisor=self.supervisor, say=self._say, wake=self._look_again
+        )
+        if on_progress is not None:
+            self._ladder.listen(on_progress)
         if targets:
             self._say("info", f"shutting down ({reason}): asking {', '.join(targets)} (deadline {wait:g}s)")
-        self._shutdown.start()
+        self._ladder.climb()
         self.shutdown_started.set()
-        self._set_timer(wait)
-
-    def _set_timer(self, delay: float) -> None:
-        if self._timer:
-            self._timer.cancel()
-        assert self._loop is not None
-        self._timer = self._loop.call_later(delay, self._timer_due)
-
-    def _timer_due(self) -> None:
-        self._timer = None
-        self._force = True
-        if any(s.alive for s in self.slots):
-            self._climb()
-        self._wake.set()
-
-    def _climb(self) -> None:
-        """Autohand's ladder, one rung: past the deadline SIGTERM, past the grace SIGKILL."""
-        alive = [s for s in self.slots if s.alive]
-        if self._ladder <= 1:
-            self._ladder = 2
-            assert self._shutdown is not None
-            self._shutdown.expire(self._shutdown.deadline_at)
-            if alive:
-                self._say("warning", f"sending SIGTERM to {', '.join(s.name for s in alive)}")
-            for s in alive:
-                s.proc.terminate()  # type: ignore[union-attr]
-            self._set_timer(self.settings.shutdown_grace)
-        elif self._ladder == 2:
-            self._ladder = 3
-            if alive:
-                self._say("warning", f"sending SIGKILL to {', '.join(s.name for s in alive)}")
-            for s in alive:
-                s.proc.kill()  # type: ignore[union-attr]
-
-    def _advance_shutdown(self) -> None:
-        if self._shutdown is not None and not any(s.alive for s in self.slots) and self._timer:
-            self._timer.cancel()
-            self._timer = None
 
     async def _finish(self) -> None:
         tasks, _ = self.store.list_tasks(include_internal=True)
         board = Board(tasks)
         summary = None
-        if self._shutdown is not None:
-            self._shutdown.finished_at = self._shutdown.finished_at or time.time()
-            self._shutdown.write_results(tasks)
-            summary = self._shutdown.summary(tasks)
-            if self._shutdown.teammates:
-                outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in self._shutdown.teammates.values())
+        if self._ladder is not None:
+            summary = self._ladder.finish(tasks, time.time())
+            if self._ladder.run.teammates:
+                outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in self._ladder.run.teammates.values())
                 self._say("info", f"shutdown summary: {outcomes}")
         done, total = board.progress()
         started = sum(1 for s in self.slots if s.runs)
@@ -736,9 +637,4 @@ def _why_stuck(board: Board, structural_only: bool = False) -> str:
     return ""
 
 
-def run_lead(lead: Lead) -> RunResult:
-    """Run the lead in this thread's own event loop (used by the dashboard's background thread)."""
-    return asyncio.run(lead.run())
-
-
-__all__ = ["Lead", "LeadEvent", "RunResult", "Slot", "Task", "run_lead"]
+__all__ = ["EXIT_DONE", "EXIT_INTERRUPTED", "EXIT_STUCK", "Lead", "LeadEvent", "RunResult"]

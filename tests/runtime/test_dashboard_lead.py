@@ -45,7 +45,7 @@ async def test_S_in_the_dashboard_is_run_by_the_lead(tmp_path, monkeypatch):
             await until(pilot, lambda: sum(m.type == "shutdown_response" for m in app.state.messages) == 2, "replies shown")
         thread.join(30)
     finally:
-        lead.request_shutdown("test over", 0)
+        lead.stop("test over", 0)
         thread.join(30)
     assert not thread.is_alive()
     # Each teammate got exactly one shutdown request: the dashboard sent none of its own.

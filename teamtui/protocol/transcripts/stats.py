@@ -1,0 +1,159 @@
+"""What one transcript says about its teammate: current activity, tokens, context in use.
+
+A figure the transcript does not give stays None; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from teamtui.protocol.transcripts.render import parse_ts, token_count, tool_label
+
+# Context windows by model-name prefix (longest prefix wins). A model not listed gets no share.
+CONTEXT_WINDOWS: dict[str, int] = {
+    "claude-3-": 200_000,
+    "claude-3-5-": 200_000,
+    "claude-3-7-": 200_000,
+    "claude-opus-4": 200_000,
+    "claude-sonnet-4": 200_000,
+    "claude-haiku-4": 200_000,
+}
+# Message ids whose usage is remembered (a message's blocks are written as consecutive lines).
+_IDS_KEPT = 64
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def context_window(model: str | None) -> int | None:
+    """The model's context window in tokens, or None when it is not known."""
+    if not model:
+        return None
+    best = max((p for p in CONTEXT_WINDOWS if model.startswith(p)), key=len, default=None)
+    return CONTEXT_WINDOWS[best] if best else None
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """What the teammate is doing: `tool` (its last call, in `text`), `thinking`, or `idle`."""
+
+    kind: str
+    ts: float | None
+    text: str = ""
+
+    def label(self) -> str:
+        """`Bash: pytest -q`, `thinking`, or `idle since 14:02:09` (local time)."""
+        if self.kind == "idle":
+            return f"idle since {time.strftime('%H:%M:%S', time.localtime(self.ts))}" if self.ts else "idle"
+        return self.text or self.kind
+
+
+@dataclass(slots=True)
+class Tokens:
+    """Token sums over the transcript's `message.usage` (each message id once). A kind the
+    transcript never reported stays None."""
+
+    input: int | None = None
+    output: int | None = None
+    cache_creation: int | None = None
+    cache_read: int | None = None
+
+    @property
+    def total(self) -> int | None:
+        parts = [v for v in (self.input, self.output, self.cache_creation, self.cache_read) if v is not None]
+        return sum(parts) if parts else None
+
+    def _add(self, usage: tuple[int | None, ...], sign: int) -> None:
+        for attr, value in zip(("input", "output", "cache_creation", "cache_read"), usage):
+            if value is not None:
+                setattr(self, attr, (getattr(self, attr) or 0) + sign * value)
+
+
+@dataclass(slots=True)
+class TranscriptStats:
+    """Folded from the records of one transcript, oldest first."""
+
+    tokens: Tokens = field(default_factory=Tokens)
+    # The last request's input + cache tokens: what the context holds now.
+    context_tokens: int | None = None
+    model: str | None = None
+    # The newest timestamp seen on any record: when the teammate last wrote.
+    last_write: float | None = None
+    _usage_by_id: OrderedDict[str, tuple[int | None, ...]] = field(default_factory=OrderedDict)
+    # (kind, ts, tool_use block): the label is built only when asked (a first read folds thousands).
+    _now: tuple[str, float | None, dict[str, Any] | None] | None = None
+
+    @property
+    def activity(self) -> Activity | None:
+        """What the teammate is doing now, by the last record that says."""
+        if self._now is None:
+            return None
+        kind, ts, tool = self._now
+        return Activity(kind, ts, tool_label(tool.get("name"), tool.get("input")) if tool else "")
+
+    @property
+    def context_window(self) -> int | None:
+        return context_window(self.model)
+
+    @property
+    def context_share(self) -> float | None:
+        """Context in use as a share (0..1) of the model's window; None when either is unknown
+        or the figure exceeds the listed window (the model then runs a larger one)."""
+        window = self.context_window
+        if window is None or self.context_tokens is None or self.context_tokens > window:
+            return None
+        return self.context_tokens / window
+
+    def fold(self, rec: dict[str, Any], *, usage: bool = True) -> None:
+        """Take one record in. `usage=False` when its usage was already counted (`count`)."""
+        kind = rec.get("type")
+        ts = parse_ts(rec.get("timestamp"))
+        if ts is not None and kind in ("user", "assistant", "system"):
+            self.last_write = ts if self.last_write is None else max(self.last_write, ts)
+        if kind == "assistant":
+            self._assistant(rec, ts, usage)
+        elif kind == "user" and not rec.get("isMeta"):
+            self._now = ("thinking", ts, None)
+        elif kind == "system" and rec.get("subtype") == "turn_duration":
+            if self._now is None or self._now[0] != "idle":
+                self._now = ("idle", ts, None)
+
+    def _assistant(self, rec: dict[str, Any], ts: float | None, usage: bool) -> None:
+        msg = rec.get("message")
+        if not isinstance(msg, dict):
+            return
+        if usage:
+            self.count(msg.get("id"), msg.get("usage"), msg.get("model"))
+        content = msg.get("content")
+        tools = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []
+        if tools:
+            self._now = ("tool", ts, tools[-1])
+        elif msg.get("stop_reason") == "end_turn":
+            self._now = ("idle", ts, None)
+        else:
+            self._now = ("thinking", ts, None)
+
+    def count(self, mid: Any, usage: Any, model: Any) -> None:
+        """One assistant message's `usage` (and model), counted once per message id."""
+        if isinstance(model, str) and model and not model.startswith("<"):  # "<synthetic>" is no model
+            self.model = model
+        if not isinstance(usage, dict):
+            return
+        values = tuple(token_count(usage.get(k)) for k in _USAGE_KEYS)
+        if all(v is None for v in values):
+            return
+        mid = mid if isinstance(mid, str) else None
+        if mid is not None:
+            # A message's blocks come as several lines repeating its usage: the latest one counts.
+            old = self._usage_by_id.pop(mid, None)
+            if old is not None:
+                self.tokens._add(old, -1)
+            self._usage_by_id[mid] = values
+            if len(self._usage_by_id) > _IDS_KEPT:
+                self._usage_by_id.popitem(last=False)
+        self.tokens._add(values, +1)
+        inp, _out, cc, cr = values
+        if inp is not None or cc is not None or cr is not None:
+            self.context_tokens = (inp or 0) + (cc or 0) + (cr or 0)
+
