@@ -35,7 +35,7 @@ TASKS_JSON_HELP = """\
               "state": "completed"|"in_progress"|"ready"|"blocked"|"withheld"|"assigned",
               "owner": str, "blocked_by": [str], "open_blockers": [str], "missing": [str],
               "conflicts_with": [str], "files": [str],
-              "held": str, "failures": int, "waits_on": [{"file": str, "touched_by": str}]}],
+              "plan_task": str, "held": str, "failures": int, "waits_on": [{"file": str, "touched_by": str}]}],
    "errors": [{"path": str, "line": int|null, "reason": str}]}"""
 
 INBOX_JSON_HELP = """\
@@ -202,7 +202,9 @@ def cmd_status(ctx: Context) -> int:
 
 def _task_line(view: Any) -> str:
     t = view.task
-    line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {_field(t.subject)}"
+    key = t.metadata.get("plan_task") if isinstance(t.metadata, dict) else None
+    plan_key = f"{_field(key)} " if isinstance(key, str) and key else ""
+    line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {plan_key}{_field(t.subject)}"
     if t.owner:
         line += f" → {_field(t.owner)}"
     if view.state == TaskState.READY:
@@ -253,6 +255,7 @@ def cmd_tasks(ctx: Context) -> int:
                         "missing": v.missing,
                         "conflicts_with": v.conflicts_with,
                         "files": list(v.task.files),
+                        "plan_task": v.task.metadata.get("plan_task", "") if isinstance(v.task.metadata, dict) else "",
                         "held": v.held,
                         "failures": failure_count(v.task),
                         "waits_on": [{"file": f, "touched_by": who} for f, who in v.waits_on],
@@ -437,6 +440,56 @@ def cmd_task_fail(ctx: Context) -> int:
     return 0
 
 
+def cmd_task_import(ctx: Context) -> int:
+    """The patterns' plan-to-task mapping: each plan.jsonl's tasks onto the board, `td` and `d` as blocked_by."""
+    import sys
+    from pathlib import Path
+
+    from teamtui.protocol import plan as plans
+
+    store = _native(ctx.store(), "importing a plan")
+    existing, _ = store.list_tasks(include_internal=True)
+    known_ids: dict[str, str] = {}
+    known: dict[str, list[str]] = {}
+    for t in existing:
+        key, pid = t.metadata.get("plan_task"), t.metadata.get("plan_id")
+        if isinstance(key, str) and isinstance(pid, str):
+            known_ids[key] = t.id
+            known.setdefault(pid, []).append(key)
+    try:
+        loaded = [plans.load_plan(Path(p)) for p in ctx.args.plans]
+        again = [p.plan_id for p in loaded if p.plan_id in known]
+        if again:
+            raise CliError(f"plan {', '.join(again)} is already on the board: nothing imported")
+        tasks = plans.link_plans(loaded, known=known)
+    except plans.PlanError as exc:
+        for no, why in exc.problems:
+            where = f"{exc.source}:{no}" if no else exc.source
+            sys.stderr.write(f"teamtui: {_field(where)}: {_field(why)}\n")
+        raise CliError(f"nothing imported: {len(exc.problems)} problem{'s' * (len(exc.problems) > 1)} in the plans") from None
+    if any(p.cross_phase for p in loaded):
+        where = Path(ctx.args.summaries) if ctx.args.summaries else Path(ctx.args.plans[0]).resolve().parent.parent
+        checks = plans.check_cross_phase(loaded, plans.read_summaries(where))
+        for c in checks:
+            out(f"xd: {_field(c.plan_id)} needs {_field(c.dep.plan_id)} {_field(c.dep.artifact)}: {_field(c.status)}".replace("  ", " "))
+        unmet = [c for c in checks if not c.ok]
+        if unmet and not ctx.args.ignore_xd:
+            raise CliError(
+                f"nothing imported: {len(unmet)} cross-phase dependenc{'ies are' if len(unmet) > 1 else 'y is'} not complete "
+                f"(summaries looked for under {_field(where)}; --ignore-xd imports anyway)"
+            )
+
+    def build(first_id: int) -> list[dict[str, Any]]:
+        dicts = plans.task_dicts(tasks, first_id)
+        for d in dicts:  # a dependency on a plan imported earlier: its task's id on the board
+            d["blocked_by"] = [known_ids.get(b, b) for b in d["blocked_by"]]
+        return dicts
+
+    for task in store.import_tasks(build):
+        out(f"{_field(task.id)} {_field(task.metadata.get('plan_task', ''))}")
+    return 0
+
+
 def cmd_task_retry(ctx: Context) -> int:
     from teamtui.protocol.outcomes import retry
 
@@ -508,7 +561,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p.add_argument("--drain", action="store_true", help="read and clear (only the inbox's owner should); native only")
     p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
 
-    task = sub.add_parser("task", parents=parents, help="create, claim, complete, fail, retry or release a task")
+    task = sub.add_parser("task", parents=parents, help="create, claim, complete, fail, retry, release or import tasks")
     task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True, parser_class=type(task))
     p = add(task_sub, "create", cmd_task_create, "create a pending task (prints its id)")
     p.add_argument("subject", metavar="SUBJECT")
@@ -541,6 +594,15 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p.add_argument("id", metavar="ID")
     p.add_argument("--reason", required=True, metavar="TEXT", help="what went wrong (shown on the board)")
     p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who held it; default $TEAMTUI_NAME")
+    p = add(
+        task_sub,
+        "import",
+        cmd_task_import,
+        "put the tasks of the patterns' plan.jsonl files on the board (prints each new id and its plan key, like 03-01/T1)",
+    )
+    p.add_argument("plans", nargs="+", metavar="PLAN.jsonl")
+    p.add_argument("--summaries", default=None, metavar="DIR", help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)")
+    p.add_argument("--ignore-xd", action="store_true", help="import even when a cross-phase dependency is not complete")
     p = add(task_sub, "retry", cmd_task_retry, "put a task held after too many failures back on the board (prints its id)")
     p.add_argument("id", metavar="ID")
     p = add(task_sub, "release", cmd_task_release, "return task ID to pending with no owner (prints its id)")

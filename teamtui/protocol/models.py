@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
 
+from teamtui.protocol.plan import task_status
+
 
 def _to_str(v: Any) -> Any:
     # Peers write ids as ints or strings; teamtui compares them as strings.
@@ -55,7 +57,8 @@ class Task(WireModel):
     id: Id
     subject: Text = ""
     description: Text = ""
-    status: TaskStatus = TaskStatus.PENDING
+    # The Teammate API patterns' `available`, `claimed`, `complete` read as the board's statuses.
+    status: Annotated[TaskStatus, BeforeValidator(task_status)] = TaskStatus.PENDING
     active_form: Text = ""
     owner: Text = ""
     blocks: IdList = Field(default_factory=list)

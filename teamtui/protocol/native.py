@@ -36,6 +36,7 @@ from teamtui.protocol.models import (
     normalize_status,
 )
 from teamtui.protocol.names import check_name
+from teamtui.protocol.plan import PATTERN_STATUSES
 from teamtui.protocol.store import FileRef, InboxRead, TeamStore, validation_reason
 from teamtui.protocol.tail import TailReader
 from teamtui.protocol.touching import load_touches
@@ -49,6 +50,7 @@ _TASK_FILE = re.compile(r"task_([0-9]{1,18})\.json")
 _SIDECAR_FILE = re.compile(r"([0-9]{1,18})\.json")
 _INBOX_FILE = re.compile(r"(.+)_inbox\.jsonl")
 _ENVELOPE_KEYS = ("sender", "content", "timestamp")
+_PATTERN_WORD = {board: word for word, board in PATTERN_STATUSES.items()}
 
 
 def _as_float(v: Any) -> float:
@@ -501,6 +503,9 @@ class NativeTeam(TeamStore):
 
     def _write_task(self, task: Task, changes: dict[str, Any], side_changes: dict[str, Any]) -> Task:
         raw = dict(task.raw)
+        if "status" in changes and raw.get("status") in PATTERN_STATUSES:
+            # A task file in the patterns' words (available, claimed, complete) keeps them.
+            changes = {**changes, "status": _PATTERN_WORD.get(changes["status"], changes["status"])}
         for key, value in changes.items():
             wire_key = key
             if key in CAMEL and CAMEL[key] in raw and key not in raw:
@@ -643,6 +648,24 @@ class NativeTeam(TeamStore):
             if "status" in core:
                 core["status"] = TaskStatus(core["status"]).value
             return self._write_task(task, core, side)
+
+    def import_tasks(self, build: Callable[[int], list[dict[str, Any]]]) -> list[Task]:
+        """Create several tasks at once under the board's lock: `build(first_id)` returns their dicts
+        (ids from `first_id`, as plan.task_dicts makes them); core keys go to the task files, the rest beside."""
+        with self._tasks_lock():
+            dicts = build(int(self._next_id()))
+            now = time.time()
+            for d in dicts:
+                tid = self._task_id(d["id"])
+                raw = {k: d[k] for k in CORE_TASK_KEYS if k in d}
+                raw.setdefault("active_form", f"Working on: {d.get('subject', '')}")
+                write_json_atomic(ensure_inside(self.task_path(tid), self.root), raw)
+                side = {k: v for k, v in d.items() if k in SIDECAR_KEYS}
+                side.setdefault("created_at", now)
+                ensure_dir(self.sidecar_dir, self.root)
+                write_json_atomic(ensure_inside(self.sidecar_path(tid), self.root), side)
+        out = [self.read_task(self.task_path(str(d["id"]))) for d in dicts]
+        return [t for t in out if isinstance(t, Task)]
 
 
 def _safe(name: str) -> bool:
