@@ -3,6 +3,9 @@
     python benchmarks/run.py            the full suite (about 15 minutes on 2 cores)
     python benchmarks/run.py --quick    fewer repetitions, shorter runs (a smoke run)
     --only latency,idle                 a subset (the doc then shows only those rows)
+    --only cli --merge-into latest      a subset, its rows replaced in a saved full result, the doc written
+                                        from that (the header says which rows are from which run)
+    --cli-before REF                    the cli rows also time the package at git REF, in the same run
     --save NAME                         also keep the raw results in benchmarks/results/NAME.json
     --before FILE                       a saved result shown in the "before" column
                                         (default benchmarks/results/before.json when it exists)
@@ -30,11 +33,19 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SCEN = HERE / "scenarios.py"
 
-FULL = dict(quiet_n=4, lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10)
-QUICK = dict(quiet_n=1, lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5)
+FULL = dict(quiet_n=4, lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10, cli_n=15)
+QUICK = dict(quiet_n=1, lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5, cli_n=3)
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
-GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup")
+GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli")
+# Which result keys each group fills (for --merge-into).
+GROUP_KEYS = {
+    "latency": ("latency_5", "latency_50", "latency_quiet"), "poll": ("poll_5", "poll_50", "poll_idle_50"),
+    "scale": ("scale",), "sustained": ("sustained",), "idle": ("idle_50",), "startup": ("startup", "import"),
+    "cli": ("cli",),
+}
+# A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
+CLI_RATIO = 2.5
 
 
 def scenario(name: str, *args: str, timeout: float = 1800) -> dict:
@@ -64,7 +75,7 @@ def pct(xs: list[float], p: float) -> float:
 
 
 # ------------------------------------------------------------------ running
-def run_all(cfg: dict, only: set[str]) -> dict:
+def run_all(cfg: dict, only: set[str], cli_before: str | None = None) -> dict:
     res: dict = {}
     if "latency" in only:
         for m in (5, 50):
@@ -92,6 +103,17 @@ def run_all(cfg: dict, only: set[str]) -> dict:
     if "startup" in only:
         res["startup"] = scenario("startup", "--n", str(cfg["start_n"]))
         res["import"] = scenario("import", "--n", str(cfg["imp_n"]))
+    if "cli" in only:
+        with tempfile.TemporaryDirectory(prefix="tt-bench-tree-") as tree:
+            args = ["--n", str(cfg["cli_n"])]
+            if cli_before:
+                archive = subprocess.run(["git", "-C", str(REPO), "archive", cli_before, "teamtui"], capture_output=True, check=True)
+                subprocess.run(["tar", "-x", "-C", tree], input=archive.stdout, check=True)
+                args += ["--before-tree", tree]
+            res["cli"] = scenario("cli", *args)
+            if cli_before:
+                res["cli"]["before_ref"] = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", cli_before],
+                                                          capture_output=True, text=True).stdout.strip()
     return res
 
 
@@ -174,6 +196,25 @@ def figures(res: dict) -> list[dict]:
     if im:
         row("import", "6. import teamtui.protocol: -X importtime cumulative, p50", 1000 * im["importtime_cumulative_s"]["p50"], "ms")
         row("import_wall", "   subprocess wall, `import teamtui.protocol` minus bare python, p50", 1000 * im["import_only_p50_s"], "ms")
+    c = res.get("cli")
+    if c:
+        base = c["python_p50_s"]
+        row("cli_python", f"7. bare `python -c pass` of the same venv, median (n={c['python_s']['n']})", 1000 * base, "ms")
+        before = c["trees"].get("before")
+        for command, v in c["trees"]["now"].items():
+            what = "first screen" if command == "follow" else "median wall"
+            b = before.get(command) if before else None
+            was = f"; at {c.get('before_ref', 'before')} {1000 * b['p50_s']:.0f} ms · {b['ratio']:.1f}×" if b else ""
+            row(f"cli_{command.replace(' ', '_')}",
+                f"7. `teamtui {command}` {what}, cold process (n={v['summary']['n']}){was}",
+                f"{1000 * v['p50_s']:.0f} ms · {v['ratio']:.1f}×", "", f"≤ {CLI_RATIO:g}× python", None)
+            rows[-1]["ok"] = v["ratio"] <= CLI_RATIO
+        cpu = c.get("cpu_p50_s", {})
+        for tree, label in (("now", "CPU (user + sys) of one run, median, ms"), ("before", f"at {c.get('before_ref', 'before')}")):
+            parts = [f"{k.removeprefix(tree + ' ')} {1000 * v:.0f}" for k, v in sorted(cpu.items()) if k.startswith(tree + " ")]
+            if parts:
+                head = f"pass {1000 * cpu['pass']:.0f} · " if tree == "now" else ""
+                row(f"cli_cpu_{tree}", f"   {label}: {head}" + " · ".join(parts), "", "")
     return rows
 
 
@@ -277,13 +318,22 @@ DEFINITIONS = """\
   which the header's "/10 done" appears; then `q`. Import time: `python -X importtime -c
   "import teamtui.protocol"` (cumulative µs of the package) and the subprocess wall time minus
   a bare `python -c pass`.
+- **CLI (7).** The steps a teammate runs several times per task, each a fresh process of the
+  venv's `teamtui` script against a 5-teammate team (`TEAMTUI_ROOT`/`TEAMTUI_TEAM` set):
+  `send`, `log`, `inbox`, `task claim` (the next ready task), `task complete` (the one just
+  claimed), `status`, `tasks`; and `teamtui follow` from exec until its first screen (the header
+  and the task line) is printed. Wall time from `subprocess.run` until exit. Beside them, in the
+  same rounds, a bare `python -c pass` of the same interpreter; each round runs them all in a
+  shuffled order, a first round warms the page cache and is not counted. The ratio is median over
+  median. With `--cli-before REF`, the package at REF (extracted with `git archive`, put first on
+  `PYTHONPATH`) is timed in the same rounds on its own copy of the team.
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """
 
 
 def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, elapsed: float,
-              load_before: tuple, before: dict | None, before_label: str, extra: str) -> None:
+              load_before: tuple, before: dict | None, before_label: str, extra: str, reruns: list | None = None) -> None:
     rows = figures(res)
     brows = {r["key"]: r for r in figures(before)} if before else {}
     lines = ["# Benchmarks", ""]
@@ -294,6 +344,11 @@ def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, 
     lines.append(f"- Machine: {mach['nproc']} CPUs ({mach['cpu']}), {mach['ram']} RAM, Linux {mach['kernel']}.")
     lines.append(f"- Load average when the run started: {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} "
                  f"(1/5/15 min){' — the machine was shared with other work (tests of other engineers), so figures are noisy' if load_before[0] > 0.5 else ''}.")
+    for rerun in reruns or []:
+        lines.append(f"- Rows of {', '.join(rerun['groups'])} re-run alone (`--only {','.join(rerun['groups'])}`) on "
+                     f"{dt.datetime.fromtimestamp(rerun['started']).strftime('%Y-%m-%d %H:%M')} at commit {rerun['machine']['commit']}"
+                     f"{' + uncommitted changes' if rerun['machine']['dirty'] else ''}, load average "
+                     f"{rerun['load'][0]:.2f} / {rerun['load'][1]:.2f} / {rerun['load'][2]:.2f}; the other rows are from the run above.")
     lines.append(f"- Versions: Python {mach['python']}, textual {mach['textual']}, rich {mach['rich']}, watchfiles {mach['watchfiles']}, "
                  f"teamtui {mach['teamtui']} (commit {mach['commit']}{' + uncommitted changes' if mach['dirty'] else ''}).")
     lines.append("")
@@ -322,6 +377,8 @@ def main() -> None:
     ap.add_argument("--before", type=Path, default=HERE / "results" / "before.json")
     ap.add_argument("--notes", type=Path, default=HERE / "notes.md", help="text appended under the table")
     ap.add_argument("--from-results", type=Path, help="only (re)write the doc from a saved result")
+    ap.add_argument("--merge-into", metavar="NAME", help="replace the rows of --only in benchmarks/results/NAME.json and write the doc from it")
+    ap.add_argument("--cli-before", metavar="REF", help="cli rows: also time the package at this git commit, side by side")
     a = ap.parse_args()
     only = set(a.only.split(","))
     unknown = only - set(GROUPS)
@@ -334,9 +391,20 @@ def main() -> None:
         cfg = QUICK if a.quick else FULL
         started = time.time()
         load = os.getloadavg()
-        res = run_all(cfg, only)
+        res = run_all(cfg, only, a.cli_before)
         meta = {"config": "quick" if a.quick else "full", "started": started, "elapsed": time.time() - started,
                 "load": load, "machine": machine()}
+        if a.merge_into:
+            into = HERE / "results" / f"{a.merge_into}.json"
+            saved = json.loads(into.read_text())
+            rerun = {**meta, "groups": sorted(only)}
+            for group in only:
+                for key in GROUP_KEYS[group]:
+                    saved["results"].pop(key, None)
+            saved["results"].update(res)
+            saved["meta"]["reruns"] = [r for r in saved["meta"].get("reruns", []) if not set(r["groups"]) & only] + [rerun]
+            into.write_text(json.dumps(saved, indent=1))
+            res, meta = saved["results"], saved["meta"]
         if a.save:
             out = HERE / "results" / f"{a.save}.json"
             out.parent.mkdir(exist_ok=True)
@@ -348,7 +416,7 @@ def main() -> None:
         before, before_label = b["results"], f"{bm['config']} run, commit {bm['machine']['commit']}"
     extra = a.notes.read_text() if a.notes and a.notes.exists() else ""
     write_doc(a.out, res, meta["config"], meta["machine"], meta["started"], meta["elapsed"], tuple(meta["load"]),
-              before, before_label or "", extra)
+              before, before_label or "", extra, meta.get("reruns"))
     for r in figures(res):
         mark = "" if r["ok"] is None else ("pass" if r["ok"] else "MISS")
         print(f"{r['figure'][:90]:90} {fmt(r['value'], r['unit']):>18} {mark}")

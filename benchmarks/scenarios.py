@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import gc
 import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -508,6 +510,111 @@ def import_time(reps: int) -> dict:
     }
 
 
+# ---------------------------------------------------------------- 7. the CLI on a teammate's step
+CLI_COMMANDS = ("send", "log", "inbox", "task claim", "task complete", "status", "tasks", "follow")
+
+
+def _cli_argv(command: str, claimed: str) -> list[str]:
+    me, other = member_name(1), member_name(2)
+    return {
+        "send": ["send", other, "build is green", "--from", me],
+        "log": ["log", me, "ran the unit tests"],
+        "inbox": ["inbox", me],
+        "task claim": ["task", "claim", "--as", me],
+        "task complete": ["task", "complete", claimed],
+        "status": ["status"],
+        "tasks": ["tasks"],
+        "follow": ["follow", me],
+    }[command]
+
+
+def _follow_once(exe: list[str], env: dict[str, str]) -> float:
+    """`teamtui follow`: exec until its first screen (the header and the task line) is printed."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([*exe, *_cli_argv("follow", "")], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        head = proc.stdout.readline()
+        task = proc.stdout.readline()
+        took = time.perf_counter() - t0
+        if not (head.startswith("following") and task.startswith("task")):
+            raise RuntimeError(f"follow printed {head!r} {task!r}")
+    finally:
+        proc.kill()
+        proc.wait()
+    return took
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cli(reps: int, before: str | None = None) -> dict:
+    """Each hot command, `teamtui follow` and a bare `python -c pass`, each a fresh process, in a shuffled order per round."""
+    venv_teamtui = str(Path(sys.executable).with_name("teamtui"))
+    trees = {"now": None, **({"before": before} if before else {})}
+    rng = random.Random(7)
+    samples: dict[str, dict[str, list[float]]] = {t: {c: [] for c in CLI_COMMANDS} for t in trees}
+    base: list[float] = []
+    cpu: dict[str, list[float]] = collections.defaultdict(list)  # CPU seconds of each run, by command line (a check on the wall times under load)
+    with tempfile.TemporaryDirectory(prefix="tt-bench-cli-") as tmp:
+        roots = {t: make_team(Path(tmp) / t, 5, tasks=3 * (reps + 2) + 3) for t in trees}
+
+        def env_for(tree: str) -> dict[str, str]:
+            # PYTHONDONTWRITEBYTECODE off: an installed teamtui has its .pyc files; the warm-up round writes them.
+            drop = ("TMUX", "TMUX_PANE", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "TEAMTUI_NAME")
+            env = {k: v for k, v in os.environ.items() if k not in drop}
+            env.update(TEAMTUI_ROOT=str(roots[tree]), TEAMTUI_TEAM=TEAM, XDG_CONFIG_HOME=str(Path(tmp) / "_config"))
+            if trees[tree]:
+                env["PYTHONPATH"] = trees[tree]  # ahead of the venv's editable install
+            return env
+
+        def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+            cpu0 = _children_cpu()
+            t0 = time.perf_counter()
+            r = subprocess.run(argv, env=env, capture_output=True, text=True)
+            took = time.perf_counter() - t0
+            if r.returncode != 0:
+                raise RuntimeError(f"{argv[1:]} exited {r.returncode}: {r.stderr[-500:]}")
+            return took, _children_cpu() - cpu0, r.stdout.strip()
+
+        for rnd in range(reps + 1):  # round 0 warms the page cache, writes the .pyc files and is not counted
+            jobs = [("pass", "now")] + [(c, t) for t in trees for c in CLI_COMMANDS if c != "task complete"]
+            rng.shuffle(jobs)
+            for command, tree in jobs:
+                env = env_for(tree)
+                if command == "pass":
+                    took, used, _ = timed([sys.executable, "-c", "pass"], env)
+                    if rnd:
+                        base.append(took)
+                        cpu["pass"].append(used)
+                    continue
+                if command == "follow":
+                    took = _follow_once([venv_teamtui], env)
+                    if rnd:
+                        samples[tree][command].append(took)
+                    continue
+                took, used, printed = timed([venv_teamtui, *_cli_argv(command, "")], env)
+                if rnd:
+                    samples[tree][command].append(took)
+                    cpu[f"{tree} {command}"].append(used)
+                if command == "task claim":  # complete what was claimed, so a ready task is left for the next round
+                    took, used, _ = timed([venv_teamtui, *_cli_argv("task complete", printed)], env)
+                    if rnd:
+                        samples[tree]["task complete"].append(took)
+                        cpu[f"{tree} task complete"].append(used)
+    python_p50 = statistics.median(base)
+    out: dict = {"python_s": summary(base), "python_p50_s": python_p50, "trees": {},
+                 "cpu_p50_s": {k: statistics.median(v) for k, v in cpu.items()}}
+    for tree, per in samples.items():
+        out["trees"][tree] = {
+            c: {"p50_s": statistics.median(v), "ratio": statistics.median(v) / python_p50, "summary": summary(v)}
+            for c, v in per.items()
+        }
+    return out
+
+
 # ---------------------------------------------------------------- main
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -522,6 +629,7 @@ def main() -> None:
     ap.add_argument("--updates", type=int, default=20)
     ap.add_argument("--warmup", type=float, default=5)
     ap.add_argument("--gap", type=float)
+    ap.add_argument("--before-tree", help="cli: also time the package tree in this folder (an older commit)")
     a = ap.parse_args()
     if a.name == "latency":
         res = asyncio.run(latency(a.members, a.n, gap=a.gap))
@@ -542,6 +650,8 @@ def main() -> None:
         res = startup(a.n)
     elif a.name == "import":
         res = import_time(a.n)
+    elif a.name == "cli":
+        res = cli(a.n, a.before_tree)
     else:
         raise SystemExit(f"unknown scenario {a.name}")
     sys.stdout.write("\n" + json.dumps(res) + "\n")

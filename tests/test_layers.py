@@ -1,7 +1,9 @@
 """The layer rule of DESIGN.md: protocol, runtime and tmux work without the UI."""
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 
 def test_core_layers_import_no_textual() -> None:
@@ -16,3 +18,54 @@ def test_core_layers_import_no_textual() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"textual imported by a core layer: {out.stdout.strip()}"
+
+
+CLI = Path(__file__).resolve().parents[1] / "teamtui" / "cli"
+TUI = CLI.parent / "tui"
+# The CLI modules of the protocol commands and `follow`; run_cmds and app_cmds open the dashboard.
+CLI_PROTOCOL_MODULES = ("__init__.py", "common.py", "protocol_cmds.py", "tmux_cmds.py", "terminal.py")
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, at its top or inside a function."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def test_the_cli_protocol_commands_import_nothing_from_the_tui() -> None:
+    for name in CLI_PROTOCOL_MODULES:
+        bad = sorted(m for m in _imported_modules(CLI / name) if m == "teamtui.tui" or m.startswith("teamtui.tui."))
+        assert bad == [], f"teamtui/cli/{name} imports {bad}"
+    code = (
+        "import sys\n"
+        "import teamtui.cli, teamtui.cli.protocol_cmds, teamtui.cli.tmux_cmds\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual', 'rich')))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_shared_homes_live_below_the_ui() -> None:
+    code = (
+        "import sys\n"
+        "from teamtui.protocol.colors import TEAMMATE_COLORS, color_name\n"
+        "from teamtui.protocol.discovery import find_teams, looked_at\n"
+        "from teamtui.protocol.settings import Settings, config_path, load_settings, save_theme\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual')))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    assert not (TUI / "config.py").exists(), "settings live in teamtui/protocol/settings.py"
+    defined = {
+        f"{path.relative_to(TUI)}:{node.name}"
+        for path in TUI.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("find_teams", "color_name", "looked_at")
+    }
+    assert defined == set(), f"moved to teamtui.protocol, still defined in the tui: {sorted(defined)}"

@@ -11,14 +11,15 @@ from pathlib import Path
 from teamtui import __version__
 from teamtui.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context, add_global_options
 
-# Modules that add subcommands: each defines register(subparsers, parents).
-_COMMAND_MODULES = (
-    "teamtui.cli.protocol_cmds",
-    "teamtui.cli.teammate_cmds",
-    "teamtui.cli.app_cmds",
-    "teamtui.cli.run_cmds",
-    "teamtui.cli.tmux_cmds",
-)
+# The module that registers each command (its register(subparsers, parents)); a command
+# imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime.
+COMMANDS: dict[str, str] = {
+    **dict.fromkeys(("status", "tasks", "team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"),
+    **dict.fromkeys(("idle", "shutdown", "shutdown-reply"), "teamtui.cli.teammate_cmds"),
+    "watch": "teamtui.cli.app_cmds",
+    **dict.fromkeys(("run", "demo"), "teamtui.cli.run_cmds"),
+    **dict.fromkeys(("follow", "cleanup"), "teamtui.cli.tmux_cmds"),
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,7 +29,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given the arguments, only the module of the command they name (all for help or a typo)."""
     import importlib
 
     parser = _Parser(
@@ -41,19 +43,48 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     add_global_options(common, top=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue  # a command group not built yet
-            raise
-        module.register(sub, [common])
+    named = _command_in(argv) if argv is not None else None
+    modules = [COMMANDS[named]] if named else list(dict.fromkeys(COMMANDS.values()))
+    for name in modules:
+        importlib.import_module(name).register(sub, [common])
     return parser
 
 
+class _PreParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # quiet: the full parser reports it
+        raise _NoCommand
+
+
+class _NoCommand(Exception):
+    pass
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, as the full parser reads it; None for top-level help, no command or an unknown one."""
+    pre = _PreParser(add_help=False)
+    add_global_options(pre, top=True)
+    pre.add_argument("command", nargs="?")
+    try:
+        command = pre.parse_known_args(argv)[0].command
+    except _NoCommand:
+        return None
+    if command not in COMMANDS:
+        return None
+    before = argv[: list(argv).index(command)]
+    if any(_top_level_flag(arg) for arg in before):  # `teamtui -h send`: the top help lists every command
+        return None
+    return command
+
+
+def _top_level_flag(arg: str) -> bool:
+    # argparse takes any unambiguous prefix of a long option.
+    return arg == "-h" or (arg.startswith("--") and len(arg) > 2 and ("--help".startswith(arg) or "--version".startswith(arg)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler: Callable[[Context], int] | None = getattr(args, "handler", None)
     if handler is None:

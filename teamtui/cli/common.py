@@ -7,12 +7,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from teamtui.protocol.errors import NotFoundError, ProtocolError
-from teamtui.protocol.layout import find_team
-from teamtui.protocol.store import TeamStore
 # One inert for every layer; the commands import it from here.
 from teamtui.protocol.text import inert  # noqa: F401
+
+if TYPE_CHECKING:
+    from teamtui.protocol.store import TeamStore
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -66,6 +67,10 @@ class Context:
         return os.environ.get("TEAMTUI_NAME") or None
 
     def store(self) -> TeamStore:
+        # Here, not at the top: `teamtui --help` and the dashboard's start need no layout.
+        from teamtui.protocol.errors import NotFoundError, ProtocolError
+        from teamtui.protocol.layout import find_team
+
         try:
             return find_team(self.root_or_cwd, self.team, self.layout)  # type: ignore[arg-type]
         except NotFoundError as exc:

@@ -6,7 +6,7 @@ import argparse
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, inert, out
 from teamtui.protocol.board import Board, TaskState
@@ -15,8 +15,9 @@ from teamtui.protocol.layout import detect_layout
 from teamtui.protocol.models import LogLevel, MemberStatus, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.taskmeta import failure_count
-from teamtui.protocol.state import TeamState
-from teamtui.protocol.store import TeamStore
+
+if TYPE_CHECKING:
+    from teamtui.protocol.store import TeamStore
 
 Handler = Callable[[Context], int]
 
@@ -146,6 +147,8 @@ def _payload_json(m: Message) -> dict[str, Any] | None:
 
 
 def cmd_status(ctx: Context) -> int:
+    from teamtui.protocol.state import TeamState  # status only: the other commands read no more than they show
+
     store = ctx.store()
     state = TeamState(store)
     state.load_all()

@@ -13,7 +13,6 @@ from pathlib import Path
 from teamtui.cli.common import CliError, Context, inert, out
 from teamtui.protocol.models import LogEntry, LogLevel, MemberStatus, Message
 from teamtui.protocol.state import Change, MemberView, TeamState
-from teamtui.protocol.watch import WatchBatch, watch_dirs
 
 # How many log lines `follow` shows from before it started.
 BACKLOG_LINES = 20
@@ -133,6 +132,9 @@ async def follow(ctx: Context, name: str, backlog: int) -> int:
     follower.start(backlog)
     if follower.done:
         return 0
+    # After the first screen: it need not wait for the watcher, and resync() covers the gap.
+    from teamtui.protocol.watch import WatchBatch, watch_dirs
+
     stop = asyncio.Event()
     batches: asyncio.Queue[WatchBatch] = asyncio.Queue()
 

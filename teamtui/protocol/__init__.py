@@ -1,48 +1,85 @@
-"""teamtui.protocol: read and write agent-team files in both layouts. Imports no Textual."""
+"""teamtui.protocol: read and write agent-team files in both layouts. Imports no Textual.
 
-from teamtui.protocol.board import Board, TaskState, TaskView
-from teamtui.protocol.claude import ClaudeTeam, default_claude_root
-from teamtui.protocol.errors import (
-    ConflictError,
-    LockTimeout,
-    NotFoundError,
-    ParseError,
-    ProtocolError,
-    ReadError,
-    UnsafeNameError,
-    UnsupportedError,
-)
-from teamtui.protocol.layout import candidate_roots, detect_layout, find_team, open_team, team_names
-from teamtui.protocol.locks import DirLock, FileLock
-from teamtui.protocol.logbuffer import LogBuffer
-from teamtui.protocol.models import (
-    LogEntry,
-    LogLevel,
-    Member,
-    MemberStatus,
-    Message,
-    Payload,
-    ShutdownApproved,
-    ShutdownRejected,
-    ShutdownRequest,
-    ShutdownResponse,
-    Task,
-    TaskAssignment,
-    TaskStatus,
-    TeamConfig,
-)
-from teamtui.protocol.names import check_name, is_safe_name
-from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.state import Change, MemberView, TeamState
-from teamtui.protocol.store import FileRef, InboxRead, TeamStore
-from teamtui.protocol.tail import TailReader
+The names below are imported on first use (PEP 562), so `import teamtui.protocol.names`
+does not pay for pydantic, the board and both layouts: the CLI's start-up is the protocol's hot path.
+"""
 
-__all__ = [
-    "Board", "Change", "ClaudeTeam", "ConflictError", "DirLock", "FileLock", "FileRef", "InboxRead",
-    "LockTimeout", "LogBuffer", "LogEntry", "LogLevel", "Member", "MemberStatus", "MemberView", "Message",
-    "NativeTeam", "NotFoundError", "ParseError", "Payload", "ProtocolError", "ReadError",
-    "ShutdownApproved", "ShutdownRejected", "ShutdownRequest", "ShutdownResponse", "TailReader",
-    "Task", "TaskAssignment", "TaskState", "TaskStatus", "TaskView", "TeamConfig", "TeamState",
-    "TeamStore", "UnsafeNameError", "UnsupportedError", "candidate_roots", "check_name",
-    "default_claude_root", "detect_layout", "find_team", "is_safe_name", "open_team", "team_names",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    "Board": "board", "TaskState": "board", "TaskView": "board",
+    "ClaudeTeam": "claude", "default_claude_root": "claude",
+    "ConflictError": "errors", "LockTimeout": "errors", "NotFoundError": "errors", "ParseError": "errors",
+    "ProtocolError": "errors", "ReadError": "errors", "UnsafeNameError": "errors", "UnsupportedError": "errors",
+    "candidate_roots": "layout", "detect_layout": "layout", "find_team": "layout", "open_team": "layout",
+    "team_names": "layout",
+    "DirLock": "locks", "FileLock": "locks",
+    "LogBuffer": "logbuffer",
+    "LogEntry": "models", "LogLevel": "models", "Member": "models", "MemberStatus": "models", "Message": "models",
+    "Payload": "models", "ShutdownApproved": "models", "ShutdownRejected": "models", "ShutdownRequest": "models",
+    "ShutdownResponse": "models", "Task": "models", "TaskAssignment": "models", "TaskStatus": "models",
+    "TeamConfig": "models",
+    "check_name": "names", "is_safe_name": "names",
+    "NativeTeam": "native",
+    "Change": "state", "MemberView": "state", "TeamState": "state",
+    "FileRef": "store", "InboxRead": "store", "TeamStore": "store",
+    "TailReader": "tail",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:
+    from teamtui.protocol.board import Board, TaskState, TaskView
+    from teamtui.protocol.claude import ClaudeTeam, default_claude_root
+    from teamtui.protocol.errors import (
+        ConflictError,
+        LockTimeout,
+        NotFoundError,
+        ParseError,
+        ProtocolError,
+        ReadError,
+        UnsafeNameError,
+        UnsupportedError,
+    )
+    from teamtui.protocol.layout import candidate_roots, detect_layout, find_team, open_team, team_names
+    from teamtui.protocol.locks import DirLock, FileLock
+    from teamtui.protocol.logbuffer import LogBuffer
+    from teamtui.protocol.models import (
+        LogEntry,
+        LogLevel,
+        Member,
+        MemberStatus,
+        Message,
+        Payload,
+        ShutdownApproved,
+        ShutdownRejected,
+        ShutdownRequest,
+        ShutdownResponse,
+        Task,
+        TaskAssignment,
+        TaskStatus,
+        TeamConfig,
+    )
+    from teamtui.protocol.names import check_name, is_safe_name
+    from teamtui.protocol.native import NativeTeam
+    from teamtui.protocol.state import Change, MemberView, TeamState
+    from teamtui.protocol.store import FileRef, InboxRead, TeamStore
+    from teamtui.protocol.tail import TailReader

@@ -45,7 +45,7 @@ class TaskStatus(str, Enum):
 class WireModel(BaseModel):
     """A model read from a file: unknown keys allowed and kept, original dict remembered."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, arbitrary_types_allowed=True, defer_build=True)
     _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @property
@@ -130,7 +130,7 @@ class TeamConfig(WireModel):
 class Payload(BaseModel):
     """A structured protocol message; field names are snake_case, camelCase accepted."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
     type: str
 
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from teamtui.tmux.api import NullPanes, TeammatePanes
-from teamtui.tmux.server import TmuxUnavailable, socket_from_env
 
 MODES = ("auto", "in-process", "tmux")
 # How long a tmux server gets to answer before it counts as dead.
@@ -42,6 +40,8 @@ def add_teammate_mode_option(parser: argparse.ArgumentParser, *, top: bool = Tru
 
 def _probe(socket: str, timeout: float) -> str:
     """"" when the tmux server on `socket` answers, else why not."""
+    import subprocess  # here: every CLI command defines --teammate-mode, few probe tmux
+
     tmux = shutil.which("tmux")
     if tmux is None:
         return "tmux is not installed"
@@ -66,6 +66,8 @@ def resolve_teammate_mode(
     *,
     timeout: float = PROBE_TIMEOUT,
 ) -> ModeDecision:
+    from teamtui.tmux.server import TmuxUnavailable, socket_from_env  # libtmux: not for every CLI call's --teammate-mode
+
     env = os.environ if env is None else env
     notice = ""
     mode = requested

@@ -1,0 +1,160 @@
+"""What the CLI's hot commands load: each runs in a fresh interpreter on a real team, and the
+modules and pydantic schemas it leaves behind are checked (start-up cost, without timing it;
+`make bench` has the times).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from teamtui.cli import COMMANDS, build_parser
+from teamtui.protocol import NativeTeam
+
+TEAM = "refactor-auth"
+
+# Runs `teamtui ARGS...`, then writes what is imported and which models have a built schema.
+DRIVER = """
+import json, os, sys
+from teamtui.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+models = sys.modules.get("teamtui.protocol.models")
+built = []
+if models is not None:
+    from pydantic import BaseModel
+    built = sorted(n for n, c in vars(models).items()
+                   if isinstance(c, type) and issubclass(c, BaseModel) and c.__module__ == models.__name__
+                   and c.__pydantic_complete__)
+with open(os.environ["IMPORTS_OUT"], "w") as fh:
+    json.dump({"code": code, "modules": sorted(sys.modules), "built": built}, fh)
+"""
+
+# Never needed by a command that reads or writes team files.
+HEAVY = ("textual", "rich", "libtmux", "tomllib", "teamtui.tui", "teamtui.runtime", "teamtui.demo",
+         "teamtui.tmux.server", "teamtui.tmux.panes", "teamtui.cli.app_cmds", "teamtui.cli.run_cmds")
+# Only `follow` watches files.
+WATCHING = ("watchfiles", "anyio", "asyncio", "teamtui.protocol.watch", "teamtui.cli.tmux_cmds")
+PAYLOADS = {"ShutdownRequest", "ShutdownResponse", "ShutdownApproved", "ShutdownRejected", "IdleNotification",
+            "TaskAssignment", "PlanApprovalRequest", "PlanApprovalResponse", "PermissionRequest", "OtherPayload"}
+
+# command -> (arguments, models it may build a schema for)
+HOT = {
+    "send": (["send", "hunter", "hello"], {"TeamConfig", "Member", "Message"}),
+    "log": (["log", "hunter", "a line"], {"TeamConfig", "Member"}),
+    "inbox": (["inbox", "hunter"], {"Message"}),
+    "task claim": (["task", "claim", "--as", "scout"], {"Task"}),
+    "task complete": (["task", "complete", "3"], {"Task"}),
+    "tasks": (["tasks"], {"Task"}),
+    "tasks --json": (["tasks", "--json"], {"Task"}),
+}
+
+
+def _env(root: Path, out: Path) -> dict[str, str]:
+    return {**os.environ, "TEAMTUI_ROOT": str(root), "TEAMTUI_TEAM": TEAM, "IMPORTS_OUT": str(out)}
+
+
+def _run(root: Path, tmp_path: Path, argv: list[str]) -> dict:
+    out = tmp_path / "imports.json"
+    proc = subprocess.run([sys.executable, "-c", DRIVER, *argv], env=_env(root, out), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["code"] == 0, proc.stderr
+    return result
+
+
+def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == n or m.startswith(n + ".") for n in names)]
+
+
+@pytest.mark.parametrize("command", list(HOT))
+def test_a_hot_command_loads_no_ui_tmux_runtime_or_watcher(command: str, native_root: Path, tmp_path: Path) -> None:
+    argv, allowed = HOT[command]
+    result = _run(native_root, tmp_path, argv)
+    assert _loaded(result["modules"], HEAVY + WATCHING) == []
+    assert "teamtui.protocol.state" not in result["modules"], "only status and follow need the whole TeamState"
+    built = set(result["built"])
+    assert built <= allowed, f"{command} built schemas it does not use: {sorted(built - allowed)}"
+
+
+def test_the_command_did_its_work_in_the_guarded_run(native_root: Path, tmp_path: Path) -> None:
+    _run(native_root, tmp_path, HOT["send"][0])
+    _run(native_root, tmp_path, HOT["task claim"][0])
+    store = NativeTeam(native_root, TEAM)
+    assert [m.content for m in store.peek("hunter").messages][-1] == "hello"
+    task = store.get_task("3")
+    assert task.owner == "scout"
+
+
+def test_status_loads_the_team_state_but_no_ui_tmux_or_watcher(native_root: Path, tmp_path: Path) -> None:
+    result = _run(native_root, tmp_path, ["status"])
+    assert _loaded(result["modules"], HEAVY + WATCHING) == []
+    assert "teamtui.protocol.state" in result["modules"]
+    # Protocol payloads are built only for the kinds the inboxes hold.
+    store = NativeTeam(native_root, TEAM)
+    held = {type(m.payload).__name__ for name in store.inbox_owners() for m in store.peek(name).messages if m.payload}
+    assert set(result["built"]) & PAYLOADS <= held
+
+
+def test_follow_watches_without_ui_or_tmux(native_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "imports.json"
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, "follow", "hunter"], env=_env(native_root, out),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("following hunter")
+        # Before or after its watcher is in place, the teammate shutting down ends it.
+        NativeTeam(native_root, TEAM).update_member("hunter", status="shutdown")
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "hunter shut down; following ends." in rest
+    result = json.loads(out.read_text())
+    assert _loaded(result["modules"], HEAVY) == []
+    assert "watchfiles" in result["modules"], "follow watched the files (it is the one command that does)"
+
+
+def test_every_command_is_registered_by_the_module_the_cli_imports_for_it() -> None:
+    registered: dict[str, str] = {}
+    for module in dict.fromkeys(COMMANDS.values()):
+        sub = argparse.ArgumentParser().add_subparsers(dest="command")
+        importlib.import_module(module).register(sub, [])
+        registered.update(dict.fromkeys(sub.choices, module))
+    assert registered == COMMANDS
+
+
+@pytest.mark.parametrize(
+    ("argv", "picked"),
+    [
+        (["tasks"], "tasks"),
+        (["--root", "send", "send", "a", "b"], "send"),
+        (["--team=log", "log", "x"], "log"),
+        (["--layout", "native", "task", "claim"], "task"),
+        (["--teammate-mode", "tmux", "status", "--json"], "status"),
+        (["follow", "x"], "follow"),
+        (["watch", "/some/root"], "watch"),
+        (["-h"], None), (["--help", "tasks"], None), (["--he", "tasks"], None), (["--version", "send"], None),
+        (["nosuch"], None), ([], None), (["--root"], None), (["--layout", "bad", "tasks"], None),
+    ],
+)
+def test_the_command_the_cli_picks_is_the_one_argparse_reads(argv: list[str], picked: str | None) -> None:
+    from teamtui.cli import _command_in
+
+    assert _command_in(argv) == picked
+    if picked is not None:
+        full = build_parser().parse_known_args(argv)[0].command
+        alone = build_parser(argv).parse_known_args(argv)[0].command
+        assert picked == full == alone
