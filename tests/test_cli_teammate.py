@@ -345,3 +345,30 @@ def test_shutdown_wait_ignores_replies_from_before_it_asked(team, tmp_path):
     summary = json.loads(res.stdout[res.stdout.index("{") :])
     assert [(t["teammate"], t["outcome"]) for t in summary["teammates"]] == [("ana", "timed out")]
     assert summary["all_accounted_for"] is True
+
+
+# ----------------------------------------------------------------------------- start-up
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["idle", "--as", "hunter", "--completed", "2"],
+        ["shutdown-reply", "--as", "hunter", "--status", "in_progress", "--pending", "x"],
+        ["task", "fail", "2", "--reason", "boom"],
+        ["task", "retry", "2"],
+        ["task", "complete", "2", "--as", "hunter", "--result", "ok"],
+        ["send", "hunter", "x", "--type", "dev_progress", "--field", "task=T1"],
+        ["shutdown", "scout"],
+    ],
+    ids=lambda a: " ".join(a[:2]),
+)
+def test_the_teammate_commands_load_no_ui_tmux_runtime_or_watcher(argv, native_root, tmp_path):
+    from tests.test_cli_imports import HEAVY, WATCHING, _loaded, _run
+
+    if argv[:2] == ["task", "retry"]:
+        NativeTeam(native_root, "refactor-auth").update_task("2", metadata={"failure_count": 3, "blocked_reason": "failed 3 times"})
+    result = _run(native_root, tmp_path, argv)
+    # `shutdown` (without --wait) builds its run from the runtime's shutdown module: that, and nothing else of the runtime.
+    allowed = {"teamtui.runtime", "teamtui.runtime.shutdown"} if argv[0] == "shutdown" else set()
+    assert set(_loaded(result["modules"], HEAVY + WATCHING)) <= allowed
