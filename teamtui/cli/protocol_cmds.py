@@ -419,21 +419,12 @@ def cmd_task_complete(ctx: Context) -> int:
     return 0
 
 
-def _max_failures(store: TeamStore) -> int:
-    """The team's max_failures (the lead writes the team file's into the config), default 3."""
-    from teamtui.protocol.taskmeta import DEFAULT_MAX_FAILURES
-
-    cfg = store.load_config()
-    n = cfg.raw.get("max_failures") if not isinstance(cfg, ReadError) else None
-    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else DEFAULT_MAX_FAILURES
-
-
 def cmd_task_fail(ctx: Context) -> int:
-    from teamtui.protocol.outcomes import record_failure
+    from teamtui.protocol.outcomes import record_failure, team_max_failures
 
     store = ctx.store()
     by = ctx.args.owner if ctx.args.owner is not None else ctx.me
-    limit = _max_failures(store)
+    limit = team_max_failures(store)
     failure = record_failure(store, ctx.args.id, ctx.args.reason, max_failures=limit, owner=by)
     tid = _field(failure.task.id)
     if failure.held:

@@ -36,6 +36,13 @@ class Failure:
     previous_owner: str
 
 
+def team_max_failures(store: TeamStore) -> int:
+    """The team's max_failures: the lead writes its team file's into the config; else the default (3)."""
+    cfg = store.load_config()
+    n = getattr(cfg, "raw", {}).get("max_failures")
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else DEFAULT_MAX_FAILURES
+
+
 def _change_task(store: TeamStore, task_id: str, change) -> Task:
     changer = getattr(store, "change_task", None)
     if changer is None or not store.writes_tasks:
@@ -48,14 +55,16 @@ def record_failure(
     task_id: str,
     reason: str,
     *,
-    max_failures: int = DEFAULT_MAX_FAILURES,
+    max_failures: int | None = None,
     owner: str | None = None,
 ) -> Failure:
     """Count one failure of a task and put it back on the board (pending, no owner); the
     `max_failures`-th holds it (shown as blocked, never assigned) until `retry`.
 
     `owner`: count only if the task is still held by them (ConflictError otherwise), so a
-    failure reported late, after the task moved on, changes nothing."""
+    failure reported late, after the task moved on, changes nothing. `max_failures` defaults to
+    the team's (see team_max_failures)."""
+    limit = team_max_failures(store) if max_failures is None else max_failures
     reason = " ".join(str(reason).split())[:MAX_REASON] or "failed"
     seen: dict[str, Any] = {}
 
@@ -70,7 +79,7 @@ def record_failure(
         meta[LAST_FAILURE] = reason
         if task.owner and task.owner not in released_from(task):
             meta[RELEASED_FROM] = [*released_from(task), task.owner]
-        held = count >= max_failures and not held_reason(task)
+        held = count >= limit and not held_reason(task)
         if held:
             meta[BLOCKED_REASON] = f"failed {count} times (last: {reason}); `teamtui task retry {task.id}` to try again"
         seen.update(count=count, held=held, owner=task.owner)

@@ -269,3 +269,11 @@ def test_hostile_touch_paths_are_only_data(team):
     assert _view(team, t.id).waits_on == [("../../etc/passwd", "worker-1")]
     assert not (team.root.parent / "etc").exists()
     shutil.rmtree(team.team_dir / "logs", ignore_errors=True)
+
+
+def test_without_a_limit_the_teams_max_failures_from_its_config_applies(team):
+    # What per-task teammates and the CLI rely on: the lead writes the team file's max_failures there.
+    team.update_config(lambda d: d.update(max_failures=2))
+    t = team.create_task("x")
+    assert not record_failure(team, t.id, "one").held
+    assert record_failure(team, t.id, "two").held
