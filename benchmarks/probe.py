@@ -78,6 +78,13 @@ class BenchTUI(TeamTUI):
         self.on_log_entries: Callable[[str, list, float], None] | None = None
         self.on_close_filter: Callable[[float], None] | None = None
         self._display = self._probe_display  # type: ignore[method-assign]
+        close_filter = self.dashboard.close_filter  # the dashboard's own, then the probe's bookkeeping
+
+        def closed(clear: bool) -> None:
+            close_filter(clear)
+            self._filter_closed()
+
+        self.dashboard.close_filter = closed  # type: ignore[method-assign]
 
     # ------------------------------------------------------------ frames
     def expect(self, token: str) -> asyncio.Future[float]:
@@ -131,8 +138,7 @@ class BenchTUI(TeamTUI):
         self._close_waiters.append(fut)
         return fut
 
-    def close_filter(self, clear: bool) -> None:
-        super().close_filter(clear)
+    def _filter_closed(self) -> None:
         self._frame_waiters.extend(self._close_waiters)
         self._close_waiters.clear()
         if self.on_close_filter is not None:

@@ -263,21 +263,8 @@ def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: obje
         **app_kwargs,  # type: ignore[arg-type]
     )
 
-    # Called on the lead's thread: the app's ingest is thread-safe (it posts to the screen).
-    lead.on_lead_messages = app.ingest_lead_messages
-    if hasattr(app, "_hand_shutdown_to_lead"):  # the dashboard before its shutdown controller
-        lead.on_lead_messages = _on_the_ui_thread(app, app.ingest_lead_messages)
+    lead.on_lead_messages = app.ingest_lead_messages  # thread-safe: it posts a message
     return app
-
-
-def _on_the_ui_thread(app, ingest):
-    """Interim, for the dashboard whose ingest is not yet thread-safe: hop to its thread first."""
-
-    def hop(messages: list) -> None:
-        if getattr(app, "is_running", False):
-            app.call_from_thread(ingest, messages)
-
-    return hop
 
 
 def _finish(outcome: list[RunResult | BaseException]) -> int:

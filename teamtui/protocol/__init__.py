@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "TeamConfig": "models",
     "check_name": "names", "is_safe_name": "names",
     "NativeTeam": "native",
-    "Change": "state", "MemberView": "state", "TeamState": "state",
+    "Change": "state", "ChangeKind": "state", "MemberView": "state", "TeamState": "state",
     "FileRef": "store", "InboxRead": "store", "TeamStore": "store",
     "TailReader": "tail",
 }
@@ -80,6 +80,6 @@ if TYPE_CHECKING:
     )
     from teamtui.protocol.names import check_name, is_safe_name
     from teamtui.protocol.native import NativeTeam
-    from teamtui.protocol.state import Change, MemberView, TeamState
+    from teamtui.protocol.state import Change, ChangeKind, MemberView, TeamState
     from teamtui.protocol.store import FileRef, InboxRead, TeamStore
     from teamtui.protocol.tail import TailReader

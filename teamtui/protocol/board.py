@@ -199,10 +199,6 @@ class Board:
         touched = self.touched_files() if self.touches else {}
         return [self.view(t, claimed, touched) for t in self._sorted()]
 
-    def is_ready(self, task_id: str) -> bool:
-        t = self.tasks.get(task_id)
-        return t is not None and self.view(t).state == TaskState.READY
-
     def ready(self, respect_files: bool = True) -> list[Task]:
         claimed = self.claimed_files() if respect_files else {}
         touched = self.touched_files() if respect_files and self.touches else {}

@@ -26,21 +26,6 @@ _MEMBER_KEYS = {
     "tmuxPaneId": "tmux_pane_id",
     "backendType": "backend_type",
 }
-# Wire key order for protocol messages stringified into `text`, as Claude Code writes them.
-_CAMEL_PAYLOAD = {
-    "request_id": "requestId",
-    "from_": "from",
-    "pane_id": "paneId",
-    "backend_type": "backendType",
-    "idle_reason": "idleReason",
-    "completed_task_id": "completedTaskId",
-    "completed_status": "completedStatus",
-    "failure_reason": "failureReason",
-    "task_id": "taskId",
-    "assigned_by": "assignedBy",
-    "plan_file_path": "planFilePath",
-    "plan_content": "planContent",
-}
 
 
 def default_claude_root() -> Path:
@@ -78,6 +63,10 @@ def stringify_protocol(payload: dict[str, Any]) -> str:
 class ClaudeTeam(TeamStore):
     layout = "claude"
     writes_tasks = False
+    has_task_sidecars = False
+    has_teammate_logs = False
+    appends_to_inboxes = False
+    writes_shutdown_results = False
     default_lead = "team-lead"
 
     def __init__(self, root: Path, name: str):
@@ -306,8 +295,3 @@ class ClaudeTeam(TeamStore):
             # Claude Code writes <id>.json: another id here would shadow that task.
             return ReadError(path, f"id {task.id[:40]!r} does not match the file name")
         return task
-
-
-def payload_to_wire(payload_fields: dict[str, Any]) -> dict[str, Any]:
-    """snake_case payload fields to Claude Code's camelCase keys."""
-    return {_CAMEL_PAYLOAD.get(k, k): v for k, v in payload_fields.items()}

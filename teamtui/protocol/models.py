@@ -32,7 +32,8 @@ def _none_to_list(v: Any) -> Any:
 
 
 Id = Annotated[str, BeforeValidator(_to_str)]
-Text = Annotated[str, BeforeValidator(_none_to_empty)]
+# A string field a peer may also write as null (read as "").
+WireStr = Annotated[str, BeforeValidator(_none_to_empty)]
 IdList = Annotated[list[Id], BeforeValidator(_none_to_list)]
 
 
@@ -55,12 +56,12 @@ class WireModel(BaseModel):
 
 class Task(WireModel):
     id: Id
-    subject: Text = ""
-    description: Text = ""
+    subject: WireStr = ""
+    description: WireStr = ""
     # The Teammate API patterns' `available`, `claimed`, `complete` read as the board's statuses.
     status: Annotated[TaskStatus, BeforeValidator(task_status)] = TaskStatus.PENDING
-    active_form: Text = ""
-    owner: Text = ""
+    active_form: WireStr = ""
+    owner: WireStr = ""
     blocks: IdList = Field(default_factory=list)
     blocked_by: IdList = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
@@ -100,24 +101,24 @@ def normalize_status(value: Any) -> MemberStatus:
 
 class Member(WireModel):
     name: str
-    agent_id: Text = ""
+    agent_id: WireStr = ""
     status: MemberStatus = MemberStatus.UNKNOWN
-    agent_type: Text = ""
-    color: Text = ""
-    model: Text = ""
+    agent_type: WireStr = ""
+    color: WireStr = ""
+    model: WireStr = ""
     pid: int | None = None
-    command: Text = ""
-    tmux_pane_id: Text = ""
-    backend_type: Text = ""
+    command: WireStr = ""
+    tmux_pane_id: WireStr = ""
+    backend_type: WireStr = ""
     joined_at: float | None = None
     last_seen: float | None = None
 
 
 class TeamConfig(WireModel):
     name: str
-    description: Text = ""
+    description: WireStr = ""
     created_at: float | None = None
-    lead: Text = "lead"
+    lead: WireStr = "lead"
     members: list[Member] = Field(default_factory=list)
 
     def member(self, name: str) -> Member | None:
@@ -136,9 +137,9 @@ class Payload(BaseModel):
 
 class ShutdownRequest(Payload):
     type: Literal["shutdown_request"] = "shutdown_request"
-    request_id: Text = Field("", alias="requestId")
-    from_: Text = Field("", alias="from")
-    reason: Text = ""
+    request_id: WireStr = Field("", alias="requestId")
+    from_: WireStr = Field("", alias="from")
+    reason: WireStr = ""
     deadline_seconds: float = 30.0
 
 
@@ -160,7 +161,7 @@ class ShutdownResponse(Payload):
     `approve` (`{type, status, pending_work, artifacts_committed}`); teamtui writes both."""
 
     type: Literal["shutdown_response"] = "shutdown_response"
-    request_id: Text = Field("", alias="requestId")
+    request_id: WireStr = Field("", alias="requestId")
     approve: bool | None = None
     status: Literal["clean", "in_progress", "error"] | str = "clean"
     pending_work: Annotated[list[str], BeforeValidator(_as_items)] = Field(default_factory=list, alias="pendingWork")
@@ -174,59 +175,59 @@ class ShutdownResponse(Payload):
 
 class ShutdownApproved(Payload):
     type: Literal["shutdown_approved"] = "shutdown_approved"
-    request_id: Text = Field("", alias="requestId")
-    from_: Text = Field("", alias="from")
-    pane_id: Text = Field("", alias="paneId")
-    backend_type: Text = Field("", alias="backendType")
+    request_id: WireStr = Field("", alias="requestId")
+    from_: WireStr = Field("", alias="from")
+    pane_id: WireStr = Field("", alias="paneId")
+    backend_type: WireStr = Field("", alias="backendType")
 
 
 class ShutdownRejected(Payload):
     type: Literal["shutdown_rejected"] = "shutdown_rejected"
-    request_id: Text = Field("", alias="requestId")
-    from_: Text = Field("", alias="from")
-    reason: Text = ""
+    request_id: WireStr = Field("", alias="requestId")
+    from_: WireStr = Field("", alias="from")
+    reason: WireStr = ""
 
 
 class IdleNotification(Payload):
     type: Literal["idle_notification"] = "idle_notification"
-    from_: Text = Field("", alias="from")
-    idle_reason: Text = Field("", alias="idleReason")
-    summary: Text = ""
+    from_: WireStr = Field("", alias="from")
+    idle_reason: WireStr = Field("", alias="idleReason")
+    summary: WireStr = ""
     completed_task_id: Id = Field("", alias="completedTaskId")
-    completed_status: Text = Field("", alias="completedStatus")
-    failure_reason: Text = Field("", alias="failureReason")
+    completed_status: WireStr = Field("", alias="completedStatus")
+    failure_reason: WireStr = Field("", alias="failureReason")
 
 
 class TaskAssignment(Payload):
     type: Literal["task_assignment"] = "task_assignment"
     task_id: Id = Field("", alias="taskId")
-    subject: Text = ""
-    description: Text = ""
-    assigned_by: Text = Field("", alias="assignedBy")
+    subject: WireStr = ""
+    description: WireStr = ""
+    assigned_by: WireStr = Field("", alias="assignedBy")
 
 
 class PlanApprovalRequest(Payload):
     type: Literal["plan_approval_request"] = "plan_approval_request"
-    from_: Text = Field("", alias="from")
-    plan_file_path: Text = Field("", alias="planFilePath")
-    plan_content: Text = Field("", alias="planContent")
-    request_id: Text = Field("", alias="requestId")
+    from_: WireStr = Field("", alias="from")
+    plan_file_path: WireStr = Field("", alias="planFilePath")
+    plan_content: WireStr = Field("", alias="planContent")
+    request_id: WireStr = Field("", alias="requestId")
 
 
 class PlanApprovalResponse(Payload):
     type: Literal["plan_approval_response"] = "plan_approval_response"
-    request_id: Text = Field("", alias="requestId")
+    request_id: WireStr = Field("", alias="requestId")
     approved: bool = False
-    feedback: Text = ""
+    feedback: WireStr = ""
 
 
 class PermissionRequest(Payload):
     type: Literal["permission_request"] = "permission_request"
-    request_id: Text = ""
-    agent_id: Text = ""
-    tool_name: Text = ""
-    tool_use_id: Text = ""
-    description: Text = ""
+    request_id: WireStr = ""
+    agent_id: WireStr = ""
+    tool_name: WireStr = ""
+    tool_use_id: WireStr = ""
+    description: WireStr = ""
     input: Any = None
     permission_suggestions: Any = None
 
@@ -251,6 +252,12 @@ PAYLOAD_TYPES: dict[str, type[Payload]] = {
 }
 
 
+# The replies a teammate may give a shutdown request: the native layout's, then Claude Code's two.
+SHUTDOWN_REPLY_TYPES: tuple[str, ...] = tuple(
+    cls.model_fields["type"].default for cls in (ShutdownResponse, ShutdownApproved, ShutdownRejected)
+)
+
+
 def decode_payload(data: dict[str, Any]) -> Payload | None:
     """Decode a protocol dict by its `type`; None when it is not a protocol message.
 
@@ -267,19 +274,15 @@ class Message(WireModel):
     """One inbox entry. `content` is the human text (or, for Claude protocol messages, the JSON text)."""
 
     type: str = "message"
-    sender: Text = ""
-    recipient: Text = ""
-    content: Text = ""
+    sender: WireStr = ""
+    recipient: WireStr = ""
+    content: WireStr = ""
     timestamp: float = 0.0
     # Native: None until the recipient drains its inbox. Claude Code: the `read` flag.
     read: bool | None = None
-    summary: Text = ""
-    color: Text = ""
+    summary: WireStr = ""
+    color: WireStr = ""
     payload: Payload | None = None
-
-    @property
-    def is_protocol(self) -> bool:
-        return self.payload is not None
 
 
 class LogLevel(str, Enum):

@@ -12,6 +12,7 @@ import os
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +26,13 @@ from teamtui.protocol.models import (
     LogLevel,
     Member,
     MemberStatus,
+    SHUTDOWN_REPLY_TYPES,
     Message,
     Task,
     TaskStatus,
     TeamConfig,
     normalize_level,
 )
-from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.store import FileRef, TeamStore
 from teamtui.protocol.tail import TailReader
 
@@ -40,15 +41,31 @@ DEFAULT_MESSAGE_LIMIT = 2000
 DEFAULT_HEALTH_TIMEOUT = 60.0
 # On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
 _LOG_TAIL_BYTES_PER_LINE = 512
-PROTOCOL_REPLY_TYPES = ("shutdown_response", "shutdown_approved", "shutdown_rejected")
+
+
+class ChangeKind(StrEnum):
+    """What a Change is about; its key names the teammate, task or file. A str: `kind == "log"` holds."""
+
+    CONFIG = "config"
+    MEMBER_JOINED = "member_joined"  # key: teammate
+    MEMBER_LEFT = "member_left"  # key: teammate
+    MEMBER_STATUS = "member_status"  # key: teammate, detail: the new status
+    TASK = "task"  # key: task id
+    TASK_COMPLETED = "task_completed"  # key: task id, detail: subject
+    TASK_REMOVED = "task_removed"  # key: task id
+    INBOX = "inbox"  # key: the inbox's owner, messages: the new ones
+    INBOX_READ = "inbox_read"  # key: the inbox's owner
+    LOG = "log"  # key: teammate, entries: the new lines
+    ERROR = "error"  # key: the file, detail: the first problem
+    ERROR_CLEARED = "error_cleared"  # key: the file
+    TEAM_GONE = "team_gone"  # key: team name
 
 
 @dataclass(slots=True)
 class Change:
-    """One thing that changed. kind: config, member_joined, member_left, member_status, task,
-    task_completed, task_removed, inbox, inbox_read, log, error, error_cleared, team_gone."""
+    """One thing that changed."""
 
-    kind: str
+    kind: ChangeKind
     key: str = ""
     detail: str = ""
     messages: list[Message] = field(default_factory=list)
@@ -109,7 +126,7 @@ class TeamState:
         self.files_read = 0  # number of file reads, for the re-read-one-file guard
         self._loading = False  # the first full read: old messages are not fresh activity
         # (mtime, size, inode) of each file when last read: resync re-reads only what differs.
-        self._sigs: dict[Path, tuple[int, int, int] | None] = {}
+        self._file_stamps: dict[Path, tuple[int, int, int] | None] = {}
         # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
         self._refs: dict[Path, FileRef] = {}
 
@@ -176,13 +193,6 @@ class TeamState:
             member=m,
         )
 
-    def disappeared(self, now: float | None = None) -> list[str]:
-        return [v.name for v in self.member_views(now) if v.disappeared]
-
-    def unread(self, member: str) -> int:
-        inbox = self._inboxes.get(member)
-        return inbox.unread if inbox else 0
-
     def inbox_messages(self, member: str) -> list[Message]:
         inbox = self._inboxes.get(member)
         return list(inbox.messages) if inbox else []
@@ -200,30 +210,17 @@ class TeamState:
         changes = self._apply_config()
         for p in self.store.task_paths():
             changes += self._apply_task(p, initial=True)
-        if isinstance(self.store, NativeTeam):
-            try:
-                sidecars = list(self.store.sidecar_dir.iterdir())
-            except OSError:
-                sidecars = []
-            for p in sidecars:
+        if self.store.has_task_sidecars:
+            for p in self.store.sidecar_paths():
                 ref = self.store.classify(p)
                 if ref and ref.kind == "task_sidecar":
                     changes += self._apply_sidecar(p, ref.key)
         for owner in self.store.inbox_owners():
             changes += self._apply_inbox(owner)
-        for p in self._log_files():
+        for p in self.store.log_files() if self.store.has_teammate_logs else []:
             changes += self._apply_log(p, initial=True)
         self._seed_activity()
         return changes
-
-    def _log_files(self) -> list[Path]:
-        d = getattr(self.store, "logs_dir", None)
-        if d is None:
-            return []
-        try:
-            return sorted(p for p in d.iterdir() if p.suffix in (".jsonl", ".log"))
-        except OSError:
-            return []
 
     def _seed_activity(self) -> None:
         # Before any event, a member's last activity is the newest of its files' mtimes.
@@ -248,7 +245,7 @@ class TeamState:
                 self.activity[m.name] = max(self.activity.get(m.name, 0.0), best)
 
     @staticmethod
-    def _sig(path: Path) -> tuple[int, int, int] | None:
+    def _file_stamp(path: Path) -> tuple[int, int, int] | None:
         try:
             st = os.stat(path)
         except OSError:
@@ -257,16 +254,11 @@ class TeamState:
 
     def _mark(self, path: Path) -> None:
         # Taken before the read: a change racing the read leaves a stale mark, so resync reads it again.
-        self._sigs[path] = self._sig(path)
+        self._file_stamps[path] = self._file_stamp(path)
 
     def _candidate_paths(self) -> list[Path]:
-        dirs = [self.store.team_dir, self.store.tasks_dir]
-        for extra in ("logs_dir", "sidecar_dir", "inbox_dir"):
-            d = getattr(self.store, extra, None)
-            if d is not None:
-                dirs.append(d)
         out: list[Path] = []
-        for d in dirs:
+        for d in self.store.file_dirs():
             try:
                 out.extend(p for p in d.iterdir() if self.store.classify(p) is not None)
             except OSError:
@@ -282,8 +274,8 @@ class TeamState:
         """The files `resync` would re-read. Only lists and stats (10,000 of them on a big team),
         changes nothing: a UI may run it in a thread, then apply the paths on its own."""
         present = set(self._candidate_paths())
-        known = {p for p, sig in list(self._sigs.items()) if sig is not None}
-        return [path for path in sorted(present | known) if self._sig(path) != self._sigs.get(path, ())]
+        known = {p for p, stamp in list(self._file_stamps.items()) if stamp is not None}
+        return [path for path in sorted(present | known) if self._file_stamp(path) != self._file_stamps.get(path, ())]
 
     def touch(self, member: str, when: float | None = None) -> None:
         if member:
@@ -299,7 +291,7 @@ class TeamState:
                 self._refs[path] = ref
         if ref is None:
             if path == self.store.team_dir and not path.exists():
-                return [Change("team_gone", self.name, f"{path} was removed")]
+                return [Change(ChangeKind.TEAM_GONE, self.name, f"{path} was removed")]
             return []
         if ref.kind == "config":
             return self._apply_config()
@@ -318,10 +310,10 @@ class TeamState:
         had = bool(self.errors.get(path))
         if errors:
             self.errors[path] = errors
-            return [Change("error", str(path), str(errors[0]))]
+            return [Change(ChangeKind.ERROR, str(path), str(errors[0]))]
         if had:
             del self.errors[path]
-            return [Change("error_cleared", str(path))]
+            return [Change(ChangeKind.ERROR_CLEARED, str(path))]
         return []
 
     # ------------------------------------------------------------- config
@@ -331,7 +323,7 @@ class TeamState:
         cfg = self.store.load_config()
         if isinstance(cfg, ReadError):
             if cfg.reason == "file not found" and not self.store.team_dir.exists():
-                return [Change("team_gone", self.name, f"{self.store.team_dir} is gone")]
+                return [Change(ChangeKind.TEAM_GONE, self.name, f"{self.store.team_dir} is gone")]
             # A half-written config is normal while a peer rewrites it: keep the last good one.
             return self._set_error(cfg.path, [cfg])
         changes = self._set_error(self.store.config_path, self.store.config_problems(cfg))
@@ -342,18 +334,18 @@ class TeamState:
             if name not in old:
                 self.departed.pop(name, None)
                 if self.config is not None:
-                    changes.append(Change("member_joined", name))
+                    changes.append(Change(ChangeKind.MEMBER_JOINED, name))
                     self.touch(name, now)
             elif old[name].raw != m.raw:
                 self.touch(name, now)
                 if old[name].status != m.status:
-                    changes.append(Change("member_status", name, m.status.value))
+                    changes.append(Change(ChangeKind.MEMBER_STATUS, name, m.status.value))
         for name, m in old.items():
             if name not in new:
                 self.departed[name] = m
-                changes.append(Change("member_left", name))
+                changes.append(Change(ChangeKind.MEMBER_LEFT, name))
         self.config = cfg
-        changes.append(Change("config"))
+        changes.append(Change(ChangeKind.CONFIG))
         return changes
 
     # ------------------------------------------------------------- tasks
@@ -361,17 +353,15 @@ class TeamState:
         core = self._task_core.get(task_id)
         if core is None:
             return None
-        if isinstance(self.store, NativeTeam):
+        if self.store.has_task_sidecars:
             return self.store.merge_sidecar(core, self._task_side.get(task_id))
         return core
 
     def _apply_task(self, path: Path, initial: bool = False) -> list[Change]:
         self._mark(path)
         self.files_read += 1
-        if isinstance(self.store, NativeTeam):
-            task = self.store.read_task_core(path)
-        else:
-            task = self.store.read_task(path)
+        # With sidecars, the task file alone: its sidecar is read (and merged) when it changes.
+        task = self.store.read_task_core(path) if self.store.has_task_sidecars else self.store.read_task(path)
         old_id = self._task_paths.get(path)
         if isinstance(task, ReadError):
             if task.reason == "file not found":
@@ -382,7 +372,7 @@ class TeamState:
                     self.tasks.pop(old_id, None)
                     if self._board is not None:
                         self._board.remove(old_id)
-                    changes.append(Change("task_removed", old_id))
+                    changes.append(Change(ChangeKind.TASK_REMOVED, old_id))
                 return changes
             return self._set_error(path, [task])
         changes = self._set_error(path, [])
@@ -400,8 +390,8 @@ class TeamState:
             if before is not None and before.owner and before.owner != merged.owner:
                 self.touch(before.owner)
         if before is not None and before.status != TaskStatus.COMPLETED and merged.status == TaskStatus.COMPLETED:
-            changes.append(Change("task_completed", task.id, merged.subject))
-        changes.append(Change("task", task.id))
+            changes.append(Change(ChangeKind.TASK_COMPLETED, task.id, merged.subject))
+        changes.append(Change(ChangeKind.TASK, task.id))
         return changes
 
     def _apply_sidecar(self, path: Path, task_id: str) -> list[Change]:
@@ -415,7 +405,7 @@ class TeamState:
             return self._set_error(path, [data])
         if not isinstance(data, dict):
             return self._set_error(path, [ReadError(path, "expected a JSON object")])
-        problem = self.store.sidecar_problem(data) if isinstance(self.store, NativeTeam) else None
+        problem = self.store.sidecar_problem(data)
         if problem:
             self._task_side.pop(task_id, None)
             return self._set_error(path, [ReadError(path, problem)])
@@ -425,7 +415,7 @@ class TeamState:
         if merged is not None:
             self.tasks[task_id] = merged
             self._board_put(merged)
-            changes.append(Change("task", task_id))
+            changes.append(Change(ChangeKind.TASK, task_id))
         return changes
 
     # ------------------------------------------------------------- inboxes
@@ -441,13 +431,12 @@ class TeamState:
             inbox = self._inbox(member)
             self._mark(inbox.tail.path)
         except Exception as exc:  # an unsafe name in a file name: report, never act on it
-            return [Change("error", member, f"inbox {member!r} ignored: {exc}")]
-        if isinstance(self.store, NativeTeam):
-            return self._apply_native_inbox(member, inbox)
-        return self._apply_claude_inbox(member, inbox)
+            return [Change(ChangeKind.ERROR, member, f"inbox {member!r} ignored: {exc}")]
+        if self.store.appends_to_inboxes:
+            return self._apply_appended_inbox(member, inbox)
+        return self._apply_rewritten_inbox(member, inbox)
 
-    def _apply_native_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
-        assert isinstance(self.store, NativeTeam)
+    def _apply_appended_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
         self.files_read += 1
         batch = inbox.tail.read_all()
         changes: list[Change] = []
@@ -457,24 +446,14 @@ class TeamState:
                 m.read = True
             if inbox.unread:
                 inbox.unread = 0
-                changes.append(Change("inbox_read", member))
+                changes.append(Change(ChangeKind.INBOX_READ, member))
             self.touch(member)
-        errors = []
-        if batch.error:
-            errors.append(ReadError(inbox.tail.path, batch.error))
-        for line_no, size in batch.overlong:
-            errors.append(ReadError(inbox.tail.path, f"line of {size} bytes skipped (over the limit)", line_no))
-        new: list[Message] = []
-        for line, no in zip(batch.lines, batch.line_numbers):
-            item = self.store.decode_inbox_line(member, line, no)
-            if isinstance(item, ReadError):
-                errors.append(item)
-                continue
-            item.read = False
-            new.append(item)
-        if errors or new or batch.reset:
-            changes += self._set_error(inbox.tail.path, errors)
-        return changes + self._add_messages(inbox, member, new)
+        read = self.store.decode_inbox_batch(member, batch)
+        for m in read.messages:
+            m.read = False
+        if read.errors or read.messages or batch.reset:
+            changes += self._set_error(inbox.tail.path, read.errors)
+        return changes + self._add_messages(inbox, member, read.messages)
 
     def _add_messages(self, inbox: _Inbox, member: str, new: list[Message]) -> list[Change]:
         if not new:
@@ -485,7 +464,7 @@ class TeamState:
             if not self._loading:
                 self.touch(m.sender, None)
         inbox.unread = sum(1 for m in inbox.messages if m.read is not True)
-        return [Change("inbox", member, messages=new)]
+        return [Change(ChangeKind.INBOX, member, messages=new)]
 
     def _keep_newest(self, new: list[Message]) -> None:
         """Add `new` to the bounded history so that it keeps the newest messages by time: a flood of
@@ -499,7 +478,7 @@ class TeamState:
         self.messages.clear()
         self.messages.extend(merged[-self.message_limit :])
 
-    def _apply_claude_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
+    def _apply_rewritten_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
         self.files_read += 1
         read = self.store.peek(member)
         changes = self._set_error(self.store.inbox_path(member), read.errors)
@@ -516,7 +495,7 @@ class TeamState:
                     flipped = True
             if flipped:
                 self.touch(member)
-                changes.append(Change("inbox_read", member))
+                changes.append(Change(ChangeKind.INBOX_READ, member))
             inbox.unread = sum(1 for m in inbox.messages if not m.read)
             return changes + self._add_messages(inbox, member, fresh[len(old) :])
         # Rewritten in a way we cannot follow: replace this inbox's messages.
@@ -527,8 +506,8 @@ class TeamState:
         inbox.messages.clear()
         inbox.messages.extend(fresh)
         inbox.unread = sum(1 for m in fresh if not m.read)
-        changes.append(Change("inbox", member, messages=[]))
-        changes.append(Change("inbox_read", member))
+        changes.append(Change(ChangeKind.INBOX, member, messages=[]))
+        changes.append(Change(ChangeKind.INBOX_READ, member))
         return changes
 
     # ------------------------------------------------------------- logs
@@ -546,9 +525,7 @@ class TeamState:
         buf = self.logs.get(member)
         if buf is None:
             buf = self.logs[member] = LogBuffer(member, self.log_limit)
-        errors = [ReadError(path, batch.error)] if batch.error else []
-        for line_no, size in batch.overlong:
-            errors.append(ReadError(path, f"line of {size} bytes skipped (over the limit)", line_no))
+        errors = batch.read_errors(path)
         # Only the newest log_limit lines can stay in the buffer: decode no more than those.
         keep = self.log_limit
         entries = [
@@ -561,7 +538,7 @@ class TeamState:
         if entries:
             if not initial:
                 self.touch(member)
-            changes.append(Change("log", member, entries=entries))
+            changes.append(Change(ChangeKind.LOG, member, entries=entries))
         return changes
 
     @staticmethod
@@ -610,4 +587,4 @@ class TeamState:
     def shutdown_replies(self) -> list[Message]:
         """Replies to shutdown requests seen in the lead's inbox."""
         inbox = self._inboxes.get(self.lead)
-        return [m for m in inbox.messages if m.type in PROTOCOL_REPLY_TYPES] if inbox else []
+        return [m for m in inbox.messages if m.type in SHUTDOWN_REPLY_TYPES] if inbox else []

@@ -5,16 +5,16 @@ The dashboard, the CLI and the runtime only talk to a TeamStore, never to paths.
 
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ValidationError
 
 from teamtui.protocol.errors import ParseError, ReadError, UnsupportedError
 from teamtui.protocol.models import Message, Task, TeamConfig
+from teamtui.protocol.tail import TailBatch
 
 FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown"]
 
@@ -40,11 +40,25 @@ def validation_reason(exc: ValidationError) -> str:
 
 
 class TeamStore(ABC):
-    """One team's files in one layout."""
+    """One team's files in one layout.
 
-    layout: str
-    # Whether the layout has a task writer (create/claim/complete/release).
-    writes_tasks: bool = False
+    A layout declares what it can do in the class flags below; callers ask a flag, never the
+    store's class. An operation whose flag is False raises UnsupportedError.
+    """
+
+    layout: ClassVar[str]
+    # A task writer: create_task, claim_task, complete_task, release_task, release_owner, update_task.
+    writes_tasks: ClassVar[bool] = False
+    # Task fields kept in a sidecar file beside each task file: sidecar_paths, read_task_core,
+    # sidecar_problem, merge_sidecar.
+    has_task_sidecars: ClassVar[bool] = False
+    # A log file per teammate in the team folder: log_files, log.
+    has_teammate_logs: ClassVar[bool] = False
+    # Inboxes are append-only JSON lines, read from the last offset and drained by their owner
+    # (decode_inbox_batch, drain); otherwise an inbox is one JSON array rewritten whole.
+    appends_to_inboxes: ClassVar[bool] = False
+    # A shutdown's outcome is kept beside the team, one file per request: write_shutdown_result.
+    writes_shutdown_results: ClassVar[bool] = False
 
     def __init__(self, root: Path, name: str):
         self.root = Path(root)
@@ -71,6 +85,15 @@ class TeamStore(ABC):
 
     @abstractmethod
     def task_path(self, task_id: str) -> Path: ...
+
+    @property
+    def inbox_dir(self) -> Path:
+        """The folder holding the inboxes."""
+        return self.team_dir
+
+    def file_dirs(self) -> list[Path]:
+        """Every folder holding files `classify` knows: what a resync lists."""
+        return list(dict.fromkeys([self.team_dir, self.tasks_dir, self.inbox_dir]))
 
     def watch_dirs(self) -> list[Path]:
         """Directories a watcher must cover to see every change to this team."""
@@ -207,11 +230,33 @@ class TeamStore(ABC):
     def _unsupported(self, what: str) -> UnsupportedError:
         return UnsupportedError(f"{what} is not supported for {self.layout} teams")
 
+    # ------------------------------------------- what only some layouts can do (see the flags)
+    def decode_inbox_batch(self, member: str, batch: TailBatch) -> InboxRead:
+        raise self._unsupported("reading an inbox line by line")
+
     def drain(self, member: str) -> InboxRead:
         raise self._unsupported("draining an inbox")
 
+    def log_files(self) -> list[Path]:
+        raise self._unsupported("per-teammate logs")
+
     def log(self, member: str, text: str, level: str = "info") -> None:
         raise self._unsupported("writing a log")
+
+    def write_shutdown_result(self, request_id: str, result: dict[str, Any]) -> Path:
+        raise self._unsupported("keeping shutdown results")
+
+    def sidecar_paths(self) -> list[Path]:
+        raise self._unsupported("task sidecars")
+
+    def read_task_core(self, path: Path) -> Task | ReadError:
+        raise self._unsupported("task sidecars")
+
+    def sidecar_problem(self, side: dict[str, Any]) -> str | None:
+        raise self._unsupported("task sidecars")
+
+    def merge_sidecar(self, task: Task, side: dict[str, Any] | None) -> Task:
+        raise self._unsupported("task sidecars")
 
     def create_task(self, subject: str, **kw: Any) -> Task:
         raise self._unsupported("creating tasks")
@@ -230,7 +275,3 @@ class TeamStore(ABC):
 
     def update_task(self, task_id: str, **fields: Any) -> Task:
         raise self._unsupported("updating tasks")
-
-
-def now() -> float:
-    return time.time()

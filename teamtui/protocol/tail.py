@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teamtui.protocol.errors import ReadError
+
 # A single line longer than this is reported and skipped, so one runaway line cannot eat memory.
 MAX_LINE_BYTES = 1024 * 1024
 # How much is read per call at most; the caller is told to come back for the rest.
@@ -26,6 +28,12 @@ class TailBatch:
     overlong: list[tuple[int, int]] = field(default_factory=list)
     more: bool = False
     error: str | None = None
+
+    def read_errors(self, path: Path) -> list[ReadError]:
+        """What this read could not use: an unreadable file, and each overlong line it skipped."""
+        errors = [ReadError(path, self.error)] if self.error else []
+        errors += [ReadError(path, f"line of {size} bytes skipped (over the limit)", no) for no, size in self.overlong]
+        return errors
 
 
 class TailReader:

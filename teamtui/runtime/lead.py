@@ -20,8 +20,8 @@ from pathlib import Path
 
 from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.errors import NotFoundError, ProtocolError
-from teamtui.protocol.models import Message, TaskStatus
 from teamtui.protocol.leadpid import mark_lead, unmark_lead
+from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.taskmeta import held_reason
 from teamtui.protocol.touching import load_touches, note_broadcasts
@@ -116,23 +116,16 @@ class Lead:
         """Start the graceful shutdown; when one is under way, `escalate` climbs the ladder a rung (a second Ctrl-C)."""
         self._call_soon(self._request, _StopRequest(reason, code, escalate))
 
-    def request_shutdown(self, reason: str, deadline: float, on_progress: Progress | None = None) -> ShutdownRun | None:
+    def request_shutdown(self, reason: str, deadline: float, on_progress: Progress) -> None:
         """The dashboard's S: start the team shutdown with `deadline` seconds for replies, and return at once.
 
         `on_progress` gets a snapshot of the run (a copy the lead no longer mutates) from the lead's
         thread when it starts and after every change; None when the lead starts none (already
-        stopping, or ended). It is never called on the caller's thread.
-        Without `on_progress` (the dashboard before its shutdown controller): waits up to 5 s for the
-        run to start and returns the lead's live run."""
+        stopping, or ended). It is never called on the caller's thread."""
         request = _StopRequest(reason or "shutdown from the dashboard", EXIT_DONE, False, deadline, on_progress)
-        if on_progress is None:
-            self._call_soon(self._request, request)
-            self.shutdown_started.wait(timeout=5)
-            return self.shutdown_run
         if not self._call_soon(self._request, request):
             # The lead has ended: say so from a thread of our own, as a live lead would.
             threading.Thread(target=on_progress, args=(None,), name="teamtui-lead-ended", daemon=True).start()
-        return None
 
     @property
     def shutdown_run(self) -> ShutdownRun | None:
@@ -413,7 +406,7 @@ class Lead:
             self._active(msg.sender)
             if msg.type == "idle_notification":
                 self._on_idle(msg)
-            elif msg.type in ("shutdown_response", "shutdown_approved", "shutdown_rejected"):
+            elif msg.type in SHUTDOWN_REPLY_TYPES:
                 replies.append(msg)
             elif msg.type == "shutdown_request":
                 self._on_shutdown_ask(msg)

@@ -219,13 +219,12 @@ class ShutdownRun:
 
     def write_results(self, tasks: Iterable[Any] = ()) -> list[str]:
         """Native teams keep the result beside the team: `shutdown/<request_id>.json`, one per request."""
-        writer = getattr(self.store, "write_shutdown_result", None)
-        if writer is None:
+        if not self.store.writes_shutdown_results:
             return []
         summary = self.summary(tasks)
         paths = []
         for t in self.teammates.values():
             if t.request_id:
-                paths.append(str(writer(t.request_id, {**t.as_dict(), "run": summary})))
+                paths.append(str(self.store.write_shutdown_result(t.request_id, {**t.as_dict(), "run": summary})))
         self.results_written = paths
         return paths

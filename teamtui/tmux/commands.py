@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import teamtui
+from teamtui.protocol.colors import color_name
 from teamtui.protocol.models import MemberStatus
 from teamtui.protocol.state import TeamState
 from teamtui.tmux.api import PaneSpec
@@ -32,12 +33,15 @@ def follow_command(name: str, root: Path, team: str, layout: str | None = None) 
     return python_module_command("teamtui", *args)
 
 
-def pane_specs(state: TeamState, command_for: Callable[[str], str]) -> list[PaneSpec]:
-    """One spec per live teammate (not the lead, not shut down), in config order."""
-    specs = []
-    for view in state.member_views():
-        if view.name == state.lead or view.departed or view.status == MemberStatus.SHUTDOWN:
-            continue
-        pane_id = view.member.tmux_pane_id if view.member is not None else ""
-        specs.append(PaneSpec(view.name, view.color, command_for(view.name), pane_id))
-    return specs
+def pane_specs(state: TeamState, command_for: Callable[[str], str], now: float | None = None) -> list[PaneSpec]:
+    """One spec per live teammate (not the lead, not departed, not shut down), in config order."""
+    return [
+        PaneSpec(
+            view.name,
+            color_name(view.color, view.name),
+            command_for(view.name),
+            view.member.tmux_pane_id if view.member is not None else "",
+        )
+        for view in state.member_views(now)
+        if view.name != state.lead and not view.departed and view.status != MemberStatus.SHUTDOWN
+    ]

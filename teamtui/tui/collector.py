@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 # Young generations larger than CPython's (700, 10): fewer, still short, young collections.
 YOUNG_THRESHOLDS = (2000, 20)
@@ -90,3 +91,17 @@ class QuietCollector:
     def _recheck(self) -> None:
         self._scheduled = False
         self._collect_when_quiet()
+
+
+@contextmanager
+def first_load() -> Iterator[None]:
+    """Around a dashboard's first load: it makes ~10^6 objects and no cycles, so a collection
+    would only rescan them; what it read lives as long as the view, so it is frozen after."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+    gc.freeze()

@@ -10,8 +10,9 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 class TeamCommands(Provider):
     def _commands(self):
         app = self.app
-        for key, desc, bid in app.action_keys():
-            yield f"{desc}", partial(app.run_action, app.ACTION_OF[bid]), f"{key} · {bid}"
+        dashboard = app.dashboard  # the palette may open over a dialog: the actions are the dashboard's
+        for key, desc, bid in dashboard.action_keys():
+            yield f"{desc}", partial(dashboard.run_action, dashboard.ACTION_OF[bid]), f"{key} · {bid}"
         for name in app.theme_names():
             yield f"Theme: {name}", partial(app.switch_theme, name), "switch theme and remember it"
 

@@ -92,7 +92,3 @@ def describe(msg: Message) -> tuple[str, str]:
     if isinstance(p, OtherPayload):
         return p.type, json.dumps(p.model_dump(mode="json", by_alias=True), ensure_ascii=False)
     return p.type, msg.content
-
-
-def read_state(msg: Message) -> str:
-    return "read" if msg.read else "unread"

@@ -36,9 +36,10 @@ async def test_S_in_the_dashboard_is_run_by_the_lead(tmp_path, monkeypatch):
             assert type(app.screen).__name__ == "ShutdownConfirm"
             app.screen.query_one("#deadline").value = "10"
             await pilot.press("enter")
-            assert type(app.screen).__name__ == "ShutdownView"
-            # The view follows the lead's own run: one set of requests, not two.
-            assert app.shutdown_run is lead.shutdown_run
+            await until(pilot, lambda: type(app.screen).__name__ == "ShutdownView", "the lead's run shown")
+            # The view follows snapshots of the lead's own run: one set of requests, not two.
+            ids = lambda run: {n: t.request_id for n, t in run.teammates.items()}  # noqa: E731
+            assert ids(app.shutdown_run) == ids(lead.shutdown_run)
             await until(pilot, lambda: app.shutdown_run.done, "both teammates answer", limit=20)
             assert {n: t.outcome for n, t in app.shutdown_run.teammates.items()} == {"a": Outcome.CLEAN, "b": Outcome.CLEAN}
             # The replies were drained by the lead, yet the message traffic shows them.

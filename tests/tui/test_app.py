@@ -103,7 +103,7 @@ async def test_shutdown_one_clean_one_silent_native(frozen_native, config_file):
         assert type(app.screen).__name__ != "ShutdownView"
         await until(pilot, lambda: app.shutdown_run.done, "deadline passes")
         await answering
-        app._show_shutdown_view()  # the view again, now with the verification summary
+        app.dashboard.show_shutdown()  # the view again, now with the verification summary
         await pilot.pause()
         summary = str(app.screen.query_one("#shutdown-summary").render())
         assert "hunter: clean" in summary and "scout: timed out" in summary

@@ -25,8 +25,9 @@ class ShutdownParams:
 class ShutdownConfirm(ModalScreen[ShutdownParams | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
-    def __init__(self, title: str, targets: list[str], deadline: float = DEFAULT_DEADLINE_SECONDS):
+    def __init__(self, title: str, targets: list[str], deadline: float = DEFAULT_DEADLINE_SECONDS, *, cursor_blink: bool = True):
         super().__init__()
+        self.cursor_blink = cursor_blink
         self.title_str = title
         self.targets = targets
         self.deadline = deadline
@@ -47,7 +48,7 @@ class ShutdownConfirm(ModalScreen[ShutdownParams | None]):
 
     def on_mount(self) -> None:
         for inp in self.query(Input):
-            inp.cursor_blink = self.app.cursor_blink
+            inp.cursor_blink = self.cursor_blink
         self.query_one("#reason", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

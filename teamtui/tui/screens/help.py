@@ -9,21 +9,29 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from teamtui.tui.palette import Palette
+
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="modal.close")]
 
+    def __init__(self, keys: list[tuple[str, str, str]], config_path: object, palette: Palette):
+        super().__init__()
+        self.palette = palette
+        self.keys = keys  # (key, description, binding id) of each action
+        self.config_path = config_path
+
     def compose(self) -> ComposeResult:
-        app = self.app
+        palette = self.palette
         t = Text("Keys\n\n", style="bold")
-        for key, desc, bid in app.action_keys():
-            t.append(f"  {key:>8}  ", style=f"bold {app.role('accent')}")
+        for key, desc, bid in self.keys:
+            t.append(f"  {key:>8}  ", style=f"bold {palette.theme_color('accent')}")
             t.append(f"{desc}")
-            t.append(f"   {bid}\n", style=app.role("secondary"))
-        t.append("\nRemap any key in ", style=app.role("secondary"))
-        t.append(str(app.config_path), style=app.role("secondary"))
-        t.append(' under [keymap], e.g. message = "ctrl+m".\n', style=app.role("secondary"))
-        t.append("ctrl+p opens the command palette (actions and themes).", style=app.role("secondary"))
+            t.append(f"   {bid}\n", style=palette.theme_color("secondary"))
+        t.append("\nRemap any key in ", style=palette.theme_color("secondary"))
+        t.append(str(self.config_path), style=palette.theme_color("secondary"))
+        t.append(' under [keymap], e.g. message = "ctrl+m".\n', style=palette.theme_color("secondary"))
+        t.append("ctrl+p opens the command palette (actions and themes).", style=palette.theme_color("secondary"))
         with Vertical(classes="dialog wide"):
             yield Static(t)
 

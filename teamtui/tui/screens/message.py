@@ -16,8 +16,9 @@ from teamtui.tui.safe import safe_text
 class MessageModal(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
-    def __init__(self, title: Text, recipients: list[str]):
+    def __init__(self, title: Text, recipients: list[str], *, cursor_blink: bool = True):
         super().__init__()
+        self.cursor_blink = cursor_blink
         self.title_text = title
         self.recipients = recipients
 
@@ -32,7 +33,7 @@ class MessageModal(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         inp = self.query_one(Input)
-        inp.cursor_blink = self.app.cursor_blink
+        inp.cursor_blink = self.cursor_blink
         inp.focus()
 
     def on_key(self, event: events.Key) -> None:

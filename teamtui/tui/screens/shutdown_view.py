@@ -12,7 +12,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from collections.abc import Callable
+
 from teamtui.runtime.shutdown import Outcome, ShutdownRun
+from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
 OUTCOME_ROLE = {
@@ -29,9 +32,12 @@ OUTCOME_ICON = {Outcome.REQUESTED: "…", Outcome.CLEAN: "✓", Outcome.TIMED_OU
 class ShutdownView(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "Hide", id="shutdown.hide")]
 
-    def __init__(self, run: ShutdownRun):
+    def __init__(self, run: ShutdownRun, tasks: list, *, clock: Callable[[], float], palette: Palette):
         super().__init__()
+        self.palette = palette
         self.run = run
+        self.tasks = tasks  # the board's tasks, for the verification summary
+        self.clock = clock
         self._ticker = None
         self._ready = False
 
@@ -51,30 +57,37 @@ class ShutdownView(ModalScreen[None]):
         self._ready = True
         self.refresh_run()
         if not self.run.done:
-            # Redraws the countdown only; replies arrive through the app's file watcher.
+            # Redraws the countdown only; the run's changes arrive through show_run.
             self._ticker = self.set_interval(1.0, self.refresh_countdown)
 
     def refresh_countdown(self) -> None:
         if not self._ready:
             return
-        app = self.app
+        palette = self.palette
         w = self.query_one("#shutdown-countdown", Static)
         if self.run.done:
             if self._ticker is not None:
                 self._ticker.stop()
-            w.update(Text(f"finished · reason {self.run.reason}", style=app.role("secondary")))
+            w.update(Text(f"finished · reason {self.run.reason}", style=palette.theme_color("secondary")))
             return
-        left = self.run.remaining(app.now())
+        left = self.run.remaining(self.clock())
         open_ = sum(1 for t in self.run.teammates.values() if not t.outcome.final)
-        t = Text(f"{left:4.0f}s left", style=f"bold {app.role('accent')}")
-        t.append(f" · waiting on {open_} of {len(self.run.teammates)} · reason ", style=app.role("secondary"))
-        t.append_text(safe_text(self.run.reason, app.role("secondary")))
+        t = Text(f"{left:4.0f}s left", style=f"bold {palette.theme_color('accent')}")
+        t.append(f" · waiting on {open_} of {len(self.run.teammates)} · reason ", style=palette.theme_color("secondary"))
+        t.append_text(safe_text(self.run.reason, palette.theme_color("secondary")))
         w.update(t)
+
+    def show_run(self, run: ShutdownRun, tasks: list) -> None:
+        """The run as it stands now (the same run, or the lead's newer snapshot of it)."""
+        self.run, self.tasks = run, tasks
+        if self._ticker is None and not run.done and self._ready:
+            self._ticker = self.set_interval(1.0, self.refresh_countdown)
+        self.refresh_run()
 
     def refresh_run(self) -> None:
         if not self._ready:
             return  # on_mount draws the first state
-        app = self.app
+        palette = self.palette
         title = Text("Graceful shutdown · ", style="bold")
         title.append_text(safe_text(self.run.store.name, "bold"))
         self.query_one("#shutdown-title", Static).update(title)
@@ -82,41 +95,41 @@ class ShutdownView(ModalScreen[None]):
         table.clear()
         for t in self.run.teammates.values():
             role = OUTCOME_ROLE[t.outcome]
-            state = Text(f"{OUTCOME_ICON.get(t.outcome, '●')} {t.outcome.value}", style=f"bold {app.role(role)}")
+            state = Text(f"{OUTCOME_ICON.get(t.outcome, '●')} {t.outcome.value}", style=f"bold {palette.theme_color(role)}")
             detail = Text()
             if t.pending_work:
-                detail.append("pending: ", style=app.role("warning"))
+                detail.append("pending: ", style=palette.theme_color("warning"))
                 detail.append_text(safe_text("; ".join(t.pending_work)))
             elif t.detail:
-                detail.append_text(safe_text(t.detail, app.role("secondary")))
+                detail.append_text(safe_text(t.detail, palette.theme_color("secondary")))
             elif t.outcome is Outcome.REQUESTED:
-                detail.append("waiting for a reply", style=app.role("secondary"))
-            table.add_row(safe_text(t.name, f"bold {app.teammate(app.member_color(t.name), t.name)}"), state, detail, key=t.name)
+                detail.append("waiting for a reply", style=palette.theme_color("secondary"))
+            table.add_row(safe_text(t.name, f"bold {palette.member_color(t.name)}"), state, detail, key=t.name)
         self.refresh_countdown()
         self.query_one("#shutdown-summary", Static).update(self.summary_text() if self.run.done else "")
 
     def summary_text(self) -> Text:
-        app = self.app
-        s = self.run.summary(app.state.tasks.values() if app.state else ())
+        palette = self.palette
+        s = self.run.summary(self.tasks)
         t = Text("Verification\n", style="bold")
         counts = ", ".join(f"{n} {k}" for k, n in s["outcomes"].items())
-        t.append(f"  all teammates accounted for: {counts}\n", style=app.role("secondary"))
+        t.append(f"  all teammates accounted for: {counts}\n", style=palette.theme_color("secondary"))
         for mate in s["teammates"]:
             t.append("  ")
             t.append_text(safe_text(mate["teammate"], "bold"))
             t.append(f": {mate['outcome']}")
             if mate["pending_work"]:
-                t.append(" · pending work: ", style=app.role("warning"))
+                t.append(" · pending work: ", style=palette.theme_color("warning"))
                 t.append_text(safe_text("; ".join(mate["pending_work"])))
             t.append("\n")
         tasks = s["tasks_in_progress"]
         if tasks:
-            t.append("  tasks still in progress: ", style=app.role("warning"))
+            t.append("  tasks still in progress: ", style=palette.theme_color("warning"))
             t.append_text(safe_text(", ".join(f"#{x['id']} {x['subject']} ({x['owner'] or 'no owner'})" for x in tasks)))
         else:
-            t.append("  no task left in progress", style=app.role("success"))
+            t.append("  no task left in progress", style=palette.theme_color("success"))
         if self.run.results_written:
-            t.append(f"\n  result written to {len(self.run.results_written)} file(s) under shutdown/", style=app.role("secondary"))
+            t.append(f"\n  result written to {len(self.run.results_written)} file(s) under shutdown/", style=palette.theme_color("secondary"))
         return t
 
     def action_close(self) -> None:

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from teamtui.protocol.board import Board
+from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.tasks import LABEL
 
@@ -38,8 +39,9 @@ def chain(board: Board, task_id: str, seen: set[str] | None = None, depth: int =
 class TaskDetail(ModalScreen[None]):
     BINDINGS = [Binding("escape,enter", "close", "Close", id="modal.close")]
 
-    def __init__(self, board: Board, task_id: str):
+    def __init__(self, board: Board, task_id: str, palette: Palette):
         super().__init__()
+        self.palette = palette
         self.board = board
         self.task_id = task_id
 
@@ -49,20 +51,20 @@ class TaskDetail(ModalScreen[None]):
             yield Static(Text("esc close", style="dim"), classes="dialog-hint")
 
     def render_task(self) -> Text:
-        app = self.app
+        palette = self.palette
         t = self.board.tasks[self.task_id]
         view = self.board.view(t)
-        out = Text(f"#{t.id} ", style=app.role("secondary"))
+        out = Text(f"#{t.id} ", style=palette.theme_color("secondary"))
         out.append_text(safe_text(t.subject, "bold"))
         out.append("\n\n")
         state = view.blocked_reason or LABEL.get(view.state, view.state.value)
-        out.append("State   ", style=app.role("secondary"))
+        out.append("State   ", style=palette.theme_color("secondary"))
         out.append(state + "\n")
-        out.append("Owner   ", style=app.role("secondary"))
+        out.append("Owner   ", style=palette.theme_color("secondary"))
         out.append_text(safe_text(t.owner or "—"))
         out.append("\n")
         if t.active_form:
-            out.append("Doing   ", style=app.role("secondary"))
+            out.append("Doing   ", style=palette.theme_color("secondary"))
             out.append_text(safe_text(t.active_form))
             out.append("\n")
         out.append("\n")
@@ -71,10 +73,10 @@ class TaskDetail(ModalScreen[None]):
         out.append("Blocked by\n", style="bold")
         links = chain(self.board, t.id)
         if not links:
-            out.append("  nothing\n", style=app.role("secondary"))
+            out.append("  nothing\n", style=palette.theme_color("secondary"))
         for depth, b, what in links:
             out.append("  " + "  " * depth + f"#{b} ")
-            out.append_text(safe_text(what, app.role("warning") if what in ("missing dependency", "cycle") else ""))
+            out.append_text(safe_text(what, palette.theme_color("warning") if what in ("missing dependency", "cycle") else ""))
             out.append("\n")
         out.append("Blocks\n", style="bold")
         dependents = sorted(set(t.blocks) | set(self.board.dependents(t.id)), key=lambda i: (len(i), i))
@@ -86,7 +88,7 @@ class TaskDetail(ModalScreen[None]):
                 out.append_text(safe_text(f))
                 out.append("\n")
         else:
-            out.append("  none listed\n", style=app.role("secondary"))
+            out.append("  none listed\n", style=palette.theme_color("secondary"))
         if t.result:
             out.append("Result\n", style="bold")
             out.append_text(safe_text(t.result, newlines=True))

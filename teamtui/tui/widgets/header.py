@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from teamtui.protocol.models import MemberStatus
+from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
 BAR_WIDTH = 24
@@ -16,12 +18,13 @@ class TeamHeader(Static):
     """One line: what the team is doing on the left, its progress on the right. In a narrow
     pane the bar shrinks first, then the member count and layout go: "Tasks d/t" stays."""
 
+    palette: reactive[Palette] = reactive(Palette, init=False)
     _shown: Text | None = None
     _last: tuple | None = None  # show_team's arguments, to fit the line again on resize
 
     def show_team(self, state, gone: bool = False) -> None:
         self._last = (state, gone)
-        app = self.app
+        palette = self.palette
         done, total = state.board.progress()
         members = state.config.members if state.config else []
         live = [m for m in members if m.status != MemberStatus.SHUTDOWN]
@@ -36,17 +39,17 @@ class TeamHeader(Static):
         t = self._badge()
         t.append_text(safe_text(state.name, "bold"))
         t.append("  ")
-        t.append("● " + status, style=app.role(role))
-        details = Text(style=app.role("secondary"))
+        t.append("● " + status, style=palette.theme_color(role))
+        details = Text(style=palette.theme_color("secondary"))
         details.append(f"  ·  {len(members)} member{'s' if len(members) != 1 else ''}")
         details.append(f" · {state.store.layout}")
-        warning = Text(style=app.role("warning"))
+        warning = Text(style=palette.theme_color("warning"))
         errors = len(state.all_errors())
         if errors:
             warning.append(f" · {errors} unreadable file{'s' if errors != 1 else ''}")
         head_len = t.cell_len + warning.cell_len
         progress = Text(f"  Tasks {done}/{total} done", style="bold")
-        width = self.size.width or app.size.width
+        width = self.size.width or self.app.size.width
         if width and head_len + details.cell_len + MIN_BAR + 4 + progress.cell_len > width:
             details = Text()  # the count and layout are also in the team panel
         room = width - head_len - details.cell_len - 4 - progress.cell_len if width else BAR_WIDTH
@@ -56,8 +59,8 @@ class TeamHeader(Static):
         if bar >= MIN_BAR:
             t.append("    ")
             filled = round(bar * done / total) if total else 0
-            t.append("━" * filled, style=app.role("success"))
-            t.append("━" * (bar - filled), style=f"dim {app.role('secondary')}")
+            t.append("━" * filled, style=palette.theme_color("success"))
+            t.append("━" * (bar - filled), style=f"dim {palette.theme_color('secondary')}")
         t.append_text(progress)
         if t != self._shown:
             self._shown = t
@@ -76,6 +79,6 @@ class TeamHeader(Static):
 
     def _badge(self) -> Text:
         t = Text()
-        t.append(" teamtui ", style=f"bold {self.app.role('background')} on {self.app.role('primary')}")
+        t.append(" teamtui ", style=f"bold {self.palette.theme_color('background')} on {self.palette.theme_color('primary')}")
         t.append("  ")
         return t

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.cache import LRUCache
 from textual.containers import Horizontal
 from textual.geometry import Size
+from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -18,7 +19,7 @@ from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import LogEntry, LogLevel
 from teamtui.tui.format import clock_time
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.scroll import SizedByLayout
+from teamtui.tui.palette import Palette
 
 # Lines whose rendered rows are kept, per row of panel height: two screens' worth, at least a few
 # (a row is a Strip with seven caches: a log that kept them all made every full collection slow).
@@ -33,17 +34,17 @@ PLACEHOLDER = "no log yet"
 _LEVEL_ROLE = {LogLevel.ERROR: "error", LogLevel.WARNING: "warning", LogLevel.DEBUG: "secondary"}
 
 
-def entry_text(app, e: LogEntry) -> Text:
+def entry_text(palette: Palette, e: LogEntry) -> Text:
     # Styles as spans, never the Text's base style: appended text would inherit it, and a row is drawn from spans.
     t = Text()
     if e.ts:
-        t.append(clock_time(e.ts) + " ", style=app.role("secondary"))
+        t.append(clock_time(e.ts) + " ", style=palette.theme_color("secondary"))
     role = _LEVEL_ROLE.get(e.level)
-    t.append_text(safe_text(e.text, app.role(role) if role else ""))
+    t.append_text(safe_text(e.text, palette.theme_color(role) if role else ""))
     return t
 
 
-class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
+class TeammateLog(ScrollView, can_focus=True):
     """One teammate's log, drawn from TeamState's bounded buffer (the newest `limit` lines).
 
     Only the rows on screen are rendered, and only a few screens of them are kept: a log that
@@ -51,7 +52,14 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
     and every full garbage collection rescans them all. For each line only its height (wrapped
     rows at this width) is kept. Follows the end while scrolled to it; scrolled up, the rows
     read stay put as old lines drop off.
+
+    Its size comes from the layout (`1fr`), never from its lines: Textual would relayout the
+    whole screen on each change of its extent (and redraw every scrollbar on screen), most of
+    the cost of a log growing by a line per event. Only its own scrollbars follow.
     """
+
+    palette: reactive[Palette] = reactive(Palette, init=False)
+    virtual_size = Reactive(Size(0, 0), layout=False)
 
     DEFAULT_CSS = """
     TeammateLog {
@@ -62,9 +70,11 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
     }
     """
 
-    def __init__(self, *, limit: int, **kw):
+    def __init__(self, *, limit: int, palette: Palette | None = None, **kw):
         super().__init__(**kw)
         self.limit = limit
+        if palette is not None:
+            self.set_reactive(TeammateLog.palette, palette)
         self._buffer: LogBuffer | None = None
         self._width = 0  # the wrap width the heights were measured at (0: not measured)
         self._seq0 = 0  # the buffer's number of the line whose top is _tops[0]
@@ -161,13 +171,20 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
         self.virtual_size = Size(self._width, self.line_count)
 
     def _wrap(self, entry: LogEntry, width: int) -> list[Text]:
-        text = entry_text(self.app, entry)
+        text = entry_text(self.palette, entry)
         plain = text.plain
         if len(plain) <= width and plain.isascii():  # the usual line: fits, one cell per character
             return [text]
         return list(text.wrap(self.app.console, width))
 
     # ------------------------------------------------------------ drawing
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)  # Widget's own scrollbar update
+
+    def watch_palette(self) -> None:
+        self._rows.clear()  # rows carry the palette's colors
+        self.refresh()
+
     def on_resize(self) -> None:
         keep = max(RENDERED_LINES_LEAST, RENDERED_LINES_PER_ROW * self.size.height)
         if keep != self._rows.maxsize:
@@ -203,7 +220,7 @@ class TeammateLog(SizedByLayout, ScrollView, can_focus=True):
         seq = self._line_at(row)
         if seq is None:
             if row == 0 and not self._has_lines():
-                return Strip([Segment(PLACEHOLDER, style + Style.parse(self.app.role("secondary")))]).crop_extend(0, width, style)
+                return Strip([Segment(PLACEHOLDER, style + Style.parse(self.palette.theme_color("secondary")))]).crop_extend(0, width, style)
             return Strip.blank(width, style)
         rows = self._rows.get(seq)
         if rows is None:
@@ -236,6 +253,8 @@ SMALL_PANEL_REFRESH = 0.25
 
 
 class LogStrip(Horizontal):
+    palette: reactive[Palette] = reactive(Palette, init=False)
+
     """Small log panels for the teammates other than the selected one (shown large): only as
     many as fit side by side, nearest the selected one in team order; a panel exists only
     while shown, and is filled from the bounded buffer when it appears."""
@@ -251,8 +270,7 @@ class LogStrip(Horizontal):
         self._flush_timer = None
 
     def capacity(self) -> int:
-        width = self.size.width or self.app.size.width // 2  # before the first layout: a guess, corrected on resize
-        return max(1, width // SMALL_PANEL_WIDTH)
+        return max(1, self.size.width // SMALL_PANEL_WIDTH)
 
     def shown(self) -> list[str]:
         """The teammates whose panels fit, in team order, around the selected one."""
@@ -273,6 +291,8 @@ class LogStrip(Horizontal):
         self._place()
 
     def _place(self) -> None:
+        if not self.size.width:
+            return  # not laid out yet: on_resize places the panels that fit
         want = self.shown()
         titles = dict(self._members)
         for name in [n for n in self.panels if n not in want]:
@@ -281,7 +301,7 @@ class LogStrip(Horizontal):
         for i, name in enumerate(want):
             panel = self.panels.get(name)
             if panel is None:
-                panel = TeammateLog(limit=min(self.limit, SMALL_PANEL_LINES), classes="small-log")
+                panel = TeammateLog(limit=min(self.limit, SMALL_PANEL_LINES), palette=self.palette, classes="small-log")
                 self.panels[name] = panel
                 # In team order: after the nearest panel to its left, else first.
                 if i:
@@ -294,6 +314,10 @@ class LogStrip(Horizontal):
                 self._pending.discard(name)  # it was filled from the buffer that has them already
             else:
                 panel.border_title = titles[name]
+
+    def watch_palette(self, palette: Palette) -> None:
+        for panel in self.panels.values():
+            panel.palette = palette
 
     def append(self, member: str) -> None:
         """`member`'s buffer has new lines."""

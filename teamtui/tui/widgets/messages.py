@@ -6,24 +6,24 @@ from collections.abc import Iterable
 
 from rich.text import Text
 from textual.geometry import Size
-from textual.widgets import DataTable
 
 from teamtui.protocol.models import Message
 from teamtui.tui.format import clock_time, describe
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.scroll import SizedByLayout
-from teamtui.tui.widgets.table import KeepsCellsOnFocus
+from teamtui.tui.widgets.table import TeamTable
 
 SHOWN = 200  # the table shows the newest messages; TeamState keeps its own bounded history
 
 
-class MessageTraffic(KeepsCellsOnFocus, SizedByLayout, DataTable):
-    def on_mount(self) -> None:
+class MessageTraffic(TeamTable):
+    def __init__(self, **kw):
+        super().__init__(sized_by_layout=True, **kw)
         # The messages shown, oldest first, each row keyed by its object's id; the theme they were drawn in.
         self._shown: list[Message] = []
         self._read: dict[str, bool | None] = {}
         self._theme = ""
-        self.cursor_type = "row"
+
+    def on_mount(self) -> None:
         self.add_column("Time", key="time")
         self.add_column("From → To", key="route")
         self.add_column("Kind", key="kind")
@@ -31,22 +31,22 @@ class MessageTraffic(KeepsCellsOnFocus, SizedByLayout, DataTable):
         self.add_column("State", key="state")
 
     def _state(self, m: Message) -> Text:
-        app = self.app
-        return Text("read", style=app.role("secondary")) if m.read else Text("unread", style=f"bold {app.role('accent')}")
+        palette = self.palette
+        return Text("read", style=palette.theme_color("secondary")) if m.read else Text("unread", style=f"bold {palette.theme_color('accent')}")
 
     def _add(self, m: Message) -> None:
-        app = self.app
+        palette = self.palette
         kind, text = describe(m)
         route = Text()
-        route.append_text(safe_text(m.sender or "?", app.teammate(app.member_color(m.sender), m.sender)))
-        route.append(" → ", style=app.role("secondary"))
-        route.append_text(safe_text(m.recipient or "?", app.teammate(app.member_color(m.recipient), m.recipient)))
+        route.append_text(safe_text(m.sender or "?", palette.member_color(m.sender)))
+        route.append(" → ", style=palette.theme_color("secondary"))
+        route.append_text(safe_text(m.recipient or "?", palette.member_color(m.recipient)))
         kind_role = {"shutdown": "error", "broadcast": "accent", "assign": "primary", "idle": "secondary"}.get(kind, "foreground")
         key = str(id(m))
         self.add_row(
-            Text(clock_time(m.timestamp), style=app.role("secondary")),
+            Text(clock_time(m.timestamp), style=palette.theme_color("secondary")),
             route,
-            safe_text(kind, app.role(kind_role)),
+            safe_text(kind, palette.theme_color(kind_role)),
             safe_text(text),
             self._state(m),
             key=key,
@@ -56,7 +56,7 @@ class MessageTraffic(KeepsCellsOnFocus, SizedByLayout, DataTable):
     def _kept(self, msgs: list[Message]) -> int | None:
         """How many of the oldest rows to drop so that the rest start `msgs` (None: rebuild)."""
         old = self._shown
-        if not old or self._theme != self.app.theme:
+        if not old or self._theme != self.palette.theme:
             return None
         at = {id(m): i for i, m in enumerate(old)}
         drop = at.get(id(msgs[0]), len(old)) if msgs else len(old)
@@ -90,6 +90,6 @@ class MessageTraffic(KeepsCellsOnFocus, SizedByLayout, DataTable):
             # the next frame (DataTable measures on idle, and its own scroll lands a frame later).
             self.virtual_size = Size(self.virtual_size.width, self.header_height + len(msgs))
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-        self._shown, self._theme = msgs, self.app.theme
+        self._shown, self._theme = msgs, self.palette.theme
         if msgs:
             self.move_cursor(row=len(msgs) - 1, animate=False)

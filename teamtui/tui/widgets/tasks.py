@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual import on
+from textual.message import Message
 from textual.widgets import DataTable
 
 from teamtui.protocol.board import TaskState, TaskView
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.scroll import SizedByLayout
-from teamtui.tui.widgets.table import KeepsCellsOnFocus
+from teamtui.tui.widgets.table import TeamTable
 
 ICON = {
     TaskState.COMPLETED: ("✓", "success"),
@@ -32,19 +35,6 @@ LABEL = {
 }
 
 
-class CursorRow:
-    """A DataTable whose rows are keyed by what they show: `selected` is the cursor row's key."""
-
-    @property
-    def selected(self) -> str | None:
-        if not self.row_count:  # type: ignore[attr-defined]
-            return None
-        try:
-            return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001 - an empty or shrinking table has no selection
-            return None
-
-
 def same_text(a: object, b: Text) -> bool:
     # Text's == ignores its base style; a cell whose color changed must be redrawn too.
     return isinstance(a, Text) and a == b and a.style == b.style
@@ -58,8 +48,20 @@ def matches(view: TaskView, query: str) -> bool:
     return any(q in s.lower() for s in (t.id, "#" + t.id, t.subject, t.owner, t.description, view.state.value))
 
 
-class TaskBoard(CursorRow, KeepsCellsOnFocus, SizedByLayout, DataTable):
-    def on_mount(self) -> None:
+class TaskBoard(TeamTable):
+    @dataclass
+    class TaskChosen(Message):
+        """Enter on a task's row: show it in full."""
+
+        task_id: str
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.post_message(self.TaskChosen(str(event.row_key.value)))
+
+    def __init__(self, **kw):
+        super().__init__(sized_by_layout=True, **kw)
         # Height of each row shown (by task id) and the board size at the last rebuild.
         self._heights: dict[str, int] | None = None
         self._total = 0
@@ -68,7 +70,8 @@ class TaskBoard(CursorRow, KeepsCellsOnFocus, SizedByLayout, DataTable):
         self._later_at: dict[str, int] = {}
         self._added_later = 0
         self._generation = 0
-        self.cursor_type = "row"
+
+    def on_mount(self) -> None:
         self.add_column("", key="icon", width=1)
         self.add_column("#", key="id", width=3)
         self.add_column("Task", key="subject", width=SUBJECT_WIDTH)
@@ -77,25 +80,25 @@ class TaskBoard(CursorRow, KeepsCellsOnFocus, SizedByLayout, DataTable):
 
     def _row(self, v: TaskView) -> tuple[tuple[Text, ...], int]:
         """The cells of one task's row and its height."""
-        app = self.app
+        palette = self.palette
         t = v.task
         icon, role = ICON[v.state]
         done = v.state == TaskState.COMPLETED
-        subject = safe_text(t.subject, app.role("secondary") if done else "")
+        subject = safe_text(t.subject, palette.theme_color("secondary") if done else "")
         subject.truncate(SUBJECT_WIDTH, overflow="ellipsis")
         height = 1
-        owner = safe_text(t.owner, app.teammate(app.member_color(t.owner), t.owner)) if t.owner else Text("—", style=app.role("secondary"))
+        owner = safe_text(t.owner, palette.member_color(t.owner)) if t.owner else Text("—", style=palette.theme_color("secondary"))
         owner.truncate(8, overflow="ellipsis")
         if v.state in (TaskState.BLOCKED, TaskState.WITHHELD):
             # Why it waits goes under the subject, where there is room to say it in full.
-            reason = Text(v.blocked_reason, style=app.role("warning"))
+            reason = Text(v.blocked_reason, style=palette.theme_color("warning"))
             reason.truncate(SUBJECT_WIDTH, overflow="ellipsis")
             subject = Text("\n").join([subject, reason])
             height = 2
-            state = Text(v.state.value, style=app.role("warning"))
+            state = Text(v.state.value, style=palette.theme_color("warning"))
         else:
-            state = Text(LABEL[v.state], style=app.role(role if not done else "success"))
-        return (Text(icon, style=app.role(role)), Text(t.id, style=app.role("secondary")), subject, owner, state), height
+            state = Text(LABEL[v.state], style=palette.theme_color(role if not done else "success"))
+        return (Text(icon, style=palette.theme_color(role)), Text(t.id, style=palette.theme_color("secondary")), subject, owner, state), height
 
     def show(self, views: list[TaskView], query: str = "") -> None:
         """Rebuild every row (first screen, filter, a task added or removed)."""

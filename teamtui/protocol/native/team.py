@@ -1,0 +1,34 @@
+"""NativeTeam: the native layout's store, its four parts joined, and what it can do."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from teamtui.protocol.fsio import append_bytes, ensure_dir, ensure_inside
+from teamtui.protocol.native.config import NativeConfig
+from teamtui.protocol.native.inbox import NativeInbox
+from teamtui.protocol.native.tasks import NativeTasks
+
+
+class NativeTeam(NativeConfig, NativeInbox, NativeTasks):
+    """One team in the native layout (learn-claude-code's protocol)."""
+
+    writes_tasks = True
+    has_task_sidecars = True
+    has_teammate_logs = True
+    appends_to_inboxes = True
+    writes_shutdown_results = True
+
+    def log_files(self) -> list[Path]:
+        try:
+            return sorted(p for p in self.logs_dir.iterdir() if p.suffix in (".jsonl", ".log"))
+        except OSError:
+            return []
+
+    def log(self, member: str, text: str, level: str = "info") -> None:
+        path = ensure_inside(self.log_paths(member)[0], self.root)
+        ensure_dir(self.logs_dir, self.root)
+        line = json.dumps({"ts": time.time(), "level": level, "text": text}, ensure_ascii=False) + "\n"
+        append_bytes(path, line.encode("utf-8"))

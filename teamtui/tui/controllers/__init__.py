@@ -1,0 +1,1 @@
+"""Flows that outlive a key press (a graceful shutdown): they report progress as messages."""

@@ -1,0 +1,40 @@
+"""The dashboard's messages: what threads and workers tell the screen, instead of calling it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+from teamtui.protocol.models import Message as InboxMessage
+from teamtui.protocol.state import Change
+from teamtui.runtime.shutdown import ShutdownRun
+
+
+@dataclass
+class TeamChanged(Message):
+    """One batch of the file feed, already applied to TeamState: the widgets it concerns redraw."""
+
+    changes: list[Change]
+    full: bool = False  # a rescan: every panel redraws
+    read_seconds: float = 0.0  # spent reading the changed files, for the benchmarks' on_batch
+
+
+@dataclass
+class LeadMessagesDrained(Message):
+    """What the lead of `teamtui run` drained from its own inbox: the watcher would never see it."""
+
+    messages: list[InboxMessage] = field(default_factory=list)
+
+
+@dataclass
+class ShutdownProgress(Message):
+    """A shutdown run as it stands (None: the lead did not start one)."""
+
+    run: ShutdownRun | None
+    changed: list[str] = field(default_factory=list)  # teammates whose outcome changed, to announce
+    error: str = ""  # what went wrong along the way, to tell the user
+
+    def can_replace(self, message: Message) -> bool:
+        # Textual asks the older message: a newer snapshot makes it moot, unless it has news to tell.
+        return isinstance(message, ShutdownProgress) and not self.changed and not self.error

@@ -1,0 +1,638 @@
+"""The dashboard: one team's panels, the selection, the actions and their timers.
+
+The file feed is a worker that applies each batch to TeamState and posts one `TeamChanged`;
+its handler redraws only the panels a batch concerns. Actions write through the protocol
+layer (a widget never opens a file); a shutdown is a controller reporting `ShutdownProgress`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Input
+from textual.worker import Worker, WorkerState
+
+from teamtui.protocol.health import disappears_at
+from teamtui.protocol.models import MemberStatus
+from teamtui.protocol.state import TeamState
+from teamtui.protocol.store import TeamStore
+from teamtui.runtime.shutdown import ShutdownRun, live_teammates
+from teamtui.tmux.api import TeammatePanes
+from teamtui.tmux.commands import follow_command, pane_specs
+from teamtui.tui.collector import first_load
+from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
+from teamtui.tui.palette import Palette
+from teamtui.tui.messages import LeadMessagesDrained, ShutdownProgress, TeamChanged
+from teamtui.tui.safe import inert, safe_text
+from teamtui.tui.widgets.filter import FilterInput
+from teamtui.tui.widgets.footer import KeyFooter
+from teamtui.tui.widgets.header import TeamHeader
+from teamtui.tui.widgets.logs import LogStrip, TeammateLog
+from teamtui.tui.widgets.messages import MessageTraffic
+from teamtui.tui.widgets.problems import ProblemList
+from teamtui.tui.widgets.tasks import TaskBoard
+from teamtui.tui.widgets.team import TeamPanel
+
+TEAM_KINDS = {"config", "member_joined", "member_left", "member_status"}
+TASK_KINDS = {"task", "task_completed", "task_removed"}
+INBOX_KINDS = {"inbox", "inbox_read"}
+# Relative times ("12s ago") are redrawn this often; no file is read for it.
+RELATIVE_TIME_REFRESH = 5.0
+# Log lines move a teammate's "Active" time and health; the team table follows at most this often.
+ACTIVITY_REFRESH = 1.0
+# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
+FEED_RESTART_AFTER = 1.0
+# How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
+ROUTINE_TOAST_SECONDS = 3.0
+
+
+class DashboardScreen(Screen[None]):
+    palette: reactive[Palette] = reactive(Palette, init=False)
+    # The keys that start typing are priority: handled where the app reads its keys, before
+    # the keys typed next (fast, or pasted) are routed to the widget that had focus so far.
+    BINDINGS = [
+        Binding("m", "message", "Message", id="message", priority=True),
+        Binding("b", "broadcast", "Broadcast", id="broadcast", priority=True),
+        Binding("enter", "focus_teammate", "Focus", id="focus_teammate"),
+        Binding("slash", "filter_tasks", "Filter", id="filter_tasks", priority=True),
+        Binding("x", "shutdown_teammate", "Stop mate", id="shutdown_teammate"),
+        Binding("S", "shutdown_team", "Stop team", id="shutdown_team"),
+        Binding("t", "toggle_panes", "Panes", id="toggle_panes"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("q", "quit", "Quit", id="quit"),
+        # A terminal tool ends on Ctrl-C (Textual's default only hints at Ctrl-Q); inputs keep it for copy.
+        Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
+    ]
+    LONG = {
+        "message": "Message the selected teammate",
+        "broadcast": "Broadcast to every teammate",
+        "focus_teammate": "Focus the selected teammate (and its pane)",
+        "filter_tasks": "Filter tasks",
+        "shutdown_teammate": "Shut down the selected teammate",
+        "shutdown_team": "Shut down the whole team",
+        "toggle_panes": "Hide / show teammate panes",
+        "help": "Help: keys",
+        "quit": "Quit",
+        "interrupt": "Quit",
+    }
+    ACTION_OF = {b.id: b.action for b in BINDINGS}
+
+    def __init__(
+        self,
+        *,
+        panes: TeammatePanes,
+        clock: Callable[[], float],
+        health_timeout: float,
+        log_limit: int,
+        cursor_blink: bool = True,
+        sync_panes: bool = True,
+        on_shutdown: OnShutdown | None = None,
+    ):
+        super().__init__()
+        self.panes = panes
+        self.now = clock
+        self.health_timeout = health_timeout
+        self.log_limit = log_limit
+        self.cursor_blink = cursor_blink
+        self.sync_panes = sync_panes
+        self.on_shutdown = on_shutdown  # set when a lead (teamtui run/demo) drives the team shutdown
+        self.store: TeamStore | None = None
+        self.state: TeamState | None = None
+        self.selected: str | None = None
+        self.task_query = ""
+        self.shutdown: ShutdownController | None = None
+        self.shutdown_run: ShutdownRun | None = None  # the run as last reported
+        self._shutdown_announced = False
+        self._shutdown_view = None
+        self._health_timer: Timer | None = None
+        self._activity_timer: Timer | None = None  # armed by a log-only batch, fires once
+        self._times_drawn_at: float | None = None  # the clock the team table's "Active" times are drawn at
+        self._claimed: dict[str, str] = {}  # the board's claimed files when the task board was last drawn
+        self._problems_shown: list | None = None
+        self._disappeared: set[str] = set()
+        self._stop = asyncio.Event()
+        self._header_message = ""
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        palette = DashboardScreen.palette  # every panel draws in the screen's palette
+        yield TeamHeader(id="header").data_bind(palette)
+        yield ProblemList(id="problems")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield TeamPanel(id="team").data_bind(palette)
+                with Vertical(id="board"):
+                    yield FilterInput(placeholder=FilterInput.IDLE, id="task-filter")
+                    yield TaskBoard(id="tasks").data_bind(palette)
+            with Vertical(id="right"):
+                yield TeammateLog(limit=self.log_limit, id="log-main").data_bind(palette)
+                yield LogStrip(limit=self.log_limit, id="log-strip").data_bind(palette)
+                yield MessageTraffic(id="messages").data_bind(palette)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one("#team").border_title = "Team"
+        self.query_one("#tasks").border_title = "Tasks"
+        self.query_one("#messages").border_title = "Messages"
+        self.query_one("#task-filter", FilterInput).cursor_blink = self.cursor_blink
+        self.palette = self._palette()
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+        if self._header_message:
+            self.show_message(self._header_message)
+        if self.state is not None:
+            self._show_team()
+
+    def _theme_changed(self, _theme: str) -> None:
+        self.palette = self._palette()
+        if self.state is not None:
+            self.refresh_all()
+
+    def _palette(self) -> Palette:
+        """The current theme's colours, with the team's members' own."""
+        members: dict[str, str] = {}
+        if self.state is not None and self.state.config is not None:
+            members = {m.name: m.color for m in self.state.departed.values()}
+            members.update((m.name, m.color) for m in self.state.config.members)
+        return Palette.of(self.app.current_theme, self.app.get_css_variables(), members)
+
+    def _members_changed(self) -> None:
+        palette = self._palette()
+        self.palette = self.palette.with_members(palette.members)
+
+    def show_message(self, text: str) -> None:
+        """No team shown yet: say why in the header."""
+        self._header_message = text
+        if self.is_mounted:
+            self.query_one(TeamHeader).show_message(text)
+
+    def action_keys(self) -> list[tuple[str, str, str]]:
+        """(key, description, binding id) of every action, after the user's keymap."""
+        keymap = getattr(self.app, "_keymap", {}) or {}
+        return [(keymap.get(b.id, b.key), self.LONG.get(b.id, b.description), b.id) for b in self.BINDINGS]
+
+    # ------------------------------------------------------------------ the team
+    def open_store(self, store: TeamStore) -> None:
+        """Read the team (the app may hand it over before the panels exist: they show it once mounted)."""
+        self.store = store
+        self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout)
+        with first_load():
+            self.state.load_all()
+        if self.is_mounted:
+            self._show_team()
+        else:  # dialogs opened before the panels exist draw in it too; the panels bind to it when composed
+            self.set_reactive(DashboardScreen.palette, self._palette())
+
+    def _show_team(self) -> None:
+        self._members_changed()
+        self.refresh_all()
+        self.query_one(TeamPanel).focus()
+        self._check_health(toast=False)
+        self.set_interval(RELATIVE_TIME_REFRESH, lambda: self._refresh_team(tick=True))
+        self._feed()
+
+    @work(group="feed", exclusive=True, exit_on_error=False)
+    async def _feed(self) -> None:
+        """Apply each batch of file events to TeamState and post what changed: nothing else."""
+        assert self.store is not None and self.state is not None
+        from teamtui.protocol.watch import watch_dirs
+
+        async for batch in watch_dirs(self.store.watch_dirs(), self._stop):
+            t0 = time.perf_counter()
+            if batch.rescan:
+                changes = self.state.load_all()
+            elif batch.ready:
+                # What changed between the first read and the watches; the stats run off the event loop.
+                stale = await asyncio.to_thread(self.state.stale_paths)
+                t0 = time.perf_counter()
+                changes = [c for p in stale for c in self.state.apply(p)]
+            else:
+                changes = [c for p in sorted(batch.paths) for c in self.state.apply(p)]
+            self.post_message(TeamChanged(changes, full=batch.rescan, read_seconds=time.perf_counter() - t0))
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        """The one place a worker's error is handled: say it, and restart the feed (its first batch
+        re-reads whatever changed meanwhile), at most once a second."""
+        if event.state != WorkerState.ERROR:
+            return
+        self.notify(f"Could not apply a change: {event.worker.error}", severity="error", markup=False)
+        if event.worker.group == "feed" and not self._stop.is_set():
+            self.set_timer(FEED_RESTART_AFTER, self._feed)
+
+    @on(TeamChanged)
+    def _team_changed(self, message: TeamChanged) -> None:
+        t1 = time.perf_counter()
+        try:
+            self.apply_changes(message.changes, full=message.full)
+        except Exception as exc:  # noqa: BLE001 - one bad batch must not stop the live view
+            self.notify(f"Could not apply a change: {exc}", severity="error", markup=False)
+            return
+        on_batch = getattr(self.app, "on_batch", None)
+        if on_batch is not None:
+            on_batch(message.changes, message.read_seconds, time.perf_counter() - t1)
+
+    @on(LeadMessagesDrained)
+    def _lead_messages(self, message: LeadMessagesDrained) -> None:
+        if self.state is not None:
+            self.apply_changes(self.state.ingest(self.state.lead, message.messages))
+
+    def apply_changes(self, changes, full: bool = False) -> None:
+        assert self.state is not None
+        kinds = {c.kind for c in changes}
+        if full or kinds & TEAM_KINDS:
+            self._members_changed()
+        if full or kinds & (TEAM_KINDS | TASK_KINDS | {"error", "error_cleared", "team_gone"}):
+            self._refresh_header(gone="team_gone" in kinds)
+        log_only = not full and kinds <= {"log"}
+        if not log_only:
+            self._refresh_team()
+        elif kinds and self._activity_timer is None:
+            # Log lines only move "Active" (and may clear a health flag): redraw that once a second at most.
+            self._activity_timer = self.set_timer(ACTIVITY_REFRESH, self._activity_tick)
+        if full or kinds & TEAM_KINDS:
+            self._refresh_log_strip()
+            self._sync_panes()
+        if full or kinds & TASK_KINDS:
+            self._refresh_board(None if full or "task_removed" in kinds else {c.key for c in changes if c.kind in TASK_KINDS})
+        if full or kinds & INBOX_KINDS:
+            self.query_one(MessageTraffic).show(self.state.messages)
+        for c in changes:
+            if c.kind == "log":
+                self._append_log(c.key)
+            elif c.kind == "task_completed":
+                self._toast(f"✓ #{c.key} completed: ", c.detail, "information")
+            elif c.kind == "member_joined":
+                self._toast("", c.key, "information", suffix=" joined the team")
+            elif c.kind == "member_left":
+                self._toast("", c.key, "warning", suffix=" left the team")
+            elif c.kind == "member_status" and c.detail == MemberStatus.SHUTDOWN.value:
+                self._toast("", c.key, "information", suffix=" shut down")
+            elif c.kind == "team_gone":
+                self._toast("Team gone: ", c.detail, "error")
+        if self.shutdown is not None and (full or kinds & INBOX_KINDS):
+            self.shutdown.observe()
+        if not log_only or any(c.key in self._disappeared for c in changes):
+            self._check_health()  # a flagged teammate that logs is cleared at once
+
+    def _activity_tick(self) -> None:
+        self._activity_timer = None
+        self._check_health()
+        self._refresh_team()
+
+    def _toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
+        # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
+        timeout = ROUTINE_TOAST_SECONDS if severity == "information" else None
+        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ panels
+    def refresh_all(self) -> None:
+        assert self.state is not None
+        self._refresh_header()
+        self._refresh_team()
+        self._refresh_log_strip()
+        self._refresh_board()
+        self.query_one(MessageTraffic).show(self.state.messages)
+        self._show_main_log()
+        self._sync_panes()
+
+    def _refresh_header(self, gone: bool = False) -> None:
+        if self.state is not None:
+            self.query_one(TeamHeader).show_team(self.state, gone=gone)
+            errors = self.state.all_errors()
+            if errors != self._problems_shown:  # redrawing an unchanged list would relayout the screen
+                self._problems_shown = errors
+                self.query_one(ProblemList).show(errors, self.state.store.root)
+
+    def _refresh_team(self, tick: bool = False) -> None:
+        if self.state is None:
+            return
+        panel = self.query_one(TeamPanel)
+        now = self.now()
+        if tick or self._times_drawn_at is None:
+            self._times_drawn_at = now
+        # "Active" times move on the tick only: a change in between redraws the rows it touched, not
+        # every row whose "12s ago" became "13s ago" (100 cells at 100 teammates, most of a task update).
+        panel.show(self.state.member_views(now), self._times_drawn_at)
+        if self.selected is None or panel.selected != self.selected:
+            self.selected = panel.selected
+            self._show_main_log()
+        subtitle = f"{len(self._disappeared)} disappeared" if self._disappeared else ""
+        if panel.border_subtitle != subtitle:  # setting it, even unchanged, redraws the panel
+            panel.border_subtitle = subtitle
+
+    def _refresh_board(self, changed: set[str] | None = None) -> None:
+        """Redraw the task board: only the rows `changed` tasks can affect, else every row."""
+        assert self.state is not None
+        board, table = self.state.board, self.query_one(TaskBoard)
+        claimed = board.claimed_files()
+        done = False
+        if changed is not None:
+            views = [board.view(board.tasks[i], claimed) for i in board.affected_by(changed, self._claimed)]
+            done = table.update(views, self.task_query, len(board.tasks))
+        if not done:
+            table.show(board.views(), self.task_query)
+        self._claimed = claimed
+
+    def _log_title(self, name: str) -> Text:
+        return safe_text(name, f"bold {self.palette.member_color(name)}")
+
+    def _refresh_log_strip(self) -> None:
+        assert self.state is not None
+        names = [v.name for v in self.state.member_views(self.now())]
+        self.query_one(LogStrip).sync([(n, self._log_title(n)) for n in names], self.state.logs, self.selected)
+
+    def _show_main_log(self) -> None:
+        log = self.query_one("#log-main", TeammateLog)
+        if self.selected is None or self.state is None:
+            log.clear()
+            log.border_title = "Log"
+            return
+        title = Text("Log · ")
+        title.append_text(self._log_title(self.selected))
+        log.show(self.state.logs.get(self.selected), title)
+        self._refresh_log_strip()
+
+    def _append_log(self, member: str) -> None:
+        assert self.state is not None
+        if member == self.selected:
+            self.query_one("#log-main", TeammateLog).sync(self.state.logs.get(member))
+        self.query_one(LogStrip).append(member)
+
+    def _sync_panes(self) -> None:
+        if not self.sync_panes or not self.panes.active or self.state is None or self.store is None:
+            return
+        root, team = self.store.root, self.store.name
+        try:
+            self.panes.sync(pane_specs(self.state, lambda name: follow_command(name, root, team), self.now()))
+        except Exception as exc:  # noqa: BLE001 - panes are a convenience: report, keep the dashboard
+            self.notify(f"Panes: {exc}", severity="warning", markup=False)
+
+    @on(TeamPanel.TeammateHighlighted)
+    def _teammate_highlighted(self, message: TeamPanel.TeammateHighlighted) -> None:
+        if message.name != self.selected:
+            self.selected = message.name
+            self._show_main_log()
+
+    @on(TeamPanel.TeammateChosen)
+    def _teammate_chosen(self, _message: TeamPanel.TeammateChosen) -> None:
+        self.action_focus_teammate()
+
+    @on(TaskBoard.TaskChosen)
+    def _task_chosen(self, message: TaskBoard.TaskChosen) -> None:
+        from teamtui.tui.screens.task_detail import TaskDetail
+
+        if self.state is not None and message.task_id in self.state.board.tasks:
+            self.app.push_screen(TaskDetail(self.state.board, message.task_id, self.palette))
+
+    # ------------------------------------------------------------------ health
+    def _check_health(self, toast: bool = True) -> None:
+        if self.state is None:
+            return
+        now = self.now()
+        views = self.state.member_views(now)
+        current = {v.name for v in views if v.disappeared}
+        if toast:
+            for name in sorted(current - self._disappeared):
+                self._toast("⚠ ", name, "warning", suffix=f" disappeared: no activity for {self.health_timeout:g}s while holding a task")
+            for name in sorted(self._disappeared - current):
+                self._toast("", name, "information", suffix=" is active again")
+        if current != self._disappeared:
+            self._disappeared = current
+            self._refresh_team()
+        # Wake up exactly when the next teammate could cross the timeout.
+        due = [
+            at
+            for v in views
+            if not v.disappeared
+            and (at := disappears_at(
+                holds_task=v.current_task is not None,
+                stopped=v.departed or v.status == MemberStatus.SHUTDOWN,
+                last_activity=v.last_activity,
+                timeout=self.health_timeout,
+            )) is not None
+        ]
+        if self._health_timer is not None:
+            self._health_timer.stop()
+            self._health_timer = None
+        if due:
+            delay = max(0.05, min(due) - now + 0.05)
+            self._health_timer = self.set_timer(delay, self._check_health)
+
+    # ------------------------------------------------------------------ actions
+    def _selected_member(self) -> str | None:
+        name = self.query_one(TeamPanel).selected if self.state else None
+        if name is None:
+            self.notify("No teammate selected.", severity="warning")
+        return name
+
+    def _typing_elsewhere(self) -> None:
+        """A priority key is text while an input has focus or a dialog is open: let it through."""
+        if isinstance(self.app.screen.focused, Input) or self.app.screen is not self:
+            raise SkipAction()
+
+    def action_message(self) -> None:
+        from teamtui.tui.screens.message import MessageModal
+
+        self._typing_elsewhere()
+        name = self._selected_member()
+        if name is None:
+            return
+        title = Text("Message ", style="bold")
+        title.append_text(self._log_title(name))
+        self.app.push_screen(MessageModal(title, [name], cursor_blink=self.cursor_blink), lambda text: self._send(name, text))
+
+    def _send(self, name: str, text: str | None) -> None:
+        if text is None or self.store is None or self.state is None:
+            return
+        try:
+            self.store.send(name, text, self.state.lead)
+        except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
+            self._toast("Message not sent: ", str(exc), "error")
+            return
+        self._toast("Message written to ", name, "information", suffix="'s inbox")
+
+    def action_broadcast(self) -> None:
+        from teamtui.tui.screens.message import MessageModal
+
+        self._typing_elsewhere()
+        if self.store is None or self.state is None:
+            return
+        try:
+            recipients = self.store.members_for_broadcast(self.state.lead)
+        except Exception as exc:  # noqa: BLE001
+            self._toast("Cannot broadcast: ", str(exc), "error")
+            return
+        title = Text(f"Broadcast to {len(recipients)} teammate{'s' if len(recipients) != 1 else ''}", style="bold")
+        self.app.push_screen(MessageModal(title, recipients, cursor_blink=self.cursor_blink), self._broadcast)
+
+    def _broadcast(self, text: str | None) -> None:
+        if text is None or self.store is None or self.state is None:
+            return
+        try:
+            sent = self.store.broadcast(text, self.state.lead)
+        except Exception as exc:  # noqa: BLE001
+            self._toast("Broadcast not sent: ", str(exc), "error")
+            return
+        self._toast("Broadcast written to ", ", ".join(sent) or "nobody", "information")
+
+    def action_focus_teammate(self) -> None:
+        name = self._selected_member()
+        if name is None:
+            return
+        self.selected = name
+        self._show_main_log()
+        try:
+            has_pane = self.panes.select(name)
+        except Exception as exc:  # noqa: BLE001
+            self._toast("Pane: ", str(exc), "warning")
+            has_pane = False
+        self._toast("Focused ", name, "information", suffix=" (pane selected)" if has_pane else "")
+
+    def action_filter_tasks(self) -> None:
+        self._typing_elsewhere()
+        # Focus now, not after the keys already read (Widget.focus waits): "/auth" typed fast, or
+        # pasted, goes into the filter instead of to the dashboard's keys ("t" toggles the panes).
+        self.set_focus(self.query_one("#task-filter", FilterInput))
+
+    @on(Input.Changed, "#task-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        query = event.value.strip()
+        if query != self.task_query:  # "/" then escape changes no row: rebuild none
+            self.task_query = query
+            if self.state is not None:
+                self._refresh_board()
+
+    @on(FilterInput.Closed)
+    def _filter_closed(self, message: FilterInput.Closed) -> None:
+        self.close_filter(clear=message.clear)
+
+    def close_filter(self, clear: bool) -> None:
+        f = self.query_one("#task-filter", FilterInput)
+        if clear:
+            f.value = ""
+            if self.task_query:
+                self.task_query = ""
+                if self.state is not None:
+                    self._refresh_board()
+        self.query_one(TaskBoard).focus()
+
+    def action_toggle_panes(self) -> None:
+        try:
+            shown = self.panes.toggle()
+        except Exception as exc:  # noqa: BLE001
+            self._toast("Panes: ", str(exc), "warning")
+            return
+        if not self.panes.active:
+            self.notify("No teammate panes: in-process mode (start teamtui inside tmux for panes).")
+        else:
+            self.notify("Panes shown" if shown else "Panes hidden")
+
+    def action_help(self) -> None:
+        from teamtui.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.action_keys(), getattr(self.app, "config_path", None), self.palette))
+
+    async def action_quit(self) -> None:
+        await self.app.action_quit()
+
+    # ------------------------------------------------------------------ shutdown
+    def action_shutdown_team(self) -> None:
+        self._confirm_shutdown(None)
+
+    def action_shutdown_teammate(self) -> None:
+        name = self._selected_member()
+        if name is not None:
+            self._confirm_shutdown(name)
+
+    def _confirm_shutdown(self, only: str | None) -> None:
+        from teamtui.tui.screens.confirm_shutdown import ShutdownConfirm
+
+        if self.state is None:
+            return
+        if self.shutdown_run is not None and not self.shutdown_run.done:
+            self.show_shutdown()
+            return
+        targets = live_teammates(self.state, only)
+        if not targets:
+            who = inert(only) if only else "the team"
+            self.notify(f"Nobody to shut down: {who} has no live teammate.", severity="warning", markup=False)
+            return
+        title = f"Shut down {inert(only)}" if only else f"Shut down team {inert(self.state.name)}"
+        confirm = ShutdownConfirm(title, targets, cursor_blink=self.cursor_blink)
+        self.app.push_screen(confirm, lambda params: self._start_shutdown(params, only))
+
+    def _start_shutdown(self, params, only: str | None) -> None:
+        if params is None or self.store is None or self.state is None:
+            return
+        if self.shutdown is not None:
+            self.shutdown.stop()
+        self._shutdown_announced = False
+        if self.on_shutdown is not None and only is None:
+            # The lead asks, observes and climbs its ladder; its snapshots arrive as messages.
+            self.shutdown = LeadShutdown(self.post_message, self.on_shutdown)
+            try:
+                self.shutdown.start(params.targets, params.reason, params.deadline_seconds)
+            except Exception as exc:  # noqa: BLE001 - the lead is gone: say so, keep the dashboard
+                self._toast("Shutdown not started: ", str(exc), "error")
+            return
+        state = self.state
+        self.shutdown = LocalShutdown(
+            self.post_message, self.store, sender=state.lead, clock=self.now,
+            replies=state.shutdown_replies, tasks=lambda: state.tasks.values(), set_timer=self.set_timer,
+        )
+        self.shutdown.start(params.targets, params.reason, params.deadline_seconds)
+        self.shutdown_run = self.shutdown.run
+        self.show_shutdown()
+
+    @on(ShutdownProgress)
+    def _shutdown_progress(self, message: ShutdownProgress) -> None:
+        run = message.run
+        if run is None:
+            self.notify("The lead did not start a shutdown (the team may already be stopping).", severity="warning")
+            return
+        first = self.shutdown_run is None or self.shutdown_run.started_at != run.started_at
+        self.shutdown_run = run
+        for name in message.changed:
+            t = run.teammates[name]
+            self._toast("Shutdown: ", name, "information" if t.outcome.value == "clean" else "warning", suffix=f" {t.outcome.value}")
+        if message.error:
+            self._toast("", message.error, "error")
+        if run.done and not self._shutdown_announced:
+            self._shutdown_announced = True
+            counts = ", ".join(f"{n} {k}" for k, n in run.summary()["outcomes"].items())
+            self.notify(f"Shutdown finished: {counts}", severity="information", markup=False)
+        if self._shutdown_view is not None and self._shutdown_view.is_attached:
+            self._shutdown_view.show_run(run, self._tasks())
+        elif first:
+            self.show_shutdown()
+
+    def _tasks(self) -> list:
+        return list(self.state.tasks.values()) if self.state is not None else []
+
+    def show_shutdown(self, run: ShutdownRun | None = None) -> None:
+        """Open the view of the current shutdown run (or of `run`, which becomes the current one)."""
+        from teamtui.tui.screens.shutdown_view import ShutdownView
+
+        if run is not None:
+            self.shutdown_run = run
+        if self.shutdown_run is None:
+            return
+        view = ShutdownView(self.shutdown_run, self._tasks(), clock=self.now, palette=self.palette)
+        self._shutdown_view = view
+        self.app.push_screen(view, lambda _r: setattr(self, "_shutdown_view", None))
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+        if self.shutdown is not None:
+            self.shutdown.stop()

@@ -1,0 +1,94 @@
+"""Stores declare what their layout can do; TeamState and the shutdown ask those flags, never the class."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from teamtui.protocol import ClaudeTeam, NativeTeam, TeamState, UnsupportedError, find_team
+from teamtui.protocol.store import TeamStore
+from teamtui.protocol.tail import MAX_LINE_BYTES
+from teamtui.runtime.shutdown import ShutdownRun
+
+FLAGS = ("writes_tasks", "has_task_sidecars", "has_teammate_logs", "appends_to_inboxes", "writes_shutdown_results")
+
+
+def test_each_layout_declares_every_flag() -> None:
+    assert all(getattr(NativeTeam, f) is True for f in FLAGS)
+    assert all(getattr(ClaudeTeam, f) is False for f in FLAGS)
+    assert all(getattr(TeamStore, f) is False for f in FLAGS)
+
+
+def test_what_a_claude_team_cannot_do_is_a_clear_error(claude_root: Path) -> None:
+    store = find_team(claude_root)
+    task = store.read_task(store.task_paths()[0])
+    for attempt in (
+        lambda: store.drain("writer"),
+        lambda: store.decode_inbox_batch("writer", None),
+        lambda: store.log_files(),
+        lambda: store.log("writer", "hi"),
+        lambda: store.write_shutdown_result("r1", {}),
+        lambda: store.sidecar_paths(),
+        lambda: store.read_task_core(store.task_paths()[0]),
+        lambda: store.merge_sidecar(task, {}),
+    ):
+        with pytest.raises(UnsupportedError, match="not supported for claude teams"):
+            attempt()
+
+
+def test_state_reads_claude_teams_without_touching_what_they_lack(claude_root: Path) -> None:
+    # Any sidecar, log or line-by-line inbox call would raise UnsupportedError here.
+    state = TeamState(find_team(claude_root))
+    state.load_all()
+    assert state.tasks and state.logs == {}
+    assert state.inbox_messages("team-lead")
+    assert state.resync() == []
+
+
+def test_state_merges_sidecars_because_the_layout_has_them(native_root: Path) -> None:
+    state = TeamState(find_team(native_root))
+    state.load_all()
+    assert state.tasks["2"].files == ["tests/test_auth.py"]  # from .tasks/.teamtui/2.json
+
+
+class NoLogsTeam(NativeTeam):
+    has_teammate_logs = False
+
+
+def test_state_asks_the_flag_not_the_class(native_root: Path) -> None:
+    store = NoLogsTeam(native_root, "refactor-auth")
+    assert list(store.logs_dir.iterdir())  # the files are there
+    state = TeamState(store)
+    state.load_all()
+    assert state.logs == {}
+    full = TeamState(find_team(native_root))
+    full.load_all()
+    assert set(full.logs) == {"hunter", "scout"}
+
+
+def test_shutdown_results_are_written_only_where_the_layout_keeps_them(native_root: Path, claude_root: Path) -> None:
+    native = find_team(native_root)
+    run = ShutdownRun(native, ["scout"], sender="lead")
+    run.start()
+    written = run.write_results()
+    assert len(written) == 1 and json.loads(Path(written[0]).read_text())["teammate"] == "scout"
+    claude = find_team(claude_root)
+    run = ShutdownRun(claude, ["writer"], sender="team-lead")
+    run.start()
+    assert run.write_results() == []
+
+
+def test_an_overlong_inbox_line_reads_the_same_to_peek_and_to_the_state(native_root: Path) -> None:
+    store = find_team(native_root)
+    inbox = store.inbox_path("scout")
+    with open(inbox, "ab") as fh:
+        fh.write(b'{"content": "' + b"x" * (MAX_LINE_BYTES + 10) + b'"}\n')
+    store.send("scout", "after the long line", "lead")
+    peeked = store.peek("scout")
+    state = TeamState(store)
+    state.load_all()
+    assert [str(e) for e in peeked.errors] == [str(e) for e in state.errors[inbox]]
+    assert "over the limit" in str(peeked.errors[0])
+    assert peeked.messages[-1].content == state.inbox_messages("scout")[-1].content == "after the long line"
