@@ -129,8 +129,17 @@ class Board:
             out.update(deps.get(i, ()))
         claimed = self.claimed_files()
         moved = {f for f in claimed.keys() | claimed_before.keys() if claimed.get(f) != claimed_before.get(f)}
+        if self.touches:
+            # A TOUCHING_FILE lasts while its sender's task runs: a change to that task frees or holds its file.
+            owners = {self.tasks[i].owner for i in ids if i in self.tasks}
+            moved |= {t.path for t in self.touches if t.task in ids or t.by in owners}
         if moved:
-            out.update(t.id for t in self.tasks.values() if (t.files or t.metadata) and not moved.isdisjoint(scope_files(t)))
+            moved |= {posixpath.normpath(f) for f in moved}
+            out.update(
+                t.id
+                for t in self.tasks.values()
+                if (t.files or t.metadata) and any(f in moved or posixpath.normpath(f) in moved for f in scope_files(t))
+            )
         return out
 
     def open_blockers(self, task: Task) -> tuple[list[str], list[str]]:

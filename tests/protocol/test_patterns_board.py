@@ -277,3 +277,39 @@ def test_without_a_limit_the_teams_max_failures_from_its_config_applies(team):
     t = team.create_task("x")
     assert not record_failure(team, t.id, "one").held
     assert record_failure(team, t.id, "two").held
+
+
+def test_the_dashboards_state_shows_a_touched_file_and_lets_it_go(team):
+    from teamtui.protocol.state import ChangeKind, TeamState
+    from teamtui.protocol.touching import touches_path
+
+    mine = team.create_task("mine", files=["src/lib/auth.ts"])
+    other = team.create_task("other", files=["src/lib/auth.ts"])
+    team.claim_task(mine.id, "worker-1")
+    state = TeamState(team)
+    state.load_all()
+    assert state.board.view(state.tasks[other.id]).state is TaskState.WITHHELD  # claimed by #1 already
+    team.complete_task(mine.id)
+    state.apply(team.task_path(mine.id))
+    state.apply(team.sidecar_path(mine.id))
+    assert state.board.view(state.tasks[other.id]).state is TaskState.READY
+
+    nxt = team.create_task("worker-1's next")
+    state.apply(team.task_path(nxt.id))
+    team.claim_task(nxt.id, "worker-1")
+    state.apply(team.task_path(nxt.id))
+    record_touch(team, "./src/lib/auth.ts", "worker-1")
+    changes = state.apply(touches_path(team))
+    assert Change_for(changes, ChangeKind.TASK, other.id)
+    view = state.board.view(state.tasks[other.id])
+    assert (view.state, view.waits_on) == (TaskState.WITHHELD, [("src/lib/auth.ts", "worker-1")])
+    assert "waits on src/lib/auth.ts (touched by worker-1)" in view.blocked_reason
+    # The sender's task completes: the board frees the file on that task's change alone.
+    team.complete_task(nxt.id)
+    state.apply(team.task_path(nxt.id))
+    assert other.id in state.board.affected_by({nxt.id}, state.board.claimed_files())
+    assert state.board.view(state.tasks[other.id]).state is TaskState.READY
+
+
+def Change_for(changes, kind, key) -> bool:
+    return any(c.kind == kind and c.key == key for c in changes)
