@@ -198,7 +198,7 @@ def cmd_status(ctx: Context) -> int:
         if v.unread:
             line += f"  [{v.unread} unread]"
         out(line)
-    _print_task_lines(Board(state.tasks.values()), header="Tasks:")
+    _print_task_lines(state.board, header="Tasks:")
     _print_errors(state.all_errors())
     return 0
 
