@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 BSTAMP := $(VENV)/.installed-bench
 
-.PHONY: demo test stress bench screenshots install clean
+.PHONY: demo test stress interop bench screenshots install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,25 @@ demo: $(STAMP)
 
 test: $(TSTAMP)
 	$(PY) -m pytest -q
+
+# The real Claude Code, pinned, in a git-ignored cache of the project (no global install; ~370 MB, reused).
+CLAUDE_CODE_VERSION := 2.1.328
+INTEROP_CACHE := .cache/interop
+CLAUDE_BIN := $(INTEROP_CACHE)/node_modules/.bin/claude
+
+$(CLAUDE_BIN):
+	mkdir -p $(INTEROP_CACHE)
+	npm install --prefix $(INTEROP_CACHE) --no-audit --no-fund --no-save --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
+	@$(CLAUDE_BIN) --version | grep -q '^$(CLAUDE_CODE_VERSION) ' || { echo "make interop: $(CLAUDE_BIN) is not version $(CLAUDE_CODE_VERSION)" >&2; exit 1; }
+
+# Without npm (and no cached binary) it says so; in CI (CI=true) that is a failure, elsewhere a skip.
+interop: $(TSTAMP)
+	@if [ ! -x $(CLAUDE_BIN) ] && ! command -v npm >/dev/null 2>&1; then \
+	  echo "make interop: npm is not installed, so @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) cannot be installed" >&2; \
+	  if [ "$${CI:-}" = "true" ]; then exit 1; else echo "make interop: skipped" >&2; exit 0; fi; \
+	fi
+	$(MAKE) --no-print-directory $(CLAUDE_BIN)
+	$(PY) -m pytest -q -m interop tests/interop -p no:randomly
 
 $(BSTAMP): pyproject.toml $(TSTAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'

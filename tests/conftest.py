@@ -36,5 +36,6 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)  # the journal goes under the private HOME
     for var in ("TEAMTUI_ROOT", "TEAMTUI_TEAM", "TEAMTUI_NAME", "TEAMTUI_AGENT_ID", "TMUX", "TMUX_PANE"):
         monkeypatch.delenv(var, raising=False)

@@ -275,7 +275,7 @@ def test_claude_layout_reads_and_messages(cli: Run, claude_root: Path) -> None:
     assert cli("send", "writer", "hi", "--root", r)[0] == 0
     assert cli("broadcast", "all", "--from", "researcher", "--root", r)[:2] == (0, "writer team-lead\n")
     inbox = json.loads(cli("inbox", "writer", "--json", "--root", r)[1])
-    assert [(m["sender"], m["content"]) for m in inbox["messages"][-2:]] == [("team-lead", "hi"), ("researcher", "all")]
+    assert [(m["sender"], m["content"]) for m in inbox["messages"][-2:]] == [("teamtui", "hi"), ("researcher", "all")]
     assert inbox["messages"][0]["payload"]["type"] == "shutdown_request"
 
 

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "watch": "teamtui.cli.app_cmds",
     **dict.fromkeys(("run", "demo"), "teamtui.cli.run_cmds"),
     **dict.fromkeys(("follow", "cleanup"), "teamtui.cli.tmux_cmds"),
+    "history": "teamtui.cli.history_cmds",
 }
 
 

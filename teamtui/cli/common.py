@@ -74,6 +74,13 @@ class Context:
         try:
             return find_team(self.root_or_cwd, self.team, self.layout)  # type: ignore[arg-type]
         except NotFoundError as exc:
+            if self.root is None:  # nothing here: Claude Code's folder, as the dashboard looks
+                from teamtui.protocol.claude import default_claude_root
+
+                try:
+                    return find_team(default_claude_root(), self.team, self.layout)  # type: ignore[arg-type]
+                except ProtocolError:
+                    pass
             raise CliError(str(exc)) from None
         except ProtocolError as exc:
             raise CliError(str(exc)) from None

@@ -112,7 +112,13 @@ def _me(ctx: Context, given: str | None, what: str) -> str:
 def _sender(ctx: Context, store: TeamStore) -> str:
     if ctx.args.sender is not None:
         return ctx.args.sender
-    return ctx.me or store.lead_name
+    if ctx.me:
+        return ctx.me
+    if store.layout == "claude":  # outside a Claude Code team: a name of teamtui's own, never its lead's
+        from teamtui.protocol.settings import load_settings
+
+        return load_settings().sender
+    return store.lead_name
 
 
 def _native(store: TeamStore, what: str) -> NativeTeam:
@@ -544,11 +550,11 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p.add_argument("text", metavar="TEXT")
     p.add_argument("--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress")
     p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE", help="a field of the message; VALUE as JSON when it parses")
-    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead")
+    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
 
     p = add(sub, "broadcast", cmd_broadcast, "send TEXT to every teammate but the sender (prints the recipients)")
     p.add_argument("text", metavar="TEXT")
-    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead")
+    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
 
     p = add(sub, "inbox", cmd_inbox, "show NAME's inbox (or drain it: read and clear)", INBOX_JSON_HELP)
     p.add_argument("name", metavar="NAME", nargs="?", help="whose inbox; default $TEAMTUI_NAME")

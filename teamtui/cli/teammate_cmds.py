@@ -209,6 +209,10 @@ def _shut_down_directly(ctx: Context, store: TeamStore, cfg: Any, reason: str) -
         out("no live teammate to shut down")
         return 0
     sender = a.sender or ctx.me or cfg.lead
+    if store.layout == "claude" and not (a.sender or ctx.me):  # never as a Claude Code team's lead: teamtui's own name
+        from teamtui.protocol.settings import load_settings
+
+        sender = load_settings().sender
     feed = _ReplyFeed(store, cfg.lead)  # from here on: replies sent before the requests are not ours
     run = ShutdownRun(store, names, sender=sender, reason=reason, deadline_seconds=a.deadline)
     run.start()

@@ -1,7 +1,7 @@
 """teamtui.protocol: read and write agent-team files in both layouts. Imports no Textual.
 
 The names below are imported on first use (PEP 562), so `import teamtui.protocol.names`
-does not pay for pydantic, the board and both layouts: the CLI's start-up is the protocol's hot path.
+does not pay for the models, the board and both layouts: the CLI's start-up is the protocol's hot path.
 """
 
 from __future__ import annotations

@@ -9,10 +9,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from teamtui.protocol.wire import ValidationError
 
-from teamtui.protocol.errors import ParseError, ReadError
+from teamtui.protocol.errors import DishonestSenderError, ParseError, ReadError
 from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
+from teamtui.protocol.leadproc import LeadProcess, parse_lead_process, task_list_id
 from teamtui.protocol.locks import DirLock
 from teamtui.protocol.models import Member, MemberStatus, Message, Task, TeamConfig, decode_payload
 from teamtui.protocol.names import check_name, claude_sanitize
@@ -26,6 +27,45 @@ _MEMBER_KEYS = {
     "tmuxPaneId": "tmux_pane_id",
     "backendType": "backend_type",
 }
+
+
+# Names only Claude Code itself writes as: an entry from outside under these arrives marked unverified.
+RESERVED_SENDERS = ("team-lead", "user", "system")
+# Since 2.1.178 an interactive session's implicit team is `session-<first 8 hex of its session id>`.
+SESSION_PREFIX = "session-"
+# Claude Code deletes a team folder by renaming it `<team>.deleted-<uuid>` first.
+DELETED_MARK = ".deleted-"
+
+
+def is_session_team(name: str) -> bool:
+    return name.startswith(SESSION_PREFIX) and DELETED_MARK not in name
+
+
+def member_backend(member: Member) -> str:
+    """`tmux`, `in-process`, `iterm2` or "" : from backendType, else from tmuxPaneId."""
+    if member.backend_type:
+        return member.backend_type
+    pane = member.tmux_pane_id
+    if pane.startswith("%"):
+        return "tmux"
+    if pane in ("in-process", "leader"):
+        return "in-process"
+    return ""
+
+
+def member_pane(member: Member) -> str | None:
+    """The tmux pane a teammate runs in (`%N`), or None (in-process, the lead, unknown)."""
+    pane = member.tmux_pane_id
+    return pane if pane.startswith("%") and pane[1:].isdigit() else None
+
+
+def entry_key(msg: Message) -> str:
+    """What identifies one inbox entry across rewrites: its `msg_id` (2.1.178+), else sender, time and text."""
+    mid = msg.raw.get("msg_id") if isinstance(msg.raw, dict) else None
+    if isinstance(mid, str) and mid:
+        return "id:" + mid
+    stamp = msg.raw.get("timestamp") if isinstance(msg.raw, dict) else None
+    return f"{msg.sender}\x00{stamp!r}\x00{msg.type}\x00{msg.content}"
 
 
 def default_claude_root() -> Path:
@@ -69,9 +109,30 @@ class ClaudeTeam(TeamStore):
     writes_shutdown_results = False
     default_lead = "team-lead"
 
-    def __init__(self, root: Path, name: str):
+    def __init__(self, root: Path, name: str, *, task_list: str | None = None):
         super().__init__(root, check_name(name, "team name"))
         self.dir_name = claude_sanitize(name)
+        # The lead's process as config.json last said (2.1.178+), and the task list it routes to.
+        self.lead_process: LeadProcess | None = None
+        self._task_list = claude_sanitize(check_name(task_list, "task list id")) if task_list else None
+        self._task_list_fixed = task_list is not None
+        self._task_list_pid: int | None = None
+
+    @property
+    def task_list(self) -> str:
+        """The task list's folder name: $CLAUDE_CODE_TASK_LIST_ID of the live lead when it set one, else the team."""
+        return self._task_list or self.dir_name
+
+    def _learn_lead(self, raw: Any) -> None:
+        lead = parse_lead_process(raw)
+        self.lead_process = lead
+        if self._task_list_fixed or lead is None or lead.pid == self._task_list_pid:
+            return
+        # Read once per lead process: its environment does not change.
+        self._task_list_pid = lead.pid
+        found = task_list_id(lead)
+        if found:
+            self._task_list = claude_sanitize(found[:64]) or None
 
     @property
     def team_dir(self) -> Path:
@@ -85,10 +146,19 @@ class ClaudeTeam(TeamStore):
     @property
     def tasks_dir(self) -> Path:
         base = self.root / "tasks"
-        d = base / self.dir_name
-        if not d.exists() and (base / self.dir_name.lower()).exists():
-            return base / self.dir_name.lower()
+        name = self.task_list
+        d = base / name
+        if not d.exists() and (base / name.lower()).exists():
+            return base / name.lower()
         return d
+
+    def highwatermark(self) -> int | None:
+        """The largest task id ever used in this list (Claude Code writes it, without a newline)."""
+        try:
+            text = (self.tasks_dir / ".highwatermark").read_text(encoding="ascii")[:32].strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return int(text) if text.isdigit() else None
 
     @property
     def inbox_dir(self) -> Path:
@@ -121,6 +191,7 @@ class ClaudeTeam(TeamStore):
     def decode_config(self, data: Any, path: Path) -> TeamConfig:
         if not isinstance(data, dict):
             raise ParseError(ReadError(path, f"expected a JSON object, got {type(data).__name__}"))
+        self._learn_lead(data.get("leadProcess"))
         raw_members = data.get("members") or []
         if not isinstance(raw_members, list):
             raise ParseError(ReadError(path, "'members' must be a list"))
@@ -224,9 +295,25 @@ class ClaudeTeam(TeamStore):
             return InboxRead([], [data])
         return self.decode_inbox(member, data)
 
+    def outgoing_sender(self, configured: str) -> str:
+        """teamtui's own name (the `sender` setting), never the lead's: the lead signs what it writes."""
+        return configured
+
+    def check_sender(self, sender: str) -> None:
+        """teamtui writes under a name of its own: Claude Code marks an entry from outside as the lead,
+        `user` or `system` unverified (the lead signs its own), so writing as them is refused."""
+        lead = self.lead_name
+        if sender in RESERVED_SENDERS or sender == lead:
+            raise DishonestSenderError(
+                f"refusing to send as {sender!r}: only Claude Code itself writes as {lead!r}, 'user' or 'system'; "
+                "send under a name of your own (--from NAME, or sender = \"...\" in the config file; default teamtui)"
+            )
+
     def send(self, to, content, sender, *, type="message", extra=None) -> Message:
         check_name(to, "recipient")
         check_name(sender, "sender")
+        self.check_sender(sender)
+        self.check_recipient(to)
         if type in ("message", "broadcast"):
             text = content
         else:

@@ -49,3 +49,11 @@ class ReadError:
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else str(self.path)
         return f"{where}: {self.reason}"
+
+
+class NotMemberError(ProtocolError):
+    """A message to a name that is not in the team: writing it would create a phantom inbox."""
+
+
+class DishonestSenderError(ProtocolError):
+    """A sender teamtui must not write as (the lead of a team it does not lead, `user`, `system`)."""

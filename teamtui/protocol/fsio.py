@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ def dump_json(obj: Any, indent: int | None = 2) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write through a temp file + rename so no reader ever sees half a file."""
     # The temp name starts with "." so globs like task_*.json never match it.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

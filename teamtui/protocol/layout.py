@@ -36,7 +36,12 @@ def team_names(root: Path, layout: LayoutName | None = None) -> list[str]:
         entries = sorted(base.iterdir())
     except OSError:
         return []
-    return [p.name for p in entries if p.is_dir() and is_safe_name(p.name) and (p / "config.json").exists()]
+    # A folder Claude Code is deleting is renamed `<team>.deleted-<uuid>` first: not a team.
+    return [
+        p.name
+        for p in entries
+        if p.is_dir() and is_safe_name(p.name) and ".deleted-" not in p.name and (p / "config.json").exists()
+    ]
 
 
 def open_team(root: Path, name: str, layout: LayoutName | None = None) -> TeamStore:

@@ -7,34 +7,37 @@ puts back every key teamtui does not know, in the spelling the file already used
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
+from teamtui.protocol.wire import (
+    WireBase,
+    anything,
+    exactly,
+    field,
+    list_of,
+    model_of,
+    one_of,
+    optional,
+    to_bool,
+    to_dict,
+    to_float,
+    to_id,
+    to_int,
+    to_str,
+    wire_str,
+)
+
+id_list = list_of(to_id)
 
 from teamtui.protocol.plan import task_status
 
 
-def _to_str(v: Any) -> Any:
-    # Peers write ids as ints or strings; teamtui compares them as strings.
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return str(v)
-    return v
+def _task_status(v: Any) -> TaskStatus:
+    return one_of(TaskStatus)(task_status(v))
 
 
-def _none_to_empty(v: Any) -> Any:
-    return "" if v is None else v
-
-
-def _none_to_list(v: Any) -> Any:
-    return [] if v is None else v
-
-
-Id = Annotated[str, BeforeValidator(_to_str)]
-# A string field a peer may also write as null (read as "").
-WireStr = Annotated[str, BeforeValidator(_none_to_empty)]
-IdList = Annotated[list[Id], BeforeValidator(_none_to_list)]
+def _id_list(v: Any) -> list[str]:
+    return [] if v is None else id_list(v)
 
 
 class TaskStatus(str, Enum):
@@ -43,11 +46,13 @@ class TaskStatus(str, Enum):
     COMPLETED = "completed"
 
 
-class WireModel(BaseModel):
-    """A model read from a file: unknown keys allowed and kept, original dict remembered."""
+class WireModel(WireBase):
+    """A model read from a file: unknown keys allowed and kept, original dict remembered (`_raw`,
+    set by the layout that read it)."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, arbitrary_types_allowed=True, defer_build=True)
-    _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
+    def _fill(self, data: dict[str, Any]) -> None:
+        super()._fill(data)
+        self._raw: dict[str, Any] = {}
 
     @property
     def raw(self) -> dict[str, Any]:
@@ -55,21 +60,21 @@ class WireModel(BaseModel):
 
 
 class Task(WireModel):
-    id: Id
-    subject: WireStr = ""
-    description: WireStr = ""
+    id: str = field(to_id)
+    subject: str = field(wire_str, "")
+    description: str = field(wire_str, "")
     # The Teammate API patterns' `available`, `claimed`, `complete` read as the board's statuses.
-    status: Annotated[TaskStatus, BeforeValidator(task_status)] = TaskStatus.PENDING
-    active_form: WireStr = ""
-    owner: WireStr = ""
-    blocks: IdList = Field(default_factory=list)
-    blocked_by: IdList = Field(default_factory=list)
-    files: list[str] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    created_at: float | None = None
-    claimed_at: float | None = None
-    completed_at: float | None = None
-    result: str | None = None
+    status: TaskStatus = field(_task_status, TaskStatus.PENDING)
+    active_form: str = field(wire_str, "")
+    owner: str = field(wire_str, "")
+    blocks: list[str] = field(_id_list, factory=list)
+    blocked_by: list[str] = field(_id_list, factory=list)
+    files: list[str] = field(list_of(to_str), factory=list)
+    metadata: dict[str, Any] = field(to_dict, factory=dict)
+    created_at: float | None = field(optional(to_float), None)
+    claimed_at: float | None = field(optional(to_float), None)
+    completed_at: float | None = field(optional(to_float), None)
+    result: str | None = field(optional(to_str), None)
 
     @property
     def internal(self) -> bool:
@@ -100,26 +105,26 @@ def normalize_status(value: Any) -> MemberStatus:
 
 
 class Member(WireModel):
-    name: str
-    agent_id: WireStr = ""
-    status: MemberStatus = MemberStatus.UNKNOWN
-    agent_type: WireStr = ""
-    color: WireStr = ""
-    model: WireStr = ""
-    pid: int | None = None
-    command: WireStr = ""
-    tmux_pane_id: WireStr = ""
-    backend_type: WireStr = ""
-    joined_at: float | None = None
-    last_seen: float | None = None
+    name: str = field(to_str)
+    agent_id: str = field(wire_str, "")
+    status: MemberStatus = field(one_of(MemberStatus), MemberStatus.UNKNOWN)
+    agent_type: str = field(wire_str, "")
+    color: str = field(wire_str, "")
+    model: str = field(wire_str, "")
+    pid: int | None = field(optional(to_int), None)
+    command: str = field(wire_str, "")
+    tmux_pane_id: str = field(wire_str, "")
+    backend_type: str = field(wire_str, "")
+    joined_at: float | None = field(optional(to_float), None)
+    last_seen: float | None = field(optional(to_float), None)
 
 
 class TeamConfig(WireModel):
-    name: str
-    description: WireStr = ""
-    created_at: float | None = None
-    lead: WireStr = "lead"
-    members: list[Member] = Field(default_factory=list)
+    name: str = field(to_str)
+    description: str = field(wire_str, "")
+    created_at: float | None = field(optional(to_float), None)
+    lead: str = field(wire_str, "lead")
+    members: list[Member] = field(list_of(model_of(Member)), factory=list)
 
     def member(self, name: str) -> Member | None:
         return next((m for m in self.members if m.name == name), None)
@@ -128,22 +133,21 @@ class TeamConfig(WireModel):
 # ---------------------------------------------------------------- protocol payloads
 
 
-class Payload(BaseModel):
+class Payload(WireBase):
     """A structured protocol message; field names are snake_case, camelCase accepted."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
-    type: str
+    type: str = field(to_str)
 
 
 class ShutdownRequest(Payload):
-    type: Literal["shutdown_request"] = "shutdown_request"
-    request_id: WireStr = Field("", alias="requestId")
-    from_: WireStr = Field("", alias="from")
-    reason: WireStr = ""
-    deadline_seconds: float = 30.0
+    type: str = field(exactly("shutdown_request"), "shutdown_request")
+    request_id: str = field(wire_str, "", alias="requestId")
+    from_: str = field(wire_str, "", alias="from")
+    reason: str = field(wire_str, "")
+    deadline_seconds: float = field(to_float, 30.0)
 
 
-def _as_items(v: Any) -> Any:
+def _as_items(v: Any) -> list[str]:
     # The patterns leave pending_work's items open: a string stays, anything else is kept as its JSON.
     if v is None:
         return []
@@ -153,19 +157,19 @@ def _as_items(v: Any) -> Any:
         import json
 
         return [x if isinstance(x, str) else json.dumps(x, ensure_ascii=False, sort_keys=True) for x in v]
-    return v
+    return list_of(to_str)(v)
 
 
 class ShutdownResponse(Payload):
     """Native two-phase reply. The Teammate API patterns' own schema has neither `request_id` nor
     `approve` (`{type, status, pending_work, artifacts_committed}`); teamtui writes both."""
 
-    type: Literal["shutdown_response"] = "shutdown_response"
-    request_id: WireStr = Field("", alias="requestId")
-    approve: bool | None = None
-    status: Literal["clean", "in_progress", "error"] | str = "clean"
-    pending_work: Annotated[list[str], BeforeValidator(_as_items)] = Field(default_factory=list, alias="pendingWork")
-    artifacts_committed: bool | None = Field(None, alias="artifactsCommitted")
+    type: str = field(exactly("shutdown_response"), "shutdown_response")
+    request_id: str = field(wire_str, "", alias="requestId")
+    approve: bool | None = field(optional(to_bool), None)
+    status: str = field(to_str, "clean")  # "clean", "in_progress" or "error"; other words kept as written
+    pending_work: list[str] = field(_as_items, factory=list, alias="pendingWork")
+    artifacts_committed: bool | None = field(optional(to_bool), None, alias="artifactsCommitted")
 
     @property
     def approves(self) -> bool:
@@ -174,62 +178,62 @@ class ShutdownResponse(Payload):
 
 
 class ShutdownApproved(Payload):
-    type: Literal["shutdown_approved"] = "shutdown_approved"
-    request_id: WireStr = Field("", alias="requestId")
-    from_: WireStr = Field("", alias="from")
-    pane_id: WireStr = Field("", alias="paneId")
-    backend_type: WireStr = Field("", alias="backendType")
+    type: str = field(exactly("shutdown_approved"), "shutdown_approved")
+    request_id: str = field(wire_str, "", alias="requestId")
+    from_: str = field(wire_str, "", alias="from")
+    pane_id: str = field(wire_str, "", alias="paneId")
+    backend_type: str = field(wire_str, "", alias="backendType")
 
 
 class ShutdownRejected(Payload):
-    type: Literal["shutdown_rejected"] = "shutdown_rejected"
-    request_id: WireStr = Field("", alias="requestId")
-    from_: WireStr = Field("", alias="from")
-    reason: WireStr = ""
+    type: str = field(exactly("shutdown_rejected"), "shutdown_rejected")
+    request_id: str = field(wire_str, "", alias="requestId")
+    from_: str = field(wire_str, "", alias="from")
+    reason: str = field(wire_str, "")
 
 
 class IdleNotification(Payload):
-    type: Literal["idle_notification"] = "idle_notification"
-    from_: WireStr = Field("", alias="from")
-    idle_reason: WireStr = Field("", alias="idleReason")
-    summary: WireStr = ""
-    completed_task_id: Id = Field("", alias="completedTaskId")
-    completed_status: WireStr = Field("", alias="completedStatus")
-    failure_reason: WireStr = Field("", alias="failureReason")
+    type: str = field(exactly("idle_notification"), "idle_notification")
+    from_: str = field(wire_str, "", alias="from")
+    idle_reason: str = field(wire_str, "", alias="idleReason")
+    summary: str = field(wire_str, "")
+    completed_task_id: str = field(to_id, "", alias="completedTaskId")
+    completed_status: str = field(wire_str, "", alias="completedStatus")
+    failure_reason: str = field(wire_str, "", alias="failureReason")
 
 
 class TaskAssignment(Payload):
-    type: Literal["task_assignment"] = "task_assignment"
-    task_id: Id = Field("", alias="taskId")
-    subject: WireStr = ""
-    description: WireStr = ""
-    assigned_by: WireStr = Field("", alias="assignedBy")
+    type: str = field(exactly("task_assignment"), "task_assignment")
+    task_id: str = field(to_id, "", alias="taskId")
+    subject: str = field(wire_str, "")
+    description: str = field(wire_str, "")
+    assigned_by: str = field(wire_str, "", alias="assignedBy")
 
 
 class PlanApprovalRequest(Payload):
-    type: Literal["plan_approval_request"] = "plan_approval_request"
-    from_: WireStr = Field("", alias="from")
-    plan_file_path: WireStr = Field("", alias="planFilePath")
-    plan_content: WireStr = Field("", alias="planContent")
-    request_id: WireStr = Field("", alias="requestId")
+    type: str = field(exactly("plan_approval_request"), "plan_approval_request")
+    from_: str = field(wire_str, "", alias="from")
+    plan_file_path: str = field(wire_str, "", alias="planFilePath")
+    plan_content: str = field(wire_str, "", alias="planContent")
+    request_id: str = field(wire_str, "", alias="requestId")
 
 
 class PlanApprovalResponse(Payload):
-    type: Literal["plan_approval_response"] = "plan_approval_response"
-    request_id: WireStr = Field("", alias="requestId")
-    approved: bool = False
-    feedback: WireStr = ""
+    type: str = field(exactly("plan_approval_response"), "plan_approval_response")
+    request_id: str = field(wire_str, "", alias="requestId")
+    approved: bool = field(to_bool, False)
+    feedback: str = field(wire_str, "")
 
 
 class PermissionRequest(Payload):
-    type: Literal["permission_request"] = "permission_request"
-    request_id: WireStr = ""
-    agent_id: WireStr = ""
-    tool_name: WireStr = ""
-    tool_use_id: WireStr = ""
-    description: WireStr = ""
-    input: Any = None
-    permission_suggestions: Any = None
+    type: str = field(exactly("permission_request"), "permission_request")
+    request_id: str = field(wire_str, "")
+    agent_id: str = field(wire_str, "")
+    tool_name: str = field(wire_str, "")
+    tool_use_id: str = field(wire_str, "")
+    description: str = field(wire_str, "")
+    input: Any = field(anything, None)
+    permission_suggestions: Any = field(anything, None)
 
 
 class OtherPayload(Payload):
@@ -261,7 +265,7 @@ SHUTDOWN_REPLY_TYPES: tuple[str, ...] = tuple(
 def decode_payload(data: dict[str, Any]) -> Payload | None:
     """Decode a protocol dict by its `type`; None when it is not a protocol message.
 
-    Raises pydantic.ValidationError when a known type has fields of the wrong type.
+    Raises ValidationError when a known type has fields of the wrong type.
     """
     kind = data.get("type")
     if not isinstance(kind, str) or kind in ("message", "broadcast"):
@@ -273,16 +277,18 @@ def decode_payload(data: dict[str, Any]) -> Payload | None:
 class Message(WireModel):
     """One inbox entry. `content` is the human text (or, for Claude protocol messages, the JSON text)."""
 
-    type: str = "message"
-    sender: WireStr = ""
-    recipient: WireStr = ""
-    content: WireStr = ""
-    timestamp: float = 0.0
+    type: str = field(to_str, "message")
+    sender: str = field(wire_str, "")
+    recipient: str = field(wire_str, "")
+    content: str = field(wire_str, "")
+    timestamp: float = field(to_float, 0.0)
     # Native: None until the recipient drains its inbox. Claude Code: the `read` flag.
-    read: bool | None = None
-    summary: WireStr = ""
-    color: WireStr = ""
-    payload: Payload | None = None
+    read: bool | None = field(optional(to_bool), None)
+    # Claude Code 2.1.178+: the entry left its inbox (the recipient took it): today's read receipt.
+    delivered: bool = field(to_bool, False)
+    summary: str = field(wire_str, "")
+    color: str = field(wire_str, "")
+    payload: Payload | None = field(optional(model_of(Payload)), None)
 
 
 class LogLevel(str, Enum):

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_THEME = "teamtui-dark"
+DEFAULT_SENDER = "teamtui"
+# Names Claude Code reserves for itself: a sender setting naming one is ignored.
+_RESERVED_SENDERS = ("team-lead", "user", "system")
 
 
 @dataclass
@@ -18,6 +21,8 @@ class Settings:
     log_lines: int = 1000
     health_timeout: float = 60.0
     teammate_mode: str = "auto"
+    # The name messages teamtui sends carry (never a Claude Code team's lead, `user` or `system`).
+    sender: str = DEFAULT_SENDER
     # Why a setting was ignored, shown once as a notification rather than lost.
     problems: list[str] = field(default_factory=list)
 
@@ -50,6 +55,14 @@ def load_settings(path: Path | None = None) -> Settings:
             setattr(s, attr, kind(v))
         else:
             s.problems.append(f"{path}: {key} must be a positive number, got {v!r}")
+    sender = data.get("sender")
+    if sender is not None:
+        from teamtui.protocol.names import is_safe_name
+
+        if isinstance(sender, str) and is_safe_name(sender) and sender not in _RESERVED_SENDERS:
+            s.sender = sender
+        else:
+            s.problems.append(f"{path}: sender must be a name of your own (letters, digits, '.', '_', '-'; not team-lead, user or system), got {sender!r}")
     mode = data.get("teammate_mode")
     if mode in ("auto", "in-process", "tmux"):
         s.teammate_mode = mode

@@ -15,9 +15,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from teamtui.protocol.board import Board
+from teamtui.protocol.claude import entry_key
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
 from teamtui.protocol.health import is_disappeared
@@ -39,6 +40,9 @@ from teamtui.protocol.taskmeta import scope_files
 from teamtui.protocol.touching import Touch, load_touches, touches_path
 from teamtui.protocol.tail import TailReader
 
+if TYPE_CHECKING:
+    from teamtui.protocol.journal import TeamJournal
+
 DEFAULT_LOG_LIMIT = 1000
 DEFAULT_MESSAGE_LIMIT = 2000
 DEFAULT_HEALTH_TIMEOUT = 60.0
@@ -58,6 +62,7 @@ class ChangeKind(StrEnum):
     TASK_REMOVED = "task_removed"  # key: task id
     INBOX = "inbox"  # key: the inbox's owner, messages: the new ones
     INBOX_READ = "inbox_read"  # key: the inbox's owner
+    DELIVERED = "delivered"  # key: the inbox's owner, messages: those Claude Code took out of it
     LOG = "log"  # key: teammate, entries: the new lines
     ERROR = "error"  # key: the file, detail: the first problem
     ERROR_CLEARED = "error_cleared"  # key: the file
@@ -96,6 +101,9 @@ class _Inbox:
         self.tail = TailReader(path)
         self.messages: deque[Message] = deque(maxlen=limit)
         self.unread = 0
+        # Claude Code inboxes: the entries now in the file by entry_key, and keys of those that left it.
+        self.pending: dict[str, Message] = {}
+        self.gone: dict[str, None] = {}
 
 
 class TeamState:
@@ -107,8 +115,11 @@ class TeamState:
         message_limit: int = DEFAULT_MESSAGE_LIMIT,
         health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
         show_internal: bool = False,
+        journal: "TeamJournal | None" = None,
     ):
         self.store = store
+        # Where what is observed is recorded (protocol/journal.py); None records nothing.
+        self.journal = journal
         self.log_limit = log_limit
         self.message_limit = message_limit
         self.health_timeout = health_timeout
@@ -206,9 +217,14 @@ class TeamState:
         """Read everything once (the first screen); afterwards only `apply` changed paths."""
         self._loading = True
         try:
-            return self._load_all()
+            return self._journaled(self._load_all())
         finally:
             self._loading = False
+
+    def _journaled(self, changes: list[Change]) -> list[Change]:
+        if self.journal is not None:
+            self.journal.observe(self, changes)
+        return changes
 
     def _load_all(self) -> list[Change]:
         changes = self._apply_config()
@@ -289,7 +305,9 @@ class TeamState:
 
     def apply(self, path: Path) -> list[Change]:
         """Re-read the one file at `path` and return what changed."""
-        path = Path(path)
+        return self._journaled(self._apply(Path(path)))
+
+    def _apply(self, path: Path) -> list[Change]:
         ref = self._refs.get(path)
         if ref is None:
             ref = self.store.classify(path)
@@ -462,7 +480,7 @@ class TeamState:
             return [Change(ChangeKind.ERROR, member, f"inbox {member!r} ignored: {exc}")]
         if self.store.appends_to_inboxes:
             return self._apply_appended_inbox(member, inbox)
-        return self._apply_rewritten_inbox(member, inbox)
+        return self._apply_claude_inbox(member, inbox)
 
     def _apply_appended_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
         self.files_read += 1
@@ -506,36 +524,50 @@ class TeamState:
         self.messages.clear()
         self.messages.extend(merged[-self.message_limit :])
 
-    def _apply_rewritten_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
+    def _apply_claude_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
+        """Claude Code 2.1.178+ treats an inbox as a pending queue: the recipient removes what it
+        took within about a second. So every entry seen is kept here, and one that leaves the
+        file is marked delivered (older versions flip `read` instead, and that is followed too)."""
         self.files_read += 1
+        path = self.store.inbox_path(member)
         read = self.store.peek(member)
-        changes = self._set_error(self.store.inbox_path(member), read.errors)
-        old = list(inbox.messages)
-        fresh = read.messages[-self.message_limit :]
-        same_prefix = len(fresh) >= len(old) and all(
-            a.raw.get("timestamp") == b.raw.get("timestamp") and a.content == b.content for a, b in zip(old, fresh)
-        )
-        if same_prefix:
-            flipped = False
-            for a, b in zip(old, fresh):
-                if a.read != b.read:
-                    a.read = b.read
-                    flipped = True
-            if flipped:
-                self.touch(member)
-                changes.append(Change(ChangeKind.INBOX_READ, member))
-            inbox.unread = sum(1 for m in inbox.messages if not m.read)
-            return changes + self._add_messages(inbox, member, fresh[len(old) :])
-        # Rewritten in a way we cannot follow: replace this inbox's messages.
-        drop = {id(m) for m in old}
-        kept = [m for m in self.messages if id(m) not in drop]
-        self.messages.clear()
-        self.messages.extend(sorted(kept + fresh, key=lambda m: m.timestamp))
-        inbox.messages.clear()
-        inbox.messages.extend(fresh)
-        inbox.unread = sum(1 for m in fresh if not m.read)
-        changes.append(Change(ChangeKind.INBOX, member, messages=[]))
-        changes.append(Change(ChangeKind.INBOX_READ, member))
+        changes = self._set_error(path, read.errors)
+        whole_file_error = any(e.line is None for e in read.errors)
+        present: dict[str, Message] = {}
+        for m in read.messages[-self.message_limit :]:
+            present.setdefault(entry_key(m), m)
+        flipped = False
+        new: list[Message] = []
+        for key, fresh in present.items():
+            known = inbox.pending.get(key)
+            if known is None:
+                if key in inbox.gone:
+                    continue  # an entry put back after it left: already recorded
+                inbox.pending[key] = fresh
+                new.append(fresh)
+            elif known.read != fresh.read:
+                known.read = fresh.read
+                flipped = True
+        delivered: list[Message] = []
+        # A file that vanished went with its team, and one that failed to parse says nothing: only a
+        # file that still reads can tell that an entry was taken.
+        if not whole_file_error and path.exists():
+            for key in [k for k in inbox.pending if k not in present]:
+                m = inbox.pending.pop(key)
+                m.delivered = True
+                m.read = True
+                inbox.gone[key] = None
+                delivered.append(m)
+            while len(inbox.gone) > self.message_limit:
+                inbox.gone.pop(next(iter(inbox.gone)))
+        if flipped or delivered:
+            self.touch(member)
+            changes.append(Change(ChangeKind.INBOX_READ, member))
+        if delivered:
+            changes.append(Change(ChangeKind.DELIVERED, member, messages=delivered))
+        inbox.unread = sum(1 for m in inbox.pending.values() if not m.read)
+        changes += self._add_messages(inbox, member, new)
+        inbox.unread = sum(1 for m in inbox.pending.values() if not m.read)
         return changes
 
     # ------------------------------------------------------------- logs
@@ -609,7 +641,7 @@ class TeamState:
             m.recipient = recipient
             m.read = True
             new.append(m)
-        return self._add_messages(inbox, recipient, new)
+        return self._journaled(self._add_messages(inbox, recipient, new))
 
     # ------------------------------------------------------------- replies
     def shutdown_replies(self) -> list[Message]:

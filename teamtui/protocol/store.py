@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import ValidationError
+from teamtui.protocol.wire import ValidationError
 
-from teamtui.protocol.errors import ParseError, ReadError, UnsupportedError
+from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, UnsupportedError
 from teamtui.protocol.models import Message, Task, TeamConfig
 from teamtui.protocol.tail import TailBatch
 
@@ -188,6 +188,24 @@ class TeamStore(ABC):
             if not is_safe_name(m.name)
         ]
         return problems
+
+    def outgoing_sender(self, configured: str) -> str:
+        """Who a dashboard's message is from. Native teams: their lead, as teamtui has always written."""
+        return self.lead_name
+
+    def check_recipient(self, to: str) -> None:
+        """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
+        cfg = self.load_config()
+        for _ in range(3):  # a peer may be mid-rewrite (native peers write without a lock)
+            if not isinstance(cfg, ReadError) or cfg.reason == "file not found":
+                break
+            time.sleep(0.02)
+            cfg = self.load_config()
+        if isinstance(cfg, ReadError):
+            raise ParseError(cfg)
+        if to != cfg.lead and cfg.member(to) is None:
+            names = ", ".join([cfg.lead, *(m.name for m in cfg.members[:10])]) + (", ..." if len(cfg.members) > 10 else "")
+            raise NotMemberError(f"{to!r} is not a member of team {cfg.name!r} (members: {names}); nothing was sent")
 
     def members_for_broadcast(self, sender: str) -> list[str]:
         from teamtui.protocol.names import is_safe_name

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -40,7 +39,8 @@ def add_teammate_mode_option(parser: argparse.ArgumentParser, *, top: bool = Tru
 
 def _probe(socket: str, timeout: float) -> str:
     """"" when the tmux server on `socket` answers, else why not."""
-    import subprocess  # here: every CLI command defines --teammate-mode, few probe tmux
+    import shutil  # here: every CLI command defines --teammate-mode, few probe tmux
+    import subprocess
 
     tmux = shutil.which("tmux")
     if tmux is None:

@@ -75,6 +75,7 @@ class TeamTUI(App[None]):
             cursor_blink=cursor_blink,
             sync_panes=sync_panes,
             on_shutdown=on_shutdown,
+            sender=self.settings.sender,
         )
         # Called after each feed batch with (changes, seconds reading files, seconds updating widgets): for benchmarks.
         self.on_batch: Callable[[list, float, float], None] | None = None

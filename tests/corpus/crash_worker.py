@@ -42,7 +42,7 @@ def run() -> None:
         lambda: store.update_member("hunter", status=rng.choice(["active", "idle"]), last_seen=float(n)),
         lambda: store.update_task(str(rng.randint(1, 5)), result=f"r{n}"),
         lambda: store.release_owner("scout"),
-        lambda: claude.send("writer", f"c{n}", "team-lead"),
+        lambda: claude.send("writer", f"c{n}", "teamtui"),
     ]
     ready.write_text("ready")
     while True:

@@ -79,7 +79,7 @@ def _verify(native_root: Path, claude_root: Path) -> dict[str, int]:
     store.create_task("after the crash")
     store.update_member("scout", status="idle")
     store.drain("scout")
-    claude.send("writer", "after the crash", "team-lead")
+    claude.send("writer", "after the crash", "teamtui")
     assert _locks(native_root) + _locks(claude_root) == []
     return {"locks_left": len(locks), "temps_left": len(temps)}
 

@@ -51,4 +51,18 @@ def test_each_kind_comes_from_a_real_change(native_root: Path) -> None:
     apply(store.task_path("1"))
     shutil.rmtree(store.team_dir)
     apply(store.config_path)
-    assert seen == set(ChangeKind)
+    # Only a layout whose inboxes are pending queues (Claude Code) reports a delivery.
+    assert seen == set(ChangeKind) - {ChangeKind.DELIVERED}
+
+
+def test_a_claude_code_delivery_is_its_own_kind(claude_root: Path) -> None:
+    store = find_team(claude_root)
+    state = TeamState(store)
+    state.load_all()
+    path = store.inbox_path("researcher")
+    entries = json.loads(path.read_text())
+    path.write_text(json.dumps(entries[1:], indent=2))  # Claude Code took the first entry out
+    changes = state.apply(path)
+    assert ChangeKind.DELIVERED in _kinds(changes)
+    [delivered] = [m for c in changes if c.kind == ChangeKind.DELIVERED for m in c.messages]
+    assert delivered.delivered and delivered.raw == entries[0]

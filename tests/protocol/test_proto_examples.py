@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import filecmp
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from conftest import EXAMPLES, SHARED_EXAMPLES
 from teamtui.protocol.claude import ClaudeTeam
+from teamtui.protocol.errors import NotMemberError
 from teamtui.protocol.models import ShutdownRequest, ShutdownResponse, TaskAssignment
 from teamtui.protocol.native import NativeTeam
 
@@ -19,6 +21,13 @@ TEAM = "refactor-auth"
 
 def _all_files(base: Path) -> list[Path]:
     return sorted(p.relative_to(base) for p in base.rglob("*") if p.is_file())
+
+
+# What the real Claude Code 2.1.328 wrote (FORMATS.md §3): four snapshots of two teams.
+V328 = EXAMPLES / "claude-2.1.328"
+_V328_CONFIGS = sorted(V328.glob("*/teams/*/config.json"))
+_V328_INBOXES = sorted(V328.glob("*/teams/*/inboxes/*.json"))
+_V328_TASKS = sorted(V328.glob("*/tasks/*/[0-9]*.json"))
 
 
 def test_fixture_copy_matches_the_shared_examples() -> None:
@@ -42,6 +51,12 @@ def test_every_example_file_is_covered_by_a_round_trip_below() -> None:
         *(f"claude/teams/work-team/inboxes/{n}.json" for n in ("researcher", "team-lead", "writer")),
         *(f"claude/tasks/work-team/{i}.json" for i in range(1, 6)),
         "claude/tasks/work-team/.highwatermark",
+        *(str(p.relative_to(EXAMPLES)) for p in _V328_CONFIGS + _V328_INBOXES + _V328_TASKS),
+        # Read only (teamtui never writes them): tests/protocol/test_transcripts*.py and test_claude_2_1_328.py.
+        *(str(p.relative_to(EXAMPLES)) for p in V328.rglob("*") if p.is_file() and "projects" in p.parts),
+        *(str(p.relative_to(EXAMPLES)) for p in V328.glob("*/tmux-panes.txt")),
+        *(str(p.relative_to(EXAMPLES)) for p in V328.glob("*/tasks/*/.highwatermark")),
+        *(str(p.relative_to(EXAMPLES)) for p in V328.glob("*/tasks/*/.lock")),
     }
     assert {str(p) for p in _all_files(EXAMPLES)} == covered
 
@@ -183,11 +198,11 @@ def test_claude_inbox_round_trip(claude_root: Path, member: str) -> None:
     store = ClaudeTeam(claude_root, "work-team")
     path = store.inbox_path(member)
     before = json.loads(path.read_text())
-    store.send(member, "appended", "team-lead")
+    store.send(member, "appended", "teamtui")
     after = json.loads(path.read_text())
     assert after[:-1] == before
     assert set(after[-1]) == {"from", "text", "timestamp", "read"}
-    assert (after[-1]["from"], after[-1]["text"], after[-1]["read"]) == ("team-lead", "appended", False)
+    assert (after[-1]["from"], after[-1]["text"], after[-1]["read"]) == ("teamtui", "appended", False)
     assert after[-1]["timestamp"].endswith("Z") and len(after[-1]["timestamp"]) == 24
     assert path.read_text().startswith("[\n  {")  # pretty-printed, indent 2
     assert [m.raw for m in store.peek(member).messages] == after
@@ -205,7 +220,7 @@ def test_claude_protocol_messages_are_decoded(claude_root: Path) -> None:
 
 def test_claude_shutdown_request_is_stringified_as_formats_md_shows(claude_root: Path) -> None:
     store = ClaudeTeam(claude_root, "work-team")
-    rid = store.send_shutdown_request("researcher", "team-lead", "done", 30)
+    rid = store.send_shutdown_request("researcher", "teamtui", "done", 30)
     entry = json.loads(store.inbox_path("researcher").read_text())[-1]
     payload = json.loads(entry["text"])
     assert list(payload) == ["type", "requestId", "from", "reason", "timestamp"]
@@ -232,3 +247,51 @@ def test_claude_internal_tasks_are_hidden(claude_root: Path) -> None:
     assert store.get_task("2").blocked_by == ["1"] and store.get_task("2").active_form == "Mapping the grammar"
     # .highwatermark is not a task.
     assert (store.tasks_dir / ".highwatermark").read_text().strip() == "5"
+
+
+# ---------------------------------------------------------------- claude 2.1.328
+
+
+def _v328_team(tmp_path: Path, file: Path) -> tuple[ClaudeTeam, Path]:
+    """A writable copy of the snapshot that holds `file`, and that file's path in the copy."""
+    snapshot = file.relative_to(V328).parts[0]
+    root = tmp_path / snapshot
+    shutil.copytree(V328 / snapshot, root)
+    copied = root / file.relative_to(V328 / snapshot)
+    team = next((root / "teams").iterdir()).name if (root / "teams").is_dir() else copied.parent.name
+    return ClaudeTeam(root, team), copied
+
+
+@pytest.mark.parametrize("path", _V328_CONFIGS, ids=lambda p: str(p.relative_to(V328)))
+def test_v328_config_decodes_and_keeps_raw(tmp_path: Path, path: Path) -> None:
+    store, copied = _v328_team(tmp_path, path)
+    original = json.loads(copied.read_text())
+    cfg = store.read_config()
+    assert cfg.raw == original  # leadProcess, backendType, tmuxPaneId, isActive ... all kept
+    assert {m.name for m in cfg.members} | {cfg.lead} == {m["name"] for m in original["members"]}
+
+
+@pytest.mark.parametrize("path", _V328_INBOXES, ids=lambda p: str(p.relative_to(V328)))
+def test_v328_inbox_round_trip(tmp_path: Path, path: Path) -> None:
+    store, copied = _v328_team(tmp_path, path)
+    member = copied.stem
+    before = json.loads(copied.read_text())
+    cfg = store.read_config()
+    if member not in {m.name for m in cfg.members} | {cfg.lead}:
+        # A teammate that shut down left members; its inbox stays behind, and nothing more goes in.
+        with pytest.raises(NotMemberError):
+            store.send(member, "appended", "teamtui")
+        assert json.loads(copied.read_text()) == before
+        return
+    store.send(member, "appended", "teamtui")
+    after = json.loads(copied.read_text())
+    assert after[:-1] == before  # msgV, msg_id, lead_sig, type ... every entry kept as written
+    assert (after[-1]["from"], after[-1]["text"], after[-1]["read"]) == ("teamtui", "appended", False)
+
+
+@pytest.mark.parametrize("path", _V328_TASKS, ids=lambda p: str(p.relative_to(V328)))
+def test_v328_task_read_keeps_raw(tmp_path: Path, path: Path) -> None:
+    store, copied = _v328_team(tmp_path, path)
+    task = store.read_task(copied)
+    assert task.raw == json.loads(copied.read_text())
+    assert task.id == copied.stem

@@ -183,7 +183,7 @@ def test_store_writer_breaks_a_lock_older_than_the_default_stale_period(tmp_path
 def test_sigkilled_dirlock_holder_is_recovered_and_nothing_is_lost(claude_root: Path) -> None:
     store = ClaudeTeam(claude_root, "work-team")
     before = [m.raw for m in store.peek("writer").messages]
-    store.send("writer", "one more", "team-lead")
+    store.send("writer", "one more", "teamtui")
     lock_path = store.inbox_path("writer").with_name("writer.json.lock")
     _kill_holder("dir", lock_path, claude_root.parent)
     assert lock_path.is_dir()
@@ -193,12 +193,12 @@ def test_sigkilled_dirlock_holder_is_recovered_and_nothing_is_lost(claude_root: 
     with DirLock(lock_path, stale_after=0.3, timeout=30):
         pass
     assert not lock_path.exists()
-    store.send("writer", "after", "team-lead")
+    store.send("writer", "after", "teamtui")
     old = time.time() - STALE_AFTER - 1
     # And the store's own writer breaks a lock older than the default period.
     os.mkdir(lock_path)
     os.utime(lock_path, (old, old))
-    store.send("writer", "after stale", "team-lead")
+    store.send("writer", "after stale", "teamtui")
     msgs = store.peek("writer").messages
     assert [m.raw for m in msgs[: len(before)]] == before
     assert [m.content for m in msgs[len(before) :]] == ["one more", "after", "after stale"]

@@ -53,7 +53,8 @@ async def test_message_claude_and_escape_cancels(frozen_claude, config_file):
         assert json.loads(inbox.read_text()) == before
         await pilot.press("m", *"map the grammar", "enter")
     entry = json.loads(inbox.read_text())[-1]
-    assert entry["from"] == "team-lead" and entry["text"] == "map the grammar" and entry["read"] is False
+    # teamtui writes under its own name: Claude Code marks anything else claiming to be its lead unverified.
+    assert entry["from"] == "teamtui" and entry["text"] == "map the grammar" and entry["read"] is False
     assert entry["timestamp"].endswith("Z")
 
 

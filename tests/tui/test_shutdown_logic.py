@@ -59,7 +59,7 @@ def test_claude_approved_and_rejected(claude_root):
     state = TeamState(store)
     state.load_all()
     assert live_teammates(state) == ["researcher", "writer"]
-    run = ShutdownRun(store, ["researcher", "writer"], sender="team-lead", clock=Clock())
+    run = ShutdownRun(store, ["researcher", "writer"], sender="teamtui", clock=Clock())
     run.start()
     entry = json.loads((store.inbox_path("researcher")).read_text())[-1]
     assert json.loads(entry["text"])["type"] == "shutdown_request"

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from teamtui.protocol.wire import ValidationError
 
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import append_bytes, ensure_dir, ensure_inside, open_regular, parse_json_bytes, write_json_atomic
@@ -104,6 +103,7 @@ class NativeInbox(NativeLayout):
     def send(self, to, content, sender, *, type="message", extra=None) -> Message:
         check_name(to, "recipient")
         check_name(sender, "sender")
+        self.check_recipient(to)
         obj: dict[str, Any] = {"type": type, "sender": sender, "content": content, "timestamp": time.time()}
         if extra:
             obj.update({k: v for k, v in extra.items() if k not in obj})
@@ -159,7 +159,7 @@ class NativeInbox(NativeLayout):
 
     # ------------------------------------------------------------ two-phase shutdown
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
-        request_id = secrets.token_hex(4)
+        request_id = os.urandom(4).hex()  # as secrets.token_hex, without its hashlib/hmac imports
         self.send(
             to,
             reason or "Please finish up and shut down.",

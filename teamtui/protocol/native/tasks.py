@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from teamtui.protocol.wire import ValidationError
 
 from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ConflictError, NotFoundError, ParseError, ReadError

@@ -98,6 +98,7 @@ class DashboardScreen(Screen[None]):
         cursor_blink: bool = True,
         sync_panes: bool = True,
         on_shutdown: OnShutdown | None = None,
+        sender: str = "teamtui",
     ):
         super().__init__()
         self.panes = panes
@@ -107,6 +108,7 @@ class DashboardScreen(Screen[None]):
         self.cursor_blink = cursor_blink
         self.sync_panes = sync_panes
         self.on_shutdown = on_shutdown  # set when a lead (teamtui run/demo) drives the team shutdown
+        self.sender = sender  # the name teamtui writes under where it is not the team's lead
         self.store: TeamStore | None = None
         self.state: TeamState | None = None
         self.selected: str | None = None
@@ -185,7 +187,11 @@ class DashboardScreen(Screen[None]):
     def open_store(self, store: TeamStore) -> None:
         """Read the team (the app may hand it over before the panels exist: they show it once mounted)."""
         self.store = store
-        self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout)
+        from teamtui.protocol.journal import TeamJournal
+
+        # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.
+        journal = TeamJournal.open(store) if store.layout == "claude" else None
+        self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout, journal=journal)
         with first_load():
             self.state.load_all()
         if self.is_mounted:
@@ -456,7 +462,7 @@ class DashboardScreen(Screen[None]):
         if text is None or self.store is None or self.state is None:
             return
         try:
-            self.store.send(name, text, self.state.lead)
+            self.store.send(name, text, self.store.outgoing_sender(self.sender))
         except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
             self._toast("Message not sent: ", str(exc), "error")
             return
@@ -469,7 +475,7 @@ class DashboardScreen(Screen[None]):
         if self.store is None or self.state is None:
             return
         try:
-            recipients = self.store.members_for_broadcast(self.state.lead)
+            recipients = self.store.members_for_broadcast(self.store.outgoing_sender(self.sender))
         except Exception as exc:  # noqa: BLE001
             self._toast("Cannot broadcast: ", str(exc), "error")
             return
@@ -480,7 +486,7 @@ class DashboardScreen(Screen[None]):
         if text is None or self.store is None or self.state is None:
             return
         try:
-            sent = self.store.broadcast(text, self.state.lead)
+            sent = self.store.broadcast(text, self.store.outgoing_sender(self.sender))
         except Exception as exc:  # noqa: BLE001
             self._toast("Broadcast not sent: ", str(exc), "error")
             return
@@ -588,7 +594,7 @@ class DashboardScreen(Screen[None]):
             return
         state = self.state
         self.shutdown = LocalShutdown(
-            self.post_message, self.store, sender=state.lead, clock=self.now,
+            self.post_message, self.store, sender=self.store.outgoing_sender(self.sender), clock=self.now,
             replies=state.shutdown_replies, tasks=lambda: state.tasks.values(), set_timer=self.set_timer,
         )
         self.shutdown.start(params.targets, params.reason, params.deadline_seconds)

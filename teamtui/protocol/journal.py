@@ -1,0 +1,401 @@
+"""The journal: everything teamtui observed about a team, kept after the team's own files are gone.
+
+Claude Code prunes an inbox entry within a second of its delivery and deletes the whole team
+folder when the lead exits; the journal is the one place that still has the team's history.
+One JSON object a line, one file per team under $XDG_STATE_HOME/teamtui/journal/ (default
+~/.local/state/teamtui/journal/), bounded in size (a full file is rotated to `<file>.1`, the
+older generation dropped). Records are built by the caller (cheap) and written by one writer
+thread: a dashboard's loop never waits on the disk.
+
+Record kinds: team (a header: layout, root, lead, members, task list), message, delivered,
+task, task_removed, member_joined, member_left, member_status, lead_ended, team_gone.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import queue
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from teamtui.protocol.names import claude_sanitize
+
+if TYPE_CHECKING:
+    from teamtui.protocol.models import Message
+    from teamtui.protocol.state import Change, TeamState
+    from teamtui.protocol.store import TeamStore
+
+# One file is rotated when it passes this size; with its one older generation a team costs at most twice it.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+# Text longer than this is cut in a record (a pasted log must not fill the journal).
+MAX_TEXT = 16 * 1024
+# Records waiting for the writer; beyond this new ones are dropped (and counted), never waited for.
+QUEUE_LIMIT = 20_000
+SUFFIX = ".jsonl"
+
+
+def journal_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "teamtui" / "journal"
+
+
+def journal_file(store: "TeamStore", directory: Path | None = None) -> Path:
+    """One file per team: its name made safe, and a hash of where it lives so that two teams of
+    the same name (two projects, two Claude folders) never share a file."""
+    ident = f"{store.layout}\0{Path(store.root).resolve()}\0{store.name}"
+    digest = hashlib.sha256(ident.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    safe = claude_sanitize(store.name)[:64].lstrip("-_") or "team"
+    return (directory or journal_dir()) / f"{safe}.{digest}{SUFFIX}"
+
+
+def _cut(text: Any) -> str:
+    text = text if isinstance(text, str) else str(text)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
+
+
+# ------------------------------------------------------------------ the writer thread
+
+
+class _Writer:
+    """Appends queued (path, line) pairs to their files on its own thread."""
+
+    def __init__(self, max_bytes: int = MAX_FILE_BYTES):
+        self.max_bytes = max_bytes
+        self.queue: queue.Queue[tuple[Path, str, str] | None] = queue.Queue(QUEUE_LIMIT)
+        self.dropped = 0
+        self.errors: list[str] = []
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._marks: list[threading.Event] = []
+
+    def put(self, path: Path, line: str, header: str) -> None:
+        self._start()
+        try:
+            self.queue.put_nowait((path, line, header))
+        except queue.Full:
+            self.dropped += 1
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="teamtui-journal", daemon=True)
+                self._thread.start()
+
+    def flush(self, timeout: float = 5.0) -> None:
+        """Wait (bounded) until everything queued so far is on disk: for exit and for tests."""
+        if self._thread is None:
+            return
+        done = threading.Event()
+        self._marks.append(done)
+        try:
+            self.queue.put((Path(), "", ""), timeout=timeout)  # a marker: the writer sets `done` at it
+        except queue.Full:
+            return
+        done.wait(timeout)
+
+    def _run(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            path, line, header = item
+            if not line:
+                while self._marks:
+                    self._marks.pop(0).set()
+                continue
+            try:
+                self._append(path, line, header)
+            except OSError as exc:  # a full disk or a read-only home: say so once, keep the dashboard going
+                if len(self.errors) < 10:
+                    self.errors.append(f"{path}: {exc}")
+
+    def _append(self, path: Path, line: str, header: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size and size + len(line) > self.max_bytes:
+            os.replace(path, path.with_name(path.name + ".1"))
+            size = 0
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            # A new (or rotated) file starts with the team's header, so every file reads on its own.
+            os.write(fd, ((header + "\n") if size == 0 and header and header != line else "").encode() + line.encode() + b"\n")
+        finally:
+            os.close(fd)
+
+
+_WRITER = _Writer()
+atexit.register(_WRITER.flush, 2.0)
+
+
+def flush(timeout: float = 5.0) -> None:
+    _WRITER.flush(timeout)
+
+
+# ------------------------------------------------------------------ observing a team
+
+
+def message_record(m: "Message", key: str) -> dict[str, Any]:
+    return {
+        "kind": "message",
+        "key": key,
+        "from": m.sender,
+        "to": m.recipient,
+        "type": m.type,
+        "text": _cut(m.content),
+        "summary": _cut(m.summary),
+        "at": m.timestamp,
+        "read": m.read,
+    }
+
+
+@dataclass
+class TeamJournal:
+    """What one watcher records about one team. `observe` is called with each batch of changes."""
+
+    store: "TeamStore"
+    path: Path
+    _header: str = ""
+    _tasks: dict[str, tuple] = field(default_factory=dict)
+    _ended: bool = False
+
+    @classmethod
+    def open(cls, store: "TeamStore", directory: Path | None = None) -> "TeamJournal":
+        return cls(store, journal_file(store, directory))
+
+    def _put(self, record: dict[str, Any]) -> None:
+        record = {"ts": round(time.time(), 3), **record}
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        if record.get("kind") == "team":
+            self._header = line
+        _WRITER.put(self.path, line, self._header)
+
+    def _team_record(self, state: "TeamState") -> dict[str, Any]:
+        from teamtui.protocol.claude import member_backend, member_pane
+
+        cfg = state.config
+        lead = getattr(self.store, "lead_process", None)
+        return {
+            "kind": "team",
+            "team": state.name,
+            "layout": self.store.layout,
+            "root": str(self.store.root),
+            "lead": state.lead,
+            "description": cfg.description if cfg else "",
+            "created_at": cfg.created_at if cfg else None,
+            "task_list": getattr(self.store, "task_list", None),
+            "lead_pid": lead.pid if lead else None,
+            "members": [
+                {
+                    "name": m.name,
+                    "agent_type": m.agent_type,
+                    "color": m.color,
+                    "backend": member_backend(m),
+                    "pane": member_pane(m),
+                    "joined_at": m.joined_at,
+                }
+                for m in (cfg.members if cfg else [])
+            ],
+        }
+
+    def observe(self, state: "TeamState", changes: Iterable["Change"]) -> None:
+        from teamtui.protocol.claude import entry_key
+
+        if not self._header and state.config is not None:
+            self._put(self._team_record(state))
+            for m in list(state.messages):
+                self._put(message_record(m, entry_key(m)))
+            for t in state.tasks.values():
+                self._task(t)
+        for c in changes:
+            kind = c.kind
+            if kind == "inbox":
+                for m in c.messages:
+                    self._put(message_record(m, entry_key(m)))
+            elif kind == "delivered":
+                for m in c.messages:
+                    self._put({"kind": "delivered", "key": entry_key(m), "to": m.recipient})
+            elif kind in ("task", "task_completed"):
+                t = state.tasks.get(c.key)
+                if t is not None:
+                    self._task(t)
+            elif kind == "task_removed":
+                self._tasks.pop(c.key, None)
+                self._put({"kind": "task_removed", "id": c.key})
+            elif kind == "member_joined":
+                m = state.config.member(c.key) if state.config else None
+                self._put({"kind": "member_joined", "name": c.key, "agent_type": m.agent_type if m else "", "color": m.color if m else ""})
+            elif kind == "member_left":
+                self._put({"kind": "member_left", "name": c.key})
+            elif kind == "member_status":
+                self._put({"kind": "member_status", "name": c.key, "status": c.detail})
+            elif kind == "team_gone" and not self._ended:
+                self._ended = True
+                self._lead_ended()
+                self._put({"kind": "team_gone", "detail": c.detail})
+
+    def _lead_ended(self) -> None:
+        from teamtui.protocol.leadproc import lead_state
+
+        lead = getattr(self.store, "lead_process", None)
+        if lead is not None and lead_state(lead) != "alive":
+            self._put({"kind": "lead_ended", "pid": lead.pid})
+
+    def _task(self, t: Any) -> None:
+        sig = (t.subject, t.status.value, t.owner, tuple(t.blocked_by))
+        if self._tasks.get(t.id) == sig:
+            return
+        self._tasks[t.id] = sig
+        self._put(
+            {
+                "kind": "task", "id": t.id, "subject": _cut(t.subject), "status": t.status.value,
+                "owner": t.owner, "blocked_by": list(t.blocked_by), "description": _cut(t.description),
+            }
+        )
+
+
+# ------------------------------------------------------------------ reading the journal back
+
+
+def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    for p in (path.with_name(path.name + ".1"), path):
+        try:
+            fh = open(p, encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        with fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue  # a line cut by a crash: the rest still reads
+                if isinstance(rec, dict):
+                    yield rec
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    return list(_lines(path))
+
+
+@dataclass
+class JournalTeam:
+    """One team as the journal knows it."""
+
+    name: str
+    path: Path
+    layout: str = ""
+    root: str = ""
+    first_seen: float = 0.0
+    last_seen: float = 0.0
+    ended_at: float | None = None
+    messages: int = 0
+
+
+def journal_files(directory: Path | None = None) -> list[Path]:
+    d = directory or journal_dir()
+    try:
+        return sorted(p for p in d.iterdir() if p.name.endswith(SUFFIX) and p.is_file())
+    except OSError:
+        return []
+
+
+def summarize(path: Path) -> JournalTeam | None:
+    team: JournalTeam | None = None
+    for rec in _lines(path):
+        ts = rec.get("ts") if isinstance(rec.get("ts"), (int, float)) else 0.0
+        if rec.get("kind") == "team" and team is None:
+            team = JournalTeam(str(rec.get("team", "")), path, str(rec.get("layout", "")), str(rec.get("root", "")), ts, ts)
+        if team is None:
+            continue
+        team.last_seen = max(team.last_seen, ts)
+        if rec.get("kind") == "message":
+            team.messages += 1
+        elif rec.get("kind") == "team_gone":
+            team.ended_at = ts
+        elif rec.get("kind") == "team":
+            team.ended_at = None  # seen alive again after an end (a team of the same name came back)
+    return team
+
+
+def list_teams(directory: Path | None = None) -> list[JournalTeam]:
+    teams = [t for t in (summarize(p) for p in journal_files(directory)) if t is not None]
+    return sorted(teams, key=lambda t: t.last_seen, reverse=True)
+
+
+def find_journal(name: str, directory: Path | None = None) -> list[JournalTeam]:
+    return [t for t in list_teams(directory) if t.name == name]
+
+
+def load_state(path: Path) -> "TeamState":
+    """An ended team rebuilt from its journal: config (members who left included as departed),
+    tasks and every message with its delivered flag. Read-only: its store's paths are gone."""
+    from teamtui.protocol.claude import ClaudeTeam
+    from teamtui.protocol.models import Member, Message, MemberStatus, Task, TeamConfig
+    from teamtui.protocol.native import NativeTeam
+    from teamtui.protocol.state import TeamState
+
+    records = read_records(path)
+    head = next((r for r in records if r.get("kind") == "team"), None)
+    if head is None:
+        raise ValueError(f"{path}: no team record in this journal")
+    name, root, layout = str(head.get("team")), Path(str(head.get("root") or ".")), head.get("layout")
+    store = ClaudeTeam(root, name) if layout == "claude" else NativeTeam(root, name)
+    state = TeamState(store)
+    members: dict[str, Member] = {}
+    left: dict[str, Member] = {}
+    messages: dict[str, Message] = {}
+    tasks: dict[str, Task] = {}
+    for rec in records:
+        kind = rec.get("kind")
+        if kind == "team":
+            for m in rec.get("members") or []:
+                if isinstance(m, dict) and isinstance(m.get("name"), str):
+                    members[m["name"]] = Member(
+                        name=m["name"], agent_type=m.get("agent_type") or "", color=m.get("color") or "",
+                        backend_type=m.get("backend") or "", tmux_pane_id=m.get("pane") or "",
+                    )
+                    left.pop(m["name"], None)
+        elif kind == "member_joined" and isinstance(rec.get("name"), str):
+            members[rec["name"]] = Member(name=rec["name"], agent_type=rec.get("agent_type") or "", color=rec.get("color") or "")
+            left.pop(rec["name"], None)
+        elif kind == "member_left" and rec.get("name") in members:
+            left[rec["name"]] = members.pop(rec["name"])
+        elif kind == "message" and isinstance(rec.get("key"), str) and rec["key"] not in messages:
+            messages[rec["key"]] = Message(
+                type=str(rec.get("type") or "message"), sender=str(rec.get("from") or ""),
+                recipient=str(rec.get("to") or ""), content=str(rec.get("text") or ""),
+                summary=str(rec.get("summary") or ""), timestamp=float(rec.get("at") or 0.0),
+                read=rec.get("read") if isinstance(rec.get("read"), bool) else None,
+            )
+        elif kind == "delivered" and rec.get("key") in messages:
+            messages[rec["key"]].delivered = True
+            messages[rec["key"]].read = True
+        elif kind == "task" and isinstance(rec.get("id"), str):
+            try:
+                tasks[rec["id"]] = Task(
+                    id=rec["id"], subject=rec.get("subject") or "", description=rec.get("description") or "",
+                    status=rec.get("status") or "pending", owner=rec.get("owner") or "",
+                    blocked_by=rec.get("blocked_by") or [],
+                )
+            except ValueError:
+                continue
+        elif kind == "task_removed":
+            tasks.pop(str(rec.get("id")), None)
+    cfg = TeamConfig(name=name, lead=str(head.get("lead") or store.default_lead), description=str(head.get("description") or ""))
+    cfg.members = list(members.values())
+    state.config = cfg
+    for m in left.values():
+        m.status = MemberStatus.SHUTDOWN
+    state.departed = left
+    state.tasks = tasks
+    state.messages.extend(sorted(messages.values(), key=lambda m: m.timestamp)[-state.message_limit :])
+    return state

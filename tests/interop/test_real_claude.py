@@ -1,0 +1,185 @@
+"""teamtui against the real Claude Code 2.1.328: a lead and two teammates (tmux panes, then
+in-process) driven by a scripted fake model, and teamtui's dashboard driven by keys in the same
+tmux server. Run with `make interop` (it installs the binary first)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.interop.harness import REPO, Session, claude_bin, wait_until, who
+
+pytestmark = pytest.mark.interop
+
+# The harness is the point of `make interop`: in CI a missing binary is a failure, not a skip.
+if claude_bin() is None:
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("Claude Code is not installed (make interop installs it with npm)")
+    pytest.skip("Claude Code is not installed: run `make interop`", allow_module_level=True)
+
+
+@pytest.fixture(scope="module", params=["tmux", "in-process"])
+def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    s = Session(tmp_path_factory.mktemp(f"claude-{request.param}"), request.param)
+    try:
+        s.start()
+        s.prompt_lead()
+        wait_until(lambda: {"alice", "bob"} <= set(s.members()), "the lead to spawn alice and bob", 90)
+        # Both teammates ran their Bash command and answered: the team is idle and waiting.
+        wait_until(lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60)
+        yield s
+    finally:
+        s.stop()
+
+
+def teamtui_env(s: Session) -> dict[str, str]:
+    env = s.env()
+    env.update({"PYTHONPATH": str(REPO), "XDG_CONFIG_HOME": str(s.home / ".config")})
+    env.pop("ANTHROPIC_API_KEY", None)
+    return env
+
+
+def cli(s: Session, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "teamtui", *args], cwd=s.cwd, env=teamtui_env(s),
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+def seen_by(s: Session, agent: str, text: str) -> list[str]:
+    """The <teammate-message> blocks carrying `text` in `agent`'s requests to the model."""
+    blocks = []
+    for req in s.requests(agent):
+        for part in req.all_text.split("<teammate-message")[1:]:
+            if text in part:
+                blocks.append("<teammate-message" + part.split("</teammate-message>")[0])
+    return blocks
+
+
+def dashboard(s: Session) -> str:
+    """Start `teamtui` with no arguments beside the lead; returns its pane."""
+    env = teamtui_env(s)
+    pane = s.tmux(
+        "new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "dash", "-c", str(s.cwd),
+        "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui",
+    ).strip()
+    wait_until(lambda: s.team in s.capture(pane) and "alice" in s.capture(pane), "the dashboard to show the session team", 30)
+    return pane
+
+
+def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
+    status = cli(session, "status", "--json")
+    assert status.returncode == 0, status.stderr
+    data = json.loads(status.stdout)
+    assert (data["team"], data["layout"], data["lead"]) == (session.team, "claude", "team-lead")
+    assert sorted(m["name"] for m in data["members"]) == ["alice", "bob"]
+    config = session.config()
+    assert config["leadProcess"]["pid"] > 0
+    from teamtui.protocol.claude import ClaudeTeam, member_backend
+    from teamtui.protocol.leadproc import lead_state
+
+    store = ClaudeTeam(session.claude_dir, session.team)
+    cfg = store.read_config()
+    assert lead_state(store.lead_process) == "alive"
+    backend = "tmux" if session.mode == "tmux" else "in-process"
+    assert [member_backend(m) for m in cfg.members] == [backend, backend]
+    tasks = cli(session, "tasks", "--json")
+    assert [t["subject"] for t in json.loads(tasks.stdout)["tasks"]] == ["probe task one"]
+
+
+def test_m_on_a_teammate_arrives_unforged_and_is_journaled(session: Session) -> None:
+    pane = dashboard(session)
+    session.keys(pane, "m")
+    screen = wait_until(
+        lambda: (lambda c: c if "Type a message" in c and ("Message alice" in c or "Message bob" in c) else "")(session.capture(pane)),
+        "the message dialog for a teammate", 15,
+    )
+    target = "alice" if "Message alice" in screen else "bob"
+    text = f"KEYMSG-{session.mode}-{int(time.time())}"
+    session.keys(pane, text, literal=True)
+    time.sleep(0.3)
+    session.keys(pane, "Enter")
+    blocks = wait_until(lambda: seen_by(session, target, text), f"{target}'s next request to hold the message", 40)
+    assert 'teammate_id="teamtui"' in blocks[0] and 'verified="false"' not in blocks[0]
+    # The dashboard recorded the message and, once Claude Code took it out of the inbox, its delivery.
+    def journal() -> list[dict]:
+        files = list((session.state_dir / "teamtui" / "journal").glob("*.jsonl"))
+        return [json.loads(line) for f in files for line in f.read_text().splitlines()]
+
+    def delivered() -> bool:
+        recs = journal()
+        keys = {r["key"] for r in recs if r.get("kind") == "message" and r.get("text") == text}
+        return bool(keys & {r.get("key") for r in recs if r.get("kind") == "delivered"})
+
+    wait_until(delivered, "the journal to hold the message and its delivery", 20)
+    session.tmux("send-keys", "-t", pane, "q")
+
+
+def test_b_broadcast_reaches_both_teammates_and_the_lead(session: Session) -> None:
+    pane = dashboard(session)
+    session.keys(pane, "b")
+    wait_until(lambda: "Broadcast to" in session.capture(pane), "the broadcast dialog", 15)
+    text = f"BCAST-{session.mode}-{int(time.time())}"
+    session.keys(pane, text, literal=True)
+    time.sleep(0.3)
+    session.keys(pane, "Enter")
+    for agent in ("alice", "bob"):
+        blocks = wait_until(lambda a=agent: seen_by(session, a, text), f"{agent} to see the broadcast", 40)
+        assert 'teammate_id="teamtui"' in blocks[0] and 'verified="false"' not in blocks[0]
+    wait_until(lambda: any(text in r.all_text for r in session.requests("team-lead")), "the lead to see the broadcast", 40)
+    session.tmux("send-keys", "-t", pane, "q")
+
+
+def test_cli_sends_honestly_and_only_to_members(session: Session) -> None:
+    text = f"CLIMSG-{session.mode}-{int(time.time())}"
+    sent = cli(session, "send", "team-lead", text)
+    assert sent.returncode == 0, sent.stderr
+    lead_reqs = wait_until(
+        lambda: [r for r in session.requests("team-lead") if text in r.all_text], "the lead to see the message", 40
+    )
+    seen = lead_reqs[0].all_text
+    around = seen[max(0, seen.index(text) - 300) : seen.index(text)]
+    assert "teamtui" in around and 'verified="false"' not in around
+    inboxes = session.team_dir() / "inboxes"
+    refused = cli(session, "send", "nobody", "hi")
+    assert refused.returncode == 1 and "'nobody' is not a member" in refused.stderr
+    assert not (inboxes / "nobody.json").exists()
+    forged = cli(session, "send", "alice", "hi", "--from", "team-lead")
+    assert forged.returncode == 1 and "refusing to send as 'team-lead'" in forged.stderr
+
+
+def test_the_lead_exiting_ends_the_team_and_the_journal_keeps_it(session: Session) -> None:
+    pane = dashboard(session)
+    team = session.team
+    session.type_line("lead:0.0", "/exit")
+    time.sleep(1.5)
+    if "Exit and stop tasks" in session.capture("lead:0.0"):  # teammates in panes: Claude Code asks first
+        session.keys("lead:0.0", "Enter")
+    wait_until(lambda: session.team_dir() is None, "Claude Code to delete the team folder", 40)
+    # The task list outlives the team.
+    assert (session.claude_dir / "tasks" / team / "1.json").exists()
+
+    def ended() -> dict | None:
+        listed = cli(session, "history", "--json")
+        rows = [t for t in json.loads(listed.stdout)["teams"] if t["team"] == team]
+        return rows[0] if rows and rows[0]["ended_at"] else None
+
+    row = wait_until(ended, "the journal to record the team's end", 20)
+    assert row["messages"] >= 2
+    timeline = cli(session, "history", team)
+    assert timeline.returncode == 0
+    assert "KEYMSG-" in timeline.stdout and "delivered to" in timeline.stdout and "team ended" in timeline.stdout
+    assert "task #1" in timeline.stdout
+    from teamtui.protocol.journal import load_state
+
+    state = load_state(Path(row["file"]))
+    assert state.name == team and [t.subject for t in state.tasks.values()] == ["probe task one"]
+    assert any(m.delivered and m.sender == "teamtui" for m in state.messages)
+    session.tmux("kill-pane", "-t", pane, check=False)
