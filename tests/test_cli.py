@@ -178,7 +178,7 @@ def test_json_shapes(cli: Run, native_root: Path) -> None:
     t5 = tasks["tasks"][4]
     assert set(t5) == {
         "id", "subject", "description", "status", "state", "owner",
-        "blocked_by", "open_blockers", "missing", "conflicts_with", "files",
+        "blocked_by", "open_blockers", "missing", "conflicts_with", "files", "plan_task", "held", "failures", "waits_on",
     }
     assert (t5["state"], t5["open_blockers"], t5["missing"]) == ("blocked", ["4"], ["9"])
     inbox = json.loads(cli("inbox", "scout", "--json", "--root", r)[1])

@@ -15,6 +15,7 @@ from teamtui.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context, add_gl
 # imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime.
 COMMANDS: dict[str, str] = {
     **dict.fromkeys(("status", "tasks", "team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"),
+    **dict.fromkeys(("idle", "shutdown", "shutdown-reply"), "teamtui.cli.teammate_cmds"),
     "watch": "teamtui.cli.app_cmds",
     **dict.fromkeys(("run", "demo"), "teamtui.cli.run_cmds"),
     **dict.fromkeys(("follow", "cleanup"), "teamtui.cli.tmux_cmds"),

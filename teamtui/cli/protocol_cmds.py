@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from teamtui.protocol.errors import ProtocolError, ReadError, UnsupportedError
 from teamtui.protocol.layout import detect_layout
 from teamtui.protocol.models import LogLevel, MemberStatus, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.taskmeta import failure_count
 
 if TYPE_CHECKING:
     from teamtui.protocol.store import TeamStore
@@ -38,7 +40,8 @@ TASKS_JSON_HELP = """\
    "tasks": [{"id": str, "subject": str, "description": str, "status": "pending"|"in_progress"|"completed",
               "state": "completed"|"in_progress"|"ready"|"blocked"|"withheld"|"assigned",
               "owner": str, "blocked_by": [str], "open_blockers": [str], "missing": [str],
-              "conflicts_with": [str], "files": [str]}],
+              "conflicts_with": [str], "files": [str],
+              "plan_task": str, "held": str, "failures": int, "waits_on": [{"file": str, "touched_by": str}]}],
    "errors": [{"path": str, "line": int|null, "reason": str}]}"""
 
 INBOX_JSON_HELP = """\
@@ -234,14 +237,16 @@ def cmd_status(ctx: Context) -> int:
         if v.unread:
             line += f"  [{v.unread} unread]"
         out(line)
-    _print_task_lines(Board(state.tasks.values()), header="Tasks:")
+    _print_task_lines(state.board, header="Tasks:")
     _print_errors(state.all_errors())
     return 0
 
 
 def _task_line(view: Any) -> str:
     t = view.task
-    line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {_field(t.subject)}"
+    key = t.metadata.get("plan_task") if isinstance(t.metadata, dict) else None
+    plan_key = f"{_field(key)} " if isinstance(key, str) and key else ""
+    line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {plan_key}{_field(t.subject)}"
     if t.owner:
         line += f" → {_field(t.owner)}"
     if view.state == TaskState.READY:
@@ -263,9 +268,14 @@ def _print_task_lines(board: Board, header: str) -> None:
 
 
 def cmd_tasks(ctx: Context) -> int:
+    from teamtui.protocol.touching import load_touches
+
     store = ctx.store()
     tasks, errors = store.list_tasks()
-    board = Board(tasks)
+    touches, touch_error = load_touches(store)
+    if touch_error is not None:
+        errors.append(touch_error)
+    board = Board(tasks, touches)
     done, total = board.progress()
     if ctx.args.json:
         _print_json(
@@ -287,6 +297,10 @@ def cmd_tasks(ctx: Context) -> int:
                         "missing": v.missing,
                         "conflicts_with": v.conflicts_with,
                         "files": list(v.task.files),
+                        "plan_task": v.task.metadata.get("plan_task", "") if isinstance(v.task.metadata, dict) else "",
+                        "held": v.held,
+                        "failures": failure_count(v.task),
+                        "waits_on": [{"file": f, "touched_by": who} for f, who in v.waits_on],
                     }
                     for v in board.views()
                 ],
@@ -327,15 +341,55 @@ def cmd_team_add(ctx: Context) -> int:
 # ----------------------------------------------------------------------------- messages
 
 
+_MESSAGE_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+_FIELD_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_ENVELOPE = ("type", "sender", "content", "timestamp", "from", "text", "read")
+
+
+def _fields(items: list[str]) -> dict[str, Any]:
+    """KEY=VALUE pairs; a VALUE that is JSON (true, 3, ["a"]) is taken as such, anything else as text."""
+    fields: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not _FIELD_KEY.fullmatch(key):
+            raise CliError(f"--field wants KEY=VALUE with KEY a plain identifier, got {item!r}", EXIT_USAGE)
+        if key in _ENVELOPE:
+            raise CliError(f"--field {key} is part of the message envelope, not a field", EXIT_USAGE)
+        try:
+            fields[key] = json.loads(value)
+        except ValueError:
+            fields[key] = value
+    return fields
+
+
 def cmd_send(ctx: Context) -> int:
+    from teamtui.protocol.models import decode_payload
+
     store = ctx.store()
-    store.send(ctx.args.name, ctx.args.text, _sender(ctx, store))
+    kind = ctx.args.type
+    if not _MESSAGE_TYPE.fullmatch(kind):
+        raise CliError(f"--type {kind!r} is not a message type (letters, digits, _ . -)", EXIT_USAGE)
+    extra = _fields(ctx.args.field or [])
+    sender = _sender(ctx, store)
+    if kind not in ("message", "broadcast"):
+        extra.setdefault("from", sender)
+        try:  # a protocol message its reader could not decode is refused here, not written
+            decode_payload({"type": kind, **extra})
+        except ValueError as exc:
+            raise CliError(f"not a valid {kind}: {_one_line(exc).splitlines()[0]}") from None
+    store.send(ctx.args.name, ctx.args.text, sender, type=kind, extra=extra or None)
     return 0
 
 
 def cmd_broadcast(ctx: Context) -> int:
+    from teamtui.protocol.touching import record_touch, touched_path
+
     store = ctx.store()
-    sent = store.broadcast(ctx.args.text, _sender(ctx, store))
+    sender = _sender(ctx, store)
+    sent = store.broadcast(ctx.args.text, sender)
+    path = touched_path(ctx.args.text)
+    if path is not None:
+        record_touch(store, path, sender)  # Specflow: the file stays touched until my task completes
     out(" ".join(_field(n) for n in sent))
     return 0
 
@@ -389,7 +443,90 @@ def cmd_task_claim(ctx: Context) -> int:
 
 
 def cmd_task_complete(ctx: Context) -> int:
-    task = ctx.store().complete_task(ctx.args.id)
+    from teamtui.protocol.errors import ConflictError
+    from teamtui.protocol.outcomes import complete_as
+
+    store = ctx.store()
+    by = ctx.args.owner if ctx.args.owner is not None else ctx.me
+    try:
+        task = complete_as(store, ctx.args.id, by, ctx.args.result)
+    except ConflictError as exc:
+        if by and store.layout == "native":
+            store.log(by, f"refused: {exc}", "warning")  # shown in my log on the dashboard
+        raise
+    out(_field(task.id))
+    return 0
+
+
+def cmd_task_fail(ctx: Context) -> int:
+    from teamtui.protocol.outcomes import record_failure, team_max_failures
+
+    store = ctx.store()
+    by = ctx.args.owner if ctx.args.owner is not None else ctx.me
+    limit = team_max_failures(store)
+    failure = record_failure(store, ctx.args.id, ctx.args.reason, max_failures=limit, owner=by)
+    tid = _field(failure.task.id)
+    if failure.held:
+        out(f"{tid} failed {failure.count} times: held as blocked until `teamtui task retry {tid}`")
+    else:
+        out(f"{tid} failed ({failure.count}/{limit}): back on the board")
+    return 0
+
+
+def cmd_task_import(ctx: Context) -> int:
+    """The patterns' plan-to-task mapping: each plan.jsonl's tasks onto the board, `td` and `d` as blocked_by."""
+    import sys
+    from pathlib import Path
+
+    from teamtui.protocol import plan as plans
+
+    store = _native(ctx.store(), "importing a plan")
+    existing, _ = store.list_tasks(include_internal=True)
+    known_ids: dict[str, str] = {}
+    known: dict[str, list[str]] = {}
+    for t in existing:
+        key, pid = t.metadata.get("plan_task"), t.metadata.get("plan_id")
+        if isinstance(key, str) and isinstance(pid, str):
+            known_ids[key] = t.id
+            known.setdefault(pid, []).append(key)
+    try:
+        loaded = [plans.load_plan(Path(p)) for p in ctx.args.plans]
+        again = [p.plan_id for p in loaded if p.plan_id in known]
+        if again:
+            raise CliError(f"plan {', '.join(again)} is already on the board: nothing imported")
+        tasks = plans.link_plans(loaded, known=known)
+    except plans.PlanError as exc:
+        for no, why in exc.problems:
+            where = f"{exc.source}:{no}" if no else exc.source
+            sys.stderr.write(f"teamtui: {_field(where)}: {_field(why)}\n")
+        raise CliError(f"nothing imported: {len(exc.problems)} problem{'s' * (len(exc.problems) > 1)} in the plans") from None
+    if any(p.cross_phase for p in loaded):
+        where = Path(ctx.args.summaries) if ctx.args.summaries else Path(ctx.args.plans[0]).resolve().parent.parent
+        checks = plans.check_cross_phase(loaded, plans.read_summaries(where))
+        for c in checks:
+            out(f"xd: {_field(c.plan_id)} needs {_field(c.dep.plan_id)} {_field(c.dep.artifact)}: {_field(c.status)}".replace("  ", " "))
+        unmet = [c for c in checks if not c.ok]
+        if unmet and not ctx.args.ignore_xd:
+            raise CliError(
+                f"nothing imported: {len(unmet)} cross-phase dependenc{'ies are' if len(unmet) > 1 else 'y is'} not complete "
+                f"(summaries looked for under {_field(where)}; --ignore-xd imports anyway)"
+            )
+
+    def build(first_id: int) -> list[dict[str, Any]]:
+        dicts = plans.task_dicts(tasks, first_id)
+        for d in dicts:  # a dependency on a plan imported earlier: its task's id on the board
+            d["blocked_by"] = [known_ids.get(b, b) for b in d["blocked_by"]]
+        return dicts
+
+    for task in store.import_tasks(build):
+        out(f"{_field(task.id)} {_field(task.metadata.get('plan_task', ''))}")
+    return 0
+
+
+def cmd_task_retry(ctx: Context) -> int:
+    from teamtui.protocol.outcomes import retry
+
+    task = retry(ctx.store(), ctx.args.id)
     out(_field(task.id))
     return 0
 
@@ -444,6 +581,8 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p = add(sub, "send", cmd_send, "append a message to NAME's inbox")
     p.add_argument("name", metavar="NAME")
     p.add_argument("text", metavar="TEXT")
+    p.add_argument("--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress")
+    p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE", help="a field of the message; VALUE as JSON when it parses")
     p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
 
     p = add(sub, "broadcast", cmd_broadcast, "send TEXT to every teammate but the sender (prints the recipients)")
@@ -455,7 +594,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p.add_argument("--drain", action="store_true", help="read and clear (only the inbox's owner should); native only")
     p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
 
-    task = sub.add_parser("task", parents=parents, help="create, claim, complete or release a task")
+    task = sub.add_parser("task", parents=parents, help="create, claim, complete, fail, retry, release or import tasks")
     task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True, parser_class=type(task))
     p = add(task_sub, "create", cmd_task_create, "create a pending task (prints its id)")
     p.add_argument("subject", metavar="SUBJECT")
@@ -470,7 +609,34 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     )
     p.add_argument("id", metavar="ID", nargs="?")
     p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="the claimer; default $TEAMTUI_NAME")
-    p = add(task_sub, "complete", cmd_task_complete, "mark task ID completed (prints its id)")
+    p = add(
+        task_sub,
+        "complete",
+        cmd_task_complete,
+        "mark task ID completed (prints its id); as a teammate, only a task I hold",
+    )
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--result", default=None, metavar="TEXT", help="what came of it (shown with the task, passed to hooks)")
+    p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who completes it; default $TEAMTUI_NAME")
+    p = add(
+        task_sub,
+        "fail",
+        cmd_task_fail,
+        "give task ID back as failed: counted, and after the team's max_failures held as blocked",
+    )
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--reason", required=True, metavar="TEXT", help="what went wrong (shown on the board)")
+    p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who held it; default $TEAMTUI_NAME")
+    p = add(
+        task_sub,
+        "import",
+        cmd_task_import,
+        "put the tasks of the patterns' plan.jsonl files on the board (prints each new id and its plan key, like 03-01/T1)",
+    )
+    p.add_argument("plans", nargs="+", metavar="PLAN.jsonl")
+    p.add_argument("--summaries", default=None, metavar="DIR", help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)")
+    p.add_argument("--ignore-xd", action="store_true", help="import even when a cross-phase dependency is not complete")
+    p = add(task_sub, "retry", cmd_task_retry, "put a task held after too many failures back on the board (prints its id)")
     p.add_argument("id", metavar="ID")
     p = add(task_sub, "release", cmd_task_release, "return task ID to pending with no owner (prints its id)")
     p.add_argument("id", metavar="ID")

@@ -3,11 +3,17 @@ the file-conflict filter, and dependency cycles. Pure: tasks in, answers out."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from teamtui.protocol.models import Task, TaskStatus
+from teamtui.protocol.taskmeta import held_reason, scope_files
+
+if TYPE_CHECKING:
+    from teamtui.protocol.touching import Touch
 
 
 class TaskState(str, Enum):
@@ -16,8 +22,8 @@ class TaskState(str, Enum):
     COMPLETED = "completed"
     IN_PROGRESS = "in_progress"
     READY = "ready"
-    BLOCKED = "blocked"  # waits on an open blocker or a missing dependency
-    WITHHELD = "withheld"  # ready, but an in-progress task claims one of its files
+    BLOCKED = "blocked"  # waits on an open blocker or a missing dependency, or failed too often
+    WITHHELD = "withheld"  # ready, but an in-progress task claims one of its files, or a teammate touches one
     ASSIGNED = "assigned"  # pending with an owner (assigned, not yet started)
 
 
@@ -28,19 +34,25 @@ class TaskView:
     open_blockers: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     conflicts_with: list[str] = field(default_factory=list)
+    held: str = ""  # failed max_failures times: held until `task retry`
+    waits_on: list[tuple[str, str]] = field(default_factory=list)  # (file, who broadcast TOUCHING_FILE for it)
 
     @property
     def blocked_reason(self) -> str:
-        parts = [f"blocked by #{b}" for b in self.open_blockers]
+        parts = [self.held] if self.held else []
+        parts += [f"blocked by #{b}" for b in self.open_blockers]
         parts += [f"missing dependency #{m}" for m in self.missing]
         if self.conflicts_with:
             parts.append("file conflict with " + ", ".join(f"#{c}" for c in self.conflicts_with))
+        parts += [f"waits on {path} (touched by {who})" for path, who in self.waits_on]
         return ", ".join(parts)
 
 
 class Board:
-    def __init__(self, tasks: Iterable[Task]):
+    def __init__(self, tasks: Iterable[Task], touches: Iterable[Touch] = ()):
         self.tasks: dict[str, Task] = {t.id: t for t in tasks}
+        # Specflow's TOUCHING_FILE broadcasts: a file stays touched until its sender's task completes.
+        self.touches: list[Touch] = list(touches)
         # Derived indexes, built on first use and kept through put(): a live board of 10,000
         # tasks must not re-sort or re-scan everything for one changed task.
         self._ordered: list[Task] | None = None
@@ -117,8 +129,17 @@ class Board:
             out.update(deps.get(i, ()))
         claimed = self.claimed_files()
         moved = {f for f in claimed.keys() | claimed_before.keys() if claimed.get(f) != claimed_before.get(f)}
+        if self.touches:
+            # A TOUCHING_FILE lasts while its sender's task runs: a change to that task frees or holds its file.
+            owners = {self.tasks[i].owner for i in ids if i in self.tasks}
+            moved |= {t.path for t in self.touches if t.task in ids or t.by in owners}
         if moved:
-            out.update(t.id for t in self.tasks.values() if t.files and not moved.isdisjoint(t.files))
+            moved |= {posixpath.normpath(f) for f in moved}
+            out.update(
+                t.id
+                for t in self.tasks.values()
+                if (t.files or t.metadata) and any(f in moved or posixpath.normpath(f) in moved for f in scope_files(t))
+            )
         return out
 
     def open_blockers(self, task: Task) -> tuple[list[str], list[str]]:
@@ -138,33 +159,59 @@ class Board:
             self._claimed = {}
             for t in self.tasks.values():
                 if t.status == TaskStatus.IN_PROGRESS:
-                    for f in t.files:
+                    for f in scope_files(t):
                         self._claimed.setdefault(f, t.id)
         return dict(self._claimed)
 
-    def view(self, task: Task, claimed: dict[str, str] | None = None) -> TaskView:
+    def touched_files(self) -> dict[str, str]:
+        """Normalised file -> who touches it, for each TOUCHING_FILE whose sender's task is not completed."""
+        out: dict[str, str] = {}
+        for touch in self.touches:
+            if self.touch_active(touch):
+                out.setdefault(posixpath.normpath(touch.path), touch.by)
+        return out
+
+    def touch_active(self, touch: Touch) -> bool:
+        if touch.task:
+            t = self.tasks.get(touch.task)
+            return t is not None and t.status != TaskStatus.COMPLETED and t.owner == touch.by
+        # Sent while holding no task: until the sender next completes one.
+        return not any(
+            t.owner == touch.by and t.status == TaskStatus.COMPLETED and (t.completed_at or 0) >= touch.at
+            for t in self.tasks.values()
+        )
+
+    def view(self, task: Task, claimed: dict[str, str] | None = None, touched: dict[str, str] | None = None) -> TaskView:
         if task.status == TaskStatus.COMPLETED:
             return TaskView(task, TaskState.COMPLETED)
         if task.status == TaskStatus.IN_PROGRESS:
             return TaskView(task, TaskState.IN_PROGRESS)
         open_, missing = self.open_blockers(task)
-        if open_ or missing:
-            return TaskView(task, TaskState.BLOCKED, open_, missing)
+        held = held_reason(task) if task.metadata else ""
+        if open_ or missing or held:
+            return TaskView(task, TaskState.BLOCKED, open_, missing, held=held)
         if task.owner:
             return TaskView(task, TaskState.ASSIGNED)
         claimed = self.claimed_files() if claimed is None else claimed
-        conflicts = sorted({claimed[f] for f in task.files if f in claimed and claimed[f] != task.id})
-        if conflicts:
-            return TaskView(task, TaskState.WITHHELD, conflicts_with=conflicts)
+        files = scope_files(task) if task.metadata else task.files
+        conflicts = sorted({claimed[f] for f in files if f in claimed and claimed[f] != task.id})
+        waits: list[tuple[str, str]] = []
+        if self.touches and files:
+            touched = self.touched_files() if touched is None else touched
+            waits = [(f, touched[n]) for f in files if (n := posixpath.normpath(f)) in touched]
+        if conflicts or waits:
+            return TaskView(task, TaskState.WITHHELD, conflicts_with=conflicts, waits_on=waits)
         return TaskView(task, TaskState.READY)
 
     def views(self) -> list[TaskView]:
         claimed = self.claimed_files()
-        return [self.view(t, claimed) for t in self._sorted()]
+        touched = self.touched_files() if self.touches else {}
+        return [self.view(t, claimed, touched) for t in self._sorted()]
 
     def ready(self, respect_files: bool = True) -> list[Task]:
         claimed = self.claimed_files() if respect_files else {}
-        return [t for t in self.ordered() if self.view(t, claimed).state == TaskState.READY]
+        touched = self.touched_files() if respect_files and self.touches else {}
+        return [t for t in self.ordered() if self.view(t, claimed, touched).state == TaskState.READY]
 
     def next_ready(self, respect_files: bool = True) -> Task | None:
         r = self.ready(respect_files)

@@ -29,6 +29,12 @@ from teamtui.protocol.wire import (
 
 id_list = list_of(to_id)
 
+from teamtui.protocol.plan import task_status
+
+
+def _task_status(v: Any) -> TaskStatus:
+    return one_of(TaskStatus)(task_status(v))
+
 
 def _id_list(v: Any) -> list[str]:
     return [] if v is None else id_list(v)
@@ -57,7 +63,8 @@ class Task(WireModel):
     id: str = field(to_id)
     subject: str = field(wire_str, "")
     description: str = field(wire_str, "")
-    status: TaskStatus = field(one_of(TaskStatus), TaskStatus.PENDING)
+    # The Teammate API patterns' `available`, `claimed`, `complete` read as the board's statuses.
+    status: TaskStatus = field(_task_status, TaskStatus.PENDING)
     active_form: str = field(wire_str, "")
     owner: str = field(wire_str, "")
     blocks: list[str] = field(_id_list, factory=list)
@@ -140,15 +147,34 @@ class ShutdownRequest(Payload):
     deadline_seconds: float = field(to_float, 30.0)
 
 
+def _as_items(v: Any) -> list[str]:
+    # The patterns leave pending_work's items open: a string stays, anything else is kept as its JSON.
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, list):
+        import json
+
+        return [x if isinstance(x, str) else json.dumps(x, ensure_ascii=False, sort_keys=True) for x in v]
+    return list_of(to_str)(v)
+
+
 class ShutdownResponse(Payload):
-    """Native two-phase reply (Teammate API patterns)."""
+    """Native two-phase reply. The Teammate API patterns' own schema has neither `request_id` nor
+    `approve` (`{type, status, pending_work, artifacts_committed}`); teamtui writes both."""
 
     type: str = field(exactly("shutdown_response"), "shutdown_response")
     request_id: str = field(wire_str, "", alias="requestId")
-    approve: bool = field(to_bool, False)
+    approve: bool | None = field(optional(to_bool), None)
     status: str = field(to_str, "clean")  # "clean", "in_progress" or "error"; other words kept as written
-    pending_work: list[str] = field(list_of(to_str), factory=list)
-    artifacts_committed: bool = field(to_bool, False)
+    pending_work: list[str] = field(_as_items, factory=list, alias="pendingWork")
+    artifacts_committed: bool | None = field(optional(to_bool), None, alias="artifactsCommitted")
+
+    @property
+    def approves(self) -> bool:
+        """An explicit `approve` wins; without one, answering at all is agreeing (the patterns' schema)."""
+        return True if self.approve is None else self.approve
 
 
 class ShutdownApproved(Payload):

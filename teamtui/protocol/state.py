@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ from teamtui.protocol.models import (
     normalize_level,
 )
 from teamtui.protocol.store import FileRef, TeamStore
+from teamtui.protocol.taskmeta import scope_files
+from teamtui.protocol.touching import Touch, load_touches, touches_path
 from teamtui.protocol.tail import TailReader
 
 if TYPE_CHECKING:
@@ -135,6 +138,7 @@ class TeamState:
         self.activity: dict[str, float] = {}
         self.departed: dict[str, Member] = {}
         self._board: Board | None = None
+        self._touches: list[Touch] = []  # Specflow's TOUCHING_FILE, as the team remembers them (native)
         self.files_read = 0  # number of file reads, for the re-read-one-file guard
         self._loading = False  # the first full read: old messages are not fresh activity
         # (mtime, size, inode) of each file when last read: resync re-reads only what differs.
@@ -152,7 +156,7 @@ class TeamState:
     @property
     def board(self) -> Board:
         if self._board is None:
-            self._board = Board(self.tasks.values())
+            self._board = Board(self.tasks.values(), self._touches)
         return self._board
 
     def _board_put(self, task: Task) -> None:
@@ -240,6 +244,8 @@ class TeamState:
                     changes += self._apply_sidecar(p, ref.key)
         for owner in self.store.inbox_owners():
             changes += self._apply_inbox(owner)
+        if self.store.writes_tasks and touches_path(self.store).exists():
+            changes += self._apply_touches()
         for p in self.store.log_files() if self.store.has_teammate_logs else []:
             changes += self._apply_log(p, initial=True)
         self._seed_activity()
@@ -346,7 +352,29 @@ class TeamState:
             return self._apply_inbox(ref.key)
         if ref.kind == "log":
             return self._apply_log(path)
+        if ref.kind == "touching":
+            return self._apply_touches()
         return []
+
+    def _apply_touches(self) -> list[Change]:
+        """touching.json changed: the ready tasks using a file touched (or no longer touched) change view."""
+        path = touches_path(self.store)
+        self._mark(path)
+        self.files_read += 1
+        touches, error = load_touches(self.store)
+        changes = self._set_error(path, [error] if error else [])
+        before = self.board.touched_files()
+        self._touches = touches
+        self.board.touches = touches
+        after = self.board.touched_files()
+        moved = {f for f in before.keys() | after.keys() if before.get(f) != after.get(f)}
+        if moved:
+            changes += [
+                Change(ChangeKind.TASK, t.id)
+                for t in self.tasks.values()
+                if any(posixpath.normpath(f) in moved for f in scope_files(t))
+            ]
+        return changes
 
     # ------------------------------------------------------------- errors
     def _set_error(self, path: Path, errors: list[ReadError]) -> list[Change]:

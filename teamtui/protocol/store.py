@@ -16,7 +16,7 @@ from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, Unsup
 from teamtui.protocol.models import Message, Task, TeamConfig
 from teamtui.protocol.tail import TailBatch
 
-FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown"]
+FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown", "touching"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,10 +17,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from teamtui.protocol.errors import NotFoundError, ProtocolError
+from teamtui.protocol.errors import ConflictError, NotFoundError, ProtocolError
 from teamtui.protocol.models import Message, Task, TaskStatus
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.outcomes import complete_as
 from teamtui.protocol.text import inert
+from teamtui.protocol.touching import record_touch, touched_path
 
 # Set by teamtui's tmux runner to the pane's terminal: log lines are shown there too.
 PANE_TTY_ENV = "TEAMTUI_PANE_TTY"
@@ -87,7 +89,11 @@ class Teammate:
         return self.team.send(to, content, self.name, type=type, extra=extra or None)
 
     def broadcast(self, content: str) -> list[str]:
-        return self.team.broadcast(content, self.name)
+        sent = self.team.broadcast(content, self.name)
+        path = touched_path(content)
+        if path is not None:
+            record_touch(self.team, path, self.name)
+        return sent
 
     def shutdown_requested(self) -> Message | None:
         """Check for a shutdown request mid-work without losing other messages (they wait for drain())."""
@@ -151,7 +157,12 @@ class Teammate:
         return [t for t in tasks if t.owner == self.name and t.status == TaskStatus.IN_PROGRESS]
 
     def complete(self, task_id: str, result: str | None = None) -> Task:
-        task = self.team.complete_task(task_id, result)
+        """Complete a task I hold; refused (ConflictError) once the lead has taken it back from me."""
+        try:
+            task = complete_as(self.team, task_id, self.name, result)
+        except ConflictError as exc:
+            self.log(str(exc), "warning")
+            raise
         self.log(f"completed #{task.id} {task.subject}")
         return task
 

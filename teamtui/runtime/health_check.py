@@ -15,9 +15,10 @@ from teamtui.runtime.slot import Slot
 
 
 class HealthCheck:
-    def __init__(self, timeout: float, say: Callable[..., None]):
+    def __init__(self, timeout: float, say: Callable[..., None], on_disappeared: Callable[[Slot], None] | None = None):
         self.timeout = timeout
         self.say = say
+        self.on_disappeared = on_disappeared  # the lead's recovery (on_disappeared in the team file)
 
     def active(self, slot: Slot) -> None:
         """A sign of life: a log line, a message, a task claimed or completed."""
@@ -53,3 +54,5 @@ class HealthCheck:
             return
         slot.health = "disappeared"
         self.say("warning", f"{slot.name} disappeared: no activity for {self.timeout:g}s while holding a task", notify=True)
+        if self.on_disappeared is not None:
+            self.on_disappeared(slot)

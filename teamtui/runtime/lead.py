@@ -20,16 +20,21 @@ from pathlib import Path
 
 from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.errors import ConflictError, NotFoundError, ProtocolError
+from teamtui.protocol.leadpid import mark_lead, unmark_lead
 from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, Task, TaskStatus
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.taskmeta import held_reason
+from teamtui.protocol.touching import load_touches, note_broadcasts
 from teamtui.protocol.watch import watch_dirs
+from teamtui.runtime.asks import Asks, parse_ask
 from teamtui.runtime.channel import InboxChannel, TeammateChannel
-from teamtui.runtime.failures import MAX_FAILURES, given_up
+from teamtui.runtime.failures import given_up
 from teamtui.runtime.hooks import Hooks
 from teamtui.runtime.jsonrpc_teammate import JsonRpcTeammate
 from teamtui.runtime.ladder import Ladder, Progress, Rung
+from teamtui.runtime.recovery import take_back
 from teamtui.runtime.shutdown import Outcome as ShutdownOutcome
-from teamtui.runtime.shutdown import ShutdownRun
+from teamtui.runtime.shutdown import ShutdownRun, agrees
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.spawn import Spawner
 from teamtui.runtime.supervisor import Supervisor
@@ -90,10 +95,8 @@ class Lead:
         # Likewise what the lead drains from a JSON-RPC teammate's inbox to pass on: (teammate, messages).
         self.on_teammate_messages: Callable[[str, list[Message]], None] | None = None
         self.slots = [Slot(t, self._channel(t)) for t in spec.teammates]
-        # Per-task teammates count their tasks' failures: only then are they read.
-        self._counts_failures = any(t.protocol == "per-task" for t in spec.teammates)
         self._by_name = {s.name: s for s in self.slots}
-        self.health_check = HealthCheck(self.settings.health_timeout, self._say)
+        self.health_check = HealthCheck(self.settings.health_timeout, self._say, self._on_disappeared)
         self.supervisor = Supervisor(spec, self.store, self.root, spawner, on_exit=self._exit_seen)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
@@ -108,6 +111,9 @@ class Lead:
         self.hooks = Hooks(spec.hook_commands, cwd=spec.base_dir, timeout=self.settings.hook_timeout, log=self._hook_log)
         self.started = threading.Event()  # set once the team exists on disk (a dashboard can open it)
         self.shutdown_started = threading.Event()  # set once the graceful shutdown has begun
+        self.asks = Asks(self.store, LEAD)  # shutdowns asked of this lead through its inbox (`teamtui shutdown`)
+        self._asks_timer: asyncio.TimerHandle | None = None
+        self._held: set[str] = set()  # tasks held after max_failures, announced once each
 
     # ------------------------------------------------------------------ public, thread-safe
     def stop(self, reason: str = "shutdown requested", code: int = EXIT_INTERRUPTED, *, escalate: bool = True) -> None:
@@ -177,11 +183,15 @@ class Lead:
     def _create(self) -> str:
         """Team and tasks on disk; returns why the board can never finish ('' when it can)."""
         self.store.create(description=self.spec.team.description)
+        # The CLI's `task fail` counts against the team file's limit; `teamtui shutdown` asks this lead.
+        self.store.update_config(lambda data: data.update(max_failures=self.settings.max_failures))
+        mark_lead(self.store)
         for t in self.spec.tasks:
             self.store.create_task(t.subject, description=t.description, blocked_by=[str(b) for b in t.blocked_by], files=t.files)
         self._say("info", f"team {self.store.name!r} created at {self.root} with {len(self.spec.tasks)} tasks")
         tasks, _ = self.store.list_tasks(include_internal=True)
         self._prev = {t.id: (t.status.value, t.owner) for t in tasks}
+        self._held = {t.id for t in tasks if held_reason(t)}
         return _why_stuck(Board(tasks), structural_only=True)
 
     async def _watch(self) -> None:
@@ -212,11 +222,12 @@ class Lead:
             self._read_lead_inbox()
         self._pipe_teammates(relevant, force)
         tasks, errors = self.store.list_tasks(include_internal=True)
-        board = Board(tasks)
+        board = Board(tasks, load_touches(self.store)[0])
         self._diff_board(board)
         self.health_check.holdings(self.slots, board)
         for slot in self._piped():
             slot.channel.board(tasks)
+        self._settle_asks(tasks)
         for request in requests:
             self._start_shutdown(request.reason, request.code, request.escalate, deadline=request.deadline, on_progress=request.on_progress)
         if self._ladder is None:
@@ -233,7 +244,8 @@ class Lead:
             return
         alive = [s for s in self.slots if s.alive]
         spare = [s for s in self.slots if not s.alive and not s.retired and s.runs <= self.settings.restarts]
-        stuck = _why_stuck(board) or self._needs_a_person(board)
+        stuck = _why_stuck(board)
+        stuck = stuck and (self._needs_a_person(board) or stuck)
         if stuck:
             self._say("error", f"the team cannot finish: {stuck}", notify=True)
             self._start_shutdown(stuck, EXIT_STUCK)
@@ -251,7 +263,7 @@ class Lead:
         if self.settings.assign == "lead":
             self._assign(alive, busy, board)
             tasks, _ = self.store.list_tasks(include_internal=True)
-            board = Board(tasks)
+            board = Board(tasks, board.touches)
             busy = {t.owner for t in board.tasks.values() if t.status == TaskStatus.IN_PROGRESS}
         # The Teammate API patterns' dynamic dev count: start one more while ready work outnumbers free hands.
         ready = len(self._to_try(board))
@@ -289,25 +301,13 @@ class Lead:
         return None
 
     def _to_try(self, board: Board) -> list[Task]:
-        """The ready tasks, without those that failed too often: they wait for a person."""
-        ready = board.ready()
-        if not self._counts_failures:
-            return ready
-        skip = given_up(self.store, ready, MAX_FAILURES)
-        return [t for t in ready if t.id not in skip]
+        """The ready tasks (one held after too many failures is blocked on the board: it waits for a person)."""
+        return board.ready()
 
     def _needs_a_person(self, board: Board) -> str:
-        """Nothing runs and every ready task failed too often: why ('' while the team can go on).
-        Teammates on the file protocol claim for themselves (assign = "self"), failed or not."""
-        if not self._counts_failures or any(t.status == TaskStatus.IN_PROGRESS for t in board.tasks.values()):
-            return ""
-        ready = board.ready()
-        stuck = given_up(self.store, ready, MAX_FAILURES)
-        if not ready or len(stuck) < len(ready):
-            return ""
-        if self.settings.assign == "self" and any(s.spec.protocol == "files" and not s.retired for s in self.slots):
-            return ""
-        return "; ".join(stuck.values()) + ": it needs a person"
+        """Why a stuck team waits for a person: the tasks held after failing too often ('' when none is)."""
+        stuck = given_up(self.store, board.tasks.values())
+        return "; ".join(stuck.values()) + ": it needs a person" if stuck else ""
 
     # ------------------------------------------------------------------ teammates
     def _piped(self) -> list[Slot]:
@@ -368,10 +368,20 @@ class Lead:
         slot.waiting = False
         slot.holds_task = False
         self.health_check.check(slot)
-        released = self.store.release_owner(slot.name)
-        self.store.update_member(slot.name, status="shutdown", pid=None)
         ladder = self._ladder
         run = ladder.run if ladder is not None else None
+        # Lost while holding work outside a shutdown it was asked for: each in-progress task counts a failure.
+        asked = slot.retired or (run is not None and slot.name in run.teammates)
+        taken = take_back(self.store, slot.name, f"{slot.name} {_how(code)}", max_failures=self.settings.max_failures, count=not asked)
+        released = taken.task_ids
+        for level, text, notify in taken.lines(slot.name, _how(code)) if not asked else ():
+            self._say(level, text, notify)
+        self.store.update_member(slot.name, status="shutdown", pid=None)
+        if slot.restarting and run is None:
+            slot.restarting = False
+            self._say("warning", f"restarting {slot.name}: it disappeared ({_how(code)})", notify=True)
+            self._spawn(slot)
+            return
         if run is not None and slot.name in run.teammates and not run.teammates[slot.name].outcome.final:
             # A teammate replies, then exits: under load its exit can be seen first. Read the reply
             # before concluding it left without one (the demo's ada once ended "clean", not "in progress").
@@ -390,6 +400,26 @@ class Lead:
         self._say("warning", f"{slot.name} crashed ({_how(code)}){tail}{again}", notify=True)
 
     # ------------------------------------------------------------------ health
+    def _on_disappeared(self, slot: Slot) -> None:
+        """The patterns' recovery: free its files and put its task back (release), and start it afresh (restart)."""
+        policy = self.settings.on_disappeared
+        if policy == "flag" or self._ladder is not None:
+            return
+        why = f"disappeared: no activity for {self.settings.health_timeout:g}s"
+        taken = take_back(self.store, slot.name, why, max_failures=self.settings.max_failures)
+        for level, text, _notify in taken.lines(slot.name, why):
+            self._say(level, text)
+        if taken.task_ids:
+            self._say("warning", f"{slot.name}'s task #{', #'.join(taken.task_ids)} returned to the board ({policy})", notify=True)
+        if policy == "restart" and slot.proc is not None:
+            slot.restarting = True
+            self._say("warning", f"stopping {slot.name} to restart it")
+            proc = slot.proc
+            self.supervisor.terminate([slot])
+            assert self._loop is not None
+            self._loop.call_later(self.settings.shutdown_grace, lambda: self.supervisor.kill([slot]) if slot.proc is proc else None)
+        self._look_again()
+
     def _active(self, name: str) -> None:
         slot = self._by_name.get(name)
         if slot is not None:
@@ -430,12 +460,18 @@ class Lead:
                 self._on_idle(msg)
             elif msg.type in SHUTDOWN_REPLY_TYPES:
                 replies.append(msg)
+            elif msg.type == "shutdown_request":
+                self._on_shutdown_ask(msg)
             else:
-                # Broadcasts (TOUCHING_FILE ...) are chatter: kept in the lead's log, not printed.
+                # Broadcasts are chatter: kept in the lead's log, not printed; a TOUCHING_FILE is remembered.
                 level = "debug" if msg.type == "broadcast" else "info"
                 self._say(level, f"{msg.sender} → lead: {msg.content}")
+                for touch in note_broadcasts(self.store, [msg]) if msg.type == "broadcast" else ():
+                    self._say("info", f"{touch.by} touches {touch.path}" + (f" (for #{touch.task})" if touch.task else ""))
         if not replies:
             return
+        for t in self.asks.observe(replies):
+            self._say("info", f"{t.name} answered the shutdown request: {t.outcome.value}")
         if self._ladder is None:
             self._external_replies(replies)
             return
@@ -451,8 +487,7 @@ class Lead:
         """Someone else (the dashboard's x) asked a teammate to stop and it agreed: let it go for good."""
         for msg in replies:
             slot = self._by_name.get(msg.sender)
-            approve = getattr(msg.payload, "approve", msg.type == "shutdown_approved")
-            if slot is not None and approve and msg.type != "shutdown_rejected" and not slot.retired:
+            if slot is not None and agrees(msg) and not slot.retired:
                 slot.retired = True
                 self._say("info", f"{slot.name} agreed to a shutdown request from outside the lead: it will not be restarted")
 
@@ -490,7 +525,59 @@ class Lead:
                     task_result=task.result or "",
                 )
                 self._active(owner)
+        held = {t.id for t in board.tasks.values() if held_reason(t) and t.status != TaskStatus.COMPLETED}
+        for tid in sorted(held - self._held):
+            task = board.tasks[tid]
+            self._say("error", f"#{tid} {task.subject} is blocked: {held_reason(task)}", notify=True)
+        self._held = held
         self._prev = now
+
+    # ------------------------------------------------------------------ shutdowns asked through the inbox
+    def _on_shutdown_ask(self, msg: Message) -> None:
+        """`teamtui shutdown` while this lead runs: the whole team through the ladder, some teammates on their own."""
+        ask = parse_ask(msg)
+        if ask is None:
+            self._say("warning", f"{msg.sender} sent the lead a shutdown request without a usable request id: ignored")
+            return
+        alive = [s.name for s in self.slots if s.alive]
+        named = [n for n in ask.teammates if n in self._by_name]
+        if not ask.teammates or set(alive) <= set(named):
+            self.asks.team_asks.append(ask)
+            self._say("info", f"{ask.sender} asked for the team to shut down ({ask.reason})")
+            self._start_shutdown(f"shutdown requested by {ask.sender}", EXIT_DONE, wire_reason=ask.reason, deadline=ask.deadline)
+            return
+        targets = [n for n in named if self._by_name[n].alive]
+        for n in named:
+            self._by_name[n].retired = True  # asked to stop: never respawned, whatever it answers
+        self._say("info", f"{ask.sender} asked {', '.join(named)} to shut down ({ask.reason})")
+        self.asks.start_run(ask, targets)
+        self._arm_asks()
+
+    def _arm_asks(self) -> None:
+        due = self.asks.next_deadline()
+        if self._asks_timer is not None:
+            self._asks_timer.cancel()
+            self._asks_timer = None
+        if due is not None:
+            assert self._loop is not None
+            self._asks_timer = self._loop.call_later(max(0.0, due - time.time()), self._asks_due)
+
+    def _asks_due(self) -> None:
+        self._asks_timer = None
+        for t in self.asks.expire():
+            slot = self._by_name.get(t.name)
+            if slot is not None and slot.alive:
+                self._say("warning", f"{t.name} did not answer its shutdown request: SIGTERM")
+                self.supervisor.terminate([slot])
+        self._look_again()
+
+    def _settle_asks(self, tasks: list) -> None:
+        if not self.asks.runs:
+            return
+        for run in self.asks.settle(tasks):
+            outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in run.teammates.values())
+            self._say("info", f"shutdown summary: {outcomes}")
+        self._arm_asks()
 
     # ------------------------------------------------------------------ shutdown
     def _request(self, request: _StopRequest) -> None:
@@ -560,6 +647,8 @@ class Lead:
         await self.hooks.drain()
         assert self._result is not None
         self._result.shutdown = summary
+        self.asks.finish_team(summary)
+        unmark_lead(self.store)
         self._say("info" if self._result.code == 0 else "error", f"team stopped: {self._result.reason} [{done}/{total} tasks completed]")
 
     # ------------------------------------------------------------------ output

@@ -74,30 +74,33 @@ def live_teammates(state: Any, only: str | None = None) -> list[str]:
     return names
 
 
+_STATUS_OUTCOME = {"clean": Outcome.CLEAN, "in_progress": Outcome.IN_PROGRESS, "error": Outcome.ERROR}
+
+
 def outcome_of(message: Message) -> tuple[Outcome, TeammateShutdown] | None:
-    """What one reply says, in either wire format; None when it is not a shutdown reply."""
+    """What one reply says, in either wire format; None when it is not a shutdown reply.
+
+    A `shutdown_response` without `approve` is an answer, so an agreement (its `status` says how
+    it went: `error` is an error); only `approve: false` is a rejection."""
     p = message.payload
     if isinstance(p, ShutdownResponse):
-        if not p.approve:
-            outcome = Outcome.REJECTED
-        else:
-            outcome = {"clean": Outcome.CLEAN, "in_progress": Outcome.IN_PROGRESS, "error": Outcome.ERROR}.get(
-                str(p.status), Outcome.ERROR
-            )
-        info = TeammateShutdown(
-            message.sender,
-            p.request_id,
-            outcome,
-            list(p.pending_work),
-            p.artifacts_committed,
-            message.content if outcome is not Outcome.CLEAN else "",
-        )
+        outcome = _STATUS_OUTCOME.get(str(p.status), Outcome.ERROR) if p.approves else Outcome.REJECTED
+        detail = "" if outcome is Outcome.CLEAN else message.content
+        if outcome is Outcome.ERROR and not detail:
+            detail = f"status {p.status!r}" if p.status != "error" else "reported an error"
+        info = TeammateShutdown(message.sender, p.request_id, outcome, list(p.pending_work), p.artifacts_committed, detail)
         return outcome, info
     if isinstance(p, ShutdownApproved):
         return Outcome.CLEAN, TeammateShutdown(message.sender or p.from_, p.request_id, Outcome.CLEAN)
     if isinstance(p, ShutdownRejected):
         return Outcome.REJECTED, TeammateShutdown(message.sender or p.from_, p.request_id, Outcome.REJECTED, detail=p.reason)
     return None
+
+
+def agrees(message: Message) -> bool:
+    """Whether a shutdown reply agrees to stop (approved, or answered without a rejection)."""
+    found = outcome_of(message)
+    return found is not None and found[0] is not Outcome.REJECTED
 
 
 class ShutdownRun:
@@ -146,7 +149,8 @@ class ShutdownRun:
 
     # ------------------------------------------------------------------ phase two
     def observe(self, replies: Iterable[Message]) -> list[str]:
-        """Match replies by request id; returns the teammates whose state changed."""
+        """Match replies by request id, or a reply without one (the patterns' schema) to its
+        sender's open request; returns the teammates whose state changed."""
         by_request = {t.request_id: t for t in self.teammates.values() if t.request_id}
         changed = []
         for msg in replies:
@@ -154,7 +158,11 @@ class ShutdownRun:
             if found is None:
                 continue
             _, info = found
-            t = by_request.get(info.request_id)
+            if info.request_id:
+                t = by_request.get(info.request_id)
+            else:
+                t = self.teammates.get(info.name)
+                t = t if t is not None and t.request_id else None  # a request that was never sent is not open
             if t is None or t.outcome.final:
                 continue
             t.outcome = info.outcome

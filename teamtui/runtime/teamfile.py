@@ -39,6 +39,10 @@ class TeamSection(_Strict):
     max_teammates: int = Field(5, ge=1, le=64)
     # Health: a teammate holding a task with no activity for this long is "disappeared".
     health_timeout: float = Field(60.0, gt=0)
+    # Then: only flag it; release its task to the board; or release it and restart the teammate.
+    on_disappeared: Literal["flag", "release", "restart"] = "release"
+    # A task lost this many times (crash, disappearance, `task fail`) is held as blocked until retried.
+    max_failures: int = Field(3, ge=1)
     # Two-phase shutdown: wait this long for replies, then SIGTERM, then SIGKILL after the grace.
     shutdown_deadline: float = Field(30.0, ge=0)
     shutdown_grace: float = Field(5.0, ge=0)

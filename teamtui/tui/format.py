@@ -75,7 +75,7 @@ def describe(msg: Message) -> tuple[str, str]:
         extra = f", {deadline:g}s" if isinstance(deadline, (int, float)) else ""
         return "shutdown", f"shutdown requested ({reason or 'no reason'}{extra})"
     if isinstance(p, ShutdownResponse):
-        verdict = "approved" if p.approve else "rejected"
+        verdict = "approved" if p.approves else "rejected"
         text = f"shutdown {verdict}: {p.status}"
         if p.pending_work:
             text += " · pending: " + "; ".join(p.pending_work)

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
 
 from teamtui.protocol.models import MemberStatus, TaskStatus
+from teamtui.protocol.plan import task_status
 
 
 def _to_str(v: Any) -> Any:
@@ -49,7 +50,7 @@ class Task(WireModel):
     id: Id
     subject: WireStr = ""
     description: WireStr = ""
-    status: TaskStatus = TaskStatus.PENDING
+    status: Annotated[TaskStatus, BeforeValidator(task_status)] = TaskStatus.PENDING
     active_form: WireStr = ""
     owner: WireStr = ""
     blocks: IdList = Field(default_factory=list)
@@ -103,15 +104,27 @@ class ShutdownRequest(Payload):
     deadline_seconds: float = 30.0
 
 
+def _as_items(v: Any) -> Any:
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, list):
+        import json
+
+        return [x if isinstance(x, str) else json.dumps(x, ensure_ascii=False, sort_keys=True) for x in v]
+    return v
+
+
 class ShutdownResponse(Payload):
     """Native two-phase reply (Teammate API patterns)."""
 
     type: Literal["shutdown_response"] = "shutdown_response"
     request_id: WireStr = Field("", alias="requestId")
-    approve: bool = False
+    approve: bool | None = None
     status: Literal["clean", "in_progress", "error"] | str = "clean"
-    pending_work: list[str] = Field(default_factory=list)
-    artifacts_committed: bool = False
+    pending_work: Annotated[list[str], BeforeValidator(_as_items)] = Field(default_factory=list, alias="pendingWork")
+    artifacts_committed: bool | None = Field(None, alias="artifactsCommitted")
 
 
 class ShutdownApproved(Payload):

@@ -144,8 +144,8 @@ def test_two_per_task_teammates_complete_a_task_graph_and_a_failing_task_is_left
     assert failures(store, "3") == 3
     assert tasks["3"].status.value == "pending" and tasks["3"].owner == ""
     assert tasks["4"].status.value == "pending"  # never started: its blocker never completed
-    side = json.loads((tmp_path / ".tasks/.teamtui/3.json").read_text())
-    assert side["failure_reason"] == "exit code 3: cannot build"
+    assert tasks["3"].metadata["last_failure"] == "exit code 3: cannot build"
+    assert "failed 3 times" in tasks["3"].metadata["blocked_reason"]  # held: the board shows it blocked
     logs = "".join((tmp_path / f".teams/pt/logs/{n}.jsonl").read_text() for n in ("ada", "bob"))
     assert "#3 failed 3 times, last: exit code 3: cannot build; blocked" in logs
     assert given_up(store, tasks.values()) == {"3": "#3 broken failed 3 times (last: exit code 3: cannot build)"}

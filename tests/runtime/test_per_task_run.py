@@ -43,7 +43,7 @@ def test_a_per_task_team_of_shell_commands_completes_a_task_graph(tmp_path, assi
         for dep in t["blocked_by"]:
             assert t["claimed_at"] >= tasks[dep]["completed_at"]
     # The flaky command failed once: counted, the task went back to the board and was run again.
-    assert tasks["3"]["failures"] == 1 and tasks["3"]["failure_reason"] == "exit code 1: network down"
+    assert tasks["3"]["metadata"]["failure_count"] == 1 and tasks["3"]["metadata"]["last_failure"] == "exit code 1: network down"
     logs = "".join((tmp_path / f".teams/pt/logs/{n}.log").read_text() for n in ("ada", "bob"))
     assert "network down" in logs and "built schema (#1)" in logs  # the commands' output, in the teammates' logs
     assert processes_of(tmp_path) == []
@@ -81,5 +81,5 @@ def test_a_command_that_keeps_failing_leaves_its_task_for_a_person_after_3_failu
     assert "#2 broken failed 3 times (last: exit code 3: cannot build): it needs a person" in res.stderr
     tasks = tasks_on_disk(tmp_path)
     assert [tasks[i]["status"] for i in "1234"] == ["completed", "pending", "pending", "completed"]
-    assert tasks["2"]["failures"] == 3 and tasks["2"]["owner"] == ""
+    assert tasks["2"]["metadata"]["failure_count"] == 3 and tasks["2"]["owner"] == ""
     assert processes_of(tmp_path) == []

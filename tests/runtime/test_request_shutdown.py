@@ -192,7 +192,7 @@ def test_config_never_gets_a_health_key(tmp_path, monkeypatch):
 def test_a_silent_teammate_holding_a_task_disappears_and_comes_back(tmp_path, monkeypatch):
     """The lead's health check (the shared rule): silent past health_timeout while holding a task."""
     monkeypatch.setenv("WORK", "2")
-    toml = team_toml("silent", teammates=["a"], tasks=[("slow", [])], settings="health_timeout = 0.5\n")
+    toml = team_toml("silent", teammates=["a"], tasks=[("slow", [])], settings="health_timeout = 0.5\non_disappeared = \"flag\"\n")
     with Running(tmp_path, toml) as team:
         team.thread.join(30)
     texts = team.texts()

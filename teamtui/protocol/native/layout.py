@@ -88,6 +88,8 @@ class NativeLayout(TeamStore):
         if parent == self.team_dir:
             if name == "config.json":
                 return FileRef("config")
+            if name == "touching.json":
+                return FileRef("touching")
             m = INBOX_FILE.fullmatch(name)
             return FileRef("inbox", m.group(1)) if m else None
         if parent == self.logs_dir and (name.endswith(".jsonl") or name.endswith(".log")):

@@ -4,6 +4,7 @@ each write under the tasks lock."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +17,15 @@ from teamtui.protocol.locks import FileLock
 from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.names import check_name
 from teamtui.protocol.native.layout import SIDECAR_FILE, TASK_FILE, NativeLayout, is_task_id
+from teamtui.protocol.plan import PATTERN_STATUSES
 from teamtui.protocol.store import validation_reason
+from teamtui.protocol.touching import load_touches
 
 # The eight keys learn-claude-code builds a task from; anything else goes to the sidecar.
 CORE_TASK_KEYS = ("id", "subject", "description", "status", "active_form", "owner", "blocks", "blocked_by")
 CAMEL = {"active_form": "activeForm", "blocked_by": "blockedBy"}
 SIDECAR_KEYS = ("files", "created_at", "claimed_at", "completed_at", "result", "metadata", "plan_id")
+_PATTERN_WORD = {board: word for word, board in PATTERN_STATUSES.items()}
 
 
 def decode_task_dict(d: Any, path: Path) -> Task:
@@ -129,17 +133,22 @@ class NativeTasks(NativeLayout):
 
     def _write_task(self, task: Task, changes: dict[str, Any], side_changes: dict[str, Any]) -> Task:
         raw = dict(task.raw)
+        if "status" in changes and raw.get("status") in PATTERN_STATUSES:
+            # A task file in the patterns' words (available, claimed, complete) keeps them.
+            changes = {**changes, "status": _PATTERN_WORD.get(changes["status"], changes["status"])}
         for key, value in changes.items():
             wire_key = key
             if key in CAMEL and CAMEL[key] in raw and key not in raw:
                 wire_key = CAMEL[key]
             raw[wire_key] = value
         path = ensure_inside(self.task_path(task.id), self.root)
+        current = self.read_sidecar(task.id) if side_changes else None
+        if isinstance(current, ReadError):
+            raise ParseError(current)  # a sidecar we cannot read is never rewritten
         write_json_atomic(path, raw)
         if side_changes:
             side_path = ensure_inside(self.sidecar_path(task.id), self.root)
             ensure_dir(self.sidecar_dir, self.root)
-            current = self.read_sidecar(task.id)
             side = dict(current) if isinstance(current, dict) else {}
             side.update(side_changes)
             write_json_atomic(side_path, side)
@@ -209,7 +218,7 @@ class NativeTasks(NativeLayout):
         check_name(owner, "owner")
         with self._tasks_lock():
             tasks, _errors = self.list_tasks(include_internal=True)
-            board = Board(tasks)
+            board = Board(tasks, load_touches(self)[0])
             if task_id is None:
                 task = board.next_ready()
                 if task is None:
@@ -254,10 +263,36 @@ class NativeTasks(NativeLayout):
         return released
 
     def update_task(self, task_id: str, **fields: Any) -> Task:
-        core = {k: v for k, v in fields.items() if k in CORE_TASK_KEYS and k != "id"}
-        side = {k: v for k, v in fields.items() if k not in CORE_TASK_KEYS}
-        if "status" in core:
-            core["status"] = TaskStatus(core["status"]).value
+        return self.change_task(task_id, lambda _task: fields)
+
+    def change_task(self, task_id: str, change: Callable[[Task], dict[str, Any] | None]) -> Task:
+        """Read-modify-write one task under the board's lock: `change` sees the task as it is now and
+        returns the fields to set (the eight core keys into the task file, the rest beside it) or None."""
         with self._tasks_lock():
             task = self._load_for_write(self._task_id(task_id))
+            fields = change(task)
+            if not fields:
+                return task
+            core = {k: v for k, v in fields.items() if k in CORE_TASK_KEYS and k != "id"}
+            side = {k: v for k, v in fields.items() if k not in CORE_TASK_KEYS}
+            if "status" in core:
+                core["status"] = TaskStatus(core["status"]).value
             return self._write_task(task, core, side)
+
+    def import_tasks(self, build: Callable[[int], list[dict[str, Any]]]) -> list[Task]:
+        """Create several tasks at once under the board's lock: `build(first_id)` returns their dicts
+        (ids from `first_id`, as plan.task_dicts makes them); core keys go to the task files, the rest beside."""
+        with self._tasks_lock():
+            dicts = build(int(self._next_id()))
+            now = time.time()
+            for d in dicts:
+                tid = self._task_id(d["id"])
+                raw = {k: d[k] for k in CORE_TASK_KEYS if k in d}
+                raw.setdefault("active_form", f"Working on: {d.get('subject', '')}")
+                write_json_atomic(ensure_inside(self.task_path(tid), self.root), raw)
+                side = {k: v for k, v in d.items() if k in SIDECAR_KEYS}
+                side.setdefault("created_at", now)
+                ensure_dir(self.sidecar_dir, self.root)
+                write_json_atomic(ensure_inside(self.sidecar_path(tid), self.root), side)
+        out = [self.read_task(self.task_path(str(d["id"]))) for d in dicts]
+        return [t for t in out if isinstance(t, Task)]

@@ -1,0 +1,353 @@
+"""The teammate's side of the protocol from any language: idle, shutdown-reply; and the lead's
+`shutdown` (two-phase, optionally waiting for every teammate to be accounted for).
+
+Kept light: nothing here imports Textual, rich, libtmux or the watcher, except `shutdown --wait`,
+which waits on file events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert, out
+
+if TYPE_CHECKING:
+    from teamtui.protocol.models import Message
+    from teamtui.protocol.store import TeamStore
+    from teamtui.runtime.shutdown import ShutdownRun
+
+Handler = Callable[[Context], int]
+IDLE_REASONS = ("available", "interrupted", "failed")
+REPLY_STATUSES = ("clean", "in_progress", "error")
+# The sender of a request handed to a running lead when no teammate name is set: the person at the terminal.
+PERSON = "user"
+
+
+def _field(text: object) -> str:
+    return inert(text).replace("\n", "\\n")
+
+
+def _guarded(handler: Handler) -> Handler:
+    def run(ctx: Context) -> int:
+        from teamtui.protocol.errors import ProtocolError
+
+        try:
+            return handler(ctx)
+        except CliError as exc:
+            raise CliError(_field(exc), exc.code) from None
+        except (ProtocolError, OSError, ValueError) as exc:
+            raise CliError(_field(exc)) from None
+
+    return run
+
+
+def _me(ctx: Context) -> str:
+    name = ctx.args.name if ctx.args.name is not None else ctx.me
+    if name is None:
+        raise CliError("--as NAME is required (or set TEAMTUI_NAME)", EXIT_USAGE)
+    return name
+
+
+def _set_status(store: TeamStore, name: str, status: str) -> None:
+    from teamtui.protocol.errors import NotFoundError
+
+    updater = getattr(store, "update_member", None)
+    if updater is None:
+        return
+    try:
+        updater(name, status=status, last_seen=time.time())
+    except NotFoundError:
+        pass  # not in the config (started by hand): the status is informational
+
+
+# ----------------------------------------------------------------------------- idle
+
+
+def cmd_idle(ctx: Context) -> int:
+    store = ctx.store()
+    name = _me(ctx)
+    a = ctx.args
+    native = store.layout == "native"
+    # The native layout spells protocol fields in snake_case, Claude Code in camelCase.
+    key = (lambda snake, camel: snake) if native else (lambda snake, camel: camel)
+    extra: dict[str, Any] = {"from": name, key("idle_reason", "idleReason"): a.reason}
+    if a.summary:
+        extra["summary"] = a.summary
+    if a.completed:
+        extra[key("completed_task_id", "completedTaskId")] = a.completed
+        extra[key("completed_status", "completedStatus")] = "failed" if a.reason == "failed" else "resolved"
+    if a.reason == "failed" and a.summary:
+        extra[key("failure_reason", "failureReason")] = a.summary
+    store.send(store.lead_name, a.summary or f"{name} is idle", name, type="idle_notification", extra=extra)
+    _set_status(store, name, "idle")
+    return 0
+
+
+# ----------------------------------------------------------------------------- shutdown-reply
+
+
+def _open_request_id(store: TeamStore, name: str) -> str:
+    """The newest shutdown request still in my inbox (not yet drained), or ''."""
+    read = store.peek(name)
+    for m in reversed(read.messages):
+        if m.type == "shutdown_request":
+            return getattr(m.payload, "request_id", "") or ""
+    return ""
+
+
+def cmd_shutdown_reply(ctx: Context) -> int:
+    store = ctx.store()
+    name = _me(ctx)
+    a = ctx.args
+    request_id = a.request_id if a.request_id is not None else _open_request_id(store, name)
+    approve = a.reject is None
+    store.send_shutdown_response(
+        name,
+        request_id,
+        approve=approve,
+        status=a.status,
+        pending_work=list(a.pending or []),
+        artifacts_committed=bool(a.committed),
+        reason=a.reject or "",
+    )
+    if approve:
+        _set_status(store, name, "shutdown")
+    return 0
+
+
+# ----------------------------------------------------------------------------- shutdown
+
+
+def cmd_shutdown(ctx: Context) -> int:
+    from teamtui.protocol.leadpid import running_lead
+
+    store = ctx.store()
+    a = ctx.args
+    if a.deadline < 0:
+        raise CliError("--deadline must be 0 or more", EXIT_USAGE)
+    cfg = store.read_config()
+    members = {m.name for m in cfg.members}
+    unknown = [n for n in a.names if n not in members or n == cfg.lead]
+    if unknown:
+        raise CliError(f"not a teammate of {store.name!r}: {', '.join(unknown)}")
+    reason = a.reason or "phase_complete"
+    if store.layout == "native" and running_lead(store) is not None:
+        return _ask_the_lead(ctx, store, reason)
+    return _shut_down_directly(ctx, store, cfg, reason)
+
+
+def _ask_the_lead(ctx: Context, store: TeamStore, reason: str) -> int:
+    """A teamtui lead runs this team: it sends the requests and climbs its ladder; it writes the
+    summary to shutdown/<request id>.json, which --wait waits for."""
+    import secrets
+
+    a = ctx.args
+    request_id = secrets.token_hex(4)
+    sender = a.sender or ctx.me or PERSON
+    store.send(
+        store.lead_name,
+        f"shutdown requested: {reason}",
+        sender,
+        type="shutdown_request",
+        extra={"request_id": request_id, "reason": reason, "deadline_seconds": a.deadline, "teammates": list(a.names)},
+    )
+    who = ", ".join(_field(n) for n in a.names) or "the whole team"
+    out(f"asked the lead to shut down {who} (request {request_id})")
+    if not a.wait:
+        return 0
+    summary = _run_async(_wait_for_lead(store, request_id))
+    return _print_summary(ctx, summary)
+
+
+async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
+    import asyncio
+
+    from teamtui.protocol.fsio import ensure_dir
+    from teamtui.protocol.leadpid import running_lead
+    from teamtui.protocol.watch import watch_dirs
+
+    result = store.team_dir / "shutdown" / f"{request_id}.json"
+    ensure_dir(result.parent, store.root)
+    stop = asyncio.Event()
+    async for _batch in watch_dirs([store.team_dir], stop):
+        summary = _load_summary(result)
+        if summary is not None:
+            stop.set()
+            return summary
+        if running_lead(store) is None:
+            stop.set()
+            summary = _load_summary(result)  # written just before the lead went
+            if summary is not None:
+                return summary
+            raise CliError("the lead stopped without writing the shutdown summary")
+    raise CliError("stopped waiting")
+
+
+def _load_summary(path) -> dict[str, Any] | None:
+    from teamtui.protocol.fsio import load_json_file
+
+    data = load_json_file(path)
+    if not isinstance(data, dict):
+        return None
+    run = data.get("run", data)
+    return run if isinstance(run, dict) and isinstance(run.get("teammates"), list) else None
+
+
+def _shut_down_directly(ctx: Context, store: TeamStore, cfg: Any, reason: str) -> int:
+    """No teamtui lead runs this team: send the requests in the lead's name (or --from), and with
+    --wait read the replies from the lead's inbox without consuming them."""
+    from teamtui.protocol.models import MemberStatus
+    from teamtui.runtime.shutdown import ShutdownRun
+
+    a = ctx.args
+    names = list(a.names) or [m.name for m in cfg.members if m.status != MemberStatus.SHUTDOWN and m.name != cfg.lead]
+    if not names:
+        out("no live teammate to shut down")
+        return 0
+    sender = a.sender or ctx.me or cfg.lead
+    if store.layout == "claude" and not (a.sender or ctx.me):  # never as a Claude Code team's lead: teamtui's own name
+        from teamtui.protocol.settings import load_settings
+
+        sender = load_settings().sender
+    feed = _ReplyFeed(store, cfg.lead)  # from here on: replies sent before the requests are not ours
+    run = ShutdownRun(store, names, sender=sender, reason=reason, deadline_seconds=a.deadline)
+    run.start()
+    for t in run.teammates.values():
+        if t.request_id:
+            out(f"asked {_field(t.name)} to shut down (request {_field(t.request_id)})")
+        else:
+            out(f"could not ask {_field(t.name)}: {_field(t.detail)}")
+    if not a.wait:
+        return 0
+    _run_async(_collect(run, feed))
+    tasks, _ = store.list_tasks()
+    run.write_results(tasks)
+    return _print_summary(ctx, run.summary(tasks))
+
+
+class _ReplyFeed:
+    """New messages in the lead's inbox since it was made, read from the last offset (native) or
+    past the entries already there (Claude Code's JSON array)."""
+
+    def __init__(self, store: TeamStore, lead: str):
+        self.store, self.lead = store, lead
+        self._reader = None
+        self._seen = 0
+        if store.layout == "native":
+            from teamtui.protocol.tail import TailReader
+
+            self._reader = TailReader(store.inbox_path(lead))
+            while self._reader.read().more:
+                pass
+        else:
+            self._seen = len(store.peek(lead).messages)
+
+    def new(self) -> list[Message]:
+        if self._reader is None:
+            messages = self.store.peek(self.lead).messages
+            if len(messages) < self._seen:
+                self._seen = 0  # rewritten shorter: everything in it is new
+            fresh, self._seen = messages[self._seen :], len(messages)
+            return fresh
+        got: list[Message] = []
+        while True:
+            batch = self._reader.read()
+            for line, no in zip(batch.lines, batch.line_numbers):
+                item = self.store.decode_inbox_line(self.lead, line, no)  # type: ignore[attr-defined]
+                if not hasattr(item, "reason"):
+                    got.append(item)
+            if not batch.more:
+                return got
+
+
+async def _collect(run: ShutdownRun, feed: _ReplyFeed) -> None:
+    import asyncio
+
+    from teamtui.protocol.watch import watch_dirs
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    timer = loop.call_later(run.remaining(), stop.set)
+    try:
+        run.observe(feed.new())
+        if run.done:
+            return
+        async for _batch in watch_dirs([feed.store.team_dir], stop):
+            run.observe(feed.new())
+            if run.done:
+                return
+        run.observe(feed.new())
+        run.expire(run.deadline_at)  # the loop's timer may fire a hair before the wall clock's deadline
+    finally:
+        timer.cancel()
+        stop.set()
+
+
+def _run_async(coro: Any) -> Any:
+    import asyncio
+
+    return asyncio.run(coro)
+
+
+def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
+    if ctx.args.json:
+        out(json.dumps(summary, ensure_ascii=True, indent=2))
+        return 0
+    accounted = "every teammate accounted for" if summary.get("all_accounted_for") else "not every teammate accounted for"
+    out(f"shutdown of {_field(summary.get('team', ''))} ({_field(summary.get('reason', ''))}): {accounted}")
+    for t in summary.get("teammates", []):
+        if not isinstance(t, dict):
+            continue
+        line = f"  {_field(t.get('teammate', '?'))}: {_field(t.get('outcome', '?'))}"
+        pending = t.get("pending_work") or []
+        if pending:
+            line += " · pending: " + "; ".join(_field(p) for p in pending)
+        if t.get("artifacts_committed"):
+            line += " · artifacts committed"
+        if t.get("detail"):
+            line += f" · {_field(t['detail'])}"
+        out(line)
+    for task in summary.get("tasks_in_progress", []):
+        if isinstance(task, dict):
+            out(f"  still in progress: #{_field(task.get('id', '?'))} {_field(task.get('subject', ''))} → {_field(task.get('owner', ''))}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    def add(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, parents=parents, help=help, description=help)
+        p.set_defaults(handler=_guarded(handler))
+        return p
+
+    p = add("idle", cmd_idle, "tell the lead I am idle: an idle_notification (the lead assigns work on it under assign = \"lead\")")
+    p.add_argument("--reason", choices=IDLE_REASONS, default="available")
+    p.add_argument("--summary", default="", help="what I did, in a line")
+    p.add_argument("--completed", default="", metavar="ID", help="the task I just finished")
+    p.add_argument("--as", dest="name", default=None, metavar="NAME", help="who is idle; default $TEAMTUI_NAME")
+
+    p = add(
+        "shutdown",
+        cmd_shutdown,
+        "ask teammates to shut down (two-phase: a shutdown_request with a deadline, then their replies)",
+    )
+    p.add_argument("names", nargs="*", metavar="NAME", help="teammates to ask; default every live teammate")
+    p.add_argument("--reason", default="", help="phase_complete (default), timeout, error, or your words")
+    p.add_argument("--deadline", type=float, default=30.0, metavar="SECONDS", help="how long teammates have to reply (default 30)")
+    p.add_argument("--wait", action="store_true", help="wait until every teammate replied or timed out, then print the summary")
+    p.add_argument("--json", action="store_true", help="with --wait: the summary as JSON")
+    p.add_argument("--from", dest="sender", default=None, metavar="NAME", help="who asks; default $TEAMTUI_NAME, else the lead")
+
+    p = add("shutdown-reply", cmd_shutdown_reply, "answer the lead's shutdown request (approve unless --reject)")
+    p.add_argument("--status", choices=REPLY_STATUSES, required=True)
+    p.add_argument("--pending", nargs="+", default=[], metavar="ITEM", help="work left unfinished, one item per argument")
+    p.add_argument("--committed", action="store_true", help="my artifacts are committed")
+    p.add_argument("--reject", default=None, metavar="REASON", help="refuse to shut down, and why")
+    p.add_argument("--request-id", default=None, metavar="ID", help="default: the request in my inbox, else the lead matches it to me")
+    p.add_argument("--as", dest="name", default=None, metavar="NAME", help="who answers; default $TEAMTUI_NAME")

@@ -1,0 +1,68 @@
+"""Whether a teamtui lead (`teamtui run`) is leading a native team right now: `.teams/<team>/lead.json`
+holds its pid and start time, so a reused pid is not taken for it.
+
+The CLI asks this before acting as the lead: while a lead runs, `teamtui shutdown` asks the lead
+(its inbox) instead of writing requests in its name, and the lead's drain cannot eat the replies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from teamtui.protocol.fsio import ensure_inside, load_json_file, write_json_atomic
+from teamtui.protocol.store import TeamStore
+
+
+def lead_file(store: TeamStore) -> Path:
+    return store.team_dir / "lead.json"
+
+
+def _started(pid: int) -> str:
+    """Field 22 of /proc/<pid>/stat (start time in clock ticks); '' when unreadable."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ""
+    fields = text.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+def mark_lead(store: TeamStore, pid: int | None = None) -> None:
+    pid = os.getpid() if pid is None else pid
+    write_json_atomic(ensure_inside(lead_file(store), store.root), {"pid": pid, "started": _started(pid)})
+
+
+def unmark_lead(store: TeamStore, pid: int | None = None) -> None:
+    """Remove the mark if it is this process's (a newer lead's mark stays)."""
+    pid = os.getpid() if pid is None else pid
+    data = load_json_file(lead_file(store))
+    if isinstance(data, dict) and data.get("pid") == pid:
+        try:
+            lead_file(store).unlink()
+        except FileNotFoundError:
+            pass
+
+
+def running_lead(store: TeamStore) -> int | None:
+    """The pid of the lead running this team, or None (no mark, a dead or reused pid, a bad file)."""
+    try:
+        data = json.loads(lead_file(store).read_bytes()[:4096])
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    pid, started = data.get("pid"), data.get("started")
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0 or not isinstance(started, str):
+        return None
+    now = _started(pid)
+    if not now or (started and now != started):
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            if fh.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
+                return None
+    except (OSError, IndexError):
+        return None
+    return pid
