@@ -136,6 +136,9 @@ async def test_shutdown_selected_teammate_claude(frozen_claude, config_file):
 
 async def test_file_from_another_process_shows_up(frozen_native, config_file):
     app = make(frozen_native, config_file)
+    told: list[str] = []  # every toast, kept: a routine one leaves the screen after 3 s, sooner than a loaded machine redraws
+    notify = app.notify
+    app.notify = lambda message, *a, **k: (told.append(str(message)), notify(message, *a, **k))[1]  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         main_log = app.query_one("#log-main")
         code = (
@@ -147,7 +150,7 @@ async def test_file_from_another_process_shows_up(frozen_native, config_file):
         await until(pilot, lambda: any("from another process" in line for line in log_lines(main_log)), "log line on screen")
         board = app.query_one(TaskBoard)
         await until(pilot, lambda: any(r.startswith("✓ | 2 ") for r in cells(board)), "task 2 completed on the board")
-        assert any("#2 completed" in str(n.message) for n in app._notifications)
+        await until(pilot, lambda: any("#2 completed" in m for m in told), "a toast says task 2 completed")
 
 
 async def test_markup_and_escapes_show_literally(frozen_native, config_file):
