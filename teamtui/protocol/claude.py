@@ -107,6 +107,7 @@ class ClaudeTeam(TeamStore):
     has_teammate_logs = False
     appends_to_inboxes = False
     writes_shutdown_results = False
+    shutdown_via_lead = True
     has_transcripts = True
     default_lead = "team-lead"
 

@@ -59,6 +59,9 @@ class TeamStore(ABC):
     appends_to_inboxes: ClassVar[bool] = False
     # A shutdown's outcome is kept beside the team, one file per request: write_shutdown_result.
     writes_shutdown_results: ClassVar[bool] = False
+    # Teammates stop only at the lead's word (it signs its requests): a dashboard asks the lead to
+    # shut them down instead of sending shutdown requests itself.
+    shutdown_via_lead: ClassVar[bool] = False
     # Each member's transcript lies under the root (Claude Code's `projects/<slug>/`): protocol/transcripts.
     has_transcripts: ClassVar[bool] = False
 

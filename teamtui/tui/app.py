@@ -157,9 +157,28 @@ class TeamTUI(App[None]):
         elif found:
             self.dashboard.show_message("choose a team")
             self.push_screen(TeamPicker(found), self._picked)
+        elif self.team_name and self._open_journal(self.team_name):
+            return
         else:
             self.dashboard.show_message("no team yet")
             self.push_screen(NoTeamScreen(roots, self.layout_name, self.team_name), self._picked)
+
+    def _open_journal(self, name: str) -> bool:
+        """`--team NAME` of a team that has ended: open it read-only from the journal."""
+        from teamtui.protocol.journal import find_journal, load_state
+
+        for entry in find_journal(name):
+            try:
+                state = load_state(entry.path)
+            except (OSError, ValueError) as exc:
+                self.notify(f"Journal of {inert(name)} unreadable: {exc}", severity="error", markup=False)
+                continue
+            self.store = state.store
+            self.sub_title = name
+            ended = entry.ended_at if entry.ended_at is not None else entry.last_seen
+            self.dashboard.open_ended(state, ended, "this team has ended: it is shown read-only from teamtui's journal")
+            return True
+        return False
 
     def _picked(self, found: tuple[Path, str] | None) -> None:
         if found is None:

@@ -94,6 +94,9 @@ def describe(msg: Message) -> tuple[str, str]:
             text += f" · {p.summary}"
         if p.failure_reason:
             text += f" · {p.failure_reason}"
+        result = getattr(p, "result", None)  # Claude Code 2.1.178+: what the teammate's turn ended with
+        if isinstance(result, str) and result:
+            text += f" · result: {result}"
         return "idle", text
     if isinstance(p, TaskAssignment):
         return "assign", f"assigned #{p.task_id} {p.subject}".rstrip()
@@ -103,6 +106,9 @@ def describe(msg: Message) -> tuple[str, str]:
         return "plan", ("plan approved" if p.approved else "plan rejected") + (f": {p.feedback}" if p.feedback else "")
     if isinstance(p, PermissionRequest):
         return "permission", f"permission for {p.tool_name}: {p.description}".rstrip(": ")
+    if p.type == "teammate_terminated":
+        said = getattr(p, "message", "")
+        return "terminated", said if isinstance(said, str) and said else "a teammate has shut down"
     if isinstance(p, OtherPayload):
         return p.type, json.dumps(p.model_dump(mode="json", by_alias=True), ensure_ascii=False)
     return p.type, msg.content

@@ -44,7 +44,9 @@ class ShutdownProgress(Message):
     run: ShutdownRun | None
     changed: list[str] = field(default_factory=list)  # teammates whose outcome changed, to announce
     error: str = ""  # what went wrong along the way, to tell the user
+    # Teammates still there at the deadline whose tmux panes may be closed (name -> pane), to offer.
+    offer_panes: dict[str, str] = field(default_factory=dict)
 
     def can_replace(self, message: Message) -> bool:
         # Textual asks the older message: a newer snapshot makes it moot, unless it has news to tell.
-        return isinstance(message, ShutdownProgress) and not self.changed and not self.error
+        return isinstance(message, ShutdownProgress) and not self.changed and not self.error and not self.offer_panes

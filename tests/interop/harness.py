@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,6 +72,18 @@ def team_script(req: Request) -> Reply:
     one Bash command, then answers every later turn with a short text."""
     agent = who(req)
     done = req.tool_calls()
+    last = req.last_user_text
+    if agent == "team-lead" and 'teammate_id="teamtui"' in last and "shutdown_request" in last:
+        # teamtui asks the lead to stop the team: it sends each named teammate a signed request.
+        names = re.search(r"Teammates: ([\w, -]+)", last)
+        targets = [n.strip() for n in names.group(1).split(",")] if names else []
+        return Reply(tools=[("SendMessage", {"to": n, "message": {"type": "shutdown_request", "reason": "teamtui asked"}})
+                            for n in targets if n])
+    if agent in ("alice", "bob") and '"type":"shutdown_request"' in last:
+        request = re.search(r'"requestId":"([^"]+)"', last)
+        if request:
+            return Reply(tools=[("SendMessage", {"to": "team-lead", "message": {
+                "type": "shutdown_response", "request_id": request.group(1), "approve": True}})])
     if agent == "team-lead":
         if "Agent" not in done:
             return Reply(tools=[("Agent", {"description": "alice helper", "name": "alice",

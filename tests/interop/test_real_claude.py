@@ -63,14 +63,15 @@ def seen_by(s: Session, agent: str, text: str) -> list[str]:
     return blocks
 
 
-def dashboard(s: Session) -> str:
-    """Start `teamtui` with no arguments beside the lead; returns its pane."""
+def dashboard(s: Session, expect: str = "alice") -> str:
+    """Start `teamtui` with no arguments beside the lead; returns its pane once it shows the team
+    (and `expect`, a member's name)."""
     env = teamtui_env(s)
     pane = s.tmux(
         "new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "dash", "-c", str(s.cwd),
         "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui",
     ).strip()
-    wait_until(lambda: s.team in s.capture(pane) and "alice" in s.capture(pane), "the dashboard to show the session team", 30)
+    wait_until(lambda: s.team in s.capture(pane) and expect in s.capture(pane), "the dashboard to show the session team", 30)
     return pane
 
 
@@ -180,14 +181,46 @@ async def test_each_teammates_scripted_bash_call_shows_in_its_log_panel(session:
     assert data["lead_usage"]["tokens"]["total"] > 0
 
 
-def test_the_lead_exiting_ends_the_team_and_the_journal_keeps_it(session: Session) -> None:
+def test_S_asks_the_lead_and_the_view_follows_the_teammates_leaving(session: Session) -> None:
     pane = dashboard(session)
+    session.keys(pane, "S")
+    wait_until(lambda: "to send a shutdown_request to" in session.capture(pane), "the shutdown dialog", 15)
+    session.keys(pane, "Enter")
+    # The lead gets one plain message from teamtui (not forged), and asks each teammate itself.
+    lead_reqs = wait_until(
+        lambda: [r for r in session.requests("team-lead") if 'teammate_id="teamtui"' in r.last_user_text
+                 and "shutdown_request" in r.last_user_text],
+        "the lead to see teamtui's request", 40,
+    )
+    asked = lead_reqs[0].last_user_text
+    assert "Teammates: alice, bob" in asked and 'verified="false"' not in asked
+    wait_until(lambda: "Graceful shutdown" in session.capture(pane), "the shutdown view", 15)
+    # Both approve the lead's signed requests and leave the team; the view follows them out.
+    wait_until(lambda: not {"alice", "bob"} & set(session.members()), "alice and bob to leave members", 60)
+    # The summary tells each teammate's steps as seen in the files (toasts may cover it for a moment).
+    steps = "shutdown_request sent → approved → left"
+    screen = wait_until(
+        lambda: (lambda c: c if f"alice: clean · asked team-lead → {steps}" in c
+                 and f"bob: clean · asked team-lead → {steps}" in c else "")(session.capture(pane)),
+        "the view to show both teammates approving and leaving", 30,
+    )
+    assert "all teammates accounted for: 2 clean" in screen
+    if session.mode == "tmux":
+        wait_until(lambda: len(session.panes()) <= 2, "the teammates' panes to close", 30)
+    session.tmux("kill-pane", "-t", pane, check=False)
+
+
+def test_the_lead_exiting_ends_the_team_and_the_journal_keeps_it(session: Session) -> None:
+    pane = dashboard(session, expect="")  # the teammates may have been shut down already
     team = session.team
     session.type_line("lead:0.0", "/exit")
     time.sleep(1.5)
     if "Exit and stop tasks" in session.capture("lead:0.0"):  # teammates in panes: Claude Code asks first
         session.keys("lead:0.0", "Enter")
     wait_until(lambda: session.team_dir() is None, "Claude Code to delete the team folder", 40)
+    # The dashboard keeps the team on screen, marked ended, with its tasks.
+    screen = wait_until(lambda: (lambda c: c if "● ended " in c else "")(session.capture(pane)), "the header to say ended", 20)
+    assert "probe task one" in screen
     # The task list outlives the team.
     assert (session.claude_dir / "tasks" / team / "1.json").exists()
 

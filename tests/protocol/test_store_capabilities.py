@@ -19,6 +19,8 @@ def test_each_layout_declares_every_flag() -> None:
     assert all(getattr(NativeTeam, f) is True for f in FLAGS)
     assert all(getattr(ClaudeTeam, f) is False for f in FLAGS)
     assert all(getattr(TeamStore, f) is False for f in FLAGS)
+    # Only Claude Code's lead can stop its teammates (it signs its requests): a dashboard asks it.
+    assert (ClaudeTeam.shutdown_via_lead, NativeTeam.shutdown_via_lead, TeamStore.shutdown_via_lead) == (True, False, False)
 
 
 def test_what_a_claude_team_cannot_do_is_a_clear_error(claude_root: Path) -> None:

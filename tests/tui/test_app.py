@@ -117,21 +117,19 @@ async def test_shutdown_one_clean_one_silent_native(frozen_native, config_file):
     assert scout_req["type"] == "shutdown_request" and scout_req["deadline_seconds"] == 2.0
 
 
-async def test_shutdown_selected_teammate_claude(frozen_claude, config_file):
+async def test_shutdown_selected_teammate_claude_asks_the_lead(frozen_claude, config_file):
+    """Claude Code refuses shutdown requests not signed by its lead: `x` asks the lead instead."""
     app = make(frozen_claude, config_file)
-    store = find_team(frozen_claude)
+    before = json.loads((frozen_claude / "teams/work-team/inboxes/researcher.json").read_text())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("x")
         assert app.screen.targets == ["researcher"]
-        answering = asyncio.create_task(_answer(store, "researcher", "clean"))
         await _confirm(pilot, "5")
-        await until(pilot, lambda: app.shutdown_run.done, "researcher answers")
-        await answering
-        assert app.shutdown_run.teammates["researcher"].outcome is Outcome.CLEAN
-        assert "researcher: clean" in str(app.screen.query_one("#shutdown-summary").render())
-    entry = json.loads((frozen_claude / "teams/work-team/inboxes/researcher.json").read_text())[-1]
-    payload = json.loads(entry["text"])
-    assert payload["type"] == "shutdown_request" and payload["requestId"].endswith("@researcher")
+        assert app.shutdown_run.teammates["researcher"].outcome is Outcome.REQUESTED
+        assert "asked team-lead" in app.shutdown_run.teammates["researcher"].detail
+    entry = json.loads((frozen_claude / "teams/work-team/inboxes/team-lead.json").read_text())[-1]
+    assert entry["from"] == "teamtui" and "shut down teammate researcher gracefully" in entry["text"]
+    assert json.loads((frozen_claude / "teams/work-team/inboxes/researcher.json").read_text()) == before
 
 
 async def test_file_from_another_process_shows_up(frozen_native, config_file):

@@ -24,6 +24,9 @@ OnShutdown = Callable[[str, float, Callable[[ShutdownRun | None], None]], None]
 class ShutdownController:
     """One shutdown run at a time; `report` receives every change of it."""
 
+    # The change kinds after which `observe` has something to look at.
+    watches: frozenset[str] = frozenset({"inbox", "inbox_read"})
+
     def __init__(self, report: Report):
         self.report = report
 
@@ -32,6 +35,9 @@ class ShutdownController:
 
     def observe(self) -> None:
         """New inbox messages arrived (the lead-driven run observes them itself)."""
+
+    def close_panes(self, names: list[str]) -> None:
+        """Close the panes of teammates still there after the deadline (where a controller offers it)."""
 
     def stop(self) -> None:
         """The dashboard goes away."""

@@ -25,8 +25,12 @@ class ShutdownParams:
 class ShutdownConfirm(ModalScreen[ShutdownParams | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
-    def __init__(self, title: str, targets: list[str], deadline: float = DEFAULT_DEADLINE_SECONDS, *, cursor_blink: bool = True):
+    def __init__(
+        self, title: str, targets: list[str], deadline: float = DEFAULT_DEADLINE_SECONDS, *, cursor_blink: bool = True,
+        via: str = "",
+    ):
         super().__init__()
+        self.via = via  # the lead asked to send the requests (Claude Code), else teamtui sends them
         self.cursor_blink = cursor_blink
         self.title_str = title
         self.targets = targets
@@ -36,6 +40,10 @@ class ShutdownConfirm(ModalScreen[ShutdownParams | None]):
         with Vertical(classes="dialog"):
             yield Static(Text(self.title_str, style="bold"), classes="dialog-title")
             who = Text("shutdown_request to ", style="dim")
+            if self.via:
+                who = Text("teamtui asks ", style="dim")
+                who.append_text(safe_text(self.via))
+                who.append(" to send a shutdown_request to ", style="dim")
             who.append_text(safe_text(", ".join(self.targets)))
             yield Static(who, classes="dialog-sub")
             with Horizontal(classes="field"):

@@ -31,6 +31,7 @@ from teamtui.runtime.shutdown import ShutdownRun, live_teammates
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tmux.commands import follow_command, pane_specs
 from teamtui.tui.collector import first_load
+from teamtui.tui.controllers.claude_shutdown import AskLeadShutdown
 from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
 from teamtui.tui.palette import Palette
 from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged
@@ -128,6 +129,9 @@ class DashboardScreen(Screen[None]):
         self._disappeared: set[str] = set()
         self._stop = asyncio.Event()
         self._header_message = ""
+        # Set when the team ended (its folder deleted) or was opened from the journal: shown, never written.
+        self.ended_at: float | None = None
+        self.read_only = ""  # why keys that write are unavailable ("" : they are)
         self._panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
 
     # ------------------------------------------------------------------ layout
@@ -210,9 +214,20 @@ class DashboardScreen(Screen[None]):
         self._members_changed()
         self.refresh_all()
         self.query_one(TeamPanel).focus()
+        if self.ended_at is not None:
+            return  # from the journal: nothing on disk to follow
         self._check_health(toast=False)
         self.set_interval(RELATIVE_TIME_REFRESH, lambda: self._refresh_team(tick=True))
         self._feed()
+
+    def open_ended(self, state: TeamState, ended_at: float, why: str) -> None:
+        """An ended team rebuilt from the journal: shown read-only, nothing watched."""
+        self.store, self.state = state.store, state
+        self.ended_at, self.read_only = ended_at, why
+        if self.is_mounted:
+            self._show_team()
+        else:
+            self.set_reactive(DashboardScreen.palette, self._palette())
 
     @work(group="feed", exclusive=True, exit_on_error=False)
     async def _feed(self) -> None:
@@ -307,7 +322,7 @@ class DashboardScreen(Screen[None]):
                 self._toast("Team gone: ", c.detail, "error")
         if self.state.transcripts is not None and (full or kinds & (INBOX_KINDS | TEAM_KINDS)):
             self._refresh_needs_you()
-        if self.shutdown is not None and (full or kinds & INBOX_KINDS):
+        if self.shutdown is not None and (full or kinds & self.shutdown.watches):
             self.shutdown.observe()
         if not log_only or any(c.key in self._disappeared for c in changes):
             self._check_health()  # a flagged teammate that logs is cleared at once
@@ -340,7 +355,11 @@ class DashboardScreen(Screen[None]):
 
     def _refresh_header(self, gone: bool = False) -> None:
         if self.state is not None:
-            self.query_one(TeamHeader).show_team(self.state, gone=gone)
+            if gone and self.ended_at is None and getattr(self.store, "lead_process", None) is not None:
+                # A Claude Code session team: its lead exited and took the folder; keep it on screen.
+                self.ended_at = self.now()
+                self.read_only = "the team has ended (its lead exited): it is shown as it was"
+            self.query_one(TeamHeader).show_team(self.state, gone=gone, ended_at=self.ended_at)
             errors = self.state.all_errors()
             if errors != self._problems_shown:  # redrawing an unchanged list would relayout the screen
                 self._problems_shown = errors
@@ -566,6 +585,11 @@ class DashboardScreen(Screen[None]):
             self.notify("No teammate selected.", severity="warning")
         return name
 
+    def _writable(self) -> bool:
+        if self.read_only:
+            self.notify(f"Unavailable: {self.read_only}.", severity="warning", markup=False)
+        return not self.read_only
+
     def _typing_elsewhere(self) -> None:
         """A priority key is text while an input has focus or a dialog is open: let it through."""
         if isinstance(self.app.screen.focused, Input) or self.app.screen is not self:
@@ -576,7 +600,7 @@ class DashboardScreen(Screen[None]):
 
         self._typing_elsewhere()
         name = self._selected_member()
-        if name is None:
+        if name is None or not self._writable():
             return
         title = Text("Message ", style="bold")
         title.append_text(self._log_title(name))
@@ -596,7 +620,7 @@ class DashboardScreen(Screen[None]):
         from teamtui.tui.screens.message import MessageModal
 
         self._typing_elsewhere()
-        if self.store is None or self.state is None:
+        if self.store is None or self.state is None or not self._writable():
             return
         try:
             recipients = self.store.members_for_broadcast(self.store.outgoing_sender(self.sender))
@@ -695,13 +719,16 @@ class DashboardScreen(Screen[None]):
         if self.shutdown_run is not None and not self.shutdown_run.done:
             self.show_shutdown()
             return
+        if not self._writable():
+            return
         targets = live_teammates(self.state, only)
         if not targets:
             who = inert(only) if only else "the team"
             self.notify(f"Nobody to shut down: {who} has no live teammate.", severity="warning", markup=False)
             return
         title = f"Shut down {inert(only)}" if only else f"Shut down team {inert(self.state.name)}"
-        confirm = ShutdownConfirm(title, targets, cursor_blink=self.cursor_blink)
+        via = self.state.lead if self.store is not None and self.store.shutdown_via_lead else ""
+        confirm = ShutdownConfirm(title, targets, cursor_blink=self.cursor_blink, via=via)
         self.app.push_screen(confirm, lambda params: self._start_shutdown(params, only))
 
     def _start_shutdown(self, params, only: str | None) -> None:
@@ -710,6 +737,17 @@ class DashboardScreen(Screen[None]):
         if self.shutdown is not None:
             self.shutdown.stop()
         self._shutdown_announced = False
+        if self.store.shutdown_via_lead:
+            # Only the lead can stop its teammates: ask it, then follow what happens in the files.
+            self.shutdown = AskLeadShutdown(
+                self.post_message, self.store, sender=self.store.outgoing_sender(self.sender), clock=self.now,
+                state=self.state, set_timer=self.set_timer, whole_team=only is None,
+            )
+            try:
+                self.shutdown.start(params.targets, params.reason, params.deadline_seconds)
+            except Exception as exc:  # noqa: BLE001 - say it, keep the dashboard
+                self._toast("Shutdown not started: ", str(exc), "error")
+            return
         if self.on_shutdown is not None and only is None:
             # The lead asks, observes and climbs its ladder; its snapshots arrive as messages.
             self.shutdown = LeadShutdown(self.post_message, self.on_shutdown)
@@ -740,6 +778,10 @@ class DashboardScreen(Screen[None]):
             self._toast("Shutdown: ", name, "information" if t.outcome.value == "clean" else "warning", suffix=f" {t.outcome.value}")
         if message.error:
             self._toast("", message.error, "error")
+        if first and getattr(run, "note", ""):
+            self._toast("Shutdown: ", run.note, "information")
+        if message.offer_panes:
+            self._offer_panes(message.offer_panes)
         if run.done and not self._shutdown_announced:
             self._shutdown_announced = True
             counts = ", ".join(f"{n} {k}" for k, n in run.summary()["outcomes"].items())
@@ -748,6 +790,16 @@ class DashboardScreen(Screen[None]):
             self._shutdown_view.show_run(run, self._tasks())
         elif first:
             self.show_shutdown()
+
+    def _offer_panes(self, panes: dict[str, str]) -> None:
+        """At the deadline: close the panes of the teammates still there, if the person says so."""
+        from teamtui.tui.screens.confirm_panes import ClosePanesConfirm
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.shutdown is not None:
+                self.shutdown.close_panes(list(panes))
+
+        self.app.push_screen(ClosePanesConfirm(panes), answered)
 
     def _tasks(self) -> list:
         return list(self.state.tasks.values()) if self.state is not None else []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -12,7 +13,41 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from teamtui.tui.format import ago
 from teamtui.tui.safe import safe_text
+
+
+def describe_team(root: Path, name: str, now: float) -> Text:
+    """A second line for one team: its lead alive or ended, members, working directory and age."""
+    from teamtui.protocol.errors import ProtocolError
+    from teamtui.protocol.layout import open_team
+    from teamtui.protocol.leadproc import lead_state
+    from teamtui.protocol.models import TeamConfig
+
+    t = Text("\n    ", style="dim")
+    try:
+        store = open_team(root, name, None)
+        cfg = store.load_config()
+    except ProtocolError as exc:
+        t.append_text(safe_text(f"unreadable: {exc}", "dim"))
+        return t
+    if not isinstance(cfg, TeamConfig):
+        t.append_text(safe_text(f"unreadable: {cfg.reason}", "dim"))
+        return t
+    parts = []
+    lead = getattr(store, "lead_process", None)
+    if lead is not None:
+        parts.append("lead alive" if lead_state(lead) == "alive" else "lead ended")
+    names = [m.name for m in cfg.members]
+    parts.append(f"{len(names)} member{'s' if len(names) != 1 else ''}" + (f" ({', '.join(names[:4])}{', …' if len(names) > 4 else ''})" if names else ""))
+    raw = getattr(cfg, "raw", None) or {}
+    cwd = next((m.get("cwd") for m in raw.get("members", []) if isinstance(m, dict) and isinstance(m.get("cwd"), str)), "")
+    if cwd:
+        parts.append(cwd)
+    if cfg.created_at:
+        parts.append("started " + ago(cfg.created_at, now))
+    t.append_text(safe_text(" · ".join(parts), "dim"))
+    return t
 
 
 class TeamPicker(Screen[tuple[Path, str] | None]):
@@ -24,9 +59,11 @@ class TeamPicker(Screen[tuple[Path, str] | None]):
 
     def compose(self) -> ComposeResult:
         options = []
+        now = time.time()
         for i, (root, name) in enumerate(self.found):
             label = safe_text(name, "bold")
             label.append_text(safe_text(f"   {root}", "dim"))
+            label.append_text(describe_team(root, name, now))
             options.append(Option(label, id=str(i)))
         with Vertical(classes="dialog"):
             yield Static(Text(f"{len(self.found)} teams found: choose one", style="bold"), classes="dialog-title")

@@ -106,7 +106,9 @@ class ShutdownView(ModalScreen[None]):
                 detail.append("waiting for a reply", style=palette.theme_color("secondary"))
             table.add_row(safe_text(t.name, f"bold {palette.member_color(t.name)}"), state, detail, key=t.name)
         self.refresh_countdown()
-        self.query_one("#shutdown-summary", Static).update(self.summary_text() if self.run.done else "")
+        note = getattr(self.run, "note", "")  # what teamtui did, when the lead carries the shutdown out
+        waiting = safe_text(note, self.palette.theme_color("secondary")) if note else ""
+        self.query_one("#shutdown-summary", Static).update(self.summary_text() if self.run.done else waiting)
 
     def summary_text(self) -> Text:
         palette = self.palette
@@ -118,6 +120,10 @@ class ShutdownView(ModalScreen[None]):
             t.append("  ")
             t.append_text(safe_text(mate["teammate"], "bold"))
             t.append(f": {mate['outcome']}")
+            steps = getattr(self.run, "steps", {}).get(mate["teammate"])
+            if steps:  # a shutdown the lead carried out: what was seen of it, in order
+                t.append(" · ", style=palette.theme_color("secondary"))
+                t.append_text(safe_text(" → ".join(steps), palette.theme_color("secondary")))
             if mate["pending_work"]:
                 t.append(" · pending work: ", style=palette.theme_color("warning"))
                 t.append_text(safe_text("; ".join(mate["pending_work"])))

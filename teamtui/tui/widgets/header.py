@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -23,13 +25,15 @@ class TeamHeader(Static):
     _shown: Text | None = None
     _last: tuple | None = None  # show_team's arguments, to fit the line again on resize
 
-    def show_team(self, state, gone: bool = False) -> None:
-        self._last = (state, gone)
+    def show_team(self, state, gone: bool = False, ended_at: float | None = None) -> None:
+        self._last = (state, gone, ended_at)
         palette = self.palette
         done, total = state.board.progress()
         members = state.config.members if state.config else []
         live = [m for m in members if m.status != MemberStatus.SHUTDOWN]
-        if gone:
+        if ended_at is not None:  # the lead exited: what is shown is the team as it ended
+            status, role = f"ended {time.strftime('%H:%M', time.localtime(ended_at))}", "error"
+        elif gone:
             status, role = "gone", "error"
         elif total and done == total:
             status, role = "completed", "success"

@@ -1,4 +1,4 @@
-"""The team's message traffic: sender → recipient, kind by meaning, read / unread."""
+"""The team's message traffic: sender → recipient, kind by meaning, read / unread / delivered."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class MessageTraffic(TeamTable):
         super().__init__(sized_by_layout=True, **kw)
         # The messages shown, oldest first, each row keyed by its object's id; the theme they were drawn in.
         self._shown: list[Message] = []
-        self._read: dict[str, bool | None] = {}
+        self._read: dict[str, tuple[bool | None, bool]] = {}
         self._theme = ""
 
     def on_mount(self) -> None:
@@ -32,6 +32,8 @@ class MessageTraffic(TeamTable):
 
     def _state(self, m: Message) -> Text:
         palette = self.palette
+        if m.delivered:  # Claude Code took it out of the inbox: today's read receipt
+            return Text("delivered", style=palette.theme_color("success"))
         return Text("read", style=palette.theme_color("secondary")) if m.read else Text("unread", style=f"bold {palette.theme_color('accent')}")
 
     def _add(self, m: Message) -> None:
@@ -41,7 +43,7 @@ class MessageTraffic(TeamTable):
         route.append_text(safe_text(m.sender or "?", palette.member_color(m.sender)))
         route.append(" → ", style=palette.theme_color("secondary"))
         route.append_text(safe_text(m.recipient or "?", palette.member_color(m.recipient)))
-        kind_role = {"shutdown": "error", "broadcast": "accent", "assign": "primary", "idle": "secondary"}.get(kind, "foreground")
+        kind_role = {"shutdown": "error", "terminated": "error", "broadcast": "accent", "assign": "primary", "idle": "secondary"}.get(kind, "foreground")
         key = str(id(m))
         self.add_row(
             Text(clock_time(m.timestamp), style=palette.theme_color("secondary")),
@@ -51,7 +53,7 @@ class MessageTraffic(TeamTable):
             self._state(m),
             key=key,
         )
-        self._read[key] = m.read
+        self._read[key] = (m.read, m.delivered)
 
     def _kept(self, msgs: list[Message]) -> int | None:
         """How many of the oldest rows to drop so that the rest start `msgs` (None: rebuild)."""
@@ -79,9 +81,9 @@ class MessageTraffic(TeamTable):
                 del self._read[str(id(m))]
             for m in self._shown[drop:]:
                 key = str(id(m))
-                if self._read[key] != m.read:
+                if self._read[key] != (m.read, m.delivered):
                     self.update_cell(key, "state", self._state(m))
-                    self._read[key] = m.read
+                    self._read[key] = (m.read, m.delivered)
             added = msgs[len(self._shown) - drop :]
         for m in added:
             self._add(m)

@@ -13,6 +13,7 @@ from textual import on
 from textual.message import Message
 from textual.widgets import DataTable
 
+from teamtui.protocol.claude import member_backend
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import STATUS_ICON, ago, compact_count, short_ago
 from teamtui.tui.safe import safe_text
@@ -20,6 +21,8 @@ from teamtui.tui.widgets.table import TeamTable
 from teamtui.tui.widgets.tasks import same_text
 
 COLUMNS = ("icon", "name", "status", "task", "active", "unread")
+# Short enough to fit beside the status: where a Claude Code teammate runs.
+_BACKEND = {"tmux": "tmux", "in-process": "proc", "iterm2": "iterm"}
 # With transcripts: (key, label, width), 72 columns in all with the cell padding and border.
 TRANSCRIPT_COLUMNS = (
     ("icon", "", 1),
@@ -138,6 +141,9 @@ class TeamPanel(TeamTable):
             status = Text("⚠ disappeared", style=f"bold {palette.theme_color('error')}")
         else:
             status = Text(v.status.value, style=palette.theme_color(_STATUS_ROLE.get(v.status, "secondary")))
+            backend = _BACKEND.get(member_backend(v.member)) if v.member is not None else None
+            if backend:  # Claude Code: where the teammate runs (a tmux pane, or inside the lead)
+                status.append("·" + backend, style=palette.theme_color("secondary"))
         if v.current_task is not None:
             task = Text(f"#{v.current_task.id} ", style=palette.theme_color("secondary"))
             task.append_text(safe_text(v.current_task.subject))

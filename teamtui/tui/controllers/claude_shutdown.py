@@ -1,0 +1,255 @@
+"""Shutting a Claude Code team down from outside: ask its lead, then follow what really happens.
+
+Claude Code's lead signs its shutdown requests; one written by anyone else is refused. So the
+dashboard sends the lead one plain message under its own name and watches: the lead's
+`shutdown_request`s, the `shutdown_approved` replies in its inbox, members leaving `members`,
+`teammate_terminated`. At the deadline the teammates still there may have their tmux panes closed
+(only panes config.json names, on the tmux server the team runs on), after a confirmation.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from teamtui.protocol.claude import member_pane
+from teamtui.protocol.leadproc import lead_environ
+from teamtui.protocol.models import Message as InboxMessage
+from teamtui.protocol.store import TeamStore
+from teamtui.runtime.shutdown import Outcome, ShutdownRun
+from teamtui.tui.controllers.shutdown import Report, ShutdownController
+from teamtui.tui.messages import ShutdownProgress
+
+# After the deadline the files are still followed this long: a reply read late, a pane closing.
+FOLLOW_AFTER = 30.0
+# What the lead is sent; the names line is what a person (or a scripted model) reads the targets from.
+ASK = (
+    "teamtui, the dashboard watching this team, asks you to shut down {what} gracefully within {deadline:g}s: "
+    "send each of them a shutdown_request (SendMessage with a structured shutdown_request) and let them "
+    "finish. Reason: {reason}.\nTeammates: {names}"
+)
+
+
+def ask_text(targets: list[str], reason: str, deadline: float, whole_team: bool) -> str:
+    what = "the team" if whole_team else "teammate " + ", ".join(targets)
+    return ASK.format(what=what, deadline=deadline, reason=reason, names=", ".join(targets))
+
+
+def team_tmux_socket(store: TeamStore) -> str | None:
+    """The tmux server the team runs on: the lead's $TMUX (socket path), else this process's."""
+    lead = getattr(store, "lead_process", None)
+    env = lead_environ(lead) if lead is not None else None
+    value = (env or {}).get("TMUX") or os.environ.get("TMUX", "")
+    socket = value.split(",", 1)[0]
+    return socket or None
+
+
+def kill_pane(socket: str, pane: str) -> None:
+    """Close one teammate's pane (its process ends with it)."""
+    res = subprocess.run(
+        ["tmux", "-S", socket, "kill-pane", "-t", pane], capture_output=True, text=True, timeout=10, check=False
+    )
+    if res.returncode != 0:
+        raise RuntimeError(res.stderr.strip() or f"tmux kill-pane {pane} failed")
+
+
+class LeadAskedRun(ShutdownRun):
+    """A shutdown the lead carries out: each teammate's steps as seen in the files."""
+
+    def __init__(self, store: TeamStore, targets: Iterable[str], *, whole_team: bool, **kw: Any):
+        super().__init__(store, targets, **kw)
+        self.whole_team = whole_team
+        self.lead = store.lead_name
+        self.note = ""  # what the dashboard did, for the view
+        self.steps: dict[str, list[str]] = {n: [] for n in self.teammates}
+        self.panes: dict[str, str] = {}  # teammate -> its tmux pane, from config.json
+        self.left: set[str] = set()  # teammates no longer in `members`
+        self._before: set[int] = set()  # messages already there when the run started
+
+    def start(self, known: Iterable[InboxMessage] = ()) -> None:  # type: ignore[override]
+        self.started_at = self.clock()
+        self._before = {id(m) for m in known}
+        text = ask_text(list(self.teammates), self.reason, self.deadline_seconds, self.whole_team)
+        try:
+            self.store.send(self.lead, text, self.sender, extra={"summary": "teamtui asks for a graceful shutdown"})
+        except Exception as exc:  # noqa: BLE001 - said per teammate: nothing else will happen
+            for t in self.teammates.values():
+                t.outcome, t.detail, t.answered_at = Outcome.ERROR, f"could not ask {self.lead}: {exc}", self.started_at
+            self._maybe_finish()
+            return
+        self.note = f"asked {self.lead} (as {self.sender}) to shut down {', '.join(self.teammates)}"
+        for name in self.teammates:
+            self._step(name, f"asked {self.lead}")
+
+    def _step(self, name: str, step: str) -> bool:
+        steps = self.steps[name]
+        if step in steps:
+            return False
+        steps.append(step)
+        self.teammates[name].detail = " · ".join(steps)
+        return True
+
+    def follow(self, messages: Iterable[InboxMessage], members: set[str], departed: dict[str, Any]) -> list[str]:
+        """What the files say now; returns the teammates whose state moved."""
+        changed: set[str] = set()
+        for m in messages:
+            if id(m) in self._before:
+                continue
+            for name in self._concerns(m):
+                # Steps are noted even after the outcome is settled: a reply may be read after its sender left.
+                t, settled = self.teammates[name], self.teammates[name].outcome.final
+                step, outcome = self._meaning(m)
+                if step and self._step(name, step):
+                    changed.add(name)
+                if m.type == "shutdown_request":
+                    t.request_id = getattr(m.payload, "request_id", "") or t.request_id
+                if outcome is not None and not settled:
+                    t.outcome, t.answered_at = outcome, self.clock()
+                    changed.add(name)
+        for name, t in self.teammates.items():
+            member = departed.get(name)
+            if member is not None and member_pane(member):
+                self.panes.setdefault(name, member_pane(member) or "")
+            if name in members:
+                continue
+            self.left.add(name)
+            if self._step(name, "left the team"):
+                changed.add(name)
+            if not t.outcome.final:
+                t.outcome, t.answered_at = Outcome.CLEAN, self.clock()
+        self._maybe_finish()
+        return sorted(changed)
+
+    def _meaning(self, m: InboxMessage) -> tuple[str, Outcome | None]:
+        """The step a message is in a teammate's shutdown, and the outcome it settles (if any)."""
+        if m.type == "shutdown_request":
+            return "shutdown_request sent", None
+        if m.type == "shutdown_approved" or m.type == "shutdown_response" and getattr(m.payload, "approve", False):
+            return "approved", None
+        if m.type in ("shutdown_rejected", "shutdown_response"):
+            return f"rejected: {getattr(m.payload, 'reason', '') or 'no reason given'}", Outcome.REJECTED
+        if m.type == "teammate_terminated":
+            return "terminated", Outcome.CLEAN
+        return "", None
+
+    def _concerns(self, m: InboxMessage) -> list[str]:
+        """Which of the run's teammates a message is about."""
+        if m.type == "shutdown_request" and m.sender == self.lead:
+            return [m.recipient] if m.recipient in self.teammates else []
+        if m.type in ("shutdown_approved", "shutdown_rejected", "shutdown_response") and m.recipient == self.lead:
+            who = m.sender or getattr(m.payload, "from_", "")
+            return [who] if who in self.teammates else []
+        if m.type == "teammate_terminated":
+            said = str(getattr(m.payload, "message", "") or m.content)
+            return [n for n in self.teammates if said.startswith(n + " ")]
+        return []
+
+    def still_there(self) -> dict[str, str]:
+        """Teammates that did not leave, with a pane named in config.json: what may be closed."""
+        return {
+            n: self.panes[n] for n, t in self.teammates.items()
+            if t.outcome is Outcome.TIMED_OUT and n not in self.left and self.panes.get(n)
+        }
+
+    def expire(self, now: float | None = None) -> list[str]:
+        timed_out = super().expire(now)
+        for name in timed_out:
+            self._step(name, f"still there after {self.deadline_seconds:g}s")
+        return timed_out
+
+
+class AskLeadShutdown(ShutdownController):
+    """`S` / `x` on a team whose store says `shutdown_via_lead`: ask the lead, follow the files."""
+
+    watches = frozenset({"inbox", "inbox_read", "delivered", "config", "member_left", "member_status"})
+
+    def __init__(
+        self,
+        report: Report,
+        store: TeamStore,
+        *,
+        sender: str,
+        clock: Callable[[], float],
+        state: Any,
+        set_timer: Callable[[float, Callable[[], None]], Any],
+        whole_team: bool,
+    ):
+        super().__init__(report)
+        self.store, self.sender, self.clock, self.state = store, sender, clock, state
+        self.set_timer, self.whole_team = set_timer, whole_team
+        self.run: LeadAskedRun | None = None
+        self._timer = None
+
+    def start(self, targets: list[str], reason: str, deadline: float) -> None:
+        run = LeadAskedRun(
+            self.store, targets, whole_team=self.whole_team, sender=self.sender, reason=reason,
+            deadline_seconds=deadline, clock=self.clock,
+        )
+        self._learn_panes(run)
+        run.start(list(self.state.messages))
+        self.run = run
+        if not run.done:
+            self._timer = self.set_timer(deadline, self._deadline)
+        self.report(ShutdownProgress(run, [], ""))
+
+    def _learn_panes(self, run: LeadAskedRun) -> None:
+        cfg = self.state.config
+        for m in cfg.members if cfg else []:
+            pane = member_pane(m)
+            if m.name in run.teammates and pane:
+                run.panes[m.name] = pane
+
+    def observe(self) -> None:
+        run = self.run
+        if run is None or self.clock() > run.deadline_at + FOLLOW_AFTER:
+            return
+        cfg = self.state.config
+        members = {m.name for m in cfg.members} if cfg else set()
+        changed = run.follow(list(self.state.messages), members, self.state.departed)
+        if changed:
+            self._finish_if_done()
+            self.report(ShutdownProgress(run, changed))
+
+    def _deadline(self) -> None:
+        run = self.run
+        self._timer = None
+        if run is None:
+            return
+        self.observe()  # what arrived just before the deadline counts
+        changed = run.expire(now=run.deadline_at)
+        if changed:
+            self.report(ShutdownProgress(run, changed, offer_panes=run.still_there()))
+
+    def close_panes(self, names: list[str]) -> None:
+        """Close the panes of `names` (after the person confirmed) on the team's tmux server."""
+        run = self.run
+        if run is None:
+            return
+        socket = team_tmux_socket(self.store)
+        closed, error = [], ""
+        for name in names:
+            pane = run.still_there().get(name)
+            if pane is None:
+                continue
+            if socket is None:
+                error = "the team's tmux server is unknown (the lead has ended and teamtui is not inside tmux)"
+                break
+            try:
+                kill_pane(socket, pane)
+            except Exception as exc:  # noqa: BLE001 - said on screen; the other panes still close
+                error = f"pane {pane} of {name} not closed: {exc}"
+                continue
+            run._step(name, f"pane {pane} closed by teamtui")
+            closed.append(name)
+        self.report(ShutdownProgress(run, closed, error))
+
+    def _finish_if_done(self) -> None:
+        if self.run is not None and self.run.done:
+            self.stop()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None

@@ -1,0 +1,53 @@
+"""The Messages panel on a Claude Code 2.1.328 team: entries by meaning, and "delivered" when
+Claude Code takes an entry out of its inbox (the read receipt of a pending queue)."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+
+from teamtui.tui.widgets.messages import MessageTraffic
+from tests.tui.conftest import SIZE, cells, until
+from tests.tui.test_claude_shutdown import TEAM, claude_home, make, write_entry  # noqa: F401 - fixture
+
+__all__ = ["claude_home"]
+
+
+def proto(**payload) -> str:
+    return json.dumps(payload, separators=(",", ":"))
+
+
+async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_path):
+    app = make(claude_home, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
+        table = app.query_one(MessageTraffic)
+        write_entry(claude_home, "team-lead", {"from": "alice", "text": proto(
+            type="idle_notification", **{"from": "alice"}, idleReason="available", result="BASH-alice done")})
+        write_entry(claude_home, "team-lead", {"from": "bob", "text": proto(
+            type="shutdown_approved", requestId="shutdown-1@bob", **{"from": "bob"})})
+        write_entry(claude_home, "team-lead", {"from": "system", "text": proto(
+            type="teammate_terminated", message="bob has shut down.")})
+        write_entry(claude_home, "alice", {"from": "team-lead", "text": proto(
+            type="task_assignment", taskId="1", subject="probe task one", assignedBy="team-lead")})
+        write_entry(claude_home, "alice", {"from": "teamtui", "text": "[bold]hello[/] \x1b[31m"})
+        await until(pilot, lambda: len(table.ordered_rows) == 5, "five messages shown")
+        rows = cells(table)
+        assert any("alice → team-lead | idle | idle (available) · result: BASH-alice done | unread" in r for r in rows)
+        assert any("bob → team-lead | shutdown | shutdown approved | unread" in r for r in rows)
+        assert any("system → team-lead | terminated | bob has shut down. | unread" in r for r in rows)
+        assert any("team-lead → alice | assign | assigned #1 probe task one | unread" in r for r in rows)
+        assert any("[bold]hello[/]" in r for r in rows)  # markup is data
+        assert not any("{" in r for r in rows)  # nothing shown as raw JSON
+
+        # alice's Claude Code takes both entries out of her inbox: they are delivered, not lost.
+        path = claude_home / "teams" / TEAM / "inboxes" / "alice.json"
+        tmp = path.with_name("alice.json.tmp." + uuid.uuid4().hex[:8])
+        tmp.write_text("[]")
+        os.replace(tmp, path)
+        await until(pilot, lambda: sum(r.endswith("| delivered") for r in cells(table)) == 2, "two entries delivered")
+        rows = cells(table)
+        assert len(rows) == 5
+        assert all(r.endswith("| delivered") for r in rows if "→ alice" in r)
+        assert all(r.endswith("| unread") for r in rows if "→ team-lead" in r)

@@ -1,0 +1,63 @@
+"""Finding Claude Code 2.1.328 session teams: the picker tells them apart, and a team that
+appears while the no-team screen is open is opened."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from teamtui.tui.app import TeamTUI
+from tests.tui.conftest import SIZE, until
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
+
+
+def make(root: Path, tmp_path: Path) -> TeamTUI:
+    return TeamTUI(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+
+
+def my_start() -> str:
+    return Path("/proc/self/stat").read_text().rpartition(")")[2].split()[19]
+
+
+async def test_picker_shows_lead_members_cwd_and_age(tmp_path):
+    root = tmp_path / "claude"
+    for example in ("tmux-running", "inprocess-running"):
+        shutil.copytree(EXAMPLES / example / "teams", root / "teams", dirs_exist_ok=True)
+    # The tmux team's lead is this process (alive); the other's pid belongs to nobody here (ended).
+    cfg_path = root / "teams" / "session-421dba11" / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["leadProcess"].update(pid=os.getpid(), procStart=my_start(), pidSpace=os.readlink("/proc/self/ns/pid"))
+    cfg["createdAt"] = int((time.time() - 150) * 1000)
+    cfg_path.write_text(json.dumps(cfg))
+    app = make(root, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "TeamPicker", "the picker")
+        options = app.screen.query_one("#team-options")
+        labels = {str(options.get_option_at_index(i).prompt).split()[0]: str(options.get_option_at_index(i).prompt)
+                  for i in range(options.option_count)}
+        assert set(labels) == {"session-421dba11", "session-8dd2dc96"}
+        tmux_team, inproc_team = labels["session-421dba11"], labels["session-8dd2dc96"]
+        assert "lead alive · 2 members (alice, bob) · /src/app · started " in tmux_team
+        assert "lead ended · 2 members (alice, bob) · /src/app · started " in inproc_team
+        assert tmux_team.endswith("started 2m ago")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.state is not None, "the chosen team opened")
+
+
+async def test_a_session_team_appearing_is_opened(tmp_path):
+    root = tmp_path / "claude"
+    (root / "teams").mkdir(parents=True)
+    (root / "tasks").mkdir()
+    app = make(root, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "NoTeamScreen", "the no-team screen")
+        # Claude Code starts an interactive session: its implicit team appears.
+        staging = tmp_path / "staging"
+        shutil.copytree(EXAMPLES / "tmux-running" / "teams" / "session-421dba11", staging)
+        os.rename(staging, root / "teams" / "session-421dba11")
+        await until(pilot, lambda: app.state is not None and app.state.name == "session-421dba11", "the team opened")
+        assert type(app.screen).__name__ == "DashboardScreen"

@@ -1,0 +1,177 @@
+"""`S` and `x` on a Claude Code 2.1.328 team: teamtui asks the lead, then follows the files.
+
+The lead's side is played by writing what the real Claude Code writes (see FORMATS.md §3): its
+shutdown_request in a teammate's inbox, the teammate's shutdown_approved in team-lead.json, the
+member removed from config.json; the panes are real panes of a private tmux server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from teamtui.runtime.shutdown import Outcome
+from teamtui.tui.app import TeamTUI
+from tests.tui.conftest import SIZE, until
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
+TEAM = "session-421dba11"
+
+
+@pytest.fixture
+def claude_home(tmp_path: Path) -> Path:
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("projects"))
+    return root
+
+
+def make(root: Path, tmp_path: Path) -> TeamTUI:
+    return TeamTUI(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+
+
+def entries(root: Path, who: str) -> list[dict]:
+    return json.loads((root / "teams" / TEAM / "inboxes" / f"{who}.json").read_text())
+
+
+def write_entry(root: Path, who: str, entry: dict) -> None:
+    """Append as Claude Code does: the whole array rewritten, then renamed into place."""
+    path = root / "teams" / TEAM / "inboxes" / f"{who}.json"
+    data = json.loads(path.read_text()) if path.exists() else []
+    data.append({"timestamp": "2026-11-23T07:04:10.953Z", "read": False, "msgV": 1, "msg_id": uuid.uuid4().hex, **entry})
+    tmp = path.with_name(path.name + ".tmp." + uuid.uuid4().hex[:8])
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)
+
+
+def edit_config(root: Path, change) -> None:
+    path = root / "teams" / TEAM / "config.json"
+    cfg = json.loads(path.read_text())
+    change(cfg)
+    tmp = path.with_name("config.json.tmp." + uuid.uuid4().hex[:8])
+    tmp.write_text(json.dumps(cfg))
+    os.replace(tmp, path)
+
+
+def drop_member(name: str):
+    return lambda cfg: cfg.__setitem__("members", [m for m in cfg["members"] if m["name"] != name])
+
+
+async def confirm(pilot, deadline: str) -> None:
+    await pilot.press("tab")
+    deadline_input = pilot.app.screen.query_one("#deadline")
+    deadline_input.value = deadline
+    await pilot.press("enter")
+
+
+def view_text(app) -> str:
+    from tests.tui.conftest import cells
+
+    screen = app.screen
+    return "\n".join(cells(screen.query_one("#shutdown-table"))) + "\n" + str(screen.query_one("#shutdown-summary").render())
+
+
+@pytest.fixture
+def tmux_socket():
+    """A private tmux server; yields (socket, run)."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    tmpdir = tempfile.mkdtemp(prefix="tt-")
+    socket = str(Path(tmpdir) / "s")
+
+    def run(*args: str) -> str:
+        return subprocess.run(["tmux", "-S", socket, *args], capture_output=True, text=True, check=True).stdout
+
+    run("-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "sleep 3600")
+    try:
+        yield socket, run
+    finally:
+        subprocess.run(["tmux", "-S", socket, "kill-server"], capture_output=True, check=False)
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+async def test_S_asks_the_lead_and_follows_the_teammates_leaving(claude_home, tmp_path, tmux_socket, monkeypatch):
+    socket, tmux = tmux_socket
+    # bob's pane is a real pane of the team's tmux server; the dashboard runs inside that server.
+    bob_pane = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
+    edit_config(claude_home, lambda cfg: cfg["members"][2].__setitem__("tmuxPaneId", bob_pane))
+    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    app = make(claude_home, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
+        await pilot.press("S")
+        assert "teamtui asks team-lead to send a shutdown_request to alice, bob" in str(
+            app.screen.query_one(".dialog-sub").render()
+        )
+        await confirm(pilot, "3")
+        # One plain message to the lead, under teamtui's own name: never a forged shutdown_request.
+        ask = entries(claude_home, "team-lead")[-1]
+        assert ask["from"] == "teamtui" and not ask["text"].startswith("{")
+        assert "shut down the team gracefully within 3s" in ask["text"] and "Teammates: alice, bob" in ask["text"]
+        assert entries(claude_home, "alice") == [] and entries(claude_home, "bob") == []
+        await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
+        assert "asked team-lead" in view_text(app)
+        assert any("asked team-lead" in str(n.message) for n in app._notifications)
+
+        # The lead asks alice; she approves and leaves.
+        write_entry(claude_home, "alice", {"from": "team-lead", "text": json.dumps(
+            {"type": "shutdown_request", "requestId": "shutdown-1@alice", "from": "team-lead", "reason": "done"})})
+        await until(pilot, lambda: "shutdown_request sent" in view_text(app), "the lead's request shown")
+        write_entry(claude_home, "team-lead", {"from": "alice", "text": json.dumps(
+            {"type": "shutdown_approved", "requestId": "shutdown-1@alice", "from": "alice"})})
+        await until(pilot, lambda: "approved" in view_text(app), "alice's approval shown")
+        edit_config(claude_home, drop_member("alice"))
+        await until(pilot, lambda: app.shutdown_run.teammates["alice"].outcome is Outcome.CLEAN, "alice left")
+        assert "left the team" in view_text(app)
+
+        # bob never answers: at the deadline teamtui offers to close his pane, and closes it on `y`.
+        await until(pilot, lambda: app.screen.__class__.__name__ == "ClosePanesConfirm", "the offer to close panes", 10)
+        assert f"bob ({bob_pane})" in str(app.screen.query_one(".dialog-sub").render())
+        await pilot.press("y")
+        await until(pilot, lambda: "closed by teamtui" in app.shutdown_run.teammates["bob"].detail, "bob's pane closed")
+        panes = tmux("list-panes", "-a", "-F", "#{pane_id}").split()
+        assert bob_pane not in panes and len(panes) == 1
+        run = app.shutdown_run
+        assert run.done and run.teammates["bob"].outcome is Outcome.TIMED_OUT
+        await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "back on the view")
+        assert "bob: timed out" in view_text(app) and "alice: clean" in view_text(app)
+
+
+async def test_x_asks_the_lead_for_one_teammate_and_keeps_panes_on_no(claude_home, tmp_path, tmux_socket, monkeypatch):
+    socket, tmux = tmux_socket
+    pane = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
+    edit_config(claude_home, lambda cfg: cfg["members"][1].__setitem__("tmuxPaneId", pane))
+    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    app = make(claude_home, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
+        assert app.selected == "alice"
+        await pilot.press("x")
+        await confirm(pilot, "1")
+        ask = entries(claude_home, "team-lead")[-1]
+        assert "shut down teammate alice gracefully" in ask["text"] and "Teammates: alice" in ask["text"]
+        assert list(app.shutdown_run.teammates) == ["alice"]
+        await until(pilot, lambda: app.screen.__class__.__name__ == "ClosePanesConfirm", "the offer to close panes", 10)
+        await pilot.press("n")
+        assert pane in tmux("list-panes", "-a", "-F", "#{pane_id}").split()
+        assert app.shutdown_run.teammates["alice"].outcome is Outcome.TIMED_OUT
+
+
+async def test_teammate_terminated_from_system_ends_a_teammate(claude_home, tmp_path):
+    app = make(claude_home, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
+        await pilot.press("S")
+        await confirm(pilot, "30")
+        for name in ("alice", "bob"):
+            write_entry(claude_home, "team-lead", {"from": "system", "text": json.dumps(
+                {"type": "teammate_terminated", "message": f"{name} has shut down."})})
+        await until(pilot, lambda: app.shutdown_run.done, "both terminated")
+        assert all("terminated" in t.detail for t in app.shutdown_run.teammates.values())
+        assert all(t.outcome is Outcome.CLEAN for t in app.shutdown_run.teammates.values())
