@@ -206,7 +206,7 @@ def test_S_asks_the_lead_and_the_view_follows_the_teammates_leaving(session: Ses
     )
     assert "all teammates accounted for: 2 clean" in screen
     if session.mode == "tmux":
-        wait_until(lambda: len(session.panes()) <= 2, "the teammates' panes to close", 30)
+        wait_until(lambda: len(session.panes()) <= 2, "the teammates' panes to close", 90)
     session.tmux("kill-pane", "-t", pane, check=False)
 
 
