@@ -44,7 +44,8 @@ QUIET_GAP_S = 6.0
 GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli", "transcripts", "tmux")
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
-    "latency": ("latency_5", "latency_50", "latency_quiet"), "poll": ("poll_5", "poll_50", "poll_idle_50"),
+    "latency": ("latency_5", "latency_50", "latency_quiet"),
+    "poll": tuple(f"{k}{'' if p == 1.0 else f'@{p:g}s'}" for p in (0.5, 1.0, 2.0) for k in ("poll_5", "poll_50", "poll_idle_50")),
     "scale": ("scale",), "sustained": ("sustained",), "idle": ("idle_50",), "startup": ("startup", "import"),
     "cli": ("cli",), "transcripts": ("transcripts",), "tmux": ("tmux_auto", "tmux_inprocess", "tmux_before"),
 }
@@ -53,6 +54,13 @@ CLI_RATIO = 2.5
 # Inside tmux, the dashboard's first screen is held to the in-process first-screen target (2.).
 FIRST_SCREEN_S = 2.0
 TMUX_MEMBERS = 50
+# The polling peers' periods: tmai polls every 0.5 s, agent-deck every 2 s; the table's rows 5 use 1 s.
+POLL_PERIODS = (0.5, 1.0, 2.0)
+
+
+def poll_key(name: str, period: float) -> str:
+    """Result key of a poll scenario; the 1 s ones keep their old names (the saved "before" run has them)."""
+    return name if period == 1.0 else f"{name}@{period:g}s"
 
 
 def scenario(name: str, *args: str, timeout: float = 1800, script: Path = SCEN) -> dict:
@@ -90,9 +98,11 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
             res[f"latency_{m}"] = scenario("latency", "--members", str(m), "--n", str(cfg["lat_n"]))
         res["latency_quiet"] = scenario("latency", "--members", "5", "--n", str(cfg["quiet_n"]), "--gap", str(QUIET_GAP_S))
     if "poll" in only:
-        for m in (5, 50):
-            res[f"poll_{m}"] = scenario("poll", "--members", str(m), "--n", str(cfg["poll_n"]))
-        res["poll_idle_50"] = scenario("poll_idle", "--members", "50", "--seconds", str(cfg["idle_s"]))
+        for period in POLL_PERIODS:
+            for m in (5, 50):
+                res[poll_key(f"poll_{m}", period)] = scenario("poll", "--members", str(m), "--n", str(cfg["poll_n"]), "--period", str(period))
+            res[poll_key("poll_idle_50", period)] = scenario("poll_idle", "--members", "50", "--seconds", str(cfg["idle_s"]),
+                                                             "--period", str(period))
     if "scale" in only:
         tmp = Path(tempfile.mkdtemp(prefix="tt-bench-scale-"))
         try:
@@ -289,6 +299,41 @@ def fmt(v, unit: str) -> str:
     return f"{v}"
 
 
+def peers_section(res: dict) -> str:
+    """teamtui beside the polling peers at their periods, as ratios; empty unless one run measured both."""
+    ours = {m: res.get(f"latency_{m}") for m in (5, 50)}
+    idle = res.get("idle_50")
+    polls = [(p, {m: res.get(poll_key(f"poll_{m}", p)) for m in (5, 50)}, res.get(poll_key("poll_idle_50", p))) for p in POLL_PERIODS]
+    if not all(ours.values()) or not idle or not all(all(by_m.values()) and pi for _, by_m, pi in polls):
+        return ""
+
+    def cell(m: int, r: dict) -> str:
+        a = ours[m]["all"]
+        return (f"{1000 * r['all']['p50']:.0f} / {1000 * r['all']['p99']:.0f} ms "
+                f"({r['all']['p50'] / a['p50']:.1f}× · {r['all']['p99'] / a['p99']:.1f}×)")
+
+    def seen(*runs: dict) -> str:
+        missed = sum(r["missed"] for r in runs)
+        return f"{missed} of {missed + sum(r['all']['n'] for r in runs)}"
+
+    lines = ["## Beside the polling peers", "",
+             "The peers (tmai, agent-deck and the like) poll: every period they list the team folders and re-read",
+             "and parse every file. The same scenario as rows 1, 4 and 5, at the periods they use, in the same run:",
+             "change→screen for teamtui, change→seen for the poller (it renders nothing), and idle CPU with 50",
+             "teammates. In brackets, the poller's figure over teamtui's.", "",
+             "| Watcher | 5 teammates: p50 / p99 (× teamtui) | 50 teammates: p50 / p99 (× teamtui) | idle CPU, 50 teammates (× teamtui) | changes never seen |",
+             "|---|---|---|---|---|"]
+    lines.append(f"| teamtui (file events) | {1000 * ours[5]['all']['p50']:.0f} / {1000 * ours[5]['all']['p99']:.0f} ms | "
+                 f"{1000 * ours[50]['all']['p50']:.0f} / {1000 * ours[50]['all']['p99']:.0f} ms | {idle['core_pct']:.2f} % | "
+                 f"{seen(ours[5], ours[50])} |")
+    for p, by_m, pi in polls:
+        lines.append(f"| poll-and-rescan every {p:g} s | {cell(5, by_m[5])} | {cell(50, by_m[50])} | "
+                     f"{pi['core_pct']:.2f} % ({pi['core_pct'] / idle['core_pct']:.1f}×) | {seen(by_m[5], by_m[50])} |")
+    lines += ["", "*Changes never seen*: for teamtui, changes not on screen within 5 s; for a poller, task rewrites "
+              "overwritten before any poll read them, which are left out of its percentiles (that flatters it).", ""]
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------ the doc
 def machine() -> dict:
     cpu = "?"
@@ -361,8 +406,8 @@ DEFINITIONS = """\
 - **Idle (4).** 50 teammates (100 KB of log each), nothing written: utime + stime of the whole
   process (all threads, the watcher's included) from /proc/self/stat over the window, after a
   warm-up, divided by wall time. Headless: the real driver's input thread is not running.
-- **Poll-and-rescan (5).** The peers' approach, as generously as possible: every 1 s (random
-  phase) list the team folders and re-read and parse every config, task, inbox and log file,
+- **Poll-and-rescan (5).** The peers' approach, as generously as possible: every 1 s (and, for
+  the section beside the peers, every 0.5 s and 2 s; random phase) list the team folders and re-read and parse every config, task, inbox and log file,
   then look for the token. No rendering at all. Same writer, same kinds of change, 100–300 ms
   apart (they overlap, which does not change what a poller sees). *Missed* changes are task
   rewrites overwritten by the next rewrite of the same task before any poll saw them: a
@@ -437,6 +482,11 @@ def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, 
         bcell = (f" {fmt(b['value'], b['unit'])}{'' if b['ok'] is None else (' pass' if b['ok'] else ' miss')} |" if b else " |") if before else ""
         lines.append(f"| {r['figure']} | {r['target']} |{bcell} {fmt(r['value'], r['unit'])} | {mark} |")
     lines.append("")
+    # The ratios mean something only when both sides come from one run.
+    run_of = {g: i for i, rerun in enumerate(reruns or []) for g in rerun["groups"]}
+    peers = peers_section(res) if len({run_of.get(g) for g in ("poll", "latency", "idle")}) == 1 else ""
+    if peers:
+        lines.append(peers)
     if extra:
         lines.append(extra.rstrip() + "\n")
     lines.append(DEFINITIONS)

@@ -191,11 +191,11 @@ class PollRescan:
                 pass
 
 
-async def poll_latency(members: int, changes: int, seed: int = 2) -> dict:
+async def poll_latency(members: int, changes: int, period: float = 1.0, seed: int = 2) -> dict:
     rnd = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
         root = make_team(Path(tmp), members, tasks=max(20, 2 * members))
-        poller = PollRescan(root, 1.0)
+        poller = PollRescan(root, period)
         stop = asyncio.Event()
         runner = asyncio.create_task(poller.run(stop))
         kinds = ["log", "inbox", "task"]
@@ -208,27 +208,27 @@ async def poll_latency(members: int, changes: int, seed: int = 2) -> dict:
                 poller.awaited[token] = time.time()
                 poller.awaited[token] = await w.do(**cmd)
                 await asyncio.sleep(rnd.uniform(0.1, 0.3))
-            end = time.time() + 3
+            end = time.time() + 2 * period + 1
             while poller.awaited and time.time() < end:
                 await asyncio.sleep(0.05)
         stop.set()
         await runner
         s = list(poller.seen.values())
-        return {"members": members, "missed": len(poller.awaited), "all": summary(s), "samples": s}
+        return {"members": members, "period_s": period, "missed": len(poller.awaited), "all": summary(s), "samples": s}
 
 
-def poll_idle(members: int, seconds: float) -> dict:
+def poll_idle(members: int, seconds: float, period: float = 1.0) -> dict:
     with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
         from probe import proc_cpu_seconds
 
         root = make_team(Path(tmp), members, tasks=2 * members, log_bytes=IDLE_LOG_BYTES)
-        poller = PollRescan(root, 1.0)
+        poller = PollRescan(root, period)
         c0, t0 = proc_cpu_seconds(), time.time()
         while time.time() - t0 < seconds:
             poller.poll()
-            time.sleep(1.0)
+            time.sleep(period)
         cpu, wall = proc_cpu_seconds() - c0, time.time() - t0
-        return {"members": members, "cpu_s": cpu, "wall_s": wall, "core_pct": 100 * cpu / wall}
+        return {"members": members, "period_s": period, "cpu_s": cpu, "wall_s": wall, "core_pct": 100 * cpu / wall}
 
 
 # ---------------------------------------------------------------- 2. scale
@@ -712,14 +712,15 @@ def main() -> None:
     ap.add_argument("--updates", type=int, default=20)
     ap.add_argument("--warmup", type=float, default=5)
     ap.add_argument("--gap", type=float)
+    ap.add_argument("--period", type=float, default=1.0, help="poll, poll_idle: the poller's period in seconds")
     ap.add_argument("--before-tree", help="cli: also time the package tree in this folder (an older commit)")
     a = ap.parse_args()
     if a.name == "latency":
         res = asyncio.run(latency(a.members, a.n, gap=a.gap))
     elif a.name == "poll":
-        res = asyncio.run(poll_latency(a.members, a.n))
+        res = asyncio.run(poll_latency(a.members, a.n, a.period))
     elif a.name == "poll_idle":
-        res = poll_idle(a.members, a.seconds)
+        res = poll_idle(a.members, a.seconds, a.period)
     elif a.name == "make_scale":
         make_scale_team(a.root, a.members, a.tasks, a.log_mb)
         res = {"root": str(a.root)}
