@@ -29,7 +29,15 @@ def make_app(root: Path, team: str, layout: str) -> TeamTUI:
 
 async def until(pilot, cond: Callable[[], bool], what: str, limit: float = WAIT) -> None:
     """The dashboard tests' wait, with a cap long enough for the huge corpus cases."""
-    await wait_until(pilot, cond, what, limit)
+    app = pilot.app
+
+    def holds() -> bool:
+        # A dashboard that died has no screens to query: report why it died, not the empty stack.
+        if app._exception is not None:
+            raise AssertionError(f"the dashboard crashed while waiting for {what}") from app._exception
+        return cond()
+
+    await wait_until(pilot, holds, what, limit)
 
 
 def messages(app: TeamTUI, route: bool = False) -> list[str]:
