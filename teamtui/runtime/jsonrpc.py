@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
 from teamtui.protocol.models import Task
-from teamtui.runtime.spawn import ChildProcess
+from teamtui.runtime.spawn import ChildProcess, start_shell
 
 # A line longer than this is dropped (and said so in the log) without being held in memory.
 MAX_LINE_BYTES = 1 << 20
@@ -287,19 +286,7 @@ class JsonRpcProcess(ChildProcess):
 
 
 def spawn_jsonrpc(name: str, command: str, *, cwd: Path, env: dict[str, str], log_path: Path) -> JsonRpcProcess:
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "ab") as log:
-        popen = subprocess.Popen(
-            ["/bin/sh", "-c", command],
-            cwd=str(cwd),
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            start_new_session=True,
-            close_fds=True,
-        )
-    return JsonRpcProcess(name, popen)
+    return JsonRpcProcess(name, start_shell(command, cwd=cwd, env=env, log_path=log_path, piped=True))
 
 
 class Channel:

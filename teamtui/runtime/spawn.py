@@ -53,20 +53,25 @@ class ChildProcess:
         return f"ChildProcess({self.name!r}, pid={self.pid})"
 
 
+def start_shell(command: str, *, cwd: Path, env: dict[str, str], log_path: Path, piped: bool = False) -> subprocess.Popen[bytes]:
+    """`sh -c command` in its own session, stderr appended to `log_path`; stdin and stdout are
+    pipes when `piped` (a JSON-RPC teammate), else nothing and the log (a file-protocol one)."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            cwd=str(cwd),
+            env=env,
+            stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if piped else log,
+            stderr=log if piped else subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
 class ProcessSpawner:
     """The default spawner: a child process per teammate, stdout and stderr appended to its .log."""
 
     def spawn(self, name: str, command: str, *, cwd: Path, env: dict[str, str], log_path: Path) -> ChildProcess:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "ab") as log:
-            popen = subprocess.Popen(
-                ["/bin/sh", "-c", command],
-                cwd=str(cwd),
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                close_fds=True,
-            )
-        return ChildProcess(name, popen)
+        return ChildProcess(name, start_shell(command, cwd=cwd, env=env, log_path=log_path))
