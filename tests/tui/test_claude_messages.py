@@ -7,6 +7,8 @@ import json
 import os
 import uuid
 
+from textual.widgets.data_table import ColumnKey
+
 from teamtui.tui.widgets.messages import MessageTraffic
 from tests.tui.conftest import SIZE, cells, until
 from tests.tui.test_claude_shutdown import TEAM, claude_home, make, write_entry  # noqa: F401 - fixture
@@ -51,3 +53,5 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
         assert len(rows) == 5
         assert all(r.endswith("| delivered") for r in rows if "→ alice" in r)
         assert all(r.endswith("| unread") for r in rows if "→ team-lead" in r)
+        # Drawn in full: the State column was sized for "unread" and must widen for "delivered".
+        assert table.columns[ColumnKey("state")].content_width >= len("delivered")

@@ -82,7 +82,8 @@ class MessageTraffic(TeamTable):
             for m in self._shown[drop:]:
                 key = str(id(m))
                 if self._read[key] != (m.read, m.delivered):
-                    self.update_cell(key, "state", self._state(m))
+                    # "delivered" is longer than the "unread" the column was sized for.
+                    self.update_cell(key, "state", self._state(m), update_width=True)
                     self._read[key] = (m.read, m.delivered)
             added = msgs[len(self._shown) - drop :]
         for m in added:
