@@ -185,6 +185,18 @@ def test_a_message_claiming_a_name_it_cannot_prove_is_marked_unverified() -> Non
     assert all(n.payload["type"] != "shutdown_request" for n in reader.notices)  # ...never taken as a notice
 
 
+def test_a_protocol_message_followed_by_instructions_is_shown_by_meaning() -> None:
+    # Claude Code puts "This is a shutdown request. To approve it, ..." after the JSON object.
+    path = next((FIXTURES / "inprocess-after-lead-exit/projects/-src-app").glob("*/subagents/agent-abob-*.jsonl"))
+    assert "This is a shutdown request" in path.read_text()
+    reader = TranscriptReader(path)
+    reader.read()
+    received = [e.text for e in reader.entries if e.kind is EntryKind.MESSAGE]
+    requests = [t for t in received if "shutdown request" in t]
+    assert requests and all(t.startswith("← team-lead: shutdown request") for t in requests)
+    assert not any("{" in t or "To approve it" in t for t in received)  # no raw JSON, no instructions
+
+
 # ---------------------------------------------------------------- written here
 
 

@@ -153,11 +153,16 @@ def teammate_messages(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
+_PAYLOAD = json.JSONDecoder()
+
+
 def _as_payload(body: str) -> dict[str, Any] | None:
+    """The protocol message a body starts with. Claude Code follows some (a shutdown request)
+    with instructions for the model, so text after the JSON object is allowed."""
     if not body.startswith("{"):
         return None
     try:
-        data = json.loads(body)
+        data, _end = _PAYLOAD.raw_decode(body)
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("type"), str) else None
