@@ -1,9 +1,11 @@
 """Run code in a forked child: a real process with its own stdout/stderr file descriptors, its own
-exit status, optionally another user (to make a read fail when the tests run as root), and a guard
-that kills it if it hangs (a hang is a failure, not a slow pass)."""
+exit status, optionally without root's power to read any file (so a chmod 000 file really fails to
+read when the tests run as root), and a guard that kills it if it hangs (a hang is a failure, not a
+slow pass)."""
 
 from __future__ import annotations
 
+import ctypes
 import io
 import os
 import pickle
@@ -16,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-NOBODY = 65534
 HANG_GUARD = 120.0  # seconds; only ever reached by a process that blocks forever
 
 
@@ -29,7 +30,36 @@ class Result:
     hung: bool = False
 
 
-def forked(fn: Callable[[], Any], *, uid: int | None = None) -> Result:
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+_CAP_V3 = 0x20080522
+_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH = 1, 2
+
+
+def drop_read_override() -> None:
+    """This process (when root) loses CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: file modes bind it
+    as they bind anyone, yet it stays root and still reads the checkout wherever it lies (another
+    user would not, from a clone in a 0700 temporary folder)."""
+    if os.geteuid() != 0:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    data = (_CapData * 2)()
+    if libc.capget(ctypes.byref(_CapHeader(_CAP_V3, 0)), data) != 0:
+        raise OSError(ctypes.get_errno(), "capget")
+    keep = ~((1 << _CAP_DAC_OVERRIDE) | (1 << _CAP_DAC_READ_SEARCH)) & 0xFFFFFFFF
+    for field in ("effective", "permitted", "inheritable"):
+        setattr(data[0], field, getattr(data[0], field) & keep)
+    if libc.capset(ctypes.byref(_CapHeader(_CAP_V3, 0)), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
+def forked(fn: Callable[[], Any], *, unprivileged: bool = False) -> Result:
     """Run fn() in a child. Its return value comes back pickled; an int return is the exit code
     when fn is a CLI main. Uncaught exceptions print a traceback and exit 1, as Python does."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as val:
@@ -46,10 +76,8 @@ def forked(fn: Callable[[], Any], *, uid: int | None = None) -> Result:
                 sys.stderr = io.TextIOWrapper(
                     io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
                 )
-                if uid is not None:
-                    os.setgroups([])
-                    os.setgid(uid)
-                    os.setuid(uid)
+                if unprivileged:
+                    drop_read_override()
                 try:
                     value = fn()
                     code = value if isinstance(value, int) else 0
@@ -89,15 +117,7 @@ def forked(fn: Callable[[], Any], *, uid: int | None = None) -> Result:
         return Result(code, out.read(), err.read(), value, hung)
 
 
-def _preload() -> None:
-    # Import every command module now: a child running as nobody cannot read root's Python install.
-    from teamtui.cli import build_parser
-
-    build_parser()
-
-
-def cli(argv: list[str], *, uid: int | None = None) -> Result:
+def cli(argv: list[str], *, unprivileged: bool = False) -> Result:
     from teamtui.cli import main
 
-    _preload()
-    return forked(lambda: main(argv), uid=uid)
+    return forked(lambda: main(argv), unprivileged=unprivileged)

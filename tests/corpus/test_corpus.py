@@ -17,9 +17,8 @@ from teamtui.protocol.layout import open_team
 from teamtui.protocol.state import TeamState
 from tests.conftest import EXAMPLES
 from tests.corpus.cases import CASES, CLAUDE_TEAM, NATIVE_TEAM, UNREADABLE, Case, plant
-from tests.corpus.harness import NOBODY, cli, forked
+from tests.corpus.harness import cli, forked
 
-IS_ROOT = os.geteuid() == 0
 # Configs that parse but hold something wrong: the members are shown and the problem reported.
 READABLE_CONFIGS = {"config duplicate member names", "config unsafe member name"}
 TERMINAL_UNSAFE = [b"\x1b", b"\x07", b"\x9b", "\u202e".encode(), "\u2066".encode()]
@@ -104,12 +103,8 @@ def _check_cli(res, argv: list[str]) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_hostile_file(case: Case, world: Path, baselines: dict[str, dict]) -> None:
-    if case.content == UNREADABLE and not IS_ROOT:
-        uid = None  # chmod 0 is enough for an ordinary user
-    elif case.content == UNREADABLE:
-        uid = NOBODY  # root reads any file: run the readers as nobody, so the read really fails
-    else:
-        uid = None
+    # Root reads any file: for the unreadable case the readers run without that power.
+    unprivileged = case.content == UNREADABLE
     root = world / case.layout
     shutil.copytree(EXAMPLES / case.layout, root)
     outside = world / "outside"
@@ -119,7 +114,7 @@ def test_hostile_file(case: Case, world: Path, baselines: dict[str, dict]) -> No
     base = baselines[case.layout]
     try:
         # ---- the library: load_all, then apply() on every path under the root and the bad one
-        lib = forked(lambda: _snapshot_state(root, case.layout, [*_walk(root), path]), uid=uid)
+        lib = forked(lambda: _snapshot_state(root, case.layout, [*_walk(root), path]), unprivileged=unprivileged)
         assert not lib.hung, "the readers hung"
         assert lib.code == 0, lib.stderr.decode("utf-8", "replace")
         seen = lib.value
@@ -146,7 +141,7 @@ def test_hostile_file(case: Case, world: Path, baselines: dict[str, dict]) -> No
         texts = {}
         for argv in (["status"], ["tasks"], ["inbox", owner], ["status", "--json"], ["tasks", "--json"]):
             full = [*argv, "--root", r, "--team", _team(case.layout), "--layout", case.layout]
-            texts[" ".join(argv)] = _check_cli(cli(full, uid=uid), full)
+            texts[" ".join(argv)] = _check_cli(cli(full, unprivileged=unprivileged), full)
         status = json.loads(texts["status --json"])
         if case.expect_error:
             assert any(e["path"] == str(path) and e["reason"] for e in status["errors"]), status["errors"]

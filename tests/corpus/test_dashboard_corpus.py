@@ -8,7 +8,6 @@ the no-read-permission cases run as `nobody` (root reads any file) on a tree tha
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,9 +17,8 @@ import pytest
 from tests.conftest import EXAMPLES
 from tests.corpus import dashboard
 from tests.corpus.cases import CASES, CLAUDE_TEAM, NATIVE_TEAM, UNREADABLE, Case, plant
-from tests.corpus.harness import NOBODY, forked
+from tests.corpus.harness import forked
 
-IS_ROOT = os.geteuid() == 0
 READABLE_CONFIGS = {"config duplicate member names", "config unsafe member name"}
 # The message table shows the newest 200: a flood of 100,000 (or 20,000) messages in one inbox pushes
 # the other inboxes' older messages out of it. Their members, tasks and logs must still be shown.
@@ -37,30 +35,19 @@ def _world() -> Path:
     return base
 
 
-def _give_to_nobody(top: Path) -> None:
-    """The tree becomes nobody's (and writable by it), so a child running as nobody can plant and probe."""
-    for dirpath, dirnames, filenames in os.walk(top):
-        for n in [dirpath, *(os.path.join(dirpath, x) for x in dirnames + filenames)]:
-            os.lchown(n, NOBODY, NOBODY)
-            if not os.path.islink(n):
-                os.chmod(n, os.stat(n).st_mode | 0o200)
-
-
-def _setup(case: Case | None, layout: str) -> tuple[Path, Path, Path, int | None]:
+def _setup(case: Case | None, layout: str) -> tuple[Path, Path, Path, bool]:
+    """The team copied into a fresh world; whether the dashboard must run without root's power
+    to read any file (the unreadable case)."""
     world = _world()
     root = world / layout
     shutil.copytree(EXAMPLES / layout, root)
     outside = world / "outside"
     outside.mkdir()
-    uid = None
-    if case is not None and case.content == UNREADABLE and IS_ROOT:
-        _give_to_nobody(world)
-        uid = NOBODY
-    return world, root, outside, uid
+    return world, root, outside, case is not None and case.content == UNREADABLE
 
 
-def _run(fn, uid: int | None):
-    res = forked(lambda: asyncio.run(fn()), uid=uid)
+def _run(fn, unprivileged: bool):
+    res = forked(lambda: asyncio.run(fn()), unprivileged=unprivileged)
     assert not res.hung, "the dashboard hung"
     assert res.code == 0, "the dashboard crashed:\n" + res.stderr.decode("utf-8", "replace")[-6000:]
     return res.value
@@ -136,23 +123,23 @@ WATCHED = [c for c in CASES if not c.big]
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_dashboard_first_load(case: Case, baselines: dict[str, dict]) -> None:
-    world, root, outside, uid = _setup(case, case.layout)
+    world, root, outside, unprivileged = _setup(case, case.layout)
     try:
         path = plant(case, root, outside)
-        seen = _run(lambda: dashboard.first_load(root, _team(case.layout), case.layout), uid)
+        seen = _run(lambda: dashboard.first_load(root, _team(case.layout), case.layout), unprivileged)
         check(case, seen, str(path), baselines[case.layout], watching=False)
     finally:
         shutil.rmtree(world, ignore_errors=True)
 
 
 def _watch(case: Case, baselines: dict[str, dict]) -> None:
-    world, root, outside, uid = _setup(case, case.layout)
+    world, root, outside, unprivileged = _setup(case, case.layout)
     try:
         async def run():
             return await dashboard.while_watching(
                 root, _team(case.layout), case.layout, lambda: plant(case, root, outside), case.expect_error)
 
-        seen, path = _run(run, uid)
+        seen, path = _run(run, unprivileged)
         check(case, seen, path, baselines[case.layout], watching=True)
     finally:
         shutil.rmtree(world, ignore_errors=True)
