@@ -3,7 +3,7 @@ planted while the dashboard watches. It must not crash, it must list the spoiled
 with its reason, and it must keep showing every other member, task, message and log line.
 
 Each run is a forked process (tests/corpus/harness.py): a crash or a hang is that run's failure, and
-the no-read-permission cases run as `nobody` (root reads any file) on a tree that `nobody` owns."""
+the no-read-permission cases run without root's power to read any file (harness.drop_read_override)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,7 @@ def baselines() -> dict[str, dict]:
     for layout in ("native", "claude"):
         world, root, _, _ = _setup(None, layout)
         try:
-            # In this process, not forked: it also imports everything a dashboard run needs, which a child
-            # running as nobody could not do (root's Python install is not readable to it).
+            # In this process, not forked: the forked runs then start with everything imported.
             seen = asyncio.run(dashboard.first_load(root, _team(layout), layout))
         finally:
             shutil.rmtree(world, ignore_errors=True)
