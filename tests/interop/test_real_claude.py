@@ -206,11 +206,14 @@ def test_S_asks_the_lead_and_the_view_follows_the_teammates_leaving(session: Ses
     wait_until(lambda: not {"alice", "bob"} & set(session.members()), "alice and bob to leave members", 60)
     # The summary tells each teammate's steps as seen in the files (toasts may cover it for a moment).
     steps = "shutdown_request sent → approved → left"
-    screen = wait_until(
-        lambda: (lambda c: c if f"alice: clean · asked team-lead → {steps}" in c
-                 and f"bob: clean · asked team-lead → {steps}" in c else "")(session.capture(pane)),
-        "the view to show both teammates approving and leaving", 30,
-    )
+    try:
+        screen = wait_until(
+            lambda: (lambda c: c if f"alice: clean · asked team-lead → {steps}" in c
+                     and f"bob: clean · asked team-lead → {steps}" in c else "")(session.capture(pane)),
+            "the view to show both teammates approving and leaving", 30,
+        )
+    except TimeoutError as exc:
+        raise AssertionError(f"{exc}; the screen:\n{session.capture(pane)}") from None
     assert "all teammates accounted for: 2 clean" in screen
     if session.mode == "tmux":
         wait_until(lambda: len(session.panes()) <= 2, "the teammates' panes to close", 90)
