@@ -141,9 +141,14 @@ def test_picker_tells_the_live_team_from_an_ended_one_and_opens_it_by_keys(sessi
             session.keys(pane, "Down")
             time.sleep(0.3)
         session.keys(pane, "Enter")
-        shown = wait_until(lambda: (lambda c: c if "● active" in c and "alice" in c and "bob" in c else "")(
-            session.capture(pane)), "the live team's dashboard", 30)
+        # With the transcripts read, each teammate's row marks where it runs; the panel's title says what the mark means.
+        mark, legend = ("▣", "▣ tmux pane") if session.mode == "tmux" else ("↳", "↳ in-process")
+        shown = wait_until(lambda: (lambda c: c if "● active" in c and f"Team · {legend}" in c else "")(
+            session.capture(pane)), "the live team's dashboard with its members' backend", 30)
         assert team in shown and other not in shown
+        for name in ("alice", "bob"):
+            assert re.search(rf"│ \S  {name} +{mark}  ", shown), shown
+        assert "Current task" in shown
     finally:
         if pane:
             session.tmux("kill-pane", "-t", pane, check=False)
