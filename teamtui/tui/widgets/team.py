@@ -217,7 +217,7 @@ class TeamPanel(TeamTable):
 
     @staticmethod
     def _title(views, marked: bool) -> str:
-        """"Team", and with the transcript columns the meaning of each backend mark shown."""
+        """The panel's title: with the transcript columns, it says what each backend mark shown means."""
         if not marked:
             return "Team"
         shown = {_backend(v) for v in views}
