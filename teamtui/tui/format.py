@@ -48,12 +48,16 @@ def short_ago(then: float | None, now: float) -> str:
 
 
 def compact_count(n: int) -> str:
-    """`950`, `12k`, `1.2M`: a token count in at most five cells."""
-    for size, unit in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
-        if n >= size:
-            v = n / size
-            return f"{v:.1f}{unit}" if v < 10 else f"{round(v)}{unit}"
-    return str(n)
+    """`950`, `12k`, `1.2M`: a token count in at most four cells (the team panel's Tok column)."""
+    if n < 1000:
+        return str(n)
+    for size, unit in ((1_000, "k"), (1_000_000, "M"), (1_000_000_000, "G")):
+        v = n / size
+        if v < 9.95:  # rounds to at most 9.9: one decimal fits
+            return f"{v:.1f}{unit}"
+        if v < 999.5:  # rounds to at most 999: else it is the next unit's 1.0
+            return f"{round(v)}{unit}"
+    return f"{round(n / 1_000_000_000)}G"
 
 
 def clock_time(ts: float | None) -> str:

@@ -118,6 +118,7 @@ class Session:
     socket: str = field(default_factory=lambda: f"teamtui-interop-{uuid.uuid4().hex[:8]}")
     api: FakeApi | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    team_name: str | None = None
 
     @property
     def home(self) -> Path:
@@ -228,14 +229,21 @@ class Session:
         return self
 
     def team_dir(self) -> Path | None:
-        teams = sorted((self.claude_dir / "teams").glob("session-*/config.json"))
-        return teams[0].parent if teams else None
+        """The lead's own session team (the first one to appear; a test may add other teams beside it)."""
+        if self.team_name is None:
+            teams = sorted((self.claude_dir / "teams").glob("session-*/config.json"))
+            if not teams:
+                return None
+            self.team_name = teams[0].parent.name
+        d = self.claude_dir / "teams" / self.team_name
+        return d if (d / "config.json").exists() else None
 
     @property
     def team(self) -> str:
-        d = self.team_dir()
-        assert d is not None
-        return d.name
+        if self.team_name is None:
+            self.team_dir()
+        assert self.team_name is not None
+        return self.team_name
 
     def config(self) -> dict[str, Any]:
         d = self.team_dir()

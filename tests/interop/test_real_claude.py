@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -70,14 +72,19 @@ def seen_by(s: Session, agent: str, text: str) -> list[str]:
     return blocks
 
 
-def dashboard(s: Session, expect: str = "alice") -> str:
-    """Start `teamtui` with no arguments beside the lead; returns its pane once it shows the team
-    (and `expect`, a member's name)."""
+def start_teamtui(s: Session) -> str:
+    """`teamtui` with no arguments in a new window of the lead's tmux server; returns its pane."""
     env = teamtui_env(s)
-    pane = s.tmux(
+    return s.tmux(
         "new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "dash", "-c", str(s.cwd),
         "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui",
     ).strip()
+
+
+def dashboard(s: Session, expect: str = "alice") -> str:
+    """Start `teamtui` with no arguments beside the lead; returns its pane once it shows the team
+    (and `expect`, a member's name)."""
+    pane = start_teamtui(s)
     wait_until(lambda: s.team in s.capture(pane) and expect in s.capture(pane), "the dashboard to show the session team", 30)
     return pane
 
@@ -100,6 +107,52 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
     assert [member_backend(m) for m in cfg.members] == [backend, backend]
     tasks = cli(session, "tasks", "--json")
     assert [t["subject"] for t in json.loads(tasks.stdout)["tasks"]] == ["probe task one"]
+
+
+def squeezed(text: str) -> str:
+    """Screen text without whitespace and box lines: what a dialog wrapped still reads whole."""
+    return re.sub(r"[\s│╭╮╰╯─▔▁▊▎]+", "", text)
+
+
+def test_picker_tells_the_live_team_from_an_ended_one_and_opens_it_by_keys(session: Session) -> None:
+    team = session.team
+    # A second team beside the live one: Claude Code's own files from an earlier session, whose
+    # lead (a pid of this machine's pid namespace, started at another time) has ended.
+    other = "session-8dd2dc96"
+    example = REPO / "tests" / "fixtures" / "examples" / "claude-2.1.328" / "inprocess-running" / "teams" / other
+    target = session.claude_dir / "teams" / other
+    shutil.copytree(example, target)
+    cfg = json.loads((target / "config.json").read_text())
+    cfg["leadProcess"].update(pidSpace=os.readlink("/proc/self/ns/pid"), procStart="1")
+    cfg["createdAt"] = int((time.time() - 2 * 3600) * 1000)
+    (target / "config.json").write_text(json.dumps(cfg))
+    pane = ""
+    try:
+        pane = start_teamtui(session)
+        screen = wait_until(lambda: (lambda c: c if "2 teams found" in c and other in c and team in c else "")(
+            session.capture(pane)), "the picker with both teams", 30)
+        whole = squeezed(screen)
+        live_line = f"lead alive · 2 members (alice, bob) · {session.cwd} · started "
+        assert squeezed(live_line) in whole, screen
+        assert re.search(re.escape(squeezed(live_line)) + r"\d+[sm]ago", whole), screen
+        assert squeezed("lead ended · 2 members (alice, bob) · /src/app · started 2h ago") in whole, screen
+        # Move to the live team by keys and open it.
+        if screen.index(team) > screen.index(other):
+            session.keys(pane, "Down")
+            time.sleep(0.3)
+        session.keys(pane, "Enter")
+        # With the transcripts read, each teammate's row marks where it runs; the panel's title says what the mark means.
+        mark, legend = ("▣", "▣ tmux pane") if session.mode == "tmux" else ("↳", "↳ in-process")
+        shown = wait_until(lambda: (lambda c: c if "● active" in c and f"Team · {legend}" in c else "")(
+            session.capture(pane)), "the live team's dashboard with its members' backend", 30)
+        assert team in shown and other not in shown
+        for name in ("alice", "bob"):
+            assert re.search(rf"│ \S  {name} +{mark}  ", shown), shown
+        assert "Current task" in shown
+    finally:
+        if pane:
+            session.tmux("kill-pane", "-t", pane, check=False)
+        shutil.rmtree(target, ignore_errors=True)
 
 
 def test_m_on_a_teammate_arrives_unforged_and_is_journaled(session: Session) -> None:

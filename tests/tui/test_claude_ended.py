@@ -89,5 +89,11 @@ async def test_watch_team_opens_an_ended_team_read_only_from_the_journal(home, t
             await pilot.press(key)
             assert type(again.screen).__name__ == "DashboardScreen", key
         told = [str(n.message) for n in again._notifications if "Unavailable" in str(n.message)]
-        assert len(told) == 4 and all("read-only from teamtui's journal" in t for t in told)
+        assert len(told) == 2 and all("read-only from teamtui's journal" in t for t in told)  # m and b
+        # S and x: nobody is left to approve a shutdown, and that is what they say.
+        gone = [str(n.message) for n in again._notifications if "has ended: nobody can approve" in str(n.message)]
+        assert [g.split(".")[0] for g in gone] == [
+            "team-lead has ended: nobody can approve a shutdown of the team",
+            "team-lead has ended: nobody can approve a shutdown of alice",
+        ]
     assert not (home / "teams" / TEAM).exists()  # nothing was written back

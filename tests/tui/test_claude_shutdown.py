@@ -25,11 +25,33 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claud
 TEAM = "session-421dba11"
 
 
+def start_of(pid: int) -> str:
+    """Field 22 of /proc/<pid>/stat: what `leadProcess.procStart` records."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
+
+
+def set_lead(root: Path, pid: int) -> None:
+    """config.json's `leadProcess`: process `pid` of this machine."""
+    edit_config(root, lambda cfg: cfg["leadProcess"].update(
+        pid=pid, procStart=start_of(pid), pidSpace=os.readlink("/proc/self/ns/pid")))
+
+
 @pytest.fixture
-def claude_home(tmp_path: Path) -> Path:
+def claude_home(tmp_path: Path):
+    """The tmux team's files with a live lead: a real process of this machine (its own environment,
+    without $TMUX), so the dashboard asks it rather than saying it has ended."""
     root = tmp_path / "claude"
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("projects"))
-    return root
+    if not Path("/proc/self/stat").exists():  # no /proc: whether the lead lives is unknown, so it is asked
+        yield root
+        return
+    lead = subprocess.Popen(["sleep", "3600"], env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    try:
+        set_lead(root, lead.pid)
+        yield root
+    finally:
+        lead.kill()
+        lead.wait()
 
 
 def make(root: Path, tmp_path: Path) -> TeamTUI:

@@ -5,17 +5,22 @@ dashboard sends the lead one plain message under its own name and watches: the l
 `shutdown_request`s, the `shutdown_approved` replies in its inbox, members leaving `members`,
 `teammate_terminated`. At the deadline the teammates still there may have their tmux panes closed
 (only panes config.json names, on the tmux server the team runs on), after a confirmation.
+
+When the lead has already ended nobody can approve a shutdown: the dashboard says so at once and
+offers to close the panes config.json names that are still open and still run their teammate.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.claude import member_pane
-from teamtui.protocol.leadproc import lead_environ
+from teamtui.protocol.leadproc import PROC, lead_environ, lead_state
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import Outcome, ShutdownRun
@@ -53,6 +58,105 @@ def kill_pane(socket: str, pane: str) -> None:
     )
     if res.returncode != 0:
         raise RuntimeError(res.stderr.strip() or f"tmux kill-pane {pane} failed")
+
+
+def lead_gone(store: TeamStore) -> bool:
+    """The lead's process (config.json's `leadProcess`) has ended: nobody can approve a shutdown."""
+    lead = getattr(store, "lead_process", None)
+    return lead is not None and lead_state(lead) == "ended"
+
+
+def _open_panes(socket: str) -> dict[str, int]:
+    """The panes of the tmux server at `socket`: pane id -> the pid of the process it started."""
+    try:
+        res = subprocess.run(
+            ["tmux", "-S", socket, "list-panes", "-a", "-F", "#{pane_id} #{pane_pid}"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    panes = {}
+    for line in res.stdout.splitlines() if res.returncode == 0 else []:  # no server there: nothing is open
+        pane, _, pid = line.partition(" ")
+        if pid.isdigit():
+            panes[pane] = int(pid)
+    return panes
+
+
+def _children(proc: Path) -> dict[int, list[int]]:
+    """Parent pid -> child pids, from /proc/<pid>/stat (the children files are not always there)."""
+    tree: dict[int, list[int]] = {}
+    for entry in proc.iterdir() if proc.is_dir() else []:
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) > 1 and fields[1].isdigit():
+            tree.setdefault(int(fields[1]), []).append(int(entry.name))
+    return tree
+
+
+def runs_agent(pid: int, agent_id: str, proc: Path = PROC, tree: dict[int, list[int]] | None = None) -> bool:
+    """Whether `pid` or a process under it was started for `agent_id`: Claude Code starts a pane
+    teammate with `--agent-id NAME@TEAM`. A pane id now used by another program is not the teammate."""
+    tree = _children(proc) if tree is None else tree
+    todo, seen = [(pid, 0)], set()
+    while todo and len(seen) < 64:  # a pane's process tree is small: a bound, not a limit that bites
+        p, depth = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            args = (proc / str(p) / "cmdline").read_bytes()[:65536].decode("utf-8", "replace").split("\0")
+        except OSError:
+            continue
+        if any(agent_id in re.split(r"[\s=\"']+", arg) for arg in args):
+            return True
+        if depth < 3:
+            todo.extend((child, depth + 1) for child in tree.get(p, []))
+    return False
+
+
+def teammate_panes_open(store: TeamStore, members: Iterable[Any], names: Iterable[str]) -> dict[str, str] | None:
+    """Of `names`, the teammates whose pane (as config.json names it) is still open on the team's tmux
+    server and still runs that teammate; None when that server is unknown."""
+    socket = team_tmux_socket(store)
+    if socket is None:
+        return None
+    wanted = set(names)
+    candidates = [(m, member_pane(m)) for m in members if m.name in wanted and member_pane(m)]
+    if not candidates:
+        return {}
+    panes = _open_panes(socket)
+    tree = _children(PROC) if any(pane in panes for _, pane in candidates) else {}
+    found = {}
+    for m, pane in candidates:
+        agent = m.agent_id or f"{m.name}@{store.name}"
+        if pane in panes and runs_agent(panes[pane], agent, tree=tree):
+            found[m.name] = pane
+    return found
+
+
+def close_teammate_panes(store: TeamStore, members: Iterable[Any], panes: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Close the panes the person confirmed, each checked again just before: (closed names, errors)."""
+    members = list(members)
+    still = teammate_panes_open(store, members, panes) or {}
+    socket = team_tmux_socket(store)
+    closed, errors = [], []
+    for name, pane in panes.items():
+        if still.get(name) != pane or socket is None:
+            errors.append(f"{name}'s pane {pane} is no longer open")
+            continue
+        try:
+            kill_pane(socket, pane)
+        except Exception as exc:  # noqa: BLE001 - said on screen; the other panes still close
+            errors.append(f"pane {pane} of {name} not closed: {exc}")
+            continue
+        closed.append(name)
+    return closed, errors
 
 
 class LeadAskedRun(ShutdownRun):

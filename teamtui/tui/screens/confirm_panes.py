@@ -1,4 +1,5 @@
-"""At a Claude Code shutdown's deadline: close the tmux panes of the teammates still there?"""
+"""Close the tmux panes of Claude Code teammates still there? At a shutdown's deadline, or at once
+when the lead has ended and nobody can approve a shutdown."""
 
 from __future__ import annotations
 
@@ -18,14 +19,16 @@ class ClosePanesConfirm(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "Keep", id="panes.keep"),
     ]
 
-    def __init__(self, panes: dict[str, str]):
+    def __init__(self, panes: dict[str, str], *, title: str = "Deadline passed: close their panes?", why: str = ""):
         super().__init__()
         self.panes = panes  # teammate -> its pane, as config.json names it
+        self.title_text, self.why = title, why
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="close-panes"):
-            yield Static(Text("Deadline passed: close their panes?", style="bold"), classes="dialog-title")
-            body = Text("Still there: ", style="dim")
+            yield Static(safe_text(self.title_text, "bold"), classes="dialog-title")
+            body = safe_text(self.why + "\n") if self.why else Text()
+            body.append("Still there: ", style="dim")
             body.append_text(safe_text(", ".join(f"{n} ({p})" for n, p in self.panes.items())))
             body.append("\nClosing a pane ends that teammate's process (tmux kill-pane).", style="dim")
             yield Static(body, classes="dialog-sub")

@@ -31,7 +31,12 @@ from teamtui.runtime.shutdown import ShutdownRun, live_teammates
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tmux.commands import follow_command, pane_specs
 from teamtui.tui.collector import first_load
-from teamtui.tui.controllers.claude_shutdown import AskLeadShutdown
+from teamtui.tui.controllers.claude_shutdown import (
+    AskLeadShutdown,
+    close_teammate_panes,
+    lead_gone,
+    teammate_panes_open,
+)
 from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
 from teamtui.tui.palette import Palette
 from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged
@@ -719,6 +724,9 @@ class DashboardScreen(Screen[None]):
         if self.shutdown_run is not None and not self.shutdown_run.done:
             self.show_shutdown()
             return
+        if self._lead_gone():
+            self._offer_orphan_panes(only)
+            return
         if not self._writable():
             return
         targets = live_teammates(self.state, only)
@@ -730,6 +738,42 @@ class DashboardScreen(Screen[None]):
         via = self.state.lead if self.store is not None and self.store.shutdown_via_lead else ""
         confirm = ShutdownConfirm(title, targets, cursor_blink=self.cursor_blink, via=via)
         self.app.push_screen(confirm, lambda params: self._start_shutdown(params, only))
+
+    def _lead_gone(self) -> bool:
+        """A Claude Code team whose lead has ended (its folder deleted, or its process dead)."""
+        if self.store is None or not self.store.shutdown_via_lead:
+            return False
+        return self.ended_at is not None or lead_gone(self.store)
+
+    def _offer_orphan_panes(self, only: str | None) -> None:
+        """The lead is gone, so nobody can approve a shutdown: say so now, and offer to close the
+        panes config.json names that still run their teammates."""
+        from teamtui.tui.screens.confirm_panes import ClosePanesConfirm
+
+        assert self.state is not None and self.store is not None
+        store, lead = self.store, self.state.lead
+        targets = live_teammates(self.state, only)
+        said = f"{inert(lead)} has ended: nobody can approve a shutdown of {inert(only) if only else 'the team'}."
+        members = list(self.state.config.members) if self.state.config is not None else []
+        panes = teammate_panes_open(store, members, targets) if targets else {}
+        if not panes:
+            why = ("Its teammates' panes cannot be looked for (teamtui is not inside the team's tmux)." if panes is None
+                   else "No pane config.json names for them is still open.")
+            self.notify(f"{said} {why}", severity="warning", markup=False)
+            return
+        self.notify(said, severity="warning", markup=False)
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            closed, errors = close_teammate_panes(store, members, panes)
+            for name in closed:
+                self._toast("Closed the pane of ", name, "information", suffix=f" ({panes[name]})")
+            for error in errors:
+                self._toast("", error, "error")
+
+        why = f"{lead} has ended: nobody can approve a shutdown. Closing a teammate's pane ends it."
+        self.app.push_screen(ClosePanesConfirm(panes, title=f"{lead} has ended: close their panes?", why=why), answered)
 
     def _start_shutdown(self, params, only: str | None) -> None:
         if params is None or self.store is None or self.state is None:

@@ -23,13 +23,18 @@ from teamtui.tui.widgets.tasks import same_text
 COLUMNS = ("icon", "name", "status", "task", "active", "unread")
 # Short enough to fit beside the status: where a Claude Code teammate runs.
 _BACKEND = {"tmux": "tmux", "in-process": "proc", "iterm2": "iterm"}
-# With transcripts: (key, label, width), 72 columns in all with the cell padding and border.
+# With transcripts there is no room for that word: one mark at the end of the name cell, and its
+# meaning in the panel's title.
+BACKEND_MARK = {"tmux": "▣", "in-process": "↳", "iterm2": "▢"}
+_BACKEND_LEGEND = {"tmux": "tmux pane", "in-process": "in-process", "iterm2": "iTerm2 pane"}
+# With transcripts: (key, label, width), 71 columns with the cell padding (the panel's 70 and the
+# last column's right padding). Every label fits whole; "Doing" holds `32s idle since 07:02:47`.
 TRANSCRIPT_COLUMNS = (
     ("icon", "", 1),
     ("name", "Teammate", 11),
-    ("task", "Current task", 10),
-    ("doing", "Doing", 24),
-    ("tokens", "Tok", 5),
+    ("task", "Current task", 12),
+    ("doing", "Doing", 23),
+    ("tokens", "Tok", 4),
     ("context", "Ctx", 4),
     ("unread", "✉", 2),
 )
@@ -94,6 +99,17 @@ class TeamPanel(TeamTable):
         name.truncate(width, overflow="ellipsis")
         return name
 
+    def _marked_name_cell(self, v, color: str, width: int) -> Text:
+        """The name, and at the cell's end the mark of where the teammate runs (Claude Code)."""
+        mark = BACKEND_MARK.get(_backend(v))
+        if mark is None:
+            return self._name_cell(v, color, width)
+        name = safe_text(v.name, f"bold {color}")
+        name.truncate(width - 2, overflow="ellipsis")
+        name.append(" " * (width - 1 - name.cell_len))
+        name.append(mark, style=self.palette.theme_color("secondary"))
+        return name
+
     def _task_cell(self, v, width: int) -> Text:
         secondary = self.palette.theme_color("secondary")
         if v.current_task is None:
@@ -123,8 +139,9 @@ class TeamPanel(TeamTable):
         share = stats.context_share if stats is not None else None
         context = Text(f"{round(share * 100)}%" if share is not None else "", style=secondary, justify="right")
         unread = Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right") if v.unread else Text("")
-        return (Text(STATUS_ICON.get(v.status, "?"), style=color), self._name_cell(v, color, 11), self._task_cell(v, 10),
-                doing, tokens, context, unread)
+        widths = {key: width for key, _, width in TRANSCRIPT_COLUMNS}
+        return (Text(STATUS_ICON.get(v.status, "?"), style=color), self._marked_name_cell(v, color, widths["name"]),
+                self._task_cell(v, widths["task"]), doing, tokens, context, unread)
 
     def _row(self, v, now: float) -> tuple[Text, ...]:
         palette = self.palette
@@ -141,7 +158,7 @@ class TeamPanel(TeamTable):
             status = Text("⚠ disappeared", style=f"bold {palette.theme_color('error')}")
         else:
             status = Text(v.status.value, style=palette.theme_color(_STATUS_ROLE.get(v.status, "secondary")))
-            backend = _BACKEND.get(member_backend(v.member)) if v.member is not None else None
+            backend = _BACKEND.get(_backend(v))
             if backend:  # Claude Code: where the teammate runs (a tmux pane, or inside the lead)
                 status.append("·" + backend, style=palette.theme_color("secondary"))
         if v.current_task is not None:
@@ -173,9 +190,13 @@ class TeamPanel(TeamTable):
         # What a row shows, cheap to compare: rows whose signature is unchanged are not rebuilt.
         sigs = {
             v.name: (theme, v.status, v.disappeared, v.agent_type, v.color, v.unread, ago(v.last_activity, now),
-                     v.current_task and (v.current_task.id, v.current_task.subject), _usage_sig(usage, v.name, now))
+                     v.current_task and (v.current_task.id, v.current_task.subject), _usage_sig(usage, v.name, now),
+                     _backend(v))
             for v in views
         }
+        title = self._title(views, usage is not None)
+        if self.border_title != title:  # setting it, even unchanged, redraws the panel
+            self.border_title = title
         if names == self._names:
             for v in views:
                 if sigs[v.name] != self._shown_rows.get(v.name):
@@ -193,6 +214,20 @@ class TeamPanel(TeamTable):
                 self.move_cursor(row=self.get_row_index(keep))
             except Exception:  # noqa: BLE001 - the member left: the cursor stays where it falls
                 pass
+
+    @staticmethod
+    def _title(views, marked: bool) -> str:
+        """The panel's title: with the transcript columns, it says what each backend mark shown means."""
+        if not marked:
+            return "Team"
+        shown = {_backend(v) for v in views}
+        legend = [f"{BACKEND_MARK[b]} {_BACKEND_LEGEND[b]}" for b in BACKEND_MARK if b in shown]
+        return " · ".join(["Team", *legend])
+
+
+def _backend(v) -> str:
+    """Where a Claude Code teammate runs (`tmux`, `in-process`, …), "" when the files do not say."""
+    return member_backend(v.member) if v.member is not None else ""
 
 
 def _usage_sig(usage, name: str, now: float) -> tuple | None:
