@@ -122,6 +122,23 @@ async def test_a_bash_call_appended_to_a_transcript_shows_in_its_panel_and_row(c
         assert row_of(app, "alice")[3].endswith(("idle since 07:02:46", "idle since 07:08:29"))
 
 
+async def test_a_teammate_that_left_says_so_instead_of_its_last_tool_call(tmp_path, config_file):
+    root = copy_case(tmp_path, "tmux-running")
+    app = make(root, config_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        assert "left" not in row_of(app, "bob")[3]
+        # Claude Code takes bob out of members when he shuts down; his transcript stays.
+        config = next(root.glob("teams/*/config.json"))
+        data = json.loads(config.read_text())
+        data["members"] = [m for m in data["members"] if m["name"] != "bob"]
+        tmp = config.with_name("config.json.tmp")
+        tmp.write_text(json.dumps(data))
+        tmp.replace(config)
+        await until(pilot, lambda: row_of(app, "bob")[3] == "left the team", "bob's row saying he left")
+        assert "left" not in row_of(app, "alice")[3]
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 async def test_the_token_column_is_the_transcripts_usage(case, tmp_path, config_file):
     app = make(copy_case(tmp_path, case), config_file)

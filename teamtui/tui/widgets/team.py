@@ -125,7 +125,9 @@ class TeamPanel(TeamTable):
         color = palette.teammate_color(v.color, v.name)
         secondary = palette.theme_color("secondary")
         activity = stats.activity if stats is not None else None
-        if v.disappeared:
+        if v.departed:  # its transcript's last words are not what it does now
+            doing = Text("left the team", style=secondary)
+        elif v.disappeared:
             doing = Text(f"{short_ago(v.last_activity, now):>3} ⚠ silent", style=f"bold {palette.theme_color('error')}")
         elif activity is None:
             doing = Text("—", style=secondary)
