@@ -25,6 +25,9 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
         table = app.query_one(MessageTraffic)
+        # Nothing in the inboxes yet: the empty panel says why it may stay empty.
+        await until(pilot, lambda: table.border_subtitle.startswith("none seen yet"), "the empty panel's hint")
+        assert "deletes each one once delivered" in table.border_subtitle
         write_entry(claude_home, "team-lead", {"from": "alice", "text": proto(
             type="idle_notification", **{"from": "alice"}, idleReason="available", result="BASH-alice done")})
         write_entry(claude_home, "team-lead", {"from": "bob", "text": proto(
@@ -35,6 +38,7 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
             type="task_assignment", taskId="1", subject="probe task one", assignedBy="team-lead")})
         write_entry(claude_home, "alice", {"from": "teamtui", "text": "[bold]hello[/] \x1b[31m"})
         await until(pilot, lambda: len(table.ordered_rows) == 5, "five messages shown")
+        assert table.border_subtitle == ""
         rows = cells(table)
         assert any("alice → team-lead | idle | idle (available) · result: BASH-alice done | unread" in r for r in rows)
         assert any("bob → team-lead | shutdown | shutdown approved | unread" in r for r in rows)

@@ -57,6 +57,7 @@ INBOX_KINDS = {"inbox", "inbox_read"}
 # Relative times ("12s ago") are redrawn this often; no file is read for it.
 RELATIVE_TIME_REFRESH = 5.0
 # Log lines move a teammate's "Active" time and health; the team table follows at most this often.
+PENDING_QUEUE_HINT = "none seen yet (Claude Code deletes each one once delivered)"
 ACTIVITY_REFRESH = 1.0
 # A feed that failed starts again after this long (a failure that repeats costs one toast a second).
 FEED_RESTART_AFTER = 1.0
@@ -311,7 +312,7 @@ class DashboardScreen(Screen[None]):
         if full or kinds & TASK_KINDS:
             self._refresh_board(None if full or "task_removed" in kinds else {c.key for c in changes if c.kind in TASK_KINDS})
         if full or kinds & INBOX_KINDS:
-            self.query_one(MessageTraffic).show(self.state.messages)
+            self._show_messages()
         for c in changes:
             if c.kind == "log":
                 self._append_log(c.key)
@@ -331,6 +332,15 @@ class DashboardScreen(Screen[None]):
             self.shutdown.observe()
         if not log_only or any(c.key in self._disappeared for c in changes):
             self._check_health()  # a flagged teammate that logs is cleared at once
+
+    def _show_messages(self) -> None:
+        assert self.state is not None
+        traffic = self.query_one(MessageTraffic)
+        traffic.show(self.state.messages)
+        # A pending queue (Claude Code) is emptied on delivery: say why the table may be empty.
+        hint = "" if self.state.messages else "none yet" if self.state.store.appends_to_inboxes else PENDING_QUEUE_HINT
+        if traffic.border_subtitle != hint:  # setting it, even unchanged, redraws the panel
+            traffic.border_subtitle = hint
 
     def _activity_tick(self) -> None:
         self._activity_timer = None
@@ -352,7 +362,7 @@ class DashboardScreen(Screen[None]):
         self._refresh_team()
         self._refresh_log_strip()
         self._refresh_board()
-        self.query_one(MessageTraffic).show(self.state.messages)
+        self._show_messages()
         self._show_main_log()
         self.call_after_refresh(self._sync_panes)  # the first screen never waits for panes
         if self.state.transcripts is not None:
