@@ -619,7 +619,8 @@ class DashboardScreen(Screen[None]):
             return
         title = Text("Message ", style="bold")
         title.append_text(self._log_title(name))
-        self.app.push_screen(MessageModal(title, [name], cursor_blink=self.cursor_blink), lambda text: self._send(name, text))
+        sender = self.store.outgoing_sender(self.sender) if self.store is not None else self.sender
+        self.app.push_screen(MessageModal(title, [name], sender, cursor_blink=self.cursor_blink), lambda text: self._send(name, text))
 
     def _send(self, name: str, text: str | None) -> None:
         if text is None or self.store is None or self.state is None:
@@ -637,13 +638,14 @@ class DashboardScreen(Screen[None]):
         self._typing_elsewhere()
         if self.store is None or self.state is None or not self._writable():
             return
+        sender = self.store.outgoing_sender(self.sender)
         try:
-            recipients = self.store.members_for_broadcast(self.store.outgoing_sender(self.sender))
+            recipients = self.store.members_for_broadcast(sender)
         except Exception as exc:  # noqa: BLE001
             self._toast("Cannot broadcast: ", str(exc), "error")
             return
         title = Text(f"Broadcast to {len(recipients)} teammate{'s' if len(recipients) != 1 else ''}", style="bold")
-        self.app.push_screen(MessageModal(title, recipients, cursor_blink=self.cursor_blink), self._broadcast)
+        self.app.push_screen(MessageModal(title, recipients, sender, cursor_blink=self.cursor_blink), self._broadcast)
 
     def _broadcast(self, text: str | None) -> None:
         if text is None or self.store is None or self.state is None:

@@ -16,18 +16,25 @@ from teamtui.tui.safe import safe_text
 class MessageModal(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
-    def __init__(self, title: Text, recipients: list[str], *, cursor_blink: bool = True):
+    def __init__(self, title: Text, recipients: list[str], sender: str, *, cursor_blink: bool = True):
         super().__init__()
         self.cursor_blink = cursor_blink
         self.title_text = title
         self.recipients = recipients
+        self.sender = sender
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            to = Text("to ", style="dim")
-            to.append_text(safe_text(", ".join(self.recipients) or "nobody"))
-            yield Static(to, classes="dialog-sub")
+            # The title names a single recipient; who it is sent as is always said.
+            sub = Text()
+            if len(self.recipients) != 1:
+                sub.append("to ", style="dim")
+                sub.append_text(safe_text(", ".join(self.recipients) or "nobody"))
+                sub.append(" · ", style="dim")
+            sub.append("from ", style="dim")
+            sub.append_text(safe_text(self.sender))
+            yield Static(sub, classes="dialog-sub")
             yield Input(placeholder="Type a message", id="message-input", select_on_focus=False)
             yield Static(Text("enter send · esc cancel", style="dim"), classes="dialog-hint")
 
