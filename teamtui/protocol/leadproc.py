@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
-LeadState = Literal["alive", "ended", "unknown"]
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    LeadState = Literal["alive", "ended", "unknown"]
+
 PROC = Path("/proc")
 TASK_LIST_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 # An environment block is a few KB; a bound keeps a hostile /proc file from costing anything.

@@ -15,7 +15,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from teamtui.protocol.board import Board
 from teamtui.protocol.claude import entry_key
@@ -40,7 +39,10 @@ from teamtui.protocol.taskmeta import scope_files
 from teamtui.protocol.touching import Touch, load_touches, touches_path
 from teamtui.protocol.tail import TailReader
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from teamtui.protocol.journal import TeamJournal
     from teamtui.protocol.transcripts.feed import TranscriptFeed
 
