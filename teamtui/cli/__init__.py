@@ -14,8 +14,9 @@ TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-# The module that registers each command (its register(subparsers, parents)); a command
-# imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime.
+# The module that registers each command (its register(subparsers, parents, only)); a command
+# imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime,
+# and builds only its own parser (`only`; a module of one command may ignore it).
 COMMANDS: dict[str, str] = {
     **dict.fromkeys(("status", "tasks", "team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"),
     **dict.fromkeys(("idle", "shutdown", "shutdown-reply"), "teamtui.cli.teammate_cmds"),
@@ -70,7 +71,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     named = _command_in(argv) if argv is not None else None
     modules = [COMMANDS[named]] if named else list(dict.fromkeys(COMMANDS.values()))
     for name in modules:
-        importlib.import_module(name).register(sub, [common])
+        importlib.import_module(name).register(sub, [common], only=named)
     return parser
 
 
