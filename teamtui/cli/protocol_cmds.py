@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from teamtui.protocol.board import Board
+    from teamtui.protocol.board import Board, TaskView
     from teamtui.protocol.errors import ReadError
     from teamtui.protocol.models import Message
     from teamtui.protocol.native import NativeTeam
@@ -248,16 +248,14 @@ def cmd_status(ctx: Context) -> int:
     return 0
 
 
-def _task_line(view: Any) -> str:
-    from teamtui.protocol.board import TaskState
-
+def _task_line(view: TaskView) -> str:
     t = view.task
     key = t.metadata.get("plan_task") if isinstance(t.metadata, dict) else None
     plan_key = f"{_field(key)} " if isinstance(key, str) and key else ""
     line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {plan_key}{_field(t.subject)}"
     if t.owner:
         line += f" → {_field(t.owner)}"
-    if view.state == TaskState.READY:
+    if view.state == "ready":  # TaskState.READY, a str: this module leaves the board to the commands that list tasks
         line += " (ready)"
     reason = view.blocked_reason
     if reason:
