@@ -19,16 +19,19 @@ from teamtui.protocol import NativeTeam
 
 TEAM = "refactor-auth"
 
-# Runs `teamtui ARGS...`, then writes what is imported.
+# Runs `teamtui ARGS...`, then writes what is imported, and what the interpreter had imported
+# before (its own start-up, site and .pth files: not the command's doing).
 DRIVER = """
-import json, os, sys
+import sys
+before = sorted(sys.modules)
+import json, os
 from teamtui.cli import main
 try:
     code = main(sys.argv[1:])
 except SystemExit as exc:
     code = exc.code
 with open(os.environ["IMPORTS_OUT"], "w") as fh:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+    json.dump({"code": code, "modules": sorted(sys.modules), "before": before}, fh)
 """
 
 # Never needed by a command that reads or writes team files. The wire models are plain Python
@@ -37,6 +40,12 @@ HEAVY = ("textual", "rich", "libtmux", "tomllib", "pydantic", "pydantic_core", "
          "teamtui.demo", "teamtui.tmux.server", "teamtui.tmux.panes", "teamtui.cli.app_cmds", "teamtui.cli.run_cmds")
 # Only `follow` watches files.
 WATCHING = ("watchfiles", "anyio", "asyncio", "teamtui.protocol.watch", "teamtui.cli.tmux_cmds")
+# What a command on a native team no longer imports (issue #17: each cost its start-up a few ms):
+# dataclasses (and the inspect, ast and dis it pulls in), typing, argparse's shutil for the terminal
+# width, datetime and random (only an ISO timestamp or a contended lock needs them), Claude Code's
+# layout and its lead process, the patterns' plans.
+LIGHT = ("dataclasses", "inspect", "ast", "dis", "typing", "shutil", "datetime", "random",
+         "teamtui.protocol.claude", "teamtui.protocol.leadproc", "teamtui.protocol.plan")
 # command -> arguments
 HOT = {
     "send": ["send", "hunter", "hello"],
@@ -67,12 +76,32 @@ def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
     return [m for m in modules if any(m == n or m.startswith(n + ".") for n in names)]
 
 
+def _added(result: dict) -> list[str]:
+    """The modules the command imported, beyond the interpreter's own start-up."""
+    before = set(result["before"])
+    return [m for m in result["modules"] if m not in before]
+
+
 @pytest.mark.parametrize("command", list(HOT))
 def test_a_hot_command_loads_no_ui_tmux_runtime_pydantic_or_watcher(command: str, native_root: Path,
                                                                     tmp_path: Path) -> None:
     result = _run(native_root, tmp_path, HOT[command])
     assert _loaded(result["modules"], HEAVY + WATCHING) == []
     assert "teamtui.protocol.state" not in result["modules"], "only status and follow need the whole TeamState"
+
+
+@pytest.mark.parametrize("command", [*HOT, "status", "status --json"])
+def test_a_hot_command_on_a_native_team_imports_no_dataclasses_typing_or_other_layout(
+        command: str, native_root: Path, tmp_path: Path) -> None:
+    argv = {"status": ["status"], "status --json": ["status", "--json"]}.get(command) or HOT[command]
+    result = _run(native_root, tmp_path, argv)
+    assert _loaded(_added(result), LIGHT) == []
+
+
+def test_a_command_builds_only_its_own_parser(native_root: Path, tmp_path: Path) -> None:
+    sub = build_parser(["send", "x", "y"])._subparsers._group_actions[0]  # type: ignore[union-attr]
+    assert list(sub.choices) == ["send"]
+    assert set(build_parser(["-h"])._subparsers._group_actions[0].choices) == set(COMMANDS)  # type: ignore[union-attr]
 
 
 def test_the_command_did_its_work_in_the_guarded_run(native_root: Path, tmp_path: Path) -> None:
@@ -91,6 +120,13 @@ def test_status_loads_the_team_state_but_no_ui_tmux_pydantic_or_watcher(native_r
     # The inboxes it read hold protocol messages: they were decoded without pydantic.
     store = NativeTeam(native_root, TEAM)
     assert any(m.payload for name in store.inbox_owners() for m in store.peek(name).messages)
+
+
+def test_follows_first_screen_imports_no_dataclasses_typing_or_other_layout(native_root: Path, tmp_path: Path) -> None:
+    # A teammate that has shut down: follow prints its first screen and ends, before any watcher.
+    NativeTeam(native_root, TEAM).update_member("hunter", status="shutdown")
+    result = _run(native_root, tmp_path, ["follow", "hunter"])
+    assert _loaded(_added(result), HEAVY + WATCHING[:-1] + LIGHT) == []
 
 
 def test_follow_watches_without_ui_or_tmux(native_root: Path, tmp_path: Path) -> None:

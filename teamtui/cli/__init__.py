@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from teamtui import __version__
 from teamtui.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context, add_global_options
 
-# The module that registers each command (its register(subparsers, parents)); a command
-# imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime.
+TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+# The module that registers each command (its register(subparsers, parents, only)); a command
+# imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime,
+# and builds only its own parser (`only`; a module of one command may ignore it).
 COMMANDS: dict[str, str] = {
     **dict.fromkeys(("status", "tasks", "team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"),
     **dict.fromkeys(("idle", "shutdown", "shutdown-reply"), "teamtui.cli.teammate_cmds"),
@@ -30,6 +34,25 @@ class _Parser(argparse.ArgumentParser):
         print(f"teamtui: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse builds one per add_argument; left to find the width itself, it imports shutil (~2 ms).
+        return self.formatter_class(prog=self.prog, width=_terminal_columns() - 2)
+
+
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns, as argparse asks it, without importing shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return columns
+
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; given the arguments, only the module of the command they name (all for help or a typo)."""
@@ -42,17 +65,17 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"teamtui {__version__}")
     add_global_options(parser, top=True)
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     add_global_options(common, top=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     named = _command_in(argv) if argv is not None else None
     modules = [COMMANDS[named]] if named else list(dict.fromkeys(COMMANDS.values()))
     for name in modules:
-        importlib.import_module(name).register(sub, [common])
+        importlib.import_module(name).register(sub, [common], only=named)
     return parser
 
 
-class _PreParser(argparse.ArgumentParser):
+class _PreParser(_Parser):
     def error(self, message: str) -> None:  # quiet: the full parser reports it
         raise _NoCommand
 

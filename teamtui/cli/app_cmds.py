@@ -11,7 +11,7 @@ from teamtui.cli.terminal import detach_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
 
 
-def register(sub, parents) -> None:
+def register(sub, parents, only: str | None = None) -> None:
     p = sub.add_parser(
         "watch",
         parents=parents,

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 # One inert for every layer; the commands import it from here.
 from teamtui.protocol.text import inert  # noqa: F401
 
+TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
 if TYPE_CHECKING:
     from teamtui.protocol.store import TeamStore
 
@@ -42,12 +41,16 @@ def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         add_teammate_mode_option(parser, top=True)
 
 
-@dataclass
 class Context:
-    args: argparse.Namespace
-    root: Path | None
-    team: str | None
-    layout: str | None
+    """What a command runs with: its parsed arguments and the team they select."""
+
+    __slots__ = ("args", "root", "team", "layout")
+
+    def __init__(self, args: argparse.Namespace, root: Path | None, team: str | None, layout: str | None):
+        self.args = args
+        self.root = root
+        self.team = team
+        self.layout = layout
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "Context":

@@ -83,7 +83,7 @@ def timeline_line(r: dict[str, Any]) -> str:
     return _one_line(json.dumps(r, ensure_ascii=True))
 
 
-def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     p = sub.add_parser(
         "history",
         parents=parents,

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 TEAM_FILE = "team.toml"
 
 
-def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     p = sub.add_parser(
         "init",
         help="profile a repository and write a team.toml to start from",

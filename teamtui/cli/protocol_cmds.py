@@ -5,21 +5,25 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, inert, out
-from teamtui.protocol.board import Board, TaskState
-from teamtui.protocol.errors import ProtocolError, ReadError, UnsupportedError
-from teamtui.protocol.layout import detect_layout
-from teamtui.protocol.models import LogLevel, MemberStatus, Message, TaskStatus
-from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.taskmeta import failure_count
+from teamtui.protocol.errors import ProtocolError, UnsupportedError
+from teamtui.protocol.models import LogLevel, MemberStatus, TaskStatus
 
+# Each command imports what it alone needs (the board, a layout, the whole TeamState) in its body:
+# this module is imported by every one of them. Not typing's TYPE_CHECKING: typing costs ~2 ms.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from teamtui.protocol.board import Board, TaskView
+    from teamtui.protocol.errors import ReadError
+    from teamtui.protocol.models import Message
+    from teamtui.protocol.native import NativeTeam
     from teamtui.protocol.store import TeamStore
 
-Handler = Callable[[Context], int]
+    Handler = Callable[[Context], int]
 
 STATUS_JSON_HELP = """\
 --json prints one object:
@@ -127,6 +131,8 @@ def _sender(ctx: Context, store: TeamStore) -> str:
 
 
 def _native(store: TeamStore, what: str) -> NativeTeam:
+    from teamtui.protocol.native import NativeTeam
+
     if not isinstance(store, NativeTeam):
         raise UnsupportedError(f"{what} is not supported for {store.layout} teams")
     return store
@@ -242,14 +248,14 @@ def cmd_status(ctx: Context) -> int:
     return 0
 
 
-def _task_line(view: Any) -> str:
+def _task_line(view: TaskView) -> str:
     t = view.task
     key = t.metadata.get("plan_task") if isinstance(t.metadata, dict) else None
     plan_key = f"{_field(key)} " if isinstance(key, str) and key else ""
     line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {plan_key}{_field(t.subject)}"
     if t.owner:
         line += f" → {_field(t.owner)}"
-    if view.state == TaskState.READY:
+    if view.state == "ready":  # TaskState.READY, a str: this module leaves the board to the commands that list tasks
         line += " (ready)"
     reason = view.blocked_reason
     if reason:
@@ -268,6 +274,8 @@ def _print_task_lines(board: Board, header: str) -> None:
 
 
 def cmd_tasks(ctx: Context) -> int:
+    from teamtui.protocol.board import Board
+    from teamtui.protocol.taskmeta import failure_count
     from teamtui.protocol.touching import load_touches
 
     store = ctx.store()
@@ -322,6 +330,9 @@ def cmd_tasks(ctx: Context) -> int:
 
 
 def cmd_team_create(ctx: Context) -> int:
+    from teamtui.protocol.layout import detect_layout
+    from teamtui.protocol.native import NativeTeam
+
     root = ctx.root_or_cwd
     layout = ctx.layout or detect_layout(root)
     if layout == "claude":
@@ -549,7 +560,9 @@ def cmd_log(ctx: Context) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
-def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
+    """The parsers of these commands; of `only` alone when given (building the others costs a call ~4 ms)."""
+
     def add(subs: argparse._SubParsersAction, name: str, handler: Handler, help: str, epilog: str = "") -> argparse.ArgumentParser:
         p = subs.add_parser(
             name,
@@ -562,86 +575,94 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         p.set_defaults(handler=_guarded(handler))
         return p
 
-    p = add(sub, "status", cmd_status, "team name, members with status and current task, task progress", STATUS_JSON_HELP)
-    p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
+    if only in (None, "status"):
+        p = add(sub, "status", cmd_status, "team name, members with status and current task, task progress", STATUS_JSON_HELP)
+        p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
 
-    p = add(sub, "tasks", cmd_tasks, "every task with status, owner and what blocks it", TASKS_JSON_HELP)
-    p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
+    if only in (None, "tasks"):
+        p = add(sub, "tasks", cmd_tasks, "every task with status, owner and what blocks it", TASKS_JSON_HELP)
+        p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
 
-    team = sub.add_parser("team", parents=parents, help="create a team or add a teammate")
-    team_sub = team.add_subparsers(dest="team_command", metavar="ACTION", required=True, parser_class=type(team))
-    p = add(team_sub, "create", cmd_team_create, "create a native team under the root (prints its name)")
-    p.add_argument("name", metavar="NAME")
-    p.add_argument("--description", default="", help="what the team is for")
-    p = add(team_sub, "add", cmd_team_add, "add a teammate to the team's config (prints its name)")
-    p.add_argument("name", metavar="NAME")
-    p.add_argument("--agent-type", default="", help="the teammate's role, e.g. code-reviewer")
-    p.add_argument("--color", default="", help="red, blue, green, yellow, purple, orange, pink or cyan")
+    if only in (None, "team"):
+        team = sub.add_parser("team", parents=parents, help="create a team or add a teammate")
+        team_sub = team.add_subparsers(dest="team_command", metavar="ACTION", required=True, parser_class=type(team))
+        p = add(team_sub, "create", cmd_team_create, "create a native team under the root (prints its name)")
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("--description", default="", help="what the team is for")
+        p = add(team_sub, "add", cmd_team_add, "add a teammate to the team's config (prints its name)")
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("--agent-type", default="", help="the teammate's role, e.g. code-reviewer")
+        p.add_argument("--color", default="", help="red, blue, green, yellow, purple, orange, pink or cyan")
 
-    p = add(sub, "send", cmd_send, "append a message to NAME's inbox")
-    p.add_argument("name", metavar="NAME")
-    p.add_argument("text", metavar="TEXT")
-    p.add_argument("--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress")
-    p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE", help="a field of the message; VALUE as JSON when it parses")
-    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
+    if only in (None, "send"):
+        p = add(sub, "send", cmd_send, "append a message to NAME's inbox")
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("text", metavar="TEXT")
+        p.add_argument("--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress")
+        p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE", help="a field of the message; VALUE as JSON when it parses")
+        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
 
-    p = add(sub, "broadcast", cmd_broadcast, "send TEXT to every teammate but the sender (prints the recipients)")
-    p.add_argument("text", metavar="TEXT")
-    p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
+    if only in (None, "broadcast"):
+        p = add(sub, "broadcast", cmd_broadcast, "send TEXT to every teammate but the sender (prints the recipients)")
+        p.add_argument("text", metavar="TEXT")
+        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
 
-    p = add(sub, "inbox", cmd_inbox, "show NAME's inbox (or drain it: read and clear)", INBOX_JSON_HELP)
-    p.add_argument("name", metavar="NAME", nargs="?", help="whose inbox; default $TEAMTUI_NAME")
-    p.add_argument("--drain", action="store_true", help="read and clear (only the inbox's owner should); native only")
-    p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
+    if only in (None, "inbox"):
+        p = add(sub, "inbox", cmd_inbox, "show NAME's inbox (or drain it: read and clear)", INBOX_JSON_HELP)
+        p.add_argument("name", metavar="NAME", nargs="?", help="whose inbox; default $TEAMTUI_NAME")
+        p.add_argument("--drain", action="store_true", help="read and clear (only the inbox's owner should); native only")
+        p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
 
-    task = sub.add_parser("task", parents=parents, help="create, claim, complete, fail, retry, release or import tasks")
-    task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True, parser_class=type(task))
-    p = add(task_sub, "create", cmd_task_create, "create a pending task (prints its id)")
-    p.add_argument("subject", metavar="SUBJECT")
-    p.add_argument("--description", default="")
-    p.add_argument("--blocked-by", nargs="+", default=[], metavar="ID", help="ids that must complete first")
-    p.add_argument("--files", nargs="+", default=[], metavar="PATH", help="paths the task will touch (file-conflict check)")
-    p = add(
-        task_sub,
-        "claim",
-        cmd_task_claim,
-        "claim task ID, or the next ready one (prints its id; exit 3 when none is ready)",
-    )
-    p.add_argument("id", metavar="ID", nargs="?")
-    p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="the claimer; default $TEAMTUI_NAME")
-    p = add(
-        task_sub,
-        "complete",
-        cmd_task_complete,
-        "mark task ID completed (prints its id); as a teammate, only a task I hold",
-    )
-    p.add_argument("id", metavar="ID")
-    p.add_argument("--result", default=None, metavar="TEXT", help="what came of it (shown with the task, passed to hooks)")
-    p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who completes it; default $TEAMTUI_NAME")
-    p = add(
-        task_sub,
-        "fail",
-        cmd_task_fail,
-        "give task ID back as failed: counted, and after the team's max_failures held as blocked",
-    )
-    p.add_argument("id", metavar="ID")
-    p.add_argument("--reason", required=True, metavar="TEXT", help="what went wrong (shown on the board)")
-    p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who held it; default $TEAMTUI_NAME")
-    p = add(
-        task_sub,
-        "import",
-        cmd_task_import,
-        "put the tasks of the patterns' plan.jsonl files on the board (prints each new id and its plan key, like 03-01/T1)",
-    )
-    p.add_argument("plans", nargs="+", metavar="PLAN.jsonl")
-    p.add_argument("--summaries", default=None, metavar="DIR", help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)")
-    p.add_argument("--ignore-xd", action="store_true", help="import even when a cross-phase dependency is not complete")
-    p = add(task_sub, "retry", cmd_task_retry, "put a task held after too many failures back on the board (prints its id)")
-    p.add_argument("id", metavar="ID")
-    p = add(task_sub, "release", cmd_task_release, "return task ID to pending with no owner (prints its id)")
-    p.add_argument("id", metavar="ID")
+    if only in (None, "task"):
+        task = sub.add_parser("task", parents=parents, help="create, claim, complete, fail, retry, release or import tasks")
+        task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True, parser_class=type(task))
+        p = add(task_sub, "create", cmd_task_create, "create a pending task (prints its id)")
+        p.add_argument("subject", metavar="SUBJECT")
+        p.add_argument("--description", default="")
+        p.add_argument("--blocked-by", nargs="+", default=[], metavar="ID", help="ids that must complete first")
+        p.add_argument("--files", nargs="+", default=[], metavar="PATH", help="paths the task will touch (file-conflict check)")
+        p = add(
+            task_sub,
+            "claim",
+            cmd_task_claim,
+            "claim task ID, or the next ready one (prints its id; exit 3 when none is ready)",
+        )
+        p.add_argument("id", metavar="ID", nargs="?")
+        p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="the claimer; default $TEAMTUI_NAME")
+        p = add(
+            task_sub,
+            "complete",
+            cmd_task_complete,
+            "mark task ID completed (prints its id); as a teammate, only a task I hold",
+        )
+        p.add_argument("id", metavar="ID")
+        p.add_argument("--result", default=None, metavar="TEXT", help="what came of it (shown with the task, passed to hooks)")
+        p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who completes it; default $TEAMTUI_NAME")
+        p = add(
+            task_sub,
+            "fail",
+            cmd_task_fail,
+            "give task ID back as failed: counted, and after the team's max_failures held as blocked",
+        )
+        p.add_argument("id", metavar="ID")
+        p.add_argument("--reason", required=True, metavar="TEXT", help="what went wrong (shown on the board)")
+        p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who held it; default $TEAMTUI_NAME")
+        p = add(
+            task_sub,
+            "import",
+            cmd_task_import,
+            "put the tasks of the patterns' plan.jsonl files on the board (prints each new id and its plan key, like 03-01/T1)",
+        )
+        p.add_argument("plans", nargs="+", metavar="PLAN.jsonl")
+        p.add_argument("--summaries", default=None, metavar="DIR", help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)")
+        p.add_argument("--ignore-xd", action="store_true", help="import even when a cross-phase dependency is not complete")
+        p = add(task_sub, "retry", cmd_task_retry, "put a task held after too many failures back on the board (prints its id)")
+        p.add_argument("id", metavar="ID")
+        p = add(task_sub, "release", cmd_task_release, "return task ID to pending with no owner (prints its id)")
+        p.add_argument("id", metavar="ID")
 
-    p = add(sub, "log", cmd_log, "append a line to NAME's structured log (native only)")
-    p.add_argument("name", metavar="NAME", nargs="?", help="whose log; default $TEAMTUI_NAME")
-    p.add_argument("text", metavar="TEXT")
-    p.add_argument("--level", default="info", choices=[lv.value for lv in LogLevel])
+    if only in (None, "log"):
+        p = add(sub, "log", cmd_log, "append a line to NAME's structured log (native only)")
+        p.add_argument("name", metavar="NAME", nargs="?", help="whose log; default $TEAMTUI_NAME")
+        p.add_argument("text", metavar="TEXT")
+        p.add_argument("--level", default="info", choices=[lv.value for lv in LogLevel])

@@ -23,7 +23,7 @@ from teamtui.tmux.mode import ModeDecision, add_teammate_mode_option, make_panes
 IN_PROCESS = ModeDecision("in-process")
 
 
-def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     p = sub.add_parser(
         "run",
         parents=parents,

@@ -320,7 +320,7 @@ def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
-def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     def add(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=parents, help=help, description=help)
         p.set_defaults(handler=_guarded(handler))

@@ -18,7 +18,7 @@ BACKLOG_LINES = 20
 _LEVEL_TAG = {LogLevel.DEBUG: "debug", LogLevel.INFO: "info ", LogLevel.WARNING: "WARN ", LogLevel.ERROR: "ERROR"}
 
 
-def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     p = sub.add_parser(
         "follow",
         parents=parents,

@@ -4,15 +4,16 @@ the file-conflict filter, and dependency cycles. Pure: tasks in, answers out."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from teamtui.protocol.models import Task, TaskStatus
+from teamtui.protocol.record import Record
 from teamtui.protocol.taskmeta import held_reason, scope_files
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from teamtui.protocol.touching import Touch
 
 
@@ -27,15 +28,27 @@ class TaskState(str, Enum):
     ASSIGNED = "assigned"  # pending with an owner (assigned, not yet started)
 
 
-@dataclass(slots=True)
-class TaskView:
-    task: Task
-    state: TaskState
-    open_blockers: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    conflicts_with: list[str] = field(default_factory=list)
-    held: str = ""  # failed max_failures times: held until `task retry`
-    waits_on: list[tuple[str, str]] = field(default_factory=list)  # (file, who broadcast TOUCHING_FILE for it)
+class TaskView(Record):
+    __slots__ = ("task", "state", "open_blockers", "missing", "conflicts_with", "held", "waits_on")
+
+    def __init__(
+        self,
+        task: Task,
+        state: TaskState,
+        open_blockers: list[str] | None = None,
+        missing: list[str] | None = None,
+        conflicts_with: list[str] | None = None,
+        held: str = "",
+        waits_on: list[tuple[str, str]] | None = None,
+    ):
+        self.task = task
+        self.state = state
+        self.open_blockers: list[str] = [] if open_blockers is None else open_blockers
+        self.missing: list[str] = [] if missing is None else missing
+        self.conflicts_with: list[str] = [] if conflicts_with is None else conflicts_with
+        self.held = held  # failed max_failures times: held until `task retry`
+        # (file, who broadcast TOUCHING_FILE for it)
+        self.waits_on: list[tuple[str, str]] = [] if waits_on is None else waits_on
 
     @property
     def blocked_reason(self) -> str:

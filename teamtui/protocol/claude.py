@@ -7,7 +7,6 @@ import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from teamtui.protocol.wire import ValidationError
 
@@ -19,6 +18,10 @@ from teamtui.protocol.models import Member, MemberStatus, Message, Task, TeamCon
 from teamtui.protocol.names import check_name, claude_sanitize
 from teamtui.protocol.native import decode_task_dict
 from teamtui.protocol.store import FileRef, InboxRead, TeamStore, validation_reason
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 # Claude Code's camelCase member keys and our field names.
 _MEMBER_KEYS = {

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+
+from teamtui.protocol.record import FrozenRecord, init_field
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class ProtocolError(Exception):
@@ -38,13 +42,18 @@ class UnsupportedError(ProtocolError):
     """An operation the layout does not offer (e.g. creating tasks in a Claude Code team)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ReadError:
+class ReadError(FrozenRecord):
     """One unreadable item: the reader returns it and goes on with the rest."""
 
+    __slots__ = ("path", "reason", "line")
     path: Path
     reason: str
-    line: int | None = None
+    line: int | None
+
+    def __init__(self, path: Path, reason: str, line: int | None = None):
+        init_field(self, "path", path)
+        init_field(self, "reason", reason)
+        init_field(self, "line", line)
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else str(self.path)

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
-from teamtui.protocol.claude import ClaudeTeam, default_claude_root
 from teamtui.protocol.errors import NotFoundError, ProtocolError
 from teamtui.protocol.names import is_safe_name
-from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.store import TeamStore
 
-LayoutName = Literal["native", "claude"]
+# Each layout is imported when a team of it is opened: a CLI call on a native team never loads
+# Claude Code's (nor typing, ~2 ms).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from teamtui.protocol.store import TeamStore
+
+    LayoutName = Literal["native", "claude"]
 
 
 def detect_layout(root: Path) -> LayoutName | None:
@@ -49,7 +53,13 @@ def open_team(root: Path, name: str, layout: LayoutName | None = None) -> TeamSt
     layout = layout or detect_layout(root) or "native"
     if layout not in ("native", "claude"):
         raise ProtocolError(f"unknown layout {layout!r}: use native or claude")
-    return NativeTeam(root, name) if layout == "native" else ClaudeTeam(root, name)
+    if layout == "native":
+        from teamtui.protocol.native import NativeTeam
+
+        return NativeTeam(root, name)
+    from teamtui.protocol.claude import ClaudeTeam
+
+    return ClaudeTeam(root, name)
 
 
 def find_team(root: Path, name: str | None = None, layout: LayoutName | None = None) -> TeamStore:
@@ -73,4 +83,6 @@ def candidate_roots(root: Path | None) -> list[Path]:
     """Where to look when no root is given: the current directory, then Claude Code's folder."""
     if root is not None:
         return [Path(root)]
+    from teamtui.protocol.claude import default_claude_root
+
     return [Path.cwd(), default_claude_root()]

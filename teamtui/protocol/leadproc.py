@@ -9,23 +9,34 @@ list the team uses (`CLAUDE_CODE_TASK_LIST_ID`).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
-LeadState = Literal["alive", "ended", "unknown"]
+from teamtui.protocol.record import FrozenRecord, init_field
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    LeadState = Literal["alive", "ended", "unknown"]
+
 PROC = Path("/proc")
 TASK_LIST_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 # An environment block is a few KB; a bound keeps a hostile /proc file from costing anything.
 _ENVIRON_LIMIT = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class LeadProcess:
+class LeadProcess(FrozenRecord):
+    __slots__ = ("pid", "pid_space", "claimed_at", "proc_start")
     pid: int
-    pid_space: str = ""
-    claimed_at: float | None = None
-    proc_start: str = ""
+    pid_space: str
+    claimed_at: float | None
+    proc_start: str
+
+    def __init__(self, pid: int, pid_space: str = "", claimed_at: float | None = None, proc_start: str = ""):
+        init_field(self, "pid", pid)
+        init_field(self, "pid_space", pid_space)
+        init_field(self, "claimed_at", claimed_at)
+        init_field(self, "proc_start", proc_start)
 
 
 def parse_lead_process(raw: Any) -> LeadProcess | None:

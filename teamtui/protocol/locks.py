@@ -4,7 +4,6 @@ proper-lockfile style lock directory (Claude Code). Both treat an old lock as st
 from __future__ import annotations
 
 import os
-import random
 import time
 from pathlib import Path
 from types import TracebackType
@@ -43,6 +42,8 @@ class _Lock:
             if time.monotonic() >= deadline:
                 raise LockTimeout(f"could not take the lock {self.path} within {self.timeout:.0f}s")
             # Short randomized backoff: contention is brief, and jitter avoids lockstep retries.
+            import random  # here: only a contended lock waits (~1 ms a CLI call)
+
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.05)
 

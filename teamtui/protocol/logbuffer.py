@@ -9,11 +9,14 @@ are handed out as `LogEntry`s, built when read.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import overload
 
 from teamtui.protocol.models import LogEntry, LogLevel
+
+TYPE_CHECKING = False  # not typing's: `teamtui status` and `follow` import this, and typing costs ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import overload
 
 _LEVELS = {level.value: level for level in LogLevel}
 
@@ -76,10 +79,13 @@ class LogBuffer:
         make = self._make
         return (make(row) for row in self._rows)
 
-    @overload
-    def __getitem__(self, index: int) -> LogEntry: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[LogEntry]: ...
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, index: int) -> LogEntry: ...
+        @overload
+        def __getitem__(self, index: slice) -> list[LogEntry]: ...
+
     def __getitem__(self, index: int | slice) -> LogEntry | list[LogEntry]:
         if isinstance(index, slice):
             return [self._make(row) for row in list(self._rows)[index]]

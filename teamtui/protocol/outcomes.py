@@ -8,11 +8,10 @@ a per-task teammate's non-zero exit. Counts live in the task's metadata (see tas
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any
 
 from teamtui.protocol.errors import ConflictError, UnsupportedError
 from teamtui.protocol.models import Task, TaskStatus
+from teamtui.protocol.record import FrozenRecord, init_field
 from teamtui.protocol.store import TeamStore
 from teamtui.protocol.taskmeta import (
     BLOCKED_REASON,
@@ -25,15 +24,25 @@ from teamtui.protocol.taskmeta import (
     released_from,
 )
 
+TYPE_CHECKING = False  # not typing's: `teamtui task complete` imports this, and typing costs ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_REASON = 500  # a reason is shown on one board line
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(FrozenRecord):
+    __slots__ = ("task", "count", "held", "previous_owner")
     task: Task
     count: int
     held: bool  # this failure reached max_failures: the task is off the board until retried
     previous_owner: str
+
+    def __init__(self, task: Task, count: int, held: bool, previous_owner: str):
+        init_field(self, "task", task)
+        init_field(self, "count", count)
+        init_field(self, "held", held)
+        init_field(self, "previous_owner", previous_owner)
 
 
 def team_max_failures(store: TeamStore) -> int:

@@ -20,18 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The patterns' task statuses are read with every task file, so they live in the models.
+from teamtui.protocol.models import PATTERN_STATUSES, task_status  # noqa: F401
+
 # A plan larger than this is refused rather than loaded.
 MAX_PLAN_BYTES = 4 * 1024 * 1024
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-# The patterns' task statuses and the board's.
-PATTERN_STATUSES = {"available": "pending", "claimed": "in_progress", "complete": "completed"}
-
-
-def task_status(value: Any) -> Any:
-    """A task file's status as the board reads it: the patterns' `available`, `claimed`,
-    `complete` become `pending`, `in_progress`, `completed`; anything else is left to the caller."""
-    return PATTERN_STATUSES.get(value, value) if isinstance(value, str) else value
 
 
 class PlanError(ValueError):

@@ -12,13 +12,10 @@ import os
 import posixpath
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from teamtui.protocol.board import Board
-from teamtui.protocol.claude import entry_key
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
 from teamtui.protocol.health import is_disappeared
@@ -35,12 +32,16 @@ from teamtui.protocol.models import (
     TeamConfig,
     normalize_level,
 )
+from teamtui.protocol.record import Record
 from teamtui.protocol.store import FileRef, TeamStore
 from teamtui.protocol.taskmeta import scope_files
 from teamtui.protocol.touching import Touch, load_touches, touches_path
 from teamtui.protocol.tail import TailReader
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from teamtui.protocol.journal import TeamJournal
     from teamtui.protocol.transcripts.feed import TranscriptFeed
 
@@ -70,29 +71,53 @@ class ChangeKind(StrEnum):
     TEAM_GONE = "team_gone"  # key: team name
 
 
-@dataclass(slots=True)
-class Change:
+class Change(Record):
     """One thing that changed."""
 
-    kind: ChangeKind
-    key: str = ""
-    detail: str = ""
-    messages: list[Message] = field(default_factory=list)
-    entries: list[LogEntry] = field(default_factory=list)
+    __slots__ = ("kind", "key", "detail", "messages", "entries")
+
+    def __init__(
+        self,
+        kind: ChangeKind,
+        key: str = "",
+        detail: str = "",
+        messages: list[Message] | None = None,
+        entries: list[LogEntry] | None = None,
+    ):
+        self.kind = kind
+        self.key = key
+        self.detail = detail
+        self.messages: list[Message] = [] if messages is None else messages
+        self.entries: list[LogEntry] = [] if entries is None else entries
 
 
-@dataclass(slots=True)
-class MemberView:
-    name: str
-    status: MemberStatus
-    agent_type: str = ""
-    color: str = ""
-    current_task: Task | None = None
-    last_activity: float | None = None
-    unread: int = 0
-    disappeared: bool = False
-    departed: bool = False
-    member: Member | None = None
+class MemberView(Record):
+    __slots__ = ("name", "status", "agent_type", "color", "current_task", "last_activity", "unread",
+                 "disappeared", "departed", "member")
+
+    def __init__(
+        self,
+        name: str,
+        status: MemberStatus,
+        agent_type: str = "",
+        color: str = "",
+        current_task: Task | None = None,
+        last_activity: float | None = None,
+        unread: int = 0,
+        disappeared: bool = False,
+        departed: bool = False,
+        member: Member | None = None,
+    ):
+        self.name = name
+        self.status = status
+        self.agent_type = agent_type
+        self.color = color
+        self.current_task = current_task
+        self.last_activity = last_activity
+        self.unread = unread
+        self.disappeared = disappeared
+        self.departed = departed
+        self.member = member
 
 
 class _Inbox:
@@ -553,6 +578,8 @@ class TeamState:
         """Claude Code 2.1.178+ treats an inbox as a pending queue: the recipient removes what it
         took within about a second. So every entry seen is kept here, and one that leaves the
         file is marked delivered (older versions flip `read` instead, and that is followed too)."""
+        from teamtui.protocol.claude import entry_key  # a Claude Code team's: its layout is loaded
+
         self.files_read += 1
         path = self.store.inbox_path(member)
         read = self.store.peek(member)

@@ -6,31 +6,40 @@ The dashboard, the CLI and the runtime only talk to a TeamStore, never to paths.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
 
 from teamtui.protocol.wire import ValidationError
 
 from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, UnsupportedError
 from teamtui.protocol.models import Message, Task, TeamConfig
+from teamtui.protocol.record import FrozenRecord, Record, init_field
 from teamtui.protocol.tail import TailBatch
 
-FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown", "touching"]
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Literal
+
+    FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown", "touching"]
 
 
-@dataclass(frozen=True, slots=True)
-class FileRef:
+class FileRef(FrozenRecord):
     """What a changed path is to the team: its kind and key (member name, task id)."""
 
+    __slots__ = ("kind", "key")
     kind: FileKind
-    key: str = ""
+    key: str
+
+    def __init__(self, kind: FileKind, key: str = ""):
+        init_field(self, "kind", kind)
+        init_field(self, "key", key)
 
 
-@dataclass(slots=True)
-class InboxRead:
-    messages: list[Message]
-    errors: list[ReadError]
+class InboxRead(Record):
+    __slots__ = ("messages", "errors")
+
+    def __init__(self, messages: list[Message], errors: list[ReadError]):
+        self.messages = messages
+        self.errors = errors
 
 
 def validation_reason(exc: ValidationError) -> str:

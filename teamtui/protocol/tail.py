@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from teamtui.protocol.errors import ReadError
+from teamtui.protocol.record import Record
 
 # A single line longer than this is reported and skipped, so one runaway line cannot eat memory.
 MAX_LINE_BYTES = 1024 * 1024
@@ -16,18 +16,29 @@ READ_CHUNK = 4 * 1024 * 1024
 _FINGERPRINT = 64
 
 
-@dataclass(slots=True)
-class TailBatch:
-    lines: list[bytes] = field(default_factory=list)
-    # Line numbers (1-based) of each returned line, for error reports.
-    line_numbers: list[int] = field(default_factory=list)
-    # The file shrank, was replaced, or was rewritten: everything before is gone (an inbox drain).
-    reset: bool = False
-    missing: bool = False
-    # Lines skipped for being too long: (line number, size).
-    overlong: list[tuple[int, int]] = field(default_factory=list)
-    more: bool = False
-    error: str | None = None
+class TailBatch(Record):
+    __slots__ = ("lines", "line_numbers", "reset", "missing", "overlong", "more", "error")
+
+    def __init__(
+        self,
+        lines: list[bytes] | None = None,
+        line_numbers: list[int] | None = None,
+        reset: bool = False,
+        missing: bool = False,
+        overlong: list[tuple[int, int]] | None = None,
+        more: bool = False,
+        error: str | None = None,
+    ):
+        self.lines: list[bytes] = [] if lines is None else lines
+        # Line numbers (1-based) of each returned line, for error reports.
+        self.line_numbers: list[int] = [] if line_numbers is None else line_numbers
+        # The file shrank, was replaced, or was rewritten: everything before is gone (an inbox drain).
+        self.reset = reset
+        self.missing = missing
+        # Lines skipped for being too long: (line number, size).
+        self.overlong: list[tuple[int, int]] = [] if overlong is None else overlong
+        self.more = more
+        self.error = error
 
     def read_errors(self, path: Path) -> list[ReadError]:
         """What this read could not use: an unreadable file, and each overlong line it skipped."""

@@ -13,9 +13,12 @@ task file keeps the eight keys its peers read. Pure: tasks in, answers out.
 
 from __future__ import annotations
 
-from typing import Any
 
 from teamtui.protocol.models import Task
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 FAILURE_COUNT = "failure_count"
 LAST_FAILURE = "last_failure"

@@ -10,27 +10,39 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
-from typing import Any
 
 from teamtui.protocol.errors import ParseError, ReadError
 from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
 from teamtui.protocol.locks import FileLock
 from teamtui.protocol.models import Message, TaskStatus
+from teamtui.protocol.record import FrozenRecord, init_field
 from teamtui.protocol.store import TeamStore
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 # One line, the keyword, then the path; a path is data, bounded, never a file teamtui opens.
 _TOUCHING = re.compile(r"TOUCHING_FILE[ \t]+(\S[^\r\n]{0,4095}?)[ \t]*")
 MAX_TOUCHES = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class Touch:
+class Touch(FrozenRecord):
+    __slots__ = ("path", "by", "task", "at")
     path: str
     by: str
-    task: str = ""  # the sender's in-progress task when it broadcast ('' when it held none)
-    at: float = 0.0
+    task: str  # the sender's in-progress task when it broadcast ('' when it held none)
+    at: float
+
+    def __init__(self, path: str, by: str, task: str = "", at: float = 0.0):
+        init_field(self, "path", path)
+        init_field(self, "by", by)
+        init_field(self, "task", task)
+        init_field(self, "at", at)
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 def touched_path(text: str) -> str | None:
@@ -85,7 +97,7 @@ def record_touch(store: TeamStore, path: str, by: str, *, at: float | None = Non
         # Keep only what still counts, and one entry per (file, sender).
         kept = [t for t in current if board.touch_active(t) and (t.path, t.by) != (path, by)]
         kept.append(touch)
-        write_json_atomic(file, {"touches": [asdict(t) for t in kept[-MAX_TOUCHES:]]})
+        write_json_atomic(file, {"touches": [t.to_json() for t in kept[-MAX_TOUCHES:]]})
     return touch
 
 

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 
-from teamtui.tmux.api import NullPanes, TeammatePanes
+from teamtui.protocol.record import FrozenRecord, init_field
+
+TYPE_CHECKING = False  # not typing's: every CLI command imports this module for --teammate-mode
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from teamtui.tmux.api import TeammatePanes
 
 MODES = ("auto", "in-process", "tmux")
 # How long a tmux server gets to answer before it counts as dead.
 PROBE_TIMEOUT = 2.0
 
 
-@dataclass(frozen=True, slots=True)
-class ModeDecision:
+class ModeDecision(FrozenRecord):
+    __slots__ = ("mode", "notice")
     mode: str  # "in-process" or "tmux"
-    notice: str = ""  # for the UI to toast: why auto did not pick tmux, or a bad config value
+    notice: str  # for the UI to toast: why auto did not pick tmux, or a bad config value
+
+    def __init__(self, mode: str, notice: str = ""):
+        init_field(self, "mode", mode)
+        init_field(self, "notice", notice)
 
 
 def add_teammate_mode_option(parser: argparse.ArgumentParser, *, top: bool = True) -> None:
@@ -99,6 +107,8 @@ def make_panes(
 ) -> tuple[TeammatePanes, str]:
     """The panes for `decision` (at most `max_panes` `follow` panes at once), and a notice
     (leftover panes closed, or why tmux failed after all)."""
+    from teamtui.tmux.api import NullPanes
+
     if decision.mode != "tmux":
         return NullPanes(), decision.notice
     from teamtui.tmux.budget import DEFAULT_MAX_PANES

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from teamtui.protocol.wire import ValidationError
 
@@ -16,6 +14,11 @@ from teamtui.protocol.models import Member, TeamConfig, normalize_status
 from teamtui.protocol.names import check_name
 from teamtui.protocol.native.layout import NativeLayout
 from teamtui.protocol.store import validation_reason
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 class NativeConfig(NativeLayout):

@@ -4,22 +4,22 @@ each write under the tasks lock."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from teamtui.protocol.wire import ValidationError
 
-from teamtui.protocol.board import Board
 from teamtui.protocol.errors import ConflictError, NotFoundError, ParseError, ReadError
 from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
 from teamtui.protocol.locks import FileLock
-from teamtui.protocol.models import Task, TaskStatus
+from teamtui.protocol.models import PATTERN_STATUSES, Task, TaskStatus
 from teamtui.protocol.names import check_name
 from teamtui.protocol.native.layout import SIDECAR_FILE, TASK_FILE, NativeLayout, is_task_id
-from teamtui.protocol.plan import PATTERN_STATUSES
 from teamtui.protocol.store import validation_reason
-from teamtui.protocol.touching import load_touches
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 # The eight keys learn-claude-code builds a task from; anything else goes to the sidecar.
 CORE_TASK_KEYS = ("id", "subject", "description", "status", "active_form", "owner", "blocks", "blocked_by")
@@ -215,6 +215,9 @@ class NativeTasks(NativeLayout):
 
         Returns None when no task is ready; raises ConflictError when the named task is not claimable.
         """
+        from teamtui.protocol.board import Board  # here: of the task commands, claiming alone needs the board
+        from teamtui.protocol.touching import load_touches
+
         check_name(owner, "owner")
         with self._tasks_lock():
             tasks, _errors = self.list_tasks(include_internal=True)
