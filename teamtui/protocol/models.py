@@ -163,11 +163,11 @@ def _as_items(v: Any) -> list[str]:
     if v is None:
         return []
     if isinstance(v, str):
-        return [v]
+        return [str.__str__(v)]  # a str enum member becomes its text, as a list[str] field makes it
     if isinstance(v, list):
         import json
 
-        return [x if isinstance(x, str) else json.dumps(x, ensure_ascii=False, sort_keys=True) for x in v]
+        return [str.__str__(x) if isinstance(x, str) else json.dumps(x, ensure_ascii=False, sort_keys=True) for x in v]
     return list_of(to_str)(v)
 
 

@@ -39,10 +39,9 @@ numbers = (
     st.integers(-(2**70), 2**70) | st.integers(-(10**400), 10**400) | st.sampled_from([0, 1, 2, -1, 2**63, 2**1024])
     | st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, 1.0, -0.0, 2.0, 0.5, 1e30, 2.0**63])
 )
-scalars = (
-    st.none() | st.booleans() | numbers | st.sampled_from(SPELLINGS) | st.text(max_size=8)
-    | st.sampled_from(range(len(_ENUMS))).map(_ENUMS.__getitem__)  # by index: hypothesis replays a str subclass badly
-)
+# Enum members are not drawn here (hypothesis replays a str subclass inconsistently and calls the
+# run flaky): test_enum_members_anywhere puts each one in every field instead.
+scalars = st.none() | st.booleans() | numbers | st.sampled_from(SPELLINGS) | st.text(max_size=8)
 values = st.recursive(
     scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
     max_leaves=8,
@@ -108,6 +107,15 @@ def test_the_plain_models_accept_and_refuse_what_the_pydantic_ones_did(pair) -> 
         compare(pair, data)
 
     check()
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=[p[0].__name__ for p in PAIRS])
+def test_enum_members_anywhere(pair) -> None:
+    # Code passes enum members (str subclasses) where a peer's file has their text.
+    for key in keys_of(pair):
+        for member in _ENUMS:
+            for value in (member, [member, "x"], {"k": member}):
+                compare(pair, {key: value})
 
 
 @pytest.mark.parametrize(
