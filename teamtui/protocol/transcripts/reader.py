@@ -33,8 +33,8 @@ DEFAULT_WINDOW = 500
 _HELD_BYTES = 8 * 1024 * 1024
 # Protocol messages remembered per transcript.
 _NOTICES_KEPT = 256
-# A first read from the end looks back this far at first (then 4x as far, up to _HELD_BYTES).
-_BACK_STEP = 256 * 1024
+# A first read from the end looks back for the window's first line in steps of this many bytes.
+_BACK_STEP = 512 * 1024
 # Numbers each start of a reader's first read: a head counted for one is taken by no other.
 _GENERATIONS = itertools.count(1)
 
@@ -79,7 +79,7 @@ def _counted(line: bytes) -> bool:
 
 def _window_start(path: Path, window: int) -> tuple[int, int]:
     """(where the last `window` shown lines begin, the file's size): a line's first byte, 0 for
-    the whole file. Looks back at most _HELD_BYTES (the window keeps no more)."""
+    the whole file. Reads back from the end in steps, at most _HELD_BYTES (the window keeps no more)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -88,24 +88,20 @@ def _window_start(path: Path, window: int) -> tuple[int, int]:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return 0, 0
-        size, want = st.st_size, _BACK_STEP
-        while True:
-            start = max(0, size - want)
-            data = os.pread(fd, size - start, start)
-            lines = data.split(b"\n")
-            at = start + len(data) - len(lines.pop())  # past the last newline: no line yet after it
-            shown = 0
-            for line in reversed(lines if start == 0 else lines[1:]):  # the first piece began before `start`
+        size = at = pos = st.st_size  # the lines from `at` on are counted; [pos, at) is read next
+        shown = lines_seen = 0
+        while pos > 0 and size - pos < _HELD_BYTES:
+            pos = max(0, pos - _BACK_STEP)
+            lines = os.pread(fd, at - pos, pos).split(b"\n")
+            at -= len(lines.pop())  # after the last newline: no whole line
+            for line in reversed(lines if pos == 0 else lines[1:]):  # the first piece began before `pos`: read again
                 at -= len(line) + 1
+                lines_seen += 1
                 if line.strip() and _shown(line):
                     shown += 1
                     if shown >= window:
                         return at, size
-            if start == 0:
-                return 0, size
-            if want >= _HELD_BYTES:
-                return at, size
-            want = min(4 * want, _HELD_BYTES)
+        return (at if pos > 0 and lines_seen else 0), size
     except OSError:
         return 0, 0
     finally:

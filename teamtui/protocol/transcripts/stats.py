@@ -24,6 +24,7 @@ CONTEXT_WINDOWS: dict[str, int] = {
 # Message ids whose usage is remembered (a message's blocks are written as consecutive lines).
 _IDS_KEPT = 64
 _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+_NO_USAGE = (None, None, None, None)
 
 
 def context_window(model: str | None) -> int | None:
@@ -65,9 +66,15 @@ class Tokens:
         return sum(parts) if parts else None
 
     def _add(self, usage: tuple[int | None, ...], sign: int) -> None:
-        for attr, value in zip(("input", "output", "cache_creation", "cache_read"), usage):
-            if value is not None:
-                setattr(self, attr, (getattr(self, attr) or 0) + sign * value)
+        inp, out, cc, cr = usage  # spelled out: a first read adds thousands
+        if inp is not None:
+            self.input = (self.input or 0) + sign * inp
+        if out is not None:
+            self.output = (self.output or 0) + sign * out
+        if cc is not None:
+            self.cache_creation = (self.cache_creation or 0) + sign * cc
+        if cr is not None:
+            self.cache_read = (self.cache_read or 0) + sign * cr
 
 
 @dataclass(slots=True)
@@ -177,21 +184,26 @@ class TranscriptStats:
             self.model = model
         if not isinstance(usage, dict):
             return
-        values = tuple(token_count(usage.get(k)) for k in _USAGE_KEYS)
-        if all(v is None for v in values):
+        get = usage.get
+        values = (token_count(get(_USAGE_KEYS[0])), token_count(get(_USAGE_KEYS[1])), token_count(get(_USAGE_KEYS[2])),
+                  token_count(get(_USAGE_KEYS[3])))
+        if values == _NO_USAGE:
             return
         mid = mid if isinstance(mid, str) else None
         if mid is not None:
             # A message's blocks come as several lines repeating its usage: the latest one counts.
             old = self._usage_by_id.pop(mid, None)
-            if old is not None:
-                self._sums._add(old, -1)
             self._usage_by_id[mid] = values
             if len(self._usage_by_id) > _IDS_KEPT:
                 self._usage_by_id.popitem(last=False)
             if self._headless and len(self._first_ids) < _IDS_KEPT:
                 self._first_ids.setdefault(mid, values)
-        self._sums._add(values, +1)
+            if old is not None and old != values:
+                self._sums._add(old, -1)
+            if old != values:
+                self._sums._add(values, +1)
+        else:
+            self._sums._add(values, +1)
         inp, _out, cc, cr = values
         if inp is not None or cc is not None or cr is not None:
             self.context_tokens = (inp or 0) + (cc or 0) + (cr or 0)

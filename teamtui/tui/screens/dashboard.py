@@ -258,8 +258,8 @@ class DashboardScreen(Screen[None]):
                     # What was written before the watches were in place: read on from each offset.
                     changes = transcripts.take(updates) + self.state.apply_batch([], rescan=True)
                     self.post_message(TeamChanged(changes, full=True, read_seconds=time.perf_counter() - t0))
-                    if transcripts.counting:
-                        self._count_transcripts()
+                    if transcripts.counting:  # after the frame with the log panels: its thread would slow that frame (GIL)
+                        self.call_after_refresh(self._count_transcripts)
                     continue
             else:
                 changes = self.state.apply_batch(sorted(batch.paths))
