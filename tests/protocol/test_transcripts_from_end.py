@@ -166,3 +166,20 @@ def test_a_team_read_from_the_end_counts_every_head(tmp_path: Path) -> None:
     for member, reader in whole.readers.items():
         assert figures(team.readers[member]) == figures(reader)
     assert team.take_heads(heads) == []  # taken once
+
+
+def test_a_model_named_only_in_the_head_still_gives_the_context_share(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        assistant("m1", [{"type": "text", "text": "hi"}], ts="2026-11-23T07:00:00.000Z", model="claude-sonnet-4-5")  # no usage
+        + b"".join(user(f"prompt {i}", ts="2026-11-23T07:00:01.000Z") for i in range(5))
+        + assistant("m2", [{"type": "text", "text": "ok"}], ts="2026-11-23T07:00:02.000Z", model="<synthetic>", usage={"input_tokens": 1000})
+    )
+    whole = TranscriptReader(path)
+    whole.read()
+    reader = TranscriptReader(path, window=2)
+    reader.read_tail()
+    assert reader.head_pending and reader.stats.model is None and reader.stats.context_share is None
+    assert reader.take_head(reader.count_head())
+    assert reader.stats.model == whole.stats.model == "claude-sonnet-4-5"
+    assert reader.stats.context_share == whole.stats.context_share == 1000 / 200_000

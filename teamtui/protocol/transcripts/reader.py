@@ -73,8 +73,8 @@ def _shown(line: bytes) -> bool:
 
 
 def _counted(line: bytes) -> bool:
-    # A compact line with no usage and no teammate message adds nothing to a head's figures.
-    return b'"usage"' in line or b"<teammate-message" in line or b'"type":"' not in line
+    # A compact line with no usage, model or teammate message adds nothing to a head's figures.
+    return b'"usage"' in line or b'"model"' in line or b"<teammate-message" in line or b'"type":"' not in line
 
 
 def _window_start(path: Path, window: int) -> tuple[int, int]:
