@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -10,6 +11,9 @@ from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.state import Change
 from teamtui.runtime.shutdown import ShutdownRun
 from teamtui.tmux.api import PaneNews
+
+if TYPE_CHECKING:
+    from teamtui.protocol.transcripts.reader import HeadCount
 
 
 @dataclass
@@ -50,3 +54,10 @@ class ShutdownProgress(Message):
     def can_replace(self, message: Message) -> bool:
         # Textual asks the older message: a newer snapshot makes it moot, unless it has news to tell.
         return isinstance(message, ShutdownProgress) and not self.changed and not self.error and not self.offer_panes
+
+
+@dataclass
+class TranscriptsCounted(Message):
+    """From the transcript-sums worker: the heads a first read from the end left, counted."""
+
+    heads: dict[str, HeadCount]

@@ -16,7 +16,8 @@ from teamtui.protocol.claude import ClaudeTeam, iso_now
 from teamtui.protocol.locks import DirLock
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.format import compact_count
-from teamtui.tui.messages import TeamChanged
+from teamtui.protocol.transcripts import TranscriptFinder
+from teamtui.tui.messages import TeamChanged, TranscriptsCounted
 from teamtui.tui.screens.request import RequestDetail
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.team import TeamPanel
@@ -156,6 +157,40 @@ async def test_the_token_column_is_the_transcripts_usage(case, tmp_path, config_
         await until(pilot, lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain, "the team's total in the header")
         # The model (claude-opus-5-5) has no known window: no context share is guessed.
         assert row_of(app, "alice")[5] == ""
+
+
+async def test_the_first_screen_shows_the_logs_and_the_tokens_follow(tmp_path, config_file):
+    """A transcript longer than its log window: its last lines show before its head was counted,
+    the token column and the team's total blank meanwhile (never a part sum), then the sums of
+    the whole file."""
+    root = copy_case(tmp_path, "tmux-running")
+    team_dir = root / "teams" / "session-421dba11"
+    path = TranscriptFinder(root, json.loads((team_dir / "config.json").read_text())).resolve()["alice"].path
+    with path.open("ab") as fh:
+        for i in range(400):
+            fh.write(bash_line(f"step {i}", f"toolu_big{i}"))
+            result = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_big{i}", "content": "ok"}]},
+                      "timestamp": iso_now()}
+            fh.write(json.dumps(result, separators=(",", ":")).encode() + b"\n")
+        fh.write(bash_line("make lint", "toolu_last"))
+    when_counted: dict[str, object] = {}
+
+    def hook(message) -> None:
+        if isinstance(message, TranscriptsCounted) and not when_counted:  # on the screen's loop, before it is handled
+            when_counted.update(row=row_of(app, "alice"), header=app.query_one("#header")._shown.plain,
+                                log=[e.text for e in app.state.logs["alice"].since(0)][-2:])
+
+    app = make(root, config_file)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await loaded(pilot, app)
+        expected = usage_total(path)
+        await until(pilot, lambda: row_of(app, "alice")[4] == compact_count(expected), "alice's tokens counted")
+        assert when_counted, "the heads were counted after the first screen"
+        assert when_counted["log"] == ["Bash ok", "Bash: make lint"]  # the panels had the newest lines
+        assert when_counted["row"][4] == "" and "tokens" not in when_counted["header"]
+        assert "Bash: make lint" in when_counted["row"][3]  # what alice does was shown meanwhile
+        totals = sum(usage_total(transcript_of(app, m)) for m in ("team-lead", "alice", "bob"))
+        await until(pilot, lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain, "the team's total in the header")
 
 
 def write_inbox(team: ClaudeTeam, member: str, entry: dict) -> None:

@@ -6,7 +6,9 @@ what waits for a person is worked out from the notices and inboxes already read.
 
 The first read of every transcript (`read`) touches nothing but this object's own readers: a UI
 runs it in a thread and hands the result to `take` on its own loop. Until then nothing else here
-reads a file, and the figures (`stats`) say nothing.
+reads a file, and the figures (`stats`) say nothing. A UI reads from the end (`from_end`): the
+windows first, then each transcript's head counted in a thread (`count_heads`) and added on its
+loop (`take_heads`); meanwhile a transcript's token sums, and the team's, say nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from teamtui.protocol.transcripts.needs import (
     silent_teammates,
     stuck_teammates,
 )
-from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, TranscriptUpdate
+from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptUpdate
 from teamtui.protocol.transcripts.stats import TranscriptStats
 from teamtui.protocol.transcripts.team import TeamTranscripts
 
@@ -59,14 +61,28 @@ class TranscriptFeed:
         return dict(cfg.raw) if cfg is not None else {}
 
     # ------------------------------------------------------------------ reading
-    def read(self) -> dict[str, TranscriptUpdate]:
-        """Find and read every transcript once: safe in a thread (nothing shared is touched)."""
+    def read(self, *, from_end: bool = False) -> dict[str, TranscriptUpdate]:
+        """Find and read every transcript once: safe in a thread (nothing shared is touched).
+        `from_end`: only what the windows need; the heads are left to `count_heads`."""
         self._config_seen = self.state.config
         # The window a first read renders: a larger one costs every transcript's first read (+40 % at 1,000).
         team = TeamTranscripts(self.state.store.root, self._config(), window=min(self.state.log_limit, DEFAULT_WINDOW))
-        updates = team.load()
+        updates = team.load(from_end=from_end)
         self.team = team
         return updates
+
+    @property
+    def counting(self) -> bool:
+        """Some transcript's head is still to be counted (its token sums say nothing yet)."""
+        return self.team is not None and any(r.head_pending for r in self.team.readers.values())
+
+    def count_heads(self) -> dict[str, HeadCount]:
+        """The heads a read from the end left, counted: safe in a thread (reads files only)."""
+        return self.team.count_heads() if self.team is not None else {}
+
+    def take_heads(self, heads: dict[str, HeadCount]) -> list[str]:
+        """Add the counted heads, on the loop that took the reads; the members whose sums are now known."""
+        return self.team.take_heads(heads) if self.team is not None else []
 
     def load(self) -> list[Change]:
         """`read` and `take` in one go, for a caller without a UI loop (`teamtui status`)."""
@@ -143,8 +159,12 @@ class TranscriptFeed:
         return MemberView(name=lead, status=status, agent_type="lead", last_activity=stats.last_write, unread=unread)
 
     def total_tokens(self) -> int | None:
-        """The team's tokens, summed over the transcripts that report any."""
-        totals = [t for m in self.members() if (s := self.stats(m)) is not None and (t := s.tokens.total) is not None]
+        """The team's tokens, summed over the transcripts that report any; None while a
+        transcript is still being counted (a part of the team's sum is no figure)."""
+        stats = [s for m in self.members() if (s := self.stats(m)) is not None]
+        if any(not s.counted for s in stats):
+            return None
+        totals = [t for s in stats if (t := s.tokens.total) is not None]
         return sum(totals) if totals else None
 
     # ------------------------------------------------------------------ what needs a person

@@ -6,17 +6,24 @@ be large). Other lines (tool results are the bulk of a transcript) are decoded o
 still show in the window or carry a teammate's protocol message. Lines of other record types
 (API requests, prompt snapshots, attachments) are never decoded. Later reads take only the
 complete lines appended since, each decoded once.
+
+A first read can also start from the end (`read_tail`): only the lines the window needs, so a
+screen shows them at once. The lines before them (the head) are then counted apart, by
+`count_head` in a thread, and added by `take_head`; until then the token sums say nothing.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+import stat
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teamtui.protocol.tail import MAX_LINE_BYTES, TailReader
+from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailReader
 from teamtui.protocol.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, notices_in
 from teamtui.protocol.transcripts.stats import TranscriptStats
 
@@ -26,6 +33,10 @@ DEFAULT_WINDOW = 500
 _HELD_BYTES = 8 * 1024 * 1024
 # Protocol messages remembered per transcript.
 _NOTICES_KEPT = 256
+# A first read from the end looks back for the window's first line in steps of this many bytes.
+_BACK_STEP = 512 * 1024
+# Numbers each start of a reader's first read: a head counted for one is taken by no other.
+_GENERATIONS = itertools.count(1)
 
 
 @dataclass(slots=True)
@@ -45,9 +56,56 @@ class TranscriptUpdate:
         return bool(self.entries or self.reset or self.notices or self.problems)
 
 
+@dataclass(slots=True)
+class HeadCount:
+    """What the lines before a first read from the end say (`count_head`), for `take_head`."""
+
+    generation: int  # the reader's first read it belongs to: a reader that started over since takes none of it
+    stats: TranscriptStats  # the head's usage, counted as a first read counts it
+    notices: list[Notice]
+    lines: int
+    problems: list[tuple[int | None, str]]
+
+
 def _shown(line: bytes) -> bool:
     # Claude Code writes compact JSON; a line spaced otherwise is decoded to be sure.
     return b'"type":"user"' in line or b'"type":"assistant"' in line or b'"type":"system"' in line or b'"type":"' not in line
+
+
+def _counted(line: bytes) -> bool:
+    # A compact line with no usage, model or teammate message adds nothing to a head's figures.
+    return b'"usage"' in line or b'"model"' in line or b"<teammate-message" in line or b'"type":"' not in line
+
+
+def _window_start(path: Path, window: int) -> tuple[int, int]:
+    """(where the last `window` shown lines begin, the file's size): a line's first byte, 0 for
+    the whole file. Reads back from the end in steps, at most _HELD_BYTES (the window keeps no more)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return 0, 0
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return 0, 0
+        size = at = pos = st.st_size  # the lines from `at` on are counted; [pos, at) is read next
+        shown = lines_seen = 0
+        while pos > 0 and size - pos < _HELD_BYTES:
+            pos = max(0, pos - _BACK_STEP)
+            lines = os.pread(fd, at - pos, pos).split(b"\n")
+            at -= len(lines.pop())  # after the last newline: no whole line
+            for line in reversed(lines if pos == 0 else lines[1:]):  # the first piece began before `pos`: read again
+                at -= len(line) + 1
+                lines_seen += 1
+                if line.strip() and _shown(line):
+                    shown += 1
+                    if shown >= window:
+                        return at, size
+        return (at if pos > 0 and lines_seen else 0), size
+    except OSError:
+        return 0, 0
+    finally:
+        os.close(fd)
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
@@ -99,6 +157,32 @@ def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
     return line[start:end].decode("utf-8", "replace"), usage, model
 
 
+def _scan(line: bytes, no: int | None, stats: TranscriptStats, update: TranscriptUpdate) -> bool:
+    """A first read's pass over one line: count its usage, collect its notices, decode no more
+    than that. False when the line cannot be read."""
+    if b'"type":"assistant"' in line:
+        quick = _quick_usage(line) if b'"type":"user"' not in line else None
+        if quick is not None:
+            stats.count(*quick)
+            return True
+    elif b'"type":"' in line and b"<teammate-message" not in line:
+        return True  # a user or system line as Claude Code writes it: decoded only if it shows
+    rec = _decode(line)
+    if rec is None:
+        update.problems.append((no, "not a JSON object"))
+        return False
+    if rec.get("type") == "assistant" and isinstance(rec.get("message"), dict):
+        msg = rec["message"]
+        stats.count(msg.get("id"), msg.get("usage"), msg.get("model"))
+    _collect(rec, update)
+    return True
+
+
+def _collect(rec: dict[str, Any], update: TranscriptUpdate) -> None:
+    if rec.get("type") == "user":
+        update.notices.extend(notices_in(rec))
+
+
 class TranscriptReader:
     """Reads one transcript incrementally. `entries` is the bounded window (oldest first),
     `stats` the teammate's activity, tokens and context, `notices` the protocol messages received."""
@@ -115,6 +199,12 @@ class TranscriptReader:
         self.notices: deque[Notice] = deque(maxlen=_NOTICES_KEPT)
         self._renderer = Renderer()
         self._started = False
+        self._generation = next(_GENERATIONS)
+        # A first read from the end: where its tail reader started (the head ends with that line).
+        self._head_end = 0
+        self._head_ident: tuple[int, int] | None = None
+        # Added to the tail reader's line numbers for the file's; None until the head is counted.
+        self._line_base: int | None = 0
 
     @property
     def offset(self) -> int:
@@ -123,6 +213,87 @@ class TranscriptReader:
     @property
     def bytes_read(self) -> int:
         return self._tail.bytes_read
+
+    @property
+    def head_pending(self) -> bool:
+        """A first read from the end left a head for `count_head`."""
+        return self._head_end > 0
+
+    def read_tail(self) -> TranscriptUpdate:
+        """A first read from the end: the lines the window needs, rendered, and their usage
+        counted. The head is left to `count_head`: `stats.tokens` says nothing until `take_head`.
+        Once the transcript was read, the same as `read`."""
+        if self._started:
+            return self.read()
+        start, size = _window_start(self.path, self.window)
+        if start > 0:
+            self._tail.seek_tail(size - start + 1)  # on the newline before `start`: the tail skips no line of its own
+            if self._tail.offset > 0:
+                try:
+                    st = os.stat(self.path)
+                except OSError:
+                    pass  # `read` reports it
+                else:
+                    self._head_end, self._head_ident = self._tail.offset, (st.st_dev, st.st_ino)
+                    self._line_base = None
+                    self.stats.without_head()
+        return self.read()
+
+    def count_head(self) -> HeadCount | None:
+        """Count the usage and collect the notices of the head a first read from the end left.
+        Reads the file and changes nothing here: safe in a thread. None when there is no head,
+        or the file is no longer the one read."""
+        end, generation, ident = self._head_end, self._generation, self._head_ident
+        if not end:
+            return None
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != ident or st.st_size < end:
+                return None
+            while True:  # the head ends with the line the tail reader started in (it skipped that line's rest)
+                piece = os.pread(fd, 64 * 1024, end)
+                nl = piece.find(b"\n")
+                if nl >= 0:
+                    end += nl + 1
+                    break
+                if not piece:
+                    return None
+                end += len(piece)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        reader = TailReader(self.path, max_line_bytes=self._tail.max_line_bytes)
+        stats, update = TranscriptStats(), TranscriptUpdate()
+        while reader.offset < end:
+            reader.chunk = min(READ_CHUNK, end - reader.offset)
+            batch = reader.read()
+            if batch.reset or batch.missing or batch.error:
+                return None
+            update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, size in batch.overlong)
+            for line, no in zip(batch.lines, batch.line_numbers):
+                if _counted(line):
+                    _scan(line, no, stats, update)
+        return HeadCount(generation, stats, update.notices, reader.line_no, update.problems)
+
+    def take_head(self, head: HeadCount) -> bool:
+        """Add what `count_head` found: the token sums are then the whole transcript's. False when
+        it comes too late (the file was replaced, and read whole, since)."""
+        if head.generation != self._generation or not self._head_end:
+            return False
+        self.stats.add_head(head.stats)
+        self.notices = deque([*head.notices, *self.notices], maxlen=_NOTICES_KEPT)
+        self._line_base = head.lines - 1  # the tail reader's line 1 was the rest of the head's last
+        self._head_end, self._head_ident = 0, None
+        return True
+
+    def _numbers(self, numbers: list[int]) -> list[int | None]:
+        base = self._line_base
+        return [None] * len(numbers) if base is None else [n + base for n in numbers] if base else numbers
 
     def read(self) -> TranscriptUpdate:
         """Everything new since the last read (the whole file, once, on the first)."""
@@ -137,9 +308,10 @@ class TranscriptReader:
             update.missing = batch.missing
             if batch.error:
                 update.problems.append((None, batch.error))
-            update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, size in batch.overlong)
+            overlong = self._numbers([no for no, _ in batch.overlong])
+            update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, (_, size) in zip(overlong, batch.overlong))
             self._started = self._started or not batch.missing
-            for line, no in zip(batch.lines, batch.line_numbers):
+            for line, no in zip(batch.lines, self._numbers(batch.line_numbers)):
                 if not _shown(line):
                     continue
                 if held is None:
@@ -148,7 +320,7 @@ class TranscriptReader:
                         update.problems.append((no, "not a JSON object"))
                     else:
                         self._take(rec, no, update)
-                elif self._scan(line, no, update):
+                elif _scan(line, no, self.stats, update):
                     held.add(no, line)  # decoded at the end, if it is still in the window
             if not batch.more or batch.error:
                 break
@@ -156,27 +328,8 @@ class TranscriptReader:
             self._settle(held, update)
         if len(update.entries) > self.window:
             del update.entries[: len(update.entries) - self.window]
+        self.notices.extend(update.notices)
         return update
-
-    def _scan(self, line: bytes, no: int, update: TranscriptUpdate) -> bool:
-        """A first read's pass over one line: count its usage, collect its notices, decode no
-        more than that. False when the line cannot be read."""
-        if b'"type":"assistant"' in line:
-            quick = _quick_usage(line) if b'"type":"user"' not in line else None
-            if quick is not None:
-                self.stats.count(*quick)
-                return True
-        elif b'"type":"' in line and b"<teammate-message" not in line:
-            return True  # a user or system line as Claude Code writes it: decoded only if it shows
-        rec = _decode(line)
-        if rec is None:
-            update.problems.append((no, "not a JSON object"))
-            return False
-        if rec.get("type") == "assistant" and isinstance(rec.get("message"), dict):
-            msg = rec["message"]
-            self.stats.count(msg.get("id"), msg.get("usage"), msg.get("model"))
-        self._collect(rec, update)
-        return True
 
     def _settle(self, held: _Held, update: TranscriptUpdate) -> None:
         """End of a first read: decode the lines that fit the window, in file order."""
@@ -190,18 +343,12 @@ class TranscriptReader:
             self.entries.extend(new)
             update.entries.extend(new)
 
-    def _take(self, rec: dict[str, Any], no: int, update: TranscriptUpdate) -> None:
+    def _take(self, rec: dict[str, Any], no: int | None, update: TranscriptUpdate) -> None:
         self.stats.fold(rec)
-        self._collect(rec, update)
+        _collect(rec, update)
         new = self._renderer.render(rec, no)
         self.entries.extend(new)
         update.entries.extend(new)
 
-    def _collect(self, rec: dict[str, Any], update: TranscriptUpdate) -> None:
-        if rec.get("type") == "user":
-            found = notices_in(rec)
-            self.notices.extend(found)
-            update.notices.extend(found)
 
-
-__all__ = ["DEFAULT_WINDOW", "EntryKind", "TranscriptReader", "TranscriptUpdate"]
+__all__ = ["DEFAULT_WINDOW", "EntryKind", "HeadCount", "TranscriptReader", "TranscriptUpdate"]

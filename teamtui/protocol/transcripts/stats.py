@@ -24,6 +24,7 @@ CONTEXT_WINDOWS: dict[str, int] = {
 # Message ids whose usage is remembered (a message's blocks are written as consecutive lines).
 _IDS_KEPT = 64
 _USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+_NO_USAGE = (None, None, None, None)
 
 
 def context_window(model: str | None) -> int | None:
@@ -65,16 +66,24 @@ class Tokens:
         return sum(parts) if parts else None
 
     def _add(self, usage: tuple[int | None, ...], sign: int) -> None:
-        for attr, value in zip(("input", "output", "cache_creation", "cache_read"), usage):
-            if value is not None:
-                setattr(self, attr, (getattr(self, attr) or 0) + sign * value)
+        inp, out, cc, cr = usage  # spelled out: a first read adds thousands
+        if inp is not None:
+            self.input = (self.input or 0) + sign * inp
+        if out is not None:
+            self.output = (self.output or 0) + sign * out
+        if cc is not None:
+            self.cache_creation = (self.cache_creation or 0) + sign * cc
+        if cr is not None:
+            self.cache_read = (self.cache_read or 0) + sign * cr
 
 
 @dataclass(slots=True)
 class TranscriptStats:
-    """Folded from the records of one transcript, oldest first."""
+    """Folded from the records of one transcript, oldest first. A first read from the end counts
+    the usage of its own lines; `add_head` then adds the lines before them, counted apart. Until
+    then `tokens` says nothing (a sum of part of the transcript would be a guess)."""
 
-    tokens: Tokens = field(default_factory=Tokens)
+    _sums: Tokens = field(default_factory=Tokens)
     # The last request's input + cache tokens: what the context holds now.
     context_tokens: int | None = None
     model: str | None = None
@@ -83,6 +92,41 @@ class TranscriptStats:
     _usage_by_id: OrderedDict[str, tuple[int | None, ...]] = field(default_factory=OrderedDict)
     # (kind, ts, tool_use block): the label is built only when asked (a first read folds thousands).
     _now: tuple[str, float | None, dict[str, Any] | None] | None = None
+    # Lines at the head of the transcript are not counted yet: the sums are not the transcript's.
+    _headless: bool = False
+    # While headless, the first message ids counted: the head's last message may go on in them.
+    _first_ids: dict[str, tuple[int | None, ...]] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> Tokens:
+        """The transcript's token sums; all None while its head is not counted."""
+        return Tokens() if self._headless else self._sums
+
+    @property
+    def counted(self) -> bool:
+        """Every line's usage is in `tokens` (False between a first read from the end and `add_head`)."""
+        return not self._headless
+
+    def without_head(self) -> None:
+        """The lines counted from now on follow a head that `add_head` will bring."""
+        self._headless = True
+
+    def add_head(self, head: TranscriptStats) -> None:
+        """The usage counted (apart) over the lines before those counted here. A message whose
+        lines straddle the cut is counted once, by its later lines, as a single pass would."""
+        sums = Tokens(head._sums.input, head._sums.output, head._sums.cache_creation, head._sums.cache_read)
+        for mid, values in head._usage_by_id.items():
+            if mid in self._first_ids:
+                sums._add(values, -1)
+        self._sums._add((sums.input, sums.output, sums.cache_creation, sums.cache_read), +1)
+        if self.context_tokens is None:
+            self.context_tokens = head.context_tokens
+        if self.model is None:
+            self.model = head.model
+        if head.last_write is not None and (self.last_write is None or head.last_write > self.last_write):
+            self.last_write = head.last_write
+        self._headless = False
+        self._first_ids = {}
 
     @property
     def activity(self) -> Activity | None:
@@ -140,19 +184,26 @@ class TranscriptStats:
             self.model = model
         if not isinstance(usage, dict):
             return
-        values = tuple(token_count(usage.get(k)) for k in _USAGE_KEYS)
-        if all(v is None for v in values):
+        get = usage.get
+        values = (token_count(get(_USAGE_KEYS[0])), token_count(get(_USAGE_KEYS[1])), token_count(get(_USAGE_KEYS[2])),
+                  token_count(get(_USAGE_KEYS[3])))
+        if values == _NO_USAGE:
             return
         mid = mid if isinstance(mid, str) else None
         if mid is not None:
             # A message's blocks come as several lines repeating its usage: the latest one counts.
             old = self._usage_by_id.pop(mid, None)
-            if old is not None:
-                self.tokens._add(old, -1)
             self._usage_by_id[mid] = values
             if len(self._usage_by_id) > _IDS_KEPT:
                 self._usage_by_id.popitem(last=False)
-        self.tokens._add(values, +1)
+            if self._headless and len(self._first_ids) < _IDS_KEPT:
+                self._first_ids.setdefault(mid, values)
+            if old is not None and old != values:
+                self._sums._add(old, -1)
+            if old != values:
+                self._sums._add(values, +1)
+        else:
+            self._sums._add(values, +1)
         inp, _out, cc, cr = values
         if inp is not None or cc is not None or cr is not None:
             self.context_tokens = (inp or 0) + (cc or 0) + (cr or 0)

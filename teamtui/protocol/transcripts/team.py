@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.transcripts.locate import TranscriptFinder, TranscriptSource
-from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, TranscriptReader, TranscriptUpdate
+from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptReader, TranscriptUpdate
 
 
 class TeamTranscripts:
@@ -27,9 +27,19 @@ class TeamTranscripts:
     def watch_dirs(self) -> list[Path]:
         return self.finder.watch_dirs
 
-    def load(self) -> dict[str, TranscriptUpdate]:
-        """Find every transcript and read it (the first screen)."""
-        return self._refind(read_all=True)
+    def load(self, *, from_end: bool = False) -> dict[str, TranscriptUpdate]:
+        """Find every transcript and read it (the first screen). `from_end`: only what the
+        windows need; the heads are then counted by `count_heads` and added by `take_heads`."""
+        return self._refind(read_all=True, from_end=from_end)
+
+    def count_heads(self) -> dict[str, HeadCount]:
+        """Each head a first read from the end left, counted: safe in a thread (reads files only)."""
+        readers = [(m, r) for m, r in list(self.readers.items()) if r.head_pending]
+        return {m: head for m, r in readers if (head := r.count_head()) is not None}
+
+    def take_heads(self, heads: dict[str, HeadCount]) -> list[str]:
+        """Add what `count_heads` found; the members whose sums are now their transcript's."""
+        return [m for m, head in heads.items() if (r := self.readers.get(m)) is not None and r.take_head(head)]
 
     def update_config(self, config: Mapping[str, Any]) -> dict[str, TranscriptUpdate]:
         """Members came or went: find again; a departed member's reader is kept (its history stays)."""
@@ -58,7 +68,7 @@ class TeamTranscripts:
             out.update(self._refind())
         return out
 
-    def _refind(self, read_all: bool = False) -> dict[str, TranscriptUpdate]:
+    def _refind(self, read_all: bool = False, from_end: bool = False) -> dict[str, TranscriptUpdate]:
         out: dict[str, TranscriptUpdate] = {}
         for member, source in self.finder.resolve().items():
             known = self.sources.get(member)
@@ -66,9 +76,9 @@ class TeamTranscripts:
                 if known is not None:
                     self._by_path.pop(known.path, None)
                 self.sources[member] = source
-                self.readers[member] = TranscriptReader(source.path, window=self.window)
+                reader = self.readers[member] = TranscriptReader(source.path, window=self.window)
                 self._by_path[source.path] = member
-                update = self.readers[member].read()
+                update = reader.read_tail() if from_end else reader.read()
                 update.reset = known is not None  # a new session replaces the old one's window
                 out[member] = update
             elif read_all:

@@ -39,7 +39,7 @@ from teamtui.tui.controllers.claude_shutdown import (
 )
 from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
 from teamtui.tui.palette import Palette
-from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged
+from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged, TranscriptsCounted
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.filter import FilterInput
 from teamtui.tui.widgets.footer import KeyFooter
@@ -242,8 +242,11 @@ class DashboardScreen(Screen[None]):
         from teamtui.protocol.watch import watch_dirs
 
         transcripts = self.state.transcripts
-        # The first read of every transcript (MBs each) runs in a thread, while the watches start.
-        reading = asyncio.ensure_future(asyncio.to_thread(transcripts.read)) if transcripts and transcripts.team is None else None
+        # The first read of every transcript runs in a thread, while the watches start: from the end,
+        # what the log panels show; the heads' token sums are counted after the first screen.
+        reading = (
+            asyncio.ensure_future(asyncio.to_thread(transcripts.read, from_end=True)) if transcripts and transcripts.team is None else None
+        )
         async for batch in watch_dirs(self.state.watch_dirs(), self._stop):
             t0 = time.perf_counter()
             if batch.rescan:
@@ -261,10 +264,28 @@ class DashboardScreen(Screen[None]):
                     # What was written before the watches were in place: read on from each offset.
                     changes = transcripts.take(updates) + self.state.apply_batch([], rescan=True)
                     self.post_message(TeamChanged(changes, full=True, read_seconds=time.perf_counter() - t0))
+                    if transcripts.counting:  # after the frame with the log panels: its thread would slow that frame (GIL)
+                        self.call_after_refresh(self._count_transcripts)
                     continue
             else:
                 changes = self.state.apply_batch(sorted(batch.paths))
             self.post_message(TeamChanged(changes, full=batch.rescan, read_seconds=time.perf_counter() - t0))
+
+    @work(thread=True, group="transcript-sums", exit_on_error=False)
+    def _count_transcripts(self) -> None:
+        """The token sums of the transcripts' heads, counted off the UI loop (GIL-bound parsing)."""
+        assert self.state is not None and self.state.transcripts is not None
+        self.post_message(TranscriptsCounted(self.state.transcripts.count_heads()))
+
+    @on(TranscriptsCounted)
+    def _transcripts_counted(self, message: TranscriptsCounted) -> None:
+        """The token and context figures filled in, now that each transcript was counted whole."""
+        if self.state is None or self.state.transcripts is None:
+            return
+        if self.state.transcripts.take_heads(message.heads):
+            self._refresh_team()
+            self._refresh_header()
+            self._refresh_needs_you()
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
