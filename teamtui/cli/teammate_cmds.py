@@ -143,18 +143,10 @@ def cmd_shutdown(ctx: Context) -> int:
 def _ask_the_lead(ctx: Context, store: TeamStore, reason: str) -> int:
     """A teamtui lead runs this team: it sends the requests and climbs its ladder; it writes the
     summary to shutdown/<request id>.json, which --wait waits for."""
-    import secrets
+    from teamtui.protocol.leadpid import ask_lead_to_shut_down
 
     a = ctx.args
-    request_id = secrets.token_hex(4)
-    sender = a.sender or ctx.me or PERSON
-    store.send(
-        store.lead_name,
-        f"shutdown requested: {reason}",
-        sender,
-        type="shutdown_request",
-        extra={"request_id": request_id, "reason": reason, "deadline_seconds": a.deadline, "teammates": list(a.names)},
-    )
+    request_id = ask_lead_to_shut_down(store, a.sender or ctx.me or PERSON, reason, a.deadline, list(a.names))
     who = ", ".join(_field(n) for n in a.names) or "the whole team"
     out(f"asked the lead to shut down {who} (request {request_id})")
     if not a.wait:

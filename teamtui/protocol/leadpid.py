@@ -66,3 +66,20 @@ def running_lead(store: TeamStore) -> int | None:
     except (OSError, IndexError):
         return None
     return pid
+
+
+def ask_lead_to_shut_down(store: TeamStore, sender: str, reason: str, deadline: float, teammates: list[str]) -> str:
+    """Ask the running lead, in its inbox under `sender`'s own name, to shut `teammates` down (all
+    of them when empty): it sends the requests and climbs its ladder, and writes the summary to
+    shutdown/<request id>.json. Returns the request id."""
+    import secrets
+
+    request_id = secrets.token_hex(4)
+    store.send(
+        store.lead_name,
+        f"shutdown requested: {reason}",
+        sender,
+        type="shutdown_request",
+        extra={"request_id": request_id, "reason": reason, "deadline_seconds": deadline, "teammates": list(teammates)},
+    )
+    return request_id

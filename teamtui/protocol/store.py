@@ -204,8 +204,15 @@ class TeamStore(ABC):
         return problems
 
     def outgoing_sender(self, configured: str) -> str:
-        """Who a dashboard's message is from. Native teams: their lead, as teamtui has always written."""
-        return self.lead_name
+        """Who a dashboard's message is from. Native teams: their lead when this process leads the
+        team or no teamtui lead runs it (the person at the dashboard is its lead); `configured`
+        (teamtui's own name) while a lead in another process runs it: never a lead it is not."""
+        import os
+
+        from teamtui.protocol.leadpid import running_lead
+
+        pid = running_lead(self)
+        return self.lead_name if pid is None or pid == os.getpid() else configured
 
     def check_recipient(self, to: str) -> None:
         """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""

@@ -117,6 +117,41 @@ async def test_shutdown_one_clean_one_silent_native(frozen_native, config_file):
     assert scout_req["type"] == "shutdown_request" and scout_req["deadline_seconds"] == 2.0
 
 
+async def test_a_native_team_led_by_another_process_gets_teamtuis_own_name(frozen_native, config_file):
+    """While `teamtui run` leads the team in another process, the dashboard is not its lead: a
+    message goes under teamtui's own name, and S asks that lead instead of writing its requests."""
+    from teamtui.protocol.leadpid import mark_lead
+
+    store = find_team(frozen_native)
+    lead = subprocess.Popen(["sleep", "60"])  # stands for the other process's lead
+    team = frozen_native / ".teams/refactor-auth"
+    before = {n: inbox_lines(team / f"{n}_inbox.jsonl") for n in ("hunter", "scout")}
+    try:
+        mark_lead(store, lead.pid)
+        app = make(frozen_native, config_file)
+        told: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, *a, **k: (told.append(str(message)), notify(message, *a, **k))[1]  # type: ignore[method-assign]
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("m", *"rebase first", "enter")
+            await until(pilot, lambda: len(inbox_lines(team / "hunter_inbox.jsonl")) > len(before["hunter"]), "the message written")
+            last = inbox_lines(team / "hunter_inbox.jsonl")[-1]
+            assert last["sender"] == "teamtui" and last["content"] == "rebase first"
+            await pilot.press("S")
+            await _confirm(pilot, "5")
+            await until(pilot, lambda: any(f"pid {lead.pid}" in t for t in told), "the ask told")
+            assert app.shutdown_run is None  # nothing run in the lead's name
+        asked = inbox_lines(team / "lead_inbox.jsonl")[-1]
+        assert asked["type"] == "shutdown_request" and asked["sender"] == "teamtui"
+        assert asked["deadline_seconds"] == 5.0 and asked["teammates"] == []
+        after = {n: inbox_lines(team / f"{n}_inbox.jsonl") for n in ("hunter", "scout")}
+        assert after["scout"] == before["scout"]  # no request written to a teammate as the lead
+        assert not any(e["type"] == "shutdown_request" for e in after["hunter"])
+    finally:
+        lead.kill()
+        lead.wait()
+
+
 async def test_shutdown_selected_teammate_claude_asks_the_lead(frozen_claude, config_file):
     """Claude Code refuses shutdown requests not signed by its lead: `x` asks the lead instead."""
     app = make(frozen_claude, config_file)

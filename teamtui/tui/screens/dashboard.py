@@ -833,6 +833,8 @@ class DashboardScreen(Screen[None]):
             except Exception as exc:  # noqa: BLE001 - the lead is gone: say so, keep the dashboard
                 self._toast("Shutdown not started: ", str(exc), "error")
             return
+        if self._ask_running_lead(params, only):
+            return
         state = self.state
         self.shutdown = LocalShutdown(
             self.post_message, self.store, sender=self.store.outgoing_sender(self.sender), clock=self.now,
@@ -841,6 +843,28 @@ class DashboardScreen(Screen[None]):
         self.shutdown.start(params.targets, params.reason, params.deadline_seconds)
         self.shutdown_run = self.shutdown.run
         self.show_shutdown()
+
+    def _ask_running_lead(self, params, only: str | None) -> bool:
+        """A teamtui lead in another process runs this native team: ask it, as `teamtui shutdown`
+        does, rather than write shutdown requests in its name (and race its drain for the replies)."""
+        import os
+
+        from teamtui.protocol.leadpid import ask_lead_to_shut_down, running_lead
+
+        assert self.store is not None
+        pid = running_lead(self.store)
+        if pid is None or pid == os.getpid():
+            return False
+        sender = self.store.outgoing_sender(self.sender)
+        try:
+            request = ask_lead_to_shut_down(self.store, sender, params.reason, params.deadline_seconds, [only] if only else [])
+        except Exception as exc:  # noqa: BLE001 - say it, keep the dashboard
+            self._toast("Shutdown not asked: ", str(exc), "error")
+            return True
+        who = only or "the team"
+        self._toast(f"Asked the lead (pid {pid}) to shut down ", who, "information",
+                    suffix=f"; it writes the summary to shutdown/{request}.json")
+        return True
 
     @on(ShutdownProgress)
     def _shutdown_progress(self, message: ShutdownProgress) -> None:
