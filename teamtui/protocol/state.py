@@ -219,6 +219,8 @@ class TeamState:
     def _view(self, m: Member, task: Task | None, now: float, departed: bool) -> MemberView:
         last = self.activity.get(m.name)
         status = MemberStatus.SHUTDOWN if departed else m.status
+        if status == MemberStatus.UNKNOWN and self.transcripts is not None:
+            status = self.transcripts.status_of(m.name) or status  # an in-process teammate has no isActive
         disappeared = is_disappeared(
             holds_task=task is not None,
             stopped=status == MemberStatus.SHUTDOWN,

@@ -95,6 +95,15 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
     data = json.loads(status.stdout)
     assert (data["team"], data["layout"], data["lead"]) == (session.team, "claude", "team-lead")
     assert sorted(m["name"] for m in data["members"]) == ["alice", "bob"]
+    # Both settle idle, waiting for the lead: a pane teammate says so in isActive, an in-process
+    # one (which has no isActive) in its transcript's last turn.
+    def statuses() -> dict[str, str]:
+        out = cli(session, "status", "--json")
+        return {m["name"]: m["status"] for m in json.loads(out.stdout)["members"]} if out.returncode == 0 else {}
+
+    wait_until(lambda: statuses() == {"alice": "idle", "bob": "idle"}, "both teammates idle in `status`", 60)
+    active = [m.get("isActive", "absent") for m in session.config()["members"] if m["name"] in ("alice", "bob")]
+    assert active == ([False, False] if session.mode == "tmux" else ["absent", "absent"])
     config = session.config()
     assert config["leadProcess"]["pid"] > 0
     from teamtui.protocol.claude import ClaudeTeam, member_backend

@@ -65,3 +65,24 @@ def test_new_lines_and_a_teammate_spawned_while_watching_arrive(tmp_path: Path) 
     assert team.readers["alice"].stats.activity.label() == "Bash: pytest -q"
     assert any(e.text == "← team-lead: TMBOB: you are bob. Reply briefly." for e in seen["bob"])
     assert team.sources["bob"].backend == "in-process"
+
+
+def test_an_in_process_teammate_is_working_or_idle_as_its_transcript_says(tmp_path: Path) -> None:
+    # Claude Code gives in-process teammates no isActive: `status` takes it from their transcripts.
+    import subprocess
+    import sys
+
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURES / "inprocess-running", root)
+    config = json.loads(next(root.glob("teams/*/config.json")).read_text())
+    assert all("isActive" not in m for m in config["members"])
+    argv = [sys.executable, "-m", "teamtui", "status", "--json", "--root", str(root), "--layout", "claude"]
+    before = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+    assert {m["name"]: m["status"] for m in before["members"]} == {"alice": "idle", "bob": "idle"}
+    # alice is sent a message: her transcript's last record is a new turn, so she is working.
+    alice = next(root.glob("projects/*/*/subagents/agent-aalice-*.jsonl"))
+    turn = {"type": "user", "message": {"role": "user", "content": "next step"}, "timestamp": "2026-11-23T08:00:00.000Z"}
+    with alice.open("a") as fh:
+        fh.write(json.dumps(turn) + "\n")
+    after = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+    assert {m["name"]: m["status"] for m in after["members"]} == {"alice": "working", "bob": "idle"}

@@ -30,6 +30,7 @@ from teamtui.protocol.transcripts.stats import TranscriptStats
 from teamtui.protocol.transcripts.team import TeamTranscripts
 
 if TYPE_CHECKING:
+    from teamtui.protocol.models import MemberStatus
     from teamtui.protocol.state import Change, MemberView, TeamState
 
 # Inbox message types that say something "needs you" cares about; other messages are not parsed.
@@ -153,10 +154,18 @@ class TranscriptFeed:
         stats = self.stats(lead) if self.ready else None
         if stats is None:
             return None
-        kind = stats.activity.kind if stats.activity is not None else None
-        status = MemberStatus.IDLE if kind == "idle" else MemberStatus.WORKING if kind else MemberStatus.UNKNOWN
+        status = self.status_of(lead) or MemberStatus.UNKNOWN
         unread = sum(1 for m in self.state.inbox_messages(lead) if not m.read)
         return MemberView(name=lead, status=status, agent_type="lead", last_activity=stats.last_write, unread=unread)
+
+    def status_of(self, member: str) -> MemberStatus | None:
+        """Working or idle as `member`'s transcript says (the lead and in-process teammates have no
+        `isActive`); None when it says nothing yet."""
+        from teamtui.protocol.models import MemberStatus
+
+        stats = self.stats(member) if self.ready else None
+        kind = stats.activity.kind if stats is not None and stats.activity is not None else None
+        return None if kind is None else MemberStatus.IDLE if kind == "idle" else MemberStatus.WORKING
 
     def total_tokens(self) -> int | None:
         """The team's tokens, summed over the transcripts that report any; None while a
