@@ -42,14 +42,22 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         team = app.query_one(TeamPanel)
         assert team.virtual_size.width <= team.scrollable_content_region.width  # no column cut off
         keys = list(app.query(FooterKey))
-        assert {k.action for k in keys} >= {"message", "broadcast", "shutdown_team", "quit", "command_palette"}
-        assert all(k.region.width and k.region.right <= 88 for k in keys)  # every key, and q Quit, on screen
+        assert {k.action for k in keys if k.display} >= {"message", "broadcast", "shutdown_team", "quit"}
+        assert all(k.region.width and k.region.right <= 88 for k in keys if k.display)  # every key, and q Quit, on screen
         assert keys_drawn_whole(app)
         assert header_text(app).endswith("Tasks 1/5 done")
         await pilot.press("question_mark")  # the widest dialog (100 columns) fits, border and all
         assert type(app.screen).__name__ == "HelpScreen"
         assert app.screen.query_one(".dialog").region.right <= 88
         await pilot.press("escape")
+
+        # A classic 80-column terminal: every key but the palette's whole, a space after each.
+        await pilot.resize_terminal(80, 30)
+        await pilot.pause()
+        keys = [k for k in app.query(FooterKey) if k.display]
+        assert {k.action for k in keys} >= {"message", "broadcast", "shutdown_team", "quit"}
+        assert all(k.region.width and k.region.right <= 80 for k in keys)
+        assert keys_drawn_whole(app) and all(str(k.render()).endswith(" ") for k in keys)
 
         await pilot.resize_terminal(60, 30)
         await pilot.pause()
