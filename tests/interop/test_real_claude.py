@@ -75,10 +75,13 @@ def seen_by(s: Session, agent: str, text: str) -> list[str]:
 def start_teamtui(s: Session) -> str:
     """`teamtui` with no arguments in a new window of the lead's tmux server; returns its pane."""
     env = teamtui_env(s)
-    return s.tmux(
+    pane = s.tmux(
         "new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "dash", "-c", str(s.cwd),
         "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui",
     ).strip()
+    # A window made with no client attached gets tmux's default 80×24: give it a real terminal's size.
+    s.tmux("resize-window", "-t", pane, "-x", "160", "-y", "48", check=False)
+    return pane
 
 
 def dashboard(s: Session, expect: str = "alice") -> str:
@@ -152,11 +155,14 @@ def test_picker_tells_the_live_team_from_an_ended_one_and_opens_it_by_keys(sessi
         session.keys(pane, "Enter")
         # With the transcripts read, each teammate's row marks where it runs; the panel's title says what the mark means.
         mark, legend = ("▣", "▣ tmux pane") if session.mode == "tmux" else ("↳", "↳ in-process")
-        shown = wait_until(lambda: (lambda c: c if "● active" in c and f"Team · {legend}" in c else "")(
-            session.capture(pane)), "the live team's dashboard with its members' backend", 30)
+        rows = [rf"│ \S  {name} +{mark}  " for name in ("alice", "bob")]
+        try:
+            shown = wait_until(lambda: (lambda c: c if "● active" in c and f"Team · {legend}" in c
+                                        and all(re.search(r, c) for r in rows) else "")(session.capture(pane)),
+                               "the live team's dashboard with its members' backend", 30)
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}; the screen:\n{session.capture(pane)}") from None
         assert team in shown and other not in shown
-        for name in ("alice", "bob"):
-            assert re.search(rf"│ \S  {name} +{mark}  ", shown), shown
         assert "Current task" in shown
     finally:
         if pane:
