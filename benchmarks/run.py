@@ -36,18 +36,18 @@ SCEN = HERE / "scenarios.py"
 TMUX_SCEN = HERE / "tmux_bench.py"
 
 FULL = dict(quiet_n=4, lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10, cli_n=15,
-            tr_reps=3, tr_n=200, tmux_n=3)
+            tr_reps=3, tr_n=200, tmux_n=3, journal_n=20000)
 QUICK = dict(quiet_n=1, lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5, cli_n=3,
-             tr_reps=1, tr_n=30, tmux_n=1)
+             tr_reps=1, tr_n=30, tmux_n=1, journal_n=2000)
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
-GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli", "transcripts", "tmux")
+GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli", "transcripts", "tmux", "journal")
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
     "latency": ("latency_5", "latency_50", "latency_quiet"),
     "poll": tuple(f"{k}{'' if p == 1.0 else f'@{p:g}s'}" for p in (0.5, 1.0, 2.0) for k in ("poll_5", "poll_50", "poll_idle_50")),
     "scale": ("scale",), "sustained": ("sustained",), "idle": ("idle_50",), "startup": ("startup", "import"),
-    "cli": ("cli",), "transcripts": ("transcripts",), "tmux": ("tmux_auto", "tmux_inprocess", "tmux_before"),
+    "cli": ("cli",), "transcripts": ("transcripts",), "journal": ("journal",), "tmux": ("tmux_auto", "tmux_inprocess", "tmux_before"),
 }
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
@@ -135,6 +135,8 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
     if "transcripts" in only:
         res["transcripts"] = [scenario("transcripts", "--members", "10", "--log-mb", "10", "--n", str(cfg["tr_n"]))
                               for _ in range(cfg["tr_reps"])]
+    if "journal" in only:
+        res["journal"] = scenario("journal", "--n", str(cfg["journal_n"]))
     if "tmux" in only:
         common = ["--members", str(TMUX_MEMBERS), "--n", str(cfg["tmux_n"])]
         res["tmux_inprocess"] = scenario("tmux", *common, "--mode", "in-process", script=TMUX_SCEN)
@@ -261,6 +263,16 @@ def figures(res: dict) -> list[dict]:
         missed = sum(x["missed"] for x in tr)
         row("tr_line_p50", f"8. a new transcript line reaches the screen, p50 (n={len(lines)}, {missed} missed)", 1000 * pct(lines, 50), "ms", "≤ 50 ms", 50)
         row("tr_line_p99", "8. a new transcript line reaches the screen, p99", 1000 * pct(lines, 99), "ms", "≤ 150 ms", 150)
+    jo = res.get("journal")
+    if jo:
+        row("journal_cost", f"10. journal of a Claude Code team, {jo['messages']:,} messages seen and delivered: "
+            f"cost on the dashboard's loop per batch, p99 (n={jo['observe']['n']:,}; p50 {1e6 * jo['observe']['p50']:.0f} µs)",
+            1000 * jo["observe"]["p99"], "ms", "≤ 1 ms", 1)
+        row("journal_drain", "    on disk after the last batch (the writer thread's lag)", 1000 * jo["drain_s"], "ms")
+        row("journal_bytes", f"10. journal on disk at the end: {jo['files']} files, {jo['records_on_disk']:,} records, "
+            f"{jo['dropped']} dropped (bound: one file and one older generation)",
+            jo["bytes"] / (1 << 20), "MB", f"≤ {jo['limit_bytes'] / (1 << 20):g} MB, none dropped", None)
+        rows[-1]["ok"] = jo["bytes"] <= jo["limit_bytes"] and jo["dropped"] == 0
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
         n = len(ta["runs"])
@@ -298,7 +310,7 @@ def fmt(v, unit: str) -> str:
     if unit == "%":
         return f"{v:.2f} %"
     if unit == "MB":
-        return f"{v:.0f} MB"
+        return f"{v:.1f} MB" if v < 10 else f"{v:.0f} MB"
     return f"{v}"
 
 
@@ -452,6 +464,14 @@ DEFINITIONS = """\
   it (the dashboard, its tmux clients, every pane's process, reaped ones included) from Enter
   to 10 s later. *Panes*: `follow` processes running at 10 s. With `--tmux-before REF`, one
   run of the package at REF (from `git archive`, first on `PYTHONPATH`, the panes too).
+- **Journal (10).** A Claude Code 2.1.328 team (two teammates) whose `mate00` inbox gets 20,000
+  messages, one at a time, each an atomic rewrite of the inbox file that also drops the entries
+  taken (at most five stay: the rest are *delivered*, as Claude Code prunes them); every rewrite
+  goes through the real `TeamState.apply_batch` with the team's `TeamJournal`. *Cost on the
+  loop*: the time `TeamJournal.observe` takes per batch (building the records and queueing them;
+  the writing is the journal's own thread), which a dashboard pays on its loop. *On disk after
+  the last batch*: `journal.flush()` after the loop. *Journal on disk*: bytes of every journal
+  file at the end (rotated at 4 MB, one older generation kept) and records the full queue dropped.
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """
@@ -468,7 +488,7 @@ def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, 
     lines.append("")
     lines.append(f"- Machine: {mach['nproc']} CPUs ({mach['cpu']}), {mach['ram']} RAM, Linux {mach['kernel']}.")
     lines.append(f"- Load average when the run started: {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} "
-                 f"(1/5/15 min){' — the machine was shared with other work (tests of other engineers), so figures are noisy' if load_before[0] > 0.5 else ''}.")
+                 f"(1/5/15 min){' — above 0.5, so the figures may be noisier than on an idle machine' if load_before[0] > 0.5 else ''}.")
     for rerun in reruns or []:
         lines.append(f"- Rows of {', '.join(rerun['groups'])} re-run alone (`--only {','.join(rerun['groups'])}`) on "
                      f"{dt.datetime.fromtimestamp(rerun['started']).strftime('%Y-%m-%d %H:%M')} at commit {rerun['machine']['commit']}"

@@ -320,6 +320,56 @@ def make_claude_team(root: Path, teammates: int, mb: float) -> list:
     return writers
 
 
+def journal_bench(messages: int) -> dict:
+    """A Claude Code team's journal while its inboxes churn: each message written to a teammate's
+    inbox and pruned a few later (delivered), as Claude Code does, every batch applied by the
+    real TeamState. Measures what the journal costs the dashboard's loop per batch (building the
+    records; the writing is another thread's), how long the writer needs after the last batch,
+    and how big the journal is at the end (bounded: one file and one older generation)."""
+    from teamtui.protocol import journal as jmod
+    from teamtui.protocol.layout import open_team
+    from teamtui.protocol.state import TeamState
+
+    with tempfile.TemporaryDirectory(prefix="tt-bench-") as tmp:
+        root = Path(tmp) / "claude"
+        make_claude_team(root, 2, 0.05)
+        store = open_team(root, CC_TEAM, "claude")
+        where = Path(tmp) / "journal"
+        journal = jmod.TeamJournal.open(store, where)
+        observe, cost = journal.observe, []
+
+        def timed(state, changes) -> None:
+            t0 = time.perf_counter()
+            observe(state, changes)
+            cost.append(time.perf_counter() - t0)
+
+        journal.observe = timed  # type: ignore[method-assign]
+        state = TeamState(store, journal=journal)
+        state.load_all()
+        inbox = root / "teams" / CC_TEAM / "inboxes" / "mate00.json"
+        pending: list[dict] = []
+        t0 = time.perf_counter()
+        for i in range(messages):
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+            pending.append({"from": "team-lead", "text": f"step {i}: " + "run the tests and report back " * 6,
+                            "timestamp": stamp, "read": False, "msgV": 1, "msg_id": f"{i:032x}", "type": "message"})
+            if len(pending) > 5:  # the teammate took the older ones: they leave the file (delivered)
+                pending = pending[-2:]
+            tmp_path = inbox.with_name(f"mate00.json.{i}")
+            tmp_path.write_text(json.dumps(pending))
+            os.replace(tmp_path, inbox)
+            state.apply_batch([inbox])
+        loop_s = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        jmod.flush(120)
+        drain = time.perf_counter() - t1
+        files = sorted(where.iterdir())
+        records = sum(1 for f in files for _ in f.open("rb"))
+        return {"messages": messages, "batches": len(cost), "observe": summary(cost), "loop_s": loop_s, "drain_s": drain,
+                "bytes": sum(f.stat().st_size for f in files), "limit_bytes": 2 * jmod.MAX_FILE_BYTES,
+                "files": len(files), "records_on_disk": records, "dropped": jmod._WRITER.dropped}
+
+
 async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) -> dict:
     """First screen of a Claude Code team with big transcripts, then new lines to the screen."""
     from probe import BenchTUI, rss_mb
@@ -736,6 +786,8 @@ def main() -> None:
         res = import_time(a.n)
     elif a.name == "transcripts":
         res = asyncio.run(transcripts_bench(a.members, a.log_mb, a.n))
+    elif a.name == "journal":
+        res = journal_bench(a.n)
     elif a.name == "cli":
         res = cli(a.n, a.before_tree)
     else:

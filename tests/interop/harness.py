@@ -118,6 +118,8 @@ class Session:
     socket: str = field(default_factory=lambda: f"teamtui-interop-{uuid.uuid4().hex[:8]}")
     api: FakeApi | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    # The lead's permission flags; its teammates start with the same mode.
+    lead_flags: str = "--dangerously-skip-permissions"
     team_name: str | None = None
 
     @property
@@ -223,7 +225,7 @@ class Session:
         for k, v in env.items():
             self.tmux("set-environment", "-g", k, v)
         self.tmux("set-option", "-g", "remain-on-exit", "off")
-        self.type_line("lead:0.0", f"cd {self.cwd} && exec {binary} --dangerously-skip-permissions")
+        self.type_line("lead:0.0", f"cd {self.cwd} && exec {binary} {self.lead_flags}".rstrip())
         wait_until(lambda: self.team_dir() is not None, "the lead to create its session team", 60)
         wait_until(lambda: "❯" in self.capture("lead:0.0") or ">" in self.capture("lead:0.0"), "the lead's prompt", 30)
         return self
