@@ -197,3 +197,44 @@ async def test_teammate_terminated_from_system_ends_a_teammate(claude_home, tmp_
         await until(pilot, lambda: app.shutdown_run.done, "both terminated")
         assert all("terminated" in t.detail for t in app.shutdown_run.teammates.values())
         assert all(t.outcome is Outcome.CLEAN for t in app.shutdown_run.teammates.values())
+
+
+def notice_line(sender: str, payload: dict) -> str:
+    """A transcript's user record delivering a signed protocol message, as Claude Code writes it."""
+    text = f'<teammate-message teammate_id="{sender}">\n{json.dumps(payload, separators=(",", ":"))}\n</teammate-message>'
+    rec = {"type": "user", "message": {"role": "user", "content": text}, "timestamp": payload["timestamp"]}
+    return json.dumps(rec, separators=(",", ":")) + "\n"
+
+
+async def test_steps_the_inbox_lost_are_taken_from_the_transcripts(tmp_path):
+    """Claude Code prunes an inbox entry within a second; on a busy machine teamtui may read the
+    inbox too late. The receiver's transcript still has the message: the view follows it."""
+    from teamtui.protocol.claude import iso_now
+
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURE, root)  # with the transcripts this time
+    lead = subprocess.Popen(["sleep", "3600"], env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    try:
+        set_lead(root, lead.pid)
+        app = make(root, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.state is not None and app.state.transcripts is not None
+                        and app.state.transcripts.ready, "the transcripts read")
+            await pilot.press("x")  # the selected teammate: alice
+            await confirm(pilot, "30")
+            await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
+            sources = app.state.transcripts.team.sources
+            # The lead's signed request reached alice, and her approval the lead: only their transcripts say so.
+            with sources["alice"].path.open("a") as fh:
+                fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-9@alice",
+                                                   "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
+            await until(pilot, lambda: "asked team-lead · shutdown_request sent" in view_text(app), "the request seen")
+            with sources["team-lead"].path.open("a") as fh:
+                fh.write(notice_line("alice", {"type": "shutdown_approved", "requestId": "shutdown-9@alice",
+                                               "from": "alice", "timestamp": iso_now()}))
+            await until(pilot, lambda: "shutdown_request sent · approved" in view_text(app), "the approval seen")
+            assert entries(root, "alice") == []  # nothing in the inbox: the transcripts told it
+            assert "bob" not in view_text(app)
+    finally:
+        lead.kill()
+        lead.wait()

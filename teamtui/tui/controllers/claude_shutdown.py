@@ -12,9 +12,11 @@ offers to close the panes config.json names that are still open and still run th
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,8 @@ from teamtui.runtime.shutdown import Outcome, ShutdownRun
 from teamtui.tui.controllers.shutdown import Report, ShutdownController
 from teamtui.tui.messages import ShutdownProgress
 
+# The protocol messages a shutdown's steps are made of.
+_SHUTDOWN_TYPES = frozenset({"shutdown_request", "shutdown_approved", "shutdown_rejected", "shutdown_response", "teammate_terminated"})
 # After the deadline the files are still followed this long: a reply read late, a pane closing.
 FOLLOW_AFTER = 30.0
 # What the lead is sent; the names line is what a person (or a scripted model) reads the targets from.
@@ -267,7 +271,8 @@ class LeadAskedRun(ShutdownRun):
 class AskLeadShutdown(ShutdownController):
     """`S` / `x` on a team whose store says `shutdown_via_lead`: ask the lead, follow the files."""
 
-    watches = frozenset({"inbox", "inbox_read", "delivered", "config", "member_left", "member_status"})
+    # "log": a transcript read (a teammate's or the lead's) may hold a step the inbox lost.
+    watches = frozenset({"inbox", "inbox_read", "delivered", "config", "member_left", "member_status", "log"})
 
     def __init__(
         self,
@@ -285,6 +290,8 @@ class AskLeadShutdown(ShutdownController):
         self.set_timer, self.whole_team = set_timer, whole_team
         self.run: LeadAskedRun | None = None
         self._timer = None
+        self._notices_before: set[int] = set()
+        self._since = 0.0
 
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
         run = LeadAskedRun(
@@ -292,6 +299,8 @@ class AskLeadShutdown(ShutdownController):
             deadline_seconds=deadline, clock=self.clock,
         )
         self._learn_panes(run)
+        self._notices_before = {id(n) for n in self._notices()}
+        self._since = time.time() - 1.0  # transcripts stamp wall-clock time; a second of slack
         run.start(list(self.state.messages))
         self.run = run
         if not run.done:
@@ -311,10 +320,32 @@ class AskLeadShutdown(ShutdownController):
             return
         cfg = self.state.config
         members = {m.name for m in cfg.members} if cfg else set()
-        changed = run.follow(list(self.state.messages), members, self.state.departed)
+        changed = run.follow([*self.state.messages, *self._from_transcripts()], members, self.state.departed)
         if changed:
             self._finish_if_done()
             self.report(ShutdownProgress(run, changed))
+
+    def _notices(self) -> list[tuple[str, Any]]:
+        """(recipient, notice) of every protocol message the members' transcripts hold."""
+        feed = self.state.transcripts
+        team = feed.team if feed is not None else None
+        return [(member, n) for member, reader in (team.readers.items() if team else ()) for n in reader.notices]
+
+    def _from_transcripts(self) -> list[InboxMessage]:
+        """The shutdown messages the transcripts say arrived since the run began, as inbox
+        entries: Claude Code prunes an entry within a second, and a busy machine can read the
+        inbox too late; the receiver's transcript keeps it (signed ones only)."""
+        out = []
+        for member, n in self._notices():
+            if id(n) in self._notices_before or n.payload.get("type") not in _SHUTDOWN_TYPES:
+                continue
+            if n.ts is not None and n.ts < self._since:
+                continue  # an older run's message, read from a transcript's head after this one began
+            entry = {"from": n.sender, "text": json.dumps(n.payload), "timestamp": n.ts or 0}
+            m = self.store.decode_entry(member, entry, 0)
+            if isinstance(m, InboxMessage):
+                out.append(m)
+        return out
 
     def _deadline(self) -> None:
         run = self.run
