@@ -284,7 +284,10 @@ def test_S_asks_the_lead_and_the_view_follows_the_teammates_leaving(session: Ses
         raise AssertionError(f"{exc}; the screen:\n{session.capture(pane)}") from None
     assert "all teammates accounted for: 2 clean" in screen
     if session.mode == "tmux":
-        wait_until(lambda: len(session.panes()) <= 2, "the teammates' panes to close", 90)
+        try:
+            wait_until(lambda: len(session.panes()) <= 2, "the teammates' panes to close", 90)
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}: {session.panes()}; members {session.members()}") from None
     session.tmux("kill-pane", "-t", pane, check=False)
 
 
