@@ -43,8 +43,19 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(parts)
     _set_own_pane_option("remain-on-exit", "on")
     # The signal reaches the whole process group: the runner keeps copying output until the child ends.
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: None)
+    # A closed pane hangs up its terminal, and the kernel tells the session leader (this runner)
+    # alone: pass it on to the group once, or the teammate outlives its pane unseen.
+    hung_up = False
+
+    def hangup(*_: object) -> None:
+        nonlocal hung_up
+        if not hung_up:
+            hung_up = True
+            os.killpg(os.getpgrp(), signal.SIGHUP)
+
+    signal.signal(signal.SIGHUP, hangup)
     args.log.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     if os.isatty(1):  # teammates using the Teammate API show their log lines on the pane too
