@@ -219,10 +219,12 @@ class FakeApi:
 
     def requests(self) -> list[dict[str, Any]]:
         try:
-            lines = self.record.read_text(encoding="utf-8").splitlines()
+            text = self.record.read_text(encoding="utf-8")
         except FileNotFoundError:
             return []
-        return [json.loads(line) for line in lines if line.strip()]
+        # The server thread may be writing a line right now: a line without its newline is not there yet.
+        complete = text[: text.rfind("\n") + 1]
+        return [json.loads(line) for line in complete.splitlines() if line.strip()]
 
     def start(self) -> "FakeApi":
         self.thread.start()
