@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,26 @@ import pytest
 # (tests/protocol/test_examples.py checks the copy still matches when shared/ is there).
 EXAMPLES = Path(__file__).parent / "fixtures" / "examples"
 SHARED_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "formats" / "examples"
+
+
+# A CLI call in this process: (exit code, stdout, stderr).
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Run:
+    from teamtui.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 @pytest.fixture

@@ -6,31 +6,15 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from teamtui.cli import main
 from teamtui.protocol import NativeTeam
+from tests.conftest import Run
 
 REPO = Path(__file__).resolve().parents[1]
 TEAM = "refactor-auth"
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Run:
-    def run(*argv: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def _snapshot(root: Path) -> dict[str, bytes | None]:
