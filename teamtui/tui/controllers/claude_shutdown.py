@@ -292,6 +292,8 @@ class AskLeadShutdown(ShutdownController):
         self._timer = None
         self._notices_before: set[int] = set()
         self._since = 0.0
+        # id(notice) -> (the notice, kept alive so its id is not reused; its inbox message or decode error)
+        self._decoded: dict[int, tuple[Any, Any]] = {}
 
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
         run = LeadAskedRun(
@@ -341,8 +343,11 @@ class AskLeadShutdown(ShutdownController):
                 continue
             if n.ts is not None and n.ts < self._since:
                 continue  # an older run's message, read from a transcript's head after this one began
-            entry = {"from": n.sender, "text": json.dumps(n.payload), "timestamp": n.ts or 0}
-            m = self.store.decode_entry(member, entry, 0)
+            cached = self._decoded.get(id(n))
+            if cached is None:  # decoded once: observe runs on every transcript batch of the run
+                entry = {"from": n.sender, "text": json.dumps(n.payload), "timestamp": n.ts or 0}
+                cached = self._decoded[id(n)] = (n, self.store.decode_entry(member, entry, 0))
+            m = cached[1]
             if isinstance(m, InboxMessage):
                 out.append(m)
         return out
