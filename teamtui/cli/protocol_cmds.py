@@ -397,7 +397,7 @@ def cmd_broadcast(ctx: Context) -> int:
 
     store = ctx.store()
     sender = _sender(ctx, store)
-    sent = store.broadcast(ctx.args.text, sender)
+    sent = [m.recipient for m in store.broadcast(ctx.args.text, sender)]
     path = touched_path(ctx.args.text)
     if path is not None:
         record_touch(store, path, sender)  # Specflow: the file stays touched until my task completes

@@ -680,6 +680,23 @@ class TeamState:
                 )
         return LogEntry(member=member, ts=None, level=LogLevel.INFO, text=text, line=no)
 
+    def sent(self, messages: list[Message]) -> list[Change]:
+        """Messages this process just wrote, recorded now: a Claude Code teammate may take one out of
+        its inbox before the next read, and then it would never be seen (nor its delivery)."""
+        if self.store.appends_to_inboxes:
+            return []  # an appended inbox is read on from its offset: the next read has them
+        from teamtui.protocol.claude import entry_key
+
+        changes: list[Change] = []
+        for m in messages:
+            inbox = self._inbox(m.recipient)
+            key = entry_key(m)
+            if key in inbox.pending or key in inbox.gone:
+                continue  # the feed read it first
+            inbox.pending[key] = m
+            changes += self._add_messages(inbox, m.recipient, [m])
+        return self._journaled(changes)
+
     def ingest(self, recipient: str, messages: list[Message]) -> list[Change]:
         """Messages its owner drained before the monitor could read them (handed over in-process):
         added once, marked read."""

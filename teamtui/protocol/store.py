@@ -240,13 +240,9 @@ class TeamStore(ABC):
             names.append(lead)
         return names
 
-    def broadcast(self, content: str, sender: str) -> list[str]:
-        """Write `content` into every member's inbox except the sender's; returns the recipients."""
-        sent = []
-        for name in self.members_for_broadcast(sender):
-            self.send(name, content, sender, type="broadcast")
-            sent.append(name)
-        return sent
+    def broadcast(self, content: str, sender: str) -> list[Message]:
+        """Write `content` into every member's inbox except the sender's; returns what was written."""
+        return [self.send(name, content, sender, type="broadcast") for name in self.members_for_broadcast(sender)]
 
     @abstractmethod
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:

@@ -89,7 +89,7 @@ class Teammate:
         return self.team.send(to, content, self.name, type=type, extra=extra or None)
 
     def broadcast(self, content: str) -> list[str]:
-        sent = self.team.broadcast(content, self.name)
+        sent = [m.recipient for m in self.team.broadcast(content, self.name)]
         path = touched_path(content)
         if path is not None:
             record_touch(self.team, path, self.name)

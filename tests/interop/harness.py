@@ -47,6 +47,12 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0, perio
 
 # ------------------------------------------------------------------ the script the fake model follows
 
+def tmux_env() -> dict[str, str]:
+    """The environment a private tmux server starts with: every pane inherits it, and COLUMNS and
+    LINES (set by the test session) would pin each program in them at 80×24 whatever its window."""
+    return {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+
+
 LEAD = "TMLEAD"
 ALICE = "TMALICE"
 BOB = "TMBOB"
@@ -184,7 +190,7 @@ class Session:
     # ---------------------------------------------------------------- tmux
     def tmux(self, *args: str, check: bool = True) -> str:
         res = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20, check=False
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20, check=False, env=tmux_env()
         )
         if check and res.returncode != 0:
             raise RuntimeError(f"tmux {' '.join(args)}: {res.stderr.strip()}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.interop.harness import REPO, Session, claude_bin, wait_until
+from tests.interop.harness import REPO, Session, claude_bin, tmux_env, wait_until
 
 pytestmark = pytest.mark.interop
 
@@ -38,7 +38,7 @@ def watched_early(tmp_path: Path) -> Iterator[tuple[Session, str]]:
     }
 
     def tmux(*args: str) -> str:
-        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=20).stdout
+        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=20, env=tmux_env()).stdout
 
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "dash", "-x", "160", "-y", "48", "-c", str(s.cwd),
          "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui")

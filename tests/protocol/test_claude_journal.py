@@ -75,6 +75,30 @@ def test_a_team_is_journaled_until_its_end_and_read_back(root: Path) -> None:
     assert (msg.sender, msg.recipient, msg.content, msg.delivered) == ("teamtui", "alice", "hello <b>alice</b>", True)
 
 
+def test_a_message_taken_before_the_next_read_is_journaled_with_its_delivery(root: Path) -> None:
+    """A teammate may take what the dashboard wrote out of its inbox before the dashboard reads that
+    inbox again: what it sent is recorded when sent, and the entry's absence is its delivery."""
+    store = ClaudeTeam(root, TEAM)
+    state = TeamState(store, journal=TeamJournal.open(store))
+    state.load_all()
+    sent = store.send("alice", "review #3 first", "teamtui")
+    changes = state.sent([sent])
+    assert [(c.kind, c.key) for c in changes] == [("inbox", "alice")]
+    inbox = store.inbox_path("alice")
+    inbox.write_text("[]")  # alice took it before any read
+    changes = state.apply(inbox)
+    assert [m.content for c in changes if c.kind == "delivered" for m in c.messages] == ["review #3 first"]
+    assert state.sent([sent]) == []  # recorded once
+    journal.flush()
+
+    recs = read_records(journal_file(store))
+    [msg] = [r for r in recs if r["kind"] == "message"]
+    assert (msg["from"], msg["to"], msg["text"]) == ("teamtui", "alice", "review #3 first")
+    assert [r["key"] for r in recs if r["kind"] == "delivered"] == [msg["key"]]
+    [back] = list(load_state(journal_file(store)).messages)
+    assert back.delivered
+
+
 def test_journal_files_are_safe_and_distinct_per_team_place(tmp_path: Path) -> None:
     a = journal_file(ClaudeTeam(tmp_path / "one", "session-1"))
     b = journal_file(ClaudeTeam(tmp_path / "two", "session-1"))

@@ -238,3 +238,33 @@ async def test_steps_the_inbox_lost_are_taken_from_the_transcripts(tmp_path):
     finally:
         lead.kill()
         lead.wait()
+
+
+async def test_steps_read_out_of_order_are_shown_in_the_order_they_happened(tmp_path):
+    """A reply can be read before its request (the request only from a transcript read later):
+    the steps still read request, then approval."""
+    from teamtui.protocol.claude import iso_now
+
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURE, root)
+    lead = subprocess.Popen(["sleep", "3600"], env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    try:
+        set_lead(root, lead.pid)
+        app = make(root, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.state is not None and app.state.transcripts is not None
+                        and app.state.transcripts.ready, "the transcripts read")
+            await pilot.press("x")  # alice
+            await confirm(pilot, "30")
+            await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
+            write_entry(root, "team-lead", {"from": "alice", "text": json.dumps(
+                {"type": "shutdown_approved", "requestId": "shutdown-7@alice", "from": "alice", "timestamp": iso_now()})})
+            await until(pilot, lambda: "asked team-lead · approved" in view_text(app), "the approval seen")
+            with app.state.transcripts.team.sources["alice"].path.open("a") as fh:
+                fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-7@alice",
+                                                   "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
+            await until(pilot, lambda: "asked team-lead · shutdown_request sent · approved" in view_text(app),
+                        "the request placed before the approval")
+    finally:
+        lead.kill()
+        lead.wait()

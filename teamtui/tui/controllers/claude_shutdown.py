@@ -27,7 +27,7 @@ from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import Outcome, ShutdownRun
 from teamtui.tui.controllers.shutdown import Report, ShutdownController
-from teamtui.tui.messages import ShutdownProgress
+from teamtui.tui.messages import ShutdownProgress, TeamChanged
 
 # The protocol messages a shutdown's steps are made of.
 _SHUTDOWN_TYPES = frozenset({"shutdown_request", "shutdown_approved", "shutdown_rejected", "shutdown_response", "teammate_terminated"})
@@ -163,6 +163,13 @@ def close_teammate_panes(store: TeamStore, members: Iterable[Any], panes: dict[s
     return closed, errors
 
 
+def _step_rank(step: str) -> int:
+    """Where a step falls in a teammate's shutdown."""
+    # Claude Code's teammate_terminated and the member's removal come in either order: as read.
+    order = ("asked ", "shutdown_request sent", "approved", "rejected", "still there after", ("terminated", "left the team"))
+    return next((rank for rank, start in enumerate(order) if step.startswith(start)), len(order))
+
+
 class LeadAskedRun(ShutdownRun):
     """A shutdown the lead carries out: each teammate's steps as seen in the files."""
 
@@ -175,13 +182,14 @@ class LeadAskedRun(ShutdownRun):
         self.panes: dict[str, str] = {}  # teammate -> its tmux pane, from config.json
         self.left: set[str] = set()  # teammates no longer in `members`
         self._before: set[int] = set()  # messages already there when the run started
+        self.asked: InboxMessage | None = None  # the message the lead was sent
 
     def start(self, known: Iterable[InboxMessage] = ()) -> None:  # type: ignore[override]
         self.started_at = self.clock()
         self._before = {id(m) for m in known}
         text = ask_text(list(self.teammates), self.reason, self.deadline_seconds, self.whole_team)
         try:
-            self.store.send(self.lead, text, self.sender, extra={"summary": "teamtui asks for a graceful shutdown"})
+            self.asked = self.store.send(self.lead, text, self.sender, extra={"summary": "teamtui asks for a graceful shutdown"})
         except Exception as exc:  # noqa: BLE001 - said per teammate: nothing else will happen
             for t in self.teammates.values():
                 t.outcome, t.detail, t.answered_at = Outcome.ERROR, f"could not ask {self.lead}: {exc}", self.started_at
@@ -195,7 +203,9 @@ class LeadAskedRun(ShutdownRun):
         steps = self.steps[name]
         if step in steps:
             return False
-        steps.append(step)
+        # In the order they happen, not the order read: a request may be read (from a transcript) after its reply.
+        at = next((i for i, s in enumerate(steps) if _step_rank(s) > _step_rank(step)), len(steps))
+        steps.insert(at, step)
         self.teammates[name].detail = " · ".join(steps)
         return True
 
@@ -305,6 +315,8 @@ class AskLeadShutdown(ShutdownController):
         self._since = time.time() - 1.0  # transcripts stamp wall-clock time; a second of slack
         run.start(list(self.state.messages))
         self.run = run
+        if run.asked is not None:  # in the journal and Messages even if the lead takes it before the next read
+            self.report(TeamChanged(self.state.sent([run.asked])))
         if not run.done:
             self._timer = self.set_timer(deadline, self._deadline)
         self.report(ShutdownProgress(run, [], ""))

@@ -647,10 +647,11 @@ class DashboardScreen(Screen[None]):
         if text is None or self.store is None or self.state is None:
             return
         try:
-            self.store.send(name, text, self.store.outgoing_sender(self.sender))
+            sent = self.store.send(name, text, self.store.outgoing_sender(self.sender))
         except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
             self._toast("Message not sent: ", str(exc), "error")
             return
+        self.apply_changes(self.state.sent([sent]))
         self._toast("Message written to ", name, "information", suffix="'s inbox")
 
     def action_broadcast(self) -> None:
@@ -676,7 +677,8 @@ class DashboardScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001
             self._toast("Broadcast not sent: ", str(exc), "error")
             return
-        self._toast("Broadcast written to ", ", ".join(sent) or "nobody", "information")
+        self.apply_changes(self.state.sent(sent))
+        self._toast("Broadcast written to ", ", ".join(m.recipient for m in sent) or "nobody", "information")
 
     def action_focus_teammate(self) -> None:
         name = self._selected_member()
