@@ -61,3 +61,12 @@ class TranscriptsCounted(Message):
     """From the transcript-sums worker: the heads a first read from the end left, counted."""
 
     heads: dict[str, HeadCount]
+
+
+@dataclass
+class OrphanPanesFound(Message):
+    """From a thread: with the lead ended, which teammates' panes still run them (None: unknown)."""
+
+    only: str | None  # the teammate `x` was pressed on; None for `S`
+    members: list
+    panes: dict[str, str] | None

@@ -39,7 +39,9 @@ from teamtui.tui.controllers.claude_shutdown import (
 )
 from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
 from teamtui.tui.palette import Palette
-from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged, TranscriptsCounted
+from teamtui.tui.messages import (
+    LeadMessagesDrained, OrphanPanesFound, PanesChanged, ShutdownProgress, TeamChanged, TranscriptsCounted,
+)
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.filter import FilterInput
 from teamtui.tui.widgets.footer import KeyFooter
@@ -783,14 +785,26 @@ class DashboardScreen(Screen[None]):
     def _offer_orphan_panes(self, only: str | None) -> None:
         """The lead is gone, so nobody can approve a shutdown: say so now, and offer to close the
         panes config.json names that still run their teammates."""
+        assert self.state is not None
+        targets = live_teammates(self.state, only)
+        members = list(self.state.config.members) if self.state.config is not None else []
+        self._find_orphan_panes(only, members, targets)
+
+    @work(thread=True, group="orphan-panes", exclusive=True, exit_on_error=False)
+    def _find_orphan_panes(self, only: str | None, members: list, targets: list[str]) -> None:
+        """A tmux call and a walk of /proc: off the UI loop, so keys keep answering."""
+        assert self.store is not None
+        panes = teammate_panes_open(self.store, members, targets) if targets else {}
+        self.post_message(OrphanPanesFound(only, members, panes))
+
+    @on(OrphanPanesFound)
+    def _orphan_panes_found(self, message: OrphanPanesFound) -> None:
         from teamtui.tui.screens.confirm_panes import ClosePanesConfirm
 
-        assert self.state is not None and self.store is not None
-        store, lead = self.store, self.state.lead
-        targets = live_teammates(self.state, only)
+        if self.state is None or self.store is None:
+            return
+        store, lead, only, members, panes = self.store, self.state.lead, message.only, message.members, message.panes
         said = f"{inert(lead)} has ended: nobody can approve a shutdown of {inert(only) if only else 'the team'}."
-        members = list(self.state.config.members) if self.state.config is not None else []
-        panes = teammate_panes_open(store, members, targets) if targets else {}
         if not panes:
             why = ("Its teammates' panes cannot be looked for (teamtui is not inside the team's tmux)." if panes is None
                    else "No pane config.json names for them is still open.")
@@ -799,16 +813,23 @@ class DashboardScreen(Screen[None]):
         self.notify(said, severity="warning", markup=False)
 
         def answered(yes: bool | None) -> None:
-            if not yes:
-                return
-            closed, errors = close_teammate_panes(store, members, panes)
-            for name in closed:
-                self._toast("Closed the pane of ", name, "information", suffix=f" ({panes[name]})")
-            for error in errors:
-                self._toast("", error, "error")
+            if yes:
+                self._close_orphan_panes(store, members, panes)
 
         why = f"{lead} has ended: nobody can approve a shutdown. Closing a teammate's pane ends it."
         self.app.push_screen(ClosePanesConfirm(panes, title=f"{lead} has ended: close their panes?", why=why), answered)
+
+    @work(thread=True, group="orphan-panes", exit_on_error=False)
+    def _close_orphan_panes(self, store: TeamStore, members: list, panes: dict[str, str]) -> None:
+        """Each pane checked again, then closed (tmux calls): off the UI loop."""
+        closed, errors = close_teammate_panes(store, members, panes)
+        self.app.call_from_thread(self._orphan_panes_closed, closed, errors, panes)
+
+    def _orphan_panes_closed(self, closed: list[str], errors: list[str], panes: dict[str, str]) -> None:
+        for name in closed:
+            self._toast("Closed the pane of ", name, "information", suffix=f" ({panes[name]})")
+        for error in errors:
+            self._toast("", error, "error")
 
     def _start_shutdown(self, params, only: str | None) -> None:
         if params is None or self.store is None or self.state is None:
