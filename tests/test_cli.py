@@ -65,6 +65,36 @@ def test_sender_defaults_to_the_lead(cli: Run, native_root: Path) -> None:
     assert NativeTeam(native_root, TEAM).peek("hunter").messages[-1].sender == "lead"
 
 
+def test_sender_is_never_a_lead_running_in_another_process(native_root: Path) -> None:
+    """While `teamtui run` leads the team, a person's `teamtui send` is not the lead: it goes under
+    teamtui's own name. A process the lead started (a hook) still speaks for the lead."""
+    from teamtui.protocol.leadpid import mark_lead, unmark_lead
+
+    store = NativeTeam(native_root, TEAM)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("TEAMTUI_NAME", None)
+
+    def send(text: str) -> str:
+        run = subprocess.run([sys.executable, "-m", "teamtui", "send", "hunter", text, "--root", str(native_root)],
+                             capture_output=True, text=True, env=env, timeout=60)
+        assert run.returncode == 0, run.stderr
+        [m] = [m for m in store.peek("hunter").messages if m.content == text]
+        return m.sender
+
+    lead = subprocess.Popen(["sleep", "60"])
+    try:
+        mark_lead(store, lead.pid)
+        assert send("from a person") == "teamtui"
+    finally:
+        lead.kill()
+        lead.wait()
+    mark_lead(store)  # this test process leads; the CLI below is its child, as a hook is
+    try:
+        assert send("from a hook") == "lead"
+    finally:
+        unmark_lead(store)
+
+
 # ---------------------------------------------------------------- exit codes
 
 

@@ -123,11 +123,11 @@ def _sender(ctx: Context, store: TeamStore) -> str:
         return ctx.args.sender
     if ctx.me:
         return ctx.me
-    if store.layout == "claude":  # outside a Claude Code team: a name of teamtui's own, never its lead's
-        from teamtui.protocol.settings import load_settings
+    if store.may_write_as_lead():
+        return store.lead_name
+    from teamtui.protocol.settings import load_settings  # only here: a hot command's start-up stays small
 
-        return load_settings().sender
-    return store.lead_name
+    return load_settings().sender  # a name of teamtui's own, never a lead this process is not
 
 
 def _native(store: TeamStore, what: str) -> NativeTeam:
@@ -600,12 +600,12 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         p.add_argument("text", metavar="TEXT")
         p.add_argument("--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress")
         p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE", help="a field of the message; VALUE as JSON when it parses")
-        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
+        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead when no `teamtui run` in another process leads the team (Claude Code teams: always sender in the config file, default teamtui)")
 
     if only in (None, "broadcast"):
         p = add(sub, "broadcast", cmd_broadcast, "send TEXT to every teammate but the sender (prints the recipients)")
         p.add_argument("text", metavar="TEXT")
-        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead (Claude Code teams: sender in the config file, default teamtui)")
+        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead when no `teamtui run` in another process leads the team (Claude Code teams: always sender in the config file, default teamtui)")
 
     if only in (None, "inbox"):
         p = add(sub, "inbox", cmd_inbox, "show NAME's inbox (or drain it: read and clear)", INBOX_JSON_HELP)

@@ -300,9 +300,9 @@ class ClaudeTeam(TeamStore):
             return InboxRead([], [data])
         return self.decode_inbox(member, data)
 
-    def outgoing_sender(self, configured: str) -> str:
-        """teamtui's own name (the `sender` setting), never the lead's: the lead signs what it writes."""
-        return configured
+    def may_write_as_lead(self) -> bool:
+        """Never: the lead signs what it writes, so only Claude Code's lead writes as it."""
+        return False
 
     def check_sender(self, sender: str) -> None:
         """teamtui writes under a name of its own: Claude Code marks an entry from outside as the lead,

@@ -68,6 +68,30 @@ def running_lead(store: TeamStore) -> int | None:
     return pid
 
 
+def _ancestors(pid: int, depth: int) -> list[int]:
+    """`pid`'s parent, its parent, … (at most `depth`), from /proc."""
+    out = []
+    for _ in range(depth):
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+            pid = int(text.rsplit(")", 1)[-1].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+        if pid <= 1:
+            break
+        out.append(pid)
+    return out
+
+
+def speaks_for_lead(store: TeamStore) -> bool:
+    """Whether this process may write as the team's lead: no teamtui lead runs the team (the person
+    at the terminal is its lead), or the running lead is this process or one it started (a hook)."""
+    pid = running_lead(store)
+    if pid is None or pid == os.getpid():
+        return True
+    return pid in _ancestors(os.getpid(), 4)
+
+
 def ask_lead_to_shut_down(store: TeamStore, sender: str, reason: str, deadline: float, teammates: list[str]) -> str:
     """Ask the running lead, in its inbox under `sender`'s own name, to shut `teammates` down (all
     of them when empty): it sends the requests and climbs its ladder, and writes the summary to

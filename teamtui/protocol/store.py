@@ -204,15 +204,17 @@ class TeamStore(ABC):
         return problems
 
     def outgoing_sender(self, configured: str) -> str:
-        """Who a dashboard's message is from. Native teams: their lead when this process leads the
-        team or no teamtui lead runs it (the person at the dashboard is its lead); `configured`
-        (teamtui's own name) while a lead in another process runs it: never a lead it is not."""
-        import os
+        """Who a message from the dashboard or the CLI is from, unless named. Native teams: their lead
+        when no teamtui lead runs the team (the person at the terminal is its lead) or this process
+        is that lead or one it started (a hook); else `configured` (teamtui's own name): never a
+        lead it is not."""
+        return self.lead_name if self.may_write_as_lead() else configured
 
-        from teamtui.protocol.leadpid import running_lead
+    def may_write_as_lead(self) -> bool:
+        """Whether this process may write under the lead's name (see `outgoing_sender`)."""
+        from teamtui.protocol.leadpid import speaks_for_lead
 
-        pid = running_lead(self)
-        return self.lead_name if pid is None or pid == os.getpid() else configured
+        return speaks_for_lead(self)
 
     def check_recipient(self, to: str) -> None:
         """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
