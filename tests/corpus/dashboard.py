@@ -43,8 +43,8 @@ async def until(pilot, cond: Callable[[], bool], what: str, limit: float = WAIT)
 def messages(app: TeamTUI, route: bool = False) -> list[str]:
     """The message table's texts, or "sender → recipient | text" rows."""
     table = app.query_one(MessageTraffic)
-    rows = [table.get_row(r.key) for r in table.ordered_rows]
-    return [f"{c[1].plain} | {c[3].plain}" if route else c[3].plain for c in rows]
+    rows = [(table.get_cell(r.key, "route").plain, table.get_cell(r.key, "text").plain) for r in table.ordered_rows]
+    return [f"{who} | {text}" if route else text for who, text in rows]
 
 
 def problems(app: TeamTUI) -> list[str]:

@@ -36,10 +36,10 @@ async def test_message_native_written_then_read(frozen_native, config_file):
         assert last["type"] == "message" and last["sender"] == "lead" and last["content"] == "rebase first"
         assert any("Message written to hunter" in str(n.message) for n in app._notifications)
         table = app.query_one(MessageTraffic)
-        await until(pilot, lambda: any("rebase first" in r and r.endswith("unread") for r in cells(table)), "unread shown")
+        await until(pilot, lambda: any(r.endswith("| unread | rebase first") for r in cells(table)), "unread shown")
         # The recipient drains its inbox: the message turns read.
         NativeTeam(frozen_native, "refactor-auth").drain("hunter")
-        await until(pilot, lambda: any("rebase first" in r and r.endswith("| read") for r in cells(table)), "read shown")
+        await until(pilot, lambda: any(r.endswith("| read | rebase first") for r in cells(table)), "read shown")
 
 
 async def test_message_claude_and_escape_cancels(frozen_claude, config_file):

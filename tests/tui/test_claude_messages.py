@@ -40,10 +40,10 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
         await until(pilot, lambda: len(table.ordered_rows) == 5, "five messages shown")
         assert table.border_subtitle == ""
         rows = cells(table)
-        assert any("alice → team-lead | idle | idle (available) · result: BASH-alice done | unread" in r for r in rows)
-        assert any("bob → team-lead | shutdown | shutdown approved | unread" in r for r in rows)
-        assert any("system → team-lead | terminated | bob has shut down. | unread" in r for r in rows)
-        assert any("team-lead → alice | assign | assigned #1 probe task one | unread" in r for r in rows)
+        assert any("alice → team-lead | idle | unread | idle (available) · result: BASH-alice done" in r for r in rows)
+        assert any("bob → team-lead | shutdown | unread | shutdown approved" in r for r in rows)
+        assert any("system → team-lead | terminated | unread | bob has shut down." in r for r in rows)
+        assert any("team-lead → alice | assign | unread | assigned #1 probe task one" in r for r in rows)
         assert any("[bold]hello[/]" in r for r in rows)  # markup is data
         assert not any("{" in r for r in rows)  # nothing shown as raw JSON
 
@@ -52,10 +52,24 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
         tmp = path.with_name("alice.json.tmp." + uuid.uuid4().hex[:8])
         tmp.write_text("[]")
         os.replace(tmp, path)
-        await until(pilot, lambda: sum(r.endswith("| delivered") for r in cells(table)) == 2, "two entries delivered")
+        await until(pilot, lambda: sum("| delivered |" in r for r in cells(table)) == 2, "two entries delivered")
         rows = cells(table)
         assert len(rows) == 5
-        assert all(r.endswith("| delivered") for r in rows if "→ alice" in r)
-        assert all(r.endswith("| unread") for r in rows if "→ team-lead" in r)
+        assert all("| delivered |" in r for r in rows if "→ alice" in r)
+        assert all("| unread |" in r for r in rows if "→ team-lead" in r)
         # Drawn in full: the State column was sized for "unread" and must widen for "delivered".
         assert table.columns[ColumnKey("state")].content_width >= len("delivered")
+
+
+async def test_a_long_message_leaves_each_row_s_state_on_screen(claude_home, tmp_path):
+    """The read receipt is what a person looks for: a message wider than the panel must not push
+    the State column out of sight (the text is cut at the panel's edge instead)."""
+    app = make(claude_home, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
+        table = app.query_one(MessageTraffic)
+        write_entry(claude_home, "alice", {"from": "teamtui", "text": "LONG-" + "word " * 80})
+        await until(pilot, lambda: len(table.ordered_rows) == 1, "the message shown")
+        await pilot.pause()
+        on_screen = [table.render_line(y).text for y in range(table.size.height)]
+        assert any("LONG-" in line and "unread" in line for line in on_screen), on_screen

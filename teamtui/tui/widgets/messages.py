@@ -27,8 +27,9 @@ class MessageTraffic(TeamTable):
         self.add_column("Time", key="time")
         self.add_column("From → To", key="route")
         self.add_column("Kind", key="kind")
-        self.add_column("Message", key="text")
+        # The state before the text: a long message must not push the read receipt out of sight.
         self.add_column("State", key="state")
+        self.add_column("Message", key="text")
 
     def _state(self, m: Message) -> Text:
         palette = self.palette
@@ -49,8 +50,8 @@ class MessageTraffic(TeamTable):
             Text(clock_time(m.timestamp), style=palette.theme_color("secondary")),
             route,
             safe_text(kind, palette.theme_color(kind_role)),
-            safe_text(text),
             self._state(m),
+            safe_text(text),
             key=key,
         )
         self._read[key] = (m.read, m.delivered)
