@@ -87,19 +87,24 @@ class Follower:
         self._show_task(view)
         for entry in list(self.state.logs.get(self.name, []))[-backlog:] if backlog > 0 else []:
             out(_log_line(entry))
-        for msg in self.state.inbox_messages(self.name):
+        for msg in self.state.inbox_messages(self.name) if self._inbox_lines else []:
             out(_message_line(self.name, msg))
         self._check_end(view)
+
+    @property
+    def _inbox_lines(self) -> bool:
+        # A transcript already says "← sender: text" for each message taken: inbox lines would repeat it.
+        return self.state.transcripts is None
 
     def apply(self, changes: list[Change]) -> None:
         for change in changes:
             if change.kind == "log" and change.key == self.name:
                 for entry in change.entries:
                     out(_log_line(entry))
-            elif change.kind == "inbox" and change.key == self.name:
+            elif change.kind == "inbox" and change.key == self.name and self._inbox_lines:
                 for msg in change.messages:
                     out(_message_line(self.name, msg))
-            elif change.kind == "inbox_read" and change.key == self.name:
+            elif change.kind == "inbox_read" and change.key == self.name and self._inbox_lines:
                 out("inbox  (read by the teammate)")
             elif change.kind == "team_gone":
                 out(f"team {inert(self.state.name)} is gone; following ends.")
@@ -125,6 +130,9 @@ class Follower:
 def follow(ctx: Context, name: str, backlog: int) -> int:
     state = TeamState(ctx.store())
     state.load_all()
+    if state.transcripts is not None:
+        # A Claude Code teammate writes no log: what it does is in its transcript, read from the end.
+        state.transcripts.take(state.transcripts.read(from_end=True))
     follower = Follower(state, name)
     follower.start(backlog)
     if follower.done:
@@ -146,7 +154,7 @@ async def _follow_live(state: TeamState, follower: Follower) -> int:
     batches: asyncio.Queue[WatchBatch] = asyncio.Queue()
 
     async def pump() -> None:
-        async with contextlib.aclosing(watch_dirs(state.store.watch_dirs(), stop)) as stream:
+        async with contextlib.aclosing(watch_dirs(state.watch_dirs(), stop)) as stream:
             async for batch in stream:
                 await batches.put(batch)
 
@@ -155,11 +163,12 @@ async def _follow_live(state: TeamState, follower: Follower) -> int:
         while not follower.done:
             batch = await batches.get()
             if batch.rescan:
-                changes = state.load_all()
+                changes = state.load_all() + state.apply_batch([], rescan=True)
             elif batch.ready:
-                changes = state.resync()  # what changed before the watches were in place
+                # What changed before the watches were in place; transcripts read on from their offsets.
+                changes = state.resync() + (state.apply_batch([], rescan=True) if state.transcripts is not None else [])
             else:
-                changes = [c for path in sorted(batch.paths) for c in state.apply(path)]
+                changes = state.apply_batch(sorted(batch.paths))  # team files, and transcripts from their offsets
             follower.apply(changes)
     finally:
         stop.set()

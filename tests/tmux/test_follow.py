@@ -122,3 +122,43 @@ def test_a_follow_pane_closes_when_its_teammate_shuts_down_and_is_not_reopened(
     assert panes.wait_idle()
     assert tmux_server.marked() == {}
     panes.close_all()
+
+
+def test_follow_of_a_claude_code_teammate_prints_its_transcript_live(tmp_path: Path) -> None:
+    """An in-process Claude Code teammate writes no log and has no pane: its follow pane shows what
+    its transcript says (read from the end, then live), and ends when it leaves the team."""
+    import shutil
+
+    root = tmp_path / "claude"
+    shutil.copytree(REPO / "tests" / "fixtures" / "examples" / "claude-2.1.328" / "inprocess-running", root)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "follow", "alice", "--root", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    try:
+        lines = Lines(proc)
+        lines.wait_for("following alice in team session-8dd2dc96 (idle)")  # idle as the transcript says
+        lines.wait_for("← team-lead: task #1 assigned: probe task one")
+        [transcript] = root.glob("projects/*/*/subagents/agent-aalice-*.jsonl")
+        record = {"type": "assistant", "timestamp": "2026-11-23T07:09:00.000Z", "message": {
+            "id": "msg_follow_1", "role": "assistant", "model": "claude-opus-5-5",
+            "content": [{"type": "tool_use", "id": "toolu_f1", "name": "Bash", "input": {"command": "pytest -q"}}],
+            "usage": {"input_tokens": 5, "output_tokens": 2}}}
+        with transcript.open("a") as fh:
+            fh.write(json.dumps(record) + "\n")
+        lines.wait_for("Bash: pytest -q")
+        assert proc.poll() is None
+        config = root / "teams" / "session-8dd2dc96" / "config.json"
+        cfg = json.loads(config.read_text())
+        cfg["members"] = [m for m in cfg["members"] if m["name"] != "alice"]
+        tmp = config.with_name("config.json.tmp")
+        tmp.write_text(json.dumps(cfg))
+        os.replace(tmp, config)
+        lines.wait_for("alice left the team; following ends.")
+        assert proc.wait(timeout=10) == 0
+        assert not any(s.startswith("inbox ") for s in lines.seen)  # the transcript says what arrived
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
