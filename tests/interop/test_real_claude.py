@@ -107,9 +107,16 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
         out = cli(session, "status", "--json")
         return {m["name"]: m["status"] for m in json.loads(out.stdout)["members"]} if out.returncode == 0 else {}
 
-    wait_until(lambda: statuses() == {"alice": "idle", "bob": "idle"}, "both teammates idle in `status`", 60)
-    active = [m.get("isActive", "absent") for m in session.config()["members"] if m["name"] in ("alice", "bob")]
-    assert active == ([False, False] if session.mode == "tmux" else ["absent", "absent"])
+    def flags() -> list:
+        return [m.get("isActive", "absent") for m in session.config()["members"] if m["name"] in ("alice", "bob")]
+
+    def settled() -> bool:
+        # One moment: config.json unchanged around the `status` call (a teammate may wake up between reads).
+        before, said, after = flags(), statuses(), flags()
+        return before == after == ([False, False] if session.mode == "tmux" else ["absent", "absent"]) \
+            and said == {"alice": "idle", "bob": "idle"}
+
+    wait_until(settled, "both teammates idle in `status`, as config.json says at that moment", 60)
     config = session.config()
     assert config["leadProcess"]["pid"] > 0
     from teamtui.protocol.claude import ClaudeTeam, member_backend
