@@ -70,3 +70,10 @@ class OrphanPanesFound(Message):
     only: str | None  # the teammate `x` was pressed on; None for `S`
     members: list
     panes: dict[str, str] | None
+
+
+@dataclass
+class ShutdownPanesSeen(Message):
+    """From a thread: the panes open on the team's tmux server (None: tmux could not be asked)."""
+
+    open_panes: set[str] | None

@@ -268,3 +268,34 @@ async def test_steps_read_out_of_order_are_shown_in_the_order_they_happened(tmp_
     finally:
         lead.kill()
         lead.wait()
+
+
+async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(claude_home, tmp_path, tmux_socket, monkeypatch):
+    """Claude Code closes a teammate's pane after it leaves, but not always: the view says which
+    panes closed and which outlived their teammate (as tmux says, not as assumed)."""
+    from teamtui.tui.controllers import claude_shutdown
+
+    monkeypatch.setattr(claude_shutdown, "PANE_GRACE", 1.0)
+    monkeypatch.setattr(claude_shutdown, "PANE_CHECK_EVERY", 0.2)
+    socket, tmux = tmux_socket
+    panes = {name: tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip() for name in ("alice", "bob")}
+    edit_config(claude_home, lambda cfg: [m.__setitem__("tmuxPaneId", panes[m["name"]]) for m in cfg["members"] if m["name"] in panes])
+    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    app = make(claude_home, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
+        await pilot.press("S")
+        await confirm(pilot, "30")
+        await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
+        for name in ("alice", "bob"):
+            write_entry(claude_home, "team-lead", {"from": name, "text": json.dumps(
+                {"type": "shutdown_approved", "requestId": f"shutdown-1@{name}", "from": name})})
+        tmux("kill-pane", "-t", panes["alice"])  # Claude Code closed alice's pane, not bob's
+        edit_config(claude_home, lambda cfg: cfg.__setitem__("members", cfg["members"][:1]))
+        await until(pilot, lambda: "alice: clean · asked team-lead → approved → left the team → pane closed" in view_text(app),
+                    "alice's pane seen closed")
+        await until(pilot, lambda: "bob: clean · asked team-lead → approved → left the team → pane still open" in view_text(app),
+                    "bob's pane seen still open", 10)
+        tmux("kill-pane", "-t", panes["bob"])
+        await until(pilot, lambda: "bob: clean · asked team-lead → approved → left the team → pane closed" in view_text(app),
+                    "bob's pane seen closed at last", 10)

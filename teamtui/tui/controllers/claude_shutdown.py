@@ -16,6 +16,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -27,12 +28,16 @@ from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import Outcome, ShutdownRun
 from teamtui.tui.controllers.shutdown import Report, ShutdownController
-from teamtui.tui.messages import ShutdownProgress, TeamChanged
+from teamtui.tui.messages import ShutdownPanesSeen, ShutdownProgress, TeamChanged
 
 # The protocol messages a shutdown's steps are made of.
 _SHUTDOWN_TYPES = frozenset({"shutdown_request", "shutdown_approved", "shutdown_rejected", "shutdown_response", "teammate_terminated"})
 # After the deadline the files are still followed this long: a reply read late, a pane closing.
 FOLLOW_AFTER = 30.0
+# A teammate that left keeps its pane until Claude Code closes it: looked for this often...
+PANE_CHECK_EVERY = 2.0
+# ...and said to be still open once it outlives its teammate's leaving by this long.
+PANE_GRACE = 10.0
 # What the lead is sent; the names line is what a person (or a scripted model) reads the targets from.
 ASK = (
     "teamtui, the dashboard watching this team, asks you to shut down {what} gracefully within {deadline:g}s: "
@@ -70,15 +75,16 @@ def lead_gone(store: TeamStore) -> bool:
     return lead is not None and lead_state(lead) == "ended"
 
 
-def _open_panes(socket: str) -> dict[str, int]:
-    """The panes of the tmux server at `socket`: pane id -> the pid of the process it started."""
+def _open_panes(socket: str) -> dict[str, int] | None:
+    """The panes of the tmux server at `socket`: pane id -> the pid of the process it started
+    (None: tmux could not be asked, so nothing is known)."""
     try:
         res = subprocess.run(
             ["tmux", "-S", socket, "list-panes", "-a", "-F", "#{pane_id} #{pane_pid}"],
             capture_output=True, text=True, timeout=10, check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return {}
+        return None
     panes = {}
     for line in res.stdout.splitlines() if res.returncode == 0 else []:  # no server there: nothing is open
         pane, _, pid = line.partition(" ")
@@ -134,7 +140,7 @@ def teammate_panes_open(store: TeamStore, members: Iterable[Any], names: Iterabl
     candidates = [(m, member_pane(m)) for m in members if m.name in wanted and member_pane(m)]
     if not candidates:
         return {}
-    panes = _open_panes(socket)
+    panes = _open_panes(socket) or {}
     tree = _children(PROC) if any(pane in panes for _, pane in candidates) else {}
     found = {}
     for m, pane in candidates:
@@ -166,7 +172,7 @@ def close_teammate_panes(store: TeamStore, members: Iterable[Any], panes: dict[s
 def _step_rank(step: str) -> int:
     """Where a step falls in a teammate's shutdown."""
     # Claude Code's teammate_terminated and the member's removal come in either order: as read.
-    order = ("asked ", "shutdown_request sent", "approved", "rejected", "still there after", ("terminated", "left the team"))
+    order = ("asked ", "shutdown_request sent", "approved", "rejected", "still there after", ("terminated", "left the team"), "pane ")
     return next((rank for rank, start in enumerate(order) if step.startswith(start)), len(order))
 
 
@@ -181,6 +187,7 @@ class LeadAskedRun(ShutdownRun):
         self.steps: dict[str, list[str]] = {n: [] for n in self.teammates}
         self.panes: dict[str, str] = {}  # teammate -> its tmux pane, from config.json
         self.left: set[str] = set()  # teammates no longer in `members`
+        self.left_at: dict[str, float] = {}  # when each was seen gone
         self._before: set[int] = set()  # messages already there when the run started
         self.asked: InboxMessage | None = None  # the message the lead was sent
 
@@ -198,6 +205,27 @@ class LeadAskedRun(ShutdownRun):
         self.note = f"asked {self.lead} (as {self.sender}) to shut down {', '.join(self.teammates)}"
         for name in self.teammates:
             self._step(name, f"asked {self.lead}")
+
+    def panes_to_check(self) -> bool:
+        """Some teammate left and its pane (config.json's) is not known to be closed."""
+        return any(self.panes.get(n) and "pane closed" not in self.steps[n] for n in self.left)
+
+    def panes_seen(self, open_panes: set[str]) -> list[str]:
+        """What tmux says of the panes of the teammates that left; returns those whose steps moved."""
+        changed = []
+        now = self.clock()
+        for name in sorted(self.left):
+            pane = self.panes.get(name)
+            if not pane or "pane closed" in self.steps[name]:
+                continue
+            if pane not in open_panes:
+                if "pane still open" in self.steps[name]:
+                    self.steps[name].remove("pane still open")
+                self._step(name, "pane closed")
+                changed.append(name)
+            elif now - self.left_at.get(name, now) >= PANE_GRACE and self._step(name, "pane still open"):
+                changed.append(name)  # it left the team, but its pane (and maybe its process) stays
+        return changed
 
     def _step(self, name: str, step: str) -> bool:
         steps = self.steps[name]
@@ -233,6 +261,7 @@ class LeadAskedRun(ShutdownRun):
             if name in members:
                 continue
             self.left.add(name)
+            self.left_at.setdefault(name, self.clock())
             if self._step(name, "left the team"):
                 changed.add(name)
             if not t.outcome.final:
@@ -300,6 +329,7 @@ class AskLeadShutdown(ShutdownController):
         self.set_timer, self.whole_team = set_timer, whole_team
         self.run: LeadAskedRun | None = None
         self._timer = None
+        self._checking_panes = False  # a look at the team's tmux panes is under way
         self._notices_before: set[int] = set()
         self._since = 0.0
         # id(notice) -> (the notice, kept alive so its id is not reused; its inbox message or decode error)
@@ -338,6 +368,36 @@ class AskLeadShutdown(ShutdownController):
         if changed:
             self._finish_if_done()
             self.report(ShutdownProgress(run, changed))
+        self._look_at_panes()
+
+    def _look_at_panes(self) -> None:
+        """Whether the panes of the teammates that left have closed: one tmux call, in a thread."""
+        run = self.run
+        if run is None or self._checking_panes or not run.panes_to_check():
+            return
+        if self.clock() > run.deadline_at + FOLLOW_AFTER:
+            return
+        socket = team_tmux_socket(self.store)
+        if socket is None:
+            return  # not inside the team's tmux server, and the lead's is unknown: nothing to say
+
+        def look() -> None:
+            panes = _open_panes(socket)
+            self.report(ShutdownPanesSeen(None if panes is None else set(panes)))  # post_message: thread-safe
+
+        self._checking_panes = True
+        threading.Thread(target=look, name="teamtui-shutdown-panes", daemon=True).start()
+
+    def panes_seen(self, open_panes: set[str] | None) -> None:
+        """On the UI loop: what the look at the panes found; looks again while one stays open."""
+        self._checking_panes = False
+        run = self.run
+        if run is None:
+            return
+        if open_panes is not None and run.panes_seen(open_panes):
+            self.report(ShutdownProgress(run, []))
+        if run.panes_to_check() and self.clock() <= run.deadline_at + FOLLOW_AFTER:
+            self.set_timer(PANE_CHECK_EVERY, self._look_at_panes)
 
     def _notices(self) -> list[tuple[str, Any]]:
         """(recipient, notice) of every protocol message the members' transcripts hold."""

@@ -40,7 +40,8 @@ from teamtui.tui.controllers.claude_shutdown import (
 from teamtui.tui.controllers.shutdown import LeadShutdown, LocalShutdown, OnShutdown, ShutdownController
 from teamtui.tui.palette import Palette
 from teamtui.tui.messages import (
-    LeadMessagesDrained, OrphanPanesFound, PanesChanged, ShutdownProgress, TeamChanged, TranscriptsCounted,
+    LeadMessagesDrained, OrphanPanesFound, PanesChanged, ShutdownPanesSeen, ShutdownProgress, TeamChanged,
+    TranscriptsCounted,
 )
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.filter import FilterInput
@@ -888,6 +889,11 @@ class DashboardScreen(Screen[None]):
         self._toast(f"Asked the lead (pid {pid}) to shut down ", who, "information",
                     suffix=f"; it writes the summary to shutdown/{request}.json")
         return True
+
+    @on(ShutdownPanesSeen)
+    def _shutdown_panes_seen(self, message: ShutdownPanesSeen) -> None:
+        if isinstance(self.shutdown, AskLeadShutdown):
+            self.shutdown.panes_seen(message.open_panes)
 
     @on(ShutdownProgress)
     def _shutdown_progress(self, message: ShutdownProgress) -> None:
