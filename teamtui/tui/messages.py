@@ -50,6 +50,8 @@ class ShutdownProgress(Message):
     error: str = ""  # what went wrong along the way, to tell the user
     # Teammates still there at the deadline whose tmux panes may be closed (name -> pane), to offer.
     offer_panes: dict[str, str] = field(default_factory=dict)
+    offer_title: str = ""  # the offer's own words, when not the deadline's
+    offer_why: str = ""
 
     def can_replace(self, message: Message) -> bool:
         # Textual asks the older message: a newer snapshot makes it moot, unless it has news to tell.

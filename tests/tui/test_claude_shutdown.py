@@ -294,8 +294,16 @@ async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(clau
         edit_config(claude_home, lambda cfg: cfg.__setitem__("members", cfg["members"][:1]))
         await until(pilot, lambda: "alice: clean · asked team-lead → approved → left the team → pane closed" in view_text(app),
                     "alice's pane seen closed")
-        await until(pilot, lambda: "bob: clean · asked team-lead → approved → left the team → pane still open" in view_text(app),
-                    "bob's pane seen still open", 10)
-        tmux("kill-pane", "-t", panes["bob"])
-        await until(pilot, lambda: "bob: clean · asked team-lead → approved → left the team → pane closed" in view_text(app),
-                    "bob's pane seen closed at last", 10)
+        # bob's pane outlives him: the view says so, and teamtui offers to close it.
+        await until(pilot, lambda: app.screen.__class__.__name__ == "ClosePanesConfirm", "the offer to close bob's pane", 10)
+        await pilot.pause()
+        assert "their panes did not" in str(app.screen.query_one(".dialog-title").render())
+        assert f"bob ({panes['bob']})" in str(app.screen.query_one(".dialog-sub").render())
+        assert "alice" not in str(app.screen.query_one(".dialog-sub").render())
+        await pilot.press("y")
+        await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "back on the view")
+        await until(pilot, lambda: f"bob: clean · asked team-lead → approved → left the team → pane {panes['bob']} closed by teamtui"
+                    in view_text(app), "bob's pane closed by teamtui", 10)
+        assert panes["bob"] not in tmux("list-panes", "-a", "-F", "#{pane_id}").split()
+        await pilot.pause(0.6)  # later looks at the panes add nothing
+        assert "pane still open" not in view_text(app) and "→ pane closed" not in view_text(app).split("bob:")[1]

@@ -206,9 +206,12 @@ class LeadAskedRun(ShutdownRun):
         for name in self.teammates:
             self._step(name, f"asked {self.lead}")
 
+    def _pane_gone(self, name: str) -> bool:
+        return any(s == "pane closed" or s.endswith("closed by teamtui") for s in self.steps[name])
+
     def panes_to_check(self) -> bool:
         """Some teammate left and its pane (config.json's) is not known to be closed."""
-        return any(self.panes.get(n) and "pane closed" not in self.steps[n] for n in self.left)
+        return any(self.panes.get(n) and not self._pane_gone(n) for n in self.left)
 
     def panes_seen(self, open_panes: set[str]) -> list[str]:
         """What tmux says of the panes of the teammates that left; returns those whose steps moved."""
@@ -216,7 +219,7 @@ class LeadAskedRun(ShutdownRun):
         now = self.clock()
         for name in sorted(self.left):
             pane = self.panes.get(name)
-            if not pane or "pane closed" in self.steps[name]:
+            if not pane or self._pane_gone(name):
                 continue
             if pane not in open_panes:
                 if "pane still open" in self.steps[name]:
@@ -294,10 +297,12 @@ class LeadAskedRun(ShutdownRun):
         return []
 
     def still_there(self) -> dict[str, str]:
-        """Teammates that did not leave, with a pane named in config.json: what may be closed."""
+        """Teammates that did not leave, or left but kept their pane, with a pane named in
+        config.json: what may be closed."""
         return {
             n: self.panes[n] for n, t in self.teammates.items()
-            if t.outcome is Outcome.TIMED_OUT and n not in self.left and self.panes.get(n)
+            if self.panes.get(n) and not self._pane_gone(n) and (
+                t.outcome is Outcome.TIMED_OUT and n not in self.left or "pane still open" in self.steps[n])
         }
 
     def expire(self, now: float | None = None) -> list[str]:
@@ -394,8 +399,14 @@ class AskLeadShutdown(ShutdownController):
         run = self.run
         if run is None:
             return
-        if open_panes is not None and run.panes_seen(open_panes):
-            self.report(ShutdownProgress(run, []))
+        changed = run.panes_seen(open_panes) if open_panes is not None else []
+        if changed:
+            kept = {n: p for n, p in run.still_there().items() if n in changed and n in run.left}
+            offer = dict(
+                offer_panes=kept, offer_title="They left the team, their panes did not: close them?",
+                offer_why="Claude Code did not close these panes after their teammates left.",
+            ) if kept else {}
+            self.report(ShutdownProgress(run, [], **offer))
         if run.panes_to_check() and self.clock() <= run.deadline_at + FOLLOW_AFTER:
             self.set_timer(PANE_CHECK_EVERY, self._look_at_panes)
 
@@ -453,6 +464,8 @@ class AskLeadShutdown(ShutdownController):
             except Exception as exc:  # noqa: BLE001 - said on screen; the other panes still close
                 error = f"pane {pane} of {name} not closed: {exc}"
                 continue
+            if "pane still open" in run.steps[name]:
+                run.steps[name].remove("pane still open")
             run._step(name, f"pane {pane} closed by teamtui")
             closed.append(name)
         self.report(ShutdownProgress(run, closed, error))

@@ -911,7 +911,7 @@ class DashboardScreen(Screen[None]):
         if first and getattr(run, "note", ""):
             self._toast("Shutdown: ", run.note, "information")
         if message.offer_panes:
-            self._offer_panes(message.offer_panes)
+            self._offer_panes(message.offer_panes, message.offer_title, message.offer_why)
         if run.done and not self._shutdown_announced:
             self._shutdown_announced = True
             counts = ", ".join(f"{n} {k}" for k, n in run.summary()["outcomes"].items())
@@ -921,15 +921,17 @@ class DashboardScreen(Screen[None]):
         elif first:
             self.show_shutdown()
 
-    def _offer_panes(self, panes: dict[str, str]) -> None:
-        """At the deadline: close the panes of the teammates still there, if the person says so."""
+    def _offer_panes(self, panes: dict[str, str], title: str = "", why: str = "") -> None:
+        """Close the panes of the teammates still there (at the deadline, or left with their pane
+        kept), if the person says so."""
         from teamtui.tui.screens.confirm_panes import ClosePanesConfirm
 
         def answered(yes: bool | None) -> None:
             if yes and self.shutdown is not None:
                 self.shutdown.close_panes(list(panes))
 
-        self.app.push_screen(ClosePanesConfirm(panes), answered)
+        words = {"title": title, "why": why} if title else {}
+        self.app.push_screen(ClosePanesConfirm(panes, **words), answered)
 
     def _tasks(self) -> list:
         return list(self.state.tasks.values()) if self.state is not None else []
