@@ -166,7 +166,7 @@ async def _follow_live(state: TeamState, follower: Follower) -> int:
                 changes = state.load_all() + state.apply_batch([], rescan=True)
             elif batch.ready:
                 # What changed before the watches were in place; transcripts read on from their offsets.
-                changes = state.resync() + (state.apply_batch([], rescan=True) if state.transcripts is not None else [])
+                changes = state.resync() + state.apply_batch([], rescan=True)
             else:
                 changes = state.apply_batch(sorted(batch.paths))  # team files, and transcripts from their offsets
             follower.apply(changes)

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from teamtui.protocol.fsio import ensure_inside, load_json_file, write_json_atomic
+from teamtui.protocol.procstat import stat_fields
 from teamtui.protocol.store import TeamStore
 
 
@@ -21,12 +22,8 @@ def lead_file(store: TeamStore) -> Path:
 
 def _started(pid: int) -> str:
     """Field 22 of /proc/<pid>/stat (start time in clock ticks); '' when unreadable."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return ""
-    fields = text.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else ""
+    fields = stat_fields(pid)
+    return fields[19] if fields is not None and len(fields) > 19 else ""
 
 
 def mark_lead(store: TeamStore, pid: int | None = None) -> None:
@@ -59,11 +56,8 @@ def running_lead(store: TeamStore) -> int | None:
     now = _started(pid)
     if not now or (started and now != started):
         return None
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            if fh.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
-                return None
-    except (OSError, IndexError):
+    fields = stat_fields(pid)
+    if not fields or fields[0] == "Z":  # gone, or a zombie: ended
         return None
     return pid
 
@@ -72,13 +66,10 @@ def _ancestors(pid: int, depth: int) -> list[int]:
     """`pid`'s parent, its parent, … (at most `depth`), from /proc."""
     out = []
     for _ in range(depth):
-        try:
-            text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-            pid = int(text.rsplit(")", 1)[-1].split()[1])
-        except (OSError, IndexError, ValueError):
+        fields = stat_fields(pid)
+        if fields is None or len(fields) < 2 or not fields[1].isdigit() or int(fields[1]) <= 1:
             break
-        if pid <= 1:
-            break
+        pid = int(fields[1])
         out.append(pid)
     return out
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from teamtui.protocol.procstat import PROC, stat_fields
 from teamtui.protocol.record import FrozenRecord, init_field
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
 
     LeadState = Literal["alive", "ended", "unknown"]
 
-PROC = Path("/proc")
 TASK_LIST_ENV = "CLAUDE_CODE_TASK_LIST_ID"
 # An environment block is a few KB; a bound keeps a hostile /proc file from costing anything.
 _ENVIRON_LIMIT = 1 << 20
@@ -64,16 +64,6 @@ def _my_pid_space(proc: Path) -> str:
         return ""
 
 
-def _stat_fields(pid: int, proc: Path) -> list[str] | None:
-    try:
-        text = (proc / str(pid) / "stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    # The command name (field 2) may hold spaces and parentheses: split after its last ')'.
-    _, _, rest = text.rpartition(")")
-    return rest.split()
-
-
 def lead_state(lead: LeadProcess | None, proc: Path = PROC) -> LeadState:
     """Whether the lead still runs: its pid exists and started when Claude Code said it did."""
     if lead is None or not proc.is_dir():
@@ -81,7 +71,7 @@ def lead_state(lead: LeadProcess | None, proc: Path = PROC) -> LeadState:
     mine = _my_pid_space(proc)
     if lead.pid_space and mine and not lead.pid_space.endswith(mine):
         return "unknown"  # another pid namespace (a container, another machine): its pids mean nothing here
-    fields = _stat_fields(lead.pid, proc)
+    fields = stat_fields(lead.pid, proc)
     if fields is None:
         return "ended"
     # fields[0] is the state (field 3), fields[19] the start time (field 22).

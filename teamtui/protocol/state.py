@@ -131,6 +131,10 @@ class _Inbox:
         self.pending: dict[str, Message] = {}
         self.gone: dict[str, None] = {}
 
+    def count_pending_unread(self) -> None:
+        """A pending queue's unread: the entries still in the file, not flipped to read."""
+        self.unread = sum(1 for m in self.pending.values() if not m.read)
+
 
 class TeamState:
     def __init__(
@@ -619,9 +623,9 @@ class TeamState:
             changes.append(Change(ChangeKind.INBOX_READ, member))
         if delivered:
             changes.append(Change(ChangeKind.DELIVERED, member, messages=delivered))
-        inbox.unread = sum(1 for m in inbox.pending.values() if not m.read)
+        inbox.count_pending_unread()
         changes += self._add_messages(inbox, member, new)
-        inbox.unread = sum(1 for m in inbox.pending.values() if not m.read)
+        inbox.count_pending_unread()
         return changes
 
     # ------------------------------------------------------------- logs
@@ -695,6 +699,7 @@ class TeamState:
                 continue  # the feed read it first
             inbox.pending[key] = m
             changes += self._add_messages(inbox, m.recipient, [m])
+            inbox.count_pending_unread()
         return self._journaled(changes)
 
     def ingest(self, recipient: str, messages: list[Message]) -> list[Change]:

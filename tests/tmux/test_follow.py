@@ -63,12 +63,16 @@ class Lines:
             self.seen.append(line)
 
 
-def test_follow_prints_log_inbox_and_task_live_and_exits_on_shutdown(native_root: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "follow", "hunter", "--root", str(native_root)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+def start_follow(name: str, root: Path) -> subprocess.Popen[str]:
+    """`teamtui follow NAME` as a process of its own, its output (stderr too) on a pipe."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "follow", name, "--root", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
     )
+
+
+def test_follow_prints_log_inbox_and_task_live_and_exits_on_shutdown(native_root: Path) -> None:
+    proc = start_follow("hunter", native_root)
     try:
         lines = Lines(proc)
         lines.wait_for("task   #2 Write integration tests [in_progress]")
@@ -131,11 +135,7 @@ def test_follow_of_a_claude_code_teammate_prints_its_transcript_live(tmp_path: P
 
     root = tmp_path / "claude"
     shutil.copytree(REPO / "tests" / "fixtures" / "examples" / "claude-2.1.328" / "inprocess-running", root)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "follow", "alice", "--root", str(root)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )
+    proc = start_follow("alice", root)
     try:
         lines = Lines(proc)
         lines.wait_for("following alice in team session-8dd2dc96 (idle)")  # idle as the transcript says

@@ -206,68 +206,69 @@ def notice_line(sender: str, payload: dict) -> str:
     return json.dumps(rec, separators=(",", ":")) + "\n"
 
 
-async def test_steps_the_inbox_lost_are_taken_from_the_transcripts(tmp_path):
-    """Claude Code prunes an inbox entry within a second; on a busy machine teamtui may read the
-    inbox too late. The receiver's transcript still has the message: the view follows it."""
-    from teamtui.protocol.claude import iso_now
-
-    root = tmp_path / "claude"
-    shutil.copytree(FIXTURE, root)  # with the transcripts this time
-    lead = subprocess.Popen(["sleep", "3600"], env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
-    try:
-        set_lead(root, lead.pid)
-        app = make(root, tmp_path)
-        async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.state is not None and app.state.transcripts is not None
-                        and app.state.transcripts.ready, "the transcripts read")
-            await pilot.press("x")  # the selected teammate: alice
-            await confirm(pilot, "30")
-            await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
-            sources = app.state.transcripts.team.sources
-            # The lead's signed request reached alice, and her approval the lead: only their transcripts say so.
-            with sources["alice"].path.open("a") as fh:
-                fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-9@alice",
-                                                   "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
-            await until(pilot, lambda: "asked team-lead · shutdown_request sent" in view_text(app), "the request seen")
-            with sources["team-lead"].path.open("a") as fh:
-                fh.write(notice_line("alice", {"type": "shutdown_approved", "requestId": "shutdown-9@alice",
-                                               "from": "alice", "timestamp": iso_now()}))
-            await until(pilot, lambda: "shutdown_request sent · approved" in view_text(app), "the approval seen")
-            assert entries(root, "alice") == []  # nothing in the inbox: the transcripts told it
-            assert "bob" not in view_text(app)
-    finally:
-        lead.kill()
-        lead.wait()
-
-
-async def test_steps_read_out_of_order_are_shown_in_the_order_they_happened(tmp_path):
-    """A reply can be read before its request (the request only from a transcript read later):
-    the steps still read request, then approval."""
-    from teamtui.protocol.claude import iso_now
-
+@pytest.fixture
+def transcripts_home(tmp_path: Path):
+    """The tmux team's files with their transcripts this time, and a live lead."""
     root = tmp_path / "claude"
     shutil.copytree(FIXTURE, root)
     lead = subprocess.Popen(["sleep", "3600"], env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     try:
         set_lead(root, lead.pid)
-        app = make(root, tmp_path)
-        async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.state is not None and app.state.transcripts is not None
-                        and app.state.transcripts.ready, "the transcripts read")
-            await pilot.press("x")  # alice
-            await confirm(pilot, "30")
-            await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
-            write_entry(root, "team-lead", {"from": "alice", "text": json.dumps(
-                {"type": "shutdown_approved", "requestId": "shutdown-7@alice", "from": "alice", "timestamp": iso_now()})})
-            await until(pilot, lambda: "asked team-lead · approved" in view_text(app), "the approval seen")
-            with app.state.transcripts.team.sources["alice"].path.open("a") as fh:
-                fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-7@alice",
-                                                   "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
-            await until(pilot, lambda: "asked team-lead · shutdown_request sent · approved" in view_text(app),
-                        "the request placed before the approval")
+        yield root
     finally:
         lead.kill()
         lead.wait()
+
+
+async def x_on_alice(app, pilot) -> None:
+    """Once the transcripts are read, `x` on the selected teammate (alice): the shutdown view."""
+    await until(pilot, lambda: app.state is not None and app.state.transcripts is not None
+                and app.state.transcripts.ready, "the transcripts read")
+    await pilot.press("x")
+    await confirm(pilot, "30")
+    await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
+
+
+async def test_steps_the_inbox_lost_are_taken_from_the_transcripts(transcripts_home, tmp_path):
+    """Claude Code prunes an inbox entry within a second; on a busy machine teamtui may read the
+    inbox too late. The receiver's transcript still has the message: the view follows it."""
+    from teamtui.protocol.claude import iso_now
+
+    root = transcripts_home
+    app = make(root, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await x_on_alice(app, pilot)
+        sources = app.state.transcripts.team.sources
+        # The lead's signed request reached alice, and her approval the lead: only their transcripts say so.
+        with sources["alice"].path.open("a") as fh:
+            fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-9@alice",
+                                               "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
+        await until(pilot, lambda: "asked team-lead · shutdown_request sent" in view_text(app), "the request seen")
+        with sources["team-lead"].path.open("a") as fh:
+            fh.write(notice_line("alice", {"type": "shutdown_approved", "requestId": "shutdown-9@alice",
+                                           "from": "alice", "timestamp": iso_now()}))
+        await until(pilot, lambda: "shutdown_request sent · approved" in view_text(app), "the approval seen")
+        assert entries(root, "alice") == []  # nothing in the inbox: the transcripts told it
+        assert "bob" not in view_text(app)
+
+
+async def test_steps_read_out_of_order_are_shown_in_the_order_they_happened(transcripts_home, tmp_path):
+    """A reply can be read before its request (the request only from a transcript read later):
+    the steps still read request, then approval."""
+    from teamtui.protocol.claude import iso_now
+
+    root = transcripts_home
+    app = make(root, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await x_on_alice(app, pilot)
+        write_entry(root, "team-lead", {"from": "alice", "text": json.dumps(
+            {"type": "shutdown_approved", "requestId": "shutdown-7@alice", "from": "alice", "timestamp": iso_now()})})
+        await until(pilot, lambda: "asked team-lead · approved" in view_text(app), "the approval seen")
+        with app.state.transcripts.team.sources["alice"].path.open("a") as fh:
+            fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-7@alice",
+                                               "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
+        await until(pilot, lambda: "asked team-lead · shutdown_request sent · approved" in view_text(app),
+                    "the request placed before the approval")
 
 
 async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(claude_home, tmp_path, tmux_socket, monkeypatch):

@@ -24,6 +24,7 @@ from typing import Any
 
 from teamtui.protocol.claude import member_pane
 from teamtui.protocol.leadproc import PROC, lead_environ, lead_state
+from teamtui.protocol.procstat import stat_fields
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import Outcome, ShutdownRun
@@ -99,12 +100,8 @@ def _children(proc: Path) -> dict[int, list[int]]:
     for entry in proc.iterdir() if proc.is_dir() else []:
         if not entry.name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
-        except OSError:
-            continue
-        fields = stat.rpartition(")")[2].split()
-        if len(fields) > 1 and fields[1].isdigit():
+        fields = stat_fields(int(entry.name), proc)
+        if fields is not None and len(fields) > 1 and fields[1].isdigit():
             tree.setdefault(int(fields[1]), []).append(int(entry.name))
     return tree
 
@@ -222,13 +219,17 @@ class LeadAskedRun(ShutdownRun):
             if not pane or self._pane_gone(name):
                 continue
             if pane not in open_panes:
-                if "pane still open" in self.steps[name]:
-                    self.steps[name].remove("pane still open")
-                self._step(name, "pane closed")
+                self.pane_closed(name, "pane closed")
                 changed.append(name)
             elif now - self.left_at.get(name, now) >= PANE_GRACE and self._step(name, "pane still open"):
                 changed.append(name)  # it left the team, but its pane (and maybe its process) stays
         return changed
+
+    def pane_closed(self, name: str, step: str) -> None:
+        """A pane's last word: it replaces "pane still open"."""
+        if "pane still open" in self.steps[name]:
+            self.steps[name].remove("pane still open")
+        self._step(name, step)
 
     def _step(self, name: str, step: str) -> bool:
         steps = self.steps[name]
@@ -335,6 +336,7 @@ class AskLeadShutdown(ShutdownController):
         self.run: LeadAskedRun | None = None
         self._timer = None
         self._checking_panes = False  # a look at the team's tmux panes is under way
+        self._socket: str | None = None  # the team's tmux server, once known (read from the lead's environment)
         self._notices_before: set[int] = set()
         self._since = 0.0
         # id(notice) -> (the notice, kept alive so its id is not reused; its inbox message or decode error)
@@ -382,7 +384,7 @@ class AskLeadShutdown(ShutdownController):
             return
         if self.clock() > run.deadline_at + FOLLOW_AFTER:
             return
-        socket = team_tmux_socket(self.store)
+        socket = self._team_socket()
         if socket is None:
             return  # not inside the team's tmux server, and the lead's is unknown: nothing to say
 
@@ -392,6 +394,11 @@ class AskLeadShutdown(ShutdownController):
 
         self._checking_panes = True
         threading.Thread(target=look, name="teamtui-shutdown-panes", daemon=True).start()
+
+    def _team_socket(self) -> str | None:
+        if self._socket is None:  # the lead's environment does not change: read once it tells
+            self._socket = team_tmux_socket(self.store)
+        return self._socket
 
     def panes_seen(self, open_panes: set[str] | None) -> None:
         """On the UI loop: what the look at the panes found; looks again while one stays open."""
@@ -450,7 +457,7 @@ class AskLeadShutdown(ShutdownController):
         run = self.run
         if run is None:
             return
-        socket = team_tmux_socket(self.store)
+        socket = self._team_socket()
         closed, error = [], ""
         for name in names:
             pane = run.still_there().get(name)
@@ -464,9 +471,7 @@ class AskLeadShutdown(ShutdownController):
             except Exception as exc:  # noqa: BLE001 - said on screen; the other panes still close
                 error = f"pane {pane} of {name} not closed: {exc}"
                 continue
-            if "pane still open" in run.steps[name]:
-                run.steps[name].remove("pane still open")
-            run._step(name, f"pane {pane} closed by teamtui")
+            run.pane_closed(name, f"pane {pane} closed by teamtui")
             closed.append(name)
         self.report(ShutdownProgress(run, closed, error))
 
