@@ -83,6 +83,8 @@ class TeamTUI(App[None]):
         self._collector: QuietCollector | None = None  # full garbage collections, when nobody types
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
+        # Chosen before the first screen is composed: its palette is built from this theme.
+        self.theme = self._initial_theme()
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
 
@@ -90,7 +92,6 @@ class TeamTUI(App[None]):
         return self.dashboard
 
     def on_mount(self) -> None:
-        self.theme = self._initial_theme()
         if self.startup_notice:
             self.notify(inert(self.startup_notice), title="panes", markup=False)
         for problem in self.settings.problems + self.loaded_themes.problems:

@@ -14,6 +14,8 @@ from teamtui.protocol.colors import color_name
 
 ROLES = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "success", "warning", "error")
 TEAMMATE_VARIABLE = "teammate-"  # a theme file's [teammates] table becomes these variables (tui/themes.py)
+# For a theme with no [teammates] table (Textual's own): three of the eight are no colour Rich knows.
+ANSI_TEAMMATES = {"orange": "dark_orange", "pink": "hot_pink", "purple": "medium_purple"}
 
 
 @dataclass(frozen=True)
@@ -33,11 +35,12 @@ class Palette:
         return self if members == self.members else replace(self, members=dict(members))
 
     def theme_color(self, role: str) -> str:
-        return self.roles.get(role, "")
+        # "default" is a colour to Rich; "" would make "on " a style it cannot parse.
+        return self.roles.get(role) or "default"
 
     def teammate_color(self, member_color: str, name: str) -> str:
         c = color_name(member_color, name)
-        return self.teammates.get(c, c)
+        return self.teammates.get(c) or ANSI_TEAMMATES.get(c, c)
 
     def member_color(self, name: str) -> str:
         """The colour of a member by name (departed ones too; anyone else gets one from the name)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -20,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -54,6 +56,7 @@ from teamtui.tui.widgets.problems import ProblemList
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
+W = TypeVar("W", bound=Widget)
 TEAM_KINDS = {"config", "member_joined", "member_left", "member_status"}
 TASK_KINDS = {"task", "task_completed", "task_removed"}
 INBOX_KINDS = {"inbox", "inbox_read"}
@@ -142,24 +145,40 @@ class DashboardScreen(Screen[None]):
         self.ended_at: float | None = None
         self.read_only = ""  # why keys that write are unavailable ("" : they are)
         self._panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
+        self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        palette = DashboardScreen.palette  # every panel draws in the screen's palette
-        yield TeamHeader(id="header").data_bind(palette)
+        # The palette is complete before any panel exists: a panel may draw before its first
+        # message is handled, and the order of those differs between Python versions.
+        self.set_reactive(DashboardScreen.palette, self._palette())
+        painted = self._painted
+        yield painted(TeamHeader(id="header"))
         yield ProblemList(id="problems")
-        yield NeedsYouStrip(id="needs-you").data_bind(palette)
+        yield painted(NeedsYouStrip(id="needs-you"))
         with Horizontal(id="body"):
             with Vertical(id="left"):
-                yield TeamPanel(id="team").data_bind(palette)
+                yield painted(TeamPanel(id="team"))
                 with Vertical(id="board"):
                     yield FilterInput(placeholder=FilterInput.IDLE, id="task-filter")
-                    yield TaskBoard(id="tasks").data_bind(palette)
+                    yield painted(TaskBoard(id="tasks"))
             with Vertical(id="right"):
-                yield TeammateLog(limit=self.log_limit, id="log-main").data_bind(palette)
-                yield LogStrip(limit=self.log_limit, id="log-strip").data_bind(palette)
-                yield MessageTraffic(id="messages").data_bind(palette)
+                yield painted(TeammateLog(limit=self.log_limit, id="log-main"))
+                yield painted(LogStrip(limit=self.log_limit, id="log-strip"))
+                yield painted(MessageTraffic(id="messages"))
         yield KeyFooter()
+
+    def _painted(self, widget: W) -> W:
+        """`widget` in the screen's palette from its first frame, and in each palette after it."""
+        widget.set_reactive(type(widget).palette, self.palette)
+        self._painted_widgets.append(widget)
+        return widget
+
+    def watch_palette(self, palette: Palette) -> None:
+        # Handed over at once, not through a data binding: a binding starts a moment after its
+        # widget mounts (later on 3.12+), and a panel drawn before then kept the old colours.
+        for widget in self._painted_widgets:
+            widget.palette = palette
 
     def on_mount(self) -> None:
         self.query_one("#team").border_title = "Team"
@@ -217,7 +236,7 @@ class DashboardScreen(Screen[None]):
         if self.is_mounted:
             self._show_team()
         else:  # dialogs opened before the panels exist draw in it too; the panels bind to it when composed
-            self.set_reactive(DashboardScreen.palette, self._palette())
+            self.palette = self._palette()  # a set_reactive here would keep it from panels composed already
 
     def _show_team(self) -> None:
         self._members_changed()
@@ -236,7 +255,7 @@ class DashboardScreen(Screen[None]):
         if self.is_mounted:
             self._show_team()
         else:
-            self.set_reactive(DashboardScreen.palette, self._palette())
+            self.palette = self._palette()  # a set_reactive here would keep it from panels composed already
 
     @work(group="feed", exclusive=True, exit_on_error=False)
     async def _feed(self) -> None:

@@ -9,6 +9,7 @@ from textual.geometry import Size
 
 from teamtui.protocol.models import Message
 from teamtui.tui.format import clock_time, describe
+from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable
 
@@ -21,7 +22,7 @@ class MessageTraffic(TeamTable):
         # The messages shown, oldest first, each row keyed by its object's id; the theme they were drawn in.
         self._shown: list[Message] = []
         self._read: dict[str, tuple[bool | None, bool]] = {}
-        self._theme = ""
+        self._drawn_in: Palette | None = None  # the palette the rows were drawn in
 
     def on_mount(self) -> None:
         self.add_column("Time", key="time")
@@ -59,7 +60,7 @@ class MessageTraffic(TeamTable):
     def _kept(self, msgs: list[Message]) -> int | None:
         """How many of the oldest rows to drop so that the rest start `msgs` (None: rebuild)."""
         old = self._shown
-        if not old or self._theme != self.palette.theme:
+        if not old or self._drawn_in != self.palette:  # a new theme or member colours: every row again
             return None
         at = {id(m): i for i, m in enumerate(old)}
         drop = at.get(id(msgs[0]), len(old)) if msgs else len(old)
@@ -94,6 +95,6 @@ class MessageTraffic(TeamTable):
             # the next frame (DataTable measures on idle, and its own scroll lands a frame later).
             self.virtual_size = Size(self.virtual_size.width, self.header_height + len(msgs))
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-        self._shown, self._theme = msgs, self.palette.theme
+        self._shown, self._drawn_in = msgs, self.palette
         if msgs:
             self.move_cursor(row=len(msgs) - 1, animate=False)
