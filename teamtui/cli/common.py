@@ -14,7 +14,6 @@ TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
 if TYPE_CHECKING:
     from teamtui.protocol.store import TeamStore
 
-EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_NONE_READY = 3

@@ -85,9 +85,7 @@ def _guarded(handler: Handler) -> Handler:
             return handler(ctx)
         except CliError as exc:
             raise CliError(_one_line(exc), exc.code) from None
-        except UnsupportedError as exc:
-            raise CliError(_one_line(exc)) from None
-        except (ProtocolError, OSError, ValueError) as exc:
+        except (ProtocolError, OSError, ValueError) as exc:  # UnsupportedError among them
             raise CliError(_one_line(exc)) from None
 
     return run

@@ -34,14 +34,6 @@ _MEMBER_KEYS = {
 
 # Names only Claude Code itself writes as: an entry from outside under these arrives marked unverified.
 RESERVED_SENDERS = ("team-lead", "user", "system")
-# Since 2.1.178 an interactive session's implicit team is `session-<first 8 hex of its session id>`.
-SESSION_PREFIX = "session-"
-# Claude Code deletes a team folder by renaming it `<team>.deleted-<uuid>` first.
-DELETED_MARK = ".deleted-"
-
-
-def is_session_team(name: str) -> bool:
-    return name.startswith(SESSION_PREFIX) and DELETED_MARK not in name
 
 
 def member_backend(member: Member) -> str:

@@ -25,13 +25,13 @@ def record_failure(team: Any, task_id: str, reason: str) -> int:
     return outcomes.record_failure(team, task_id, reason).count
 
 
-def ready_to_try(team: Any, limit: int = MAX_FAILURES) -> list[Task]:
+def ready_to_try(team: Any) -> list[Task]:
     """The board's ready tasks, in order (a held task is blocked on the board, so it is not among them)."""
     tasks, _ = team.list_tasks()
     return Board(tasks).ready()
 
 
-def given_up(team: Any, tasks: Iterable[Task], limit: int = MAX_FAILURES) -> dict[str, str]:
+def given_up(team: Any, tasks: Iterable[Task]) -> dict[str, str]:
     """The unfinished tasks among `tasks` held after too many failures: id → why, for a person to read."""
     out = {}
     for t in tasks:

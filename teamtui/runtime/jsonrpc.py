@@ -337,10 +337,6 @@ class Channel:
     def reading(self) -> bool:
         return self._rfd is not None
 
-    @property
-    def writable(self) -> bool:
-        return self._wfd is not None
-
     # ------------------------------------------------------------ lead → teammate
     def send(self, line: bytes) -> bool:
         """Queue one encoded notification; False when the pipe is closed or the teammate is not reading."""
@@ -399,10 +395,6 @@ class Channel:
                 stdin.close()
             except OSError:
                 pass  # its unflushed bytes (none: we write to the fd) cannot go anywhere
-
-    def close_stdin(self) -> None:
-        """End of file on the teammate's stdin (its cue to exit); its stdout is still read."""
-        self._close_write()
 
     def close(self) -> None:
         """Close both pipes (once the teammate has ended, or to abandon it), after reading what

@@ -49,7 +49,7 @@ class PerTaskTeammate(Teammate):
         """The next ready task it has not failed `max_failures` times (those wait for a person)."""
         if task_id is not None:
             return super().claim(task_id)
-        for task in ready_to_try(self.team, self.max_failures):
+        for task in ready_to_try(self.team):
             try:
                 return super().claim(task.id)
             except ConflictError:

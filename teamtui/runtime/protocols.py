@@ -15,7 +15,6 @@ from typing import Any
 
 from teamtui.runtime import worktrees
 from teamtui.runtime.jsonrpc import spawn_jsonrpc
-from teamtui.runtime.failures import MAX_FAILURES
 from teamtui.runtime.per_task_teammate import launch
 from teamtui.runtime.spawn import Spawner, TeammateProcess
 from teamtui.runtime.teamfile import TeamFile, TeammateSpec
@@ -30,9 +29,10 @@ def start_teammate(
     env: dict[str, str],
     log_path: Path,
     channel: Any = None,
-    max_failures: int = MAX_FAILURES,
+    max_failures: int,
 ) -> TeammateProcess:
-    """Start one run of teammate `spec` by its protocol; a JSON-RPC teammate's pipes go to `channel`."""
+    """Start one run of teammate `spec` by its protocol; a JSON-RPC teammate's pipes go to `channel`;
+    a per-task teammate is told the team file's `max_failures` ($TEAMTUI_MAX_FAILURES)."""
     if spec.protocol == "jsonrpc":
         proc = spawn_jsonrpc(spec.name, spec.command, cwd=cwd, env=env, log_path=log_path)
         channel.attach(proc)

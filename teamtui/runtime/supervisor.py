@@ -32,7 +32,10 @@ class Supervisor:
         """Start one run of `slot`'s command (must be called on the lead's loop); OSError when it cannot start."""
         log_path = self.store.logs_dir / f"{slot.name}.log"
         cwd = self.worktrees.cwd(slot.spec)
-        proc = start_teammate(self.spawner, slot.spec, cwd=cwd, env=self.env(slot.spec), log_path=log_path, channel=slot.channel)
+        proc = start_teammate(
+            self.spawner, slot.spec, cwd=cwd, env=self.env(slot.spec), log_path=log_path, channel=slot.channel,
+            max_failures=self.team.team.max_failures,
+        )
         slot.proc = proc
         slot.runs += 1
         self._watch_exit(slot, proc)

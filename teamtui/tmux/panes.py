@@ -331,11 +331,6 @@ class TmuxPanes:
                 self._close_one(name)
                 self._arrange()
 
-    def pane_of(self, name: str) -> str | None:
-        with self._lock:
-            pane = self._panes.get(name)
-            return pane.pane_id if pane else self._adopted.get(name)
-
     @property
     def shown(self) -> bool:
         return self._shown

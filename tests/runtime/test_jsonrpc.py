@@ -276,4 +276,4 @@ async def test_what_a_teammate_printed_before_it_ended_is_read_when_the_pipes_cl
     ch.open()
     ch.close()
     assert [got.queue.get_nowait() for _ in range(3)] == [Log("info", f"last words {i}") for i in range(3)]
-    assert not ch.reading and not ch.writable
+    assert not ch.reading and ch._wfd is None  # both pipes closed

@@ -111,7 +111,7 @@ async def test_node_teammates_run_a_task_graph_to_completion(tmp_path, assign):
     assert any(t.startswith("working on #") for t in lead.log_texts("bob") + lead.log_texts("ada"))
     assert any(m.type == "idle_notification" for m in lead.lead_inbox)
     for n in ("ada", "bob"):
-        lead.mates[n].channel.close_stdin()
+        lead.mates[n].channel._close_write()  # end of file on its stdin
         assert await lead.exit_code(n) == 0  # stdin closed: the teammate ends
         lead.mates[n].detach()
 

@@ -16,7 +16,7 @@ from teamtui.protocol.native import NativeTeam
 from teamtui.runtime.per_task import last_lines, run_task, task_command, task_env
 from teamtui.runtime.failures import failures, given_up
 from teamtui.runtime.per_task_teammate import launch
-from teamtui.runtime.procs import group_alive
+from teamtui.protocol.processes import group_alive
 from teamtui.runtime.spawn import ChildProcess, ProcessSpawner
 
 from .helpers import ROOT

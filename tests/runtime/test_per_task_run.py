@@ -83,3 +83,20 @@ def test_a_command_that_keeps_failing_leaves_its_task_for_a_person_after_3_failu
     assert [tasks[i]["status"] for i in "1234"] == ["completed", "pending", "pending", "completed"]
     assert tasks["2"]["metadata"]["failure_count"] == 3 and tasks["2"]["owner"] == ""
     assert processes_of(tmp_path) == []
+
+
+def test_the_team_file_s_max_failures_reaches_the_per_task_teammate(tmp_path):
+    (tmp_path / "work").mkdir()
+    tf = tmp_path / "team.toml"
+    text = per_task_toml("five", ["ada"], [("broken", [])], "max_failures = 5\n")
+    tf.write_text(text.replace(json.dumps(COMMAND), json.dumps('echo "limit $TEAMTUI_MAX_FAILURES"; echo "cannot build" >&2; exit 3')))
+    res = run_cmd(["run", str(tf), "--headless"])
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "#1 broken failed 5 times (last: exit code 3: cannot build): it needs a person" in res.stderr
+    logs = tmp_path / ".teams/five/logs"
+    output, said = (logs / "ada.log").read_text(), (logs / "ada.jsonl").read_text()
+    # The teammate (and so its command) is told the team file's limit, and counts to it with the board.
+    assert "limit 5" in output and "limit 3" not in output
+    assert "failure 4 of 5" in said and "#1 failed 5 times" in said and "failed 3 times" not in said
+    assert tasks_on_disk(tmp_path)["1"]["metadata"]["failure_count"] == 5
+    assert processes_of(tmp_path) == []

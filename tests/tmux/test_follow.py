@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_support import TmuxServer, wait_for
+from tmux_support import TmuxServer, pane_of, wait_for
 
 from teamtui.protocol.layout import find_team
 from teamtui.tmux.api import PaneSpec
@@ -114,7 +114,7 @@ def test_a_follow_pane_closes_when_its_teammate_shuts_down_and_is_not_reopened(
     spec = PaneSpec("hunter", "blue", follow_command("hunter", native_root, "refactor-auth"))
     panes.sync([spec])
     assert panes.wait_idle()
-    pane = panes.pane_of("hunter")
+    pane = pane_of(panes, "hunter")
     assert pane is not None
     wait_for(
         lambda: "following hunter" in "\n".join(tmux_server.run("capture-pane", "-p", "-t", pane)),

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tmux_support import TmuxServer, wait_for
+from tmux_support import TmuxServer, pane_of, wait_for
 
 from teamtui.protocol import NativeTeam
 from teamtui.tmux.api import PaneSpec
@@ -61,7 +61,7 @@ def test_a_follow_pane_runs_below_the_dashboards_cpu_priority(tmux_server: TmuxS
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, TEAM)
     panes.sync([PaneSpec("hunter", "blue", follow_command("hunter", native_root, TEAM))])
     assert panes.wait_idle()
-    pane = panes.pane_of("hunter")
+    pane = pane_of(panes, "hunter")
     assert pane is not None
     shown = lambda: "\n".join(tmux_server.run("capture-pane", "-p", "-t", pane))  # noqa: E731
     wait_for(lambda: "following hunter" in shown(), "follow to start in its pane", timeout=30)

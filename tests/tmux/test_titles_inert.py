@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tmux_support import TmuxServer, wait_for
+from tmux_support import TmuxServer, pane_of, wait_for
 
 from teamtui.protocol.text import inert
 from teamtui.tmux.api import PaneSpec
@@ -44,7 +44,7 @@ def test_hostile_names_become_inert_pane_titles(tmux_server: TmuxServer, tmp_pat
     panes.sync([PaneSpec(n, "red", "sleep 600") for n in names])
     assert panes.wait_idle()
     for name in names:
-        pane = panes.pane_of(name)
+        pane = pane_of(panes, name)
         assert pane is not None, name
         title = tmux_server.run("display-message", "-p", "-t", pane, "#{pane_title}")[0]
         # Stored as the inert text: no '#(...)' ran, no '#{...}' expanded, no escape kept. tmux keeps
@@ -79,7 +79,7 @@ def test_escapes_printed_in_a_follow_pane_do_not_retitle_it(
     panes.sync([PaneSpec("hunter", "blue", follow_command("hunter", native_root, "refactor-auth")),
                 PaneSpec("control", "green", control_cmd)])
     assert panes.wait_idle()
-    hunter, control = panes.pane_of("hunter"), panes.pane_of("control")
+    hunter, control = pane_of(panes, "hunter"), pane_of(panes, "control")
     assert hunter and control
 
     def title(pane: str) -> str:

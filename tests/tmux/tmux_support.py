@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.server import Tmux
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,6 +52,13 @@ class TmuxServer:
         return {
             r["pane_id"]: r for r in rows if r["@teamtui-owner"] and (team is None or r["@teamtui-team"] == team)
         }
+
+
+def pane_of(panes: TmuxPanes, name: str) -> str | None:
+    """The pane `panes` shows teammate `name` in (one it opened, or one it adopted), or None."""
+    with panes._lock:
+        pane = panes._panes.get(name)
+        return pane.pane_id if pane else panes._adopted.get(name)
 
 
 def wait_for(check: Callable[[], object], what: str, timeout: float = 10.0) -> object:

@@ -43,6 +43,11 @@ def make(root: Path, tmp_path: Path, **kw) -> TeamTUI:
     return TeamTUI(root, TEAM, "native", config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False, **kw)
 
 
+def filling(board: TaskBoard) -> bool:
+    """Rows of the board's last rebuild are still being added, a frame's worth at a time."""
+    return board._added_later < len(board._later)
+
+
 def all_logs_text(app: TeamTUI) -> str:
     return "\n".join(line for log in app.query(TeammateLog) for line in log_lines(log))
 
@@ -52,7 +57,7 @@ async def test_a_task_update_among_many_redraws_its_row_only(tmp_path):
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         board = app.query_one(TaskBoard)
-        await until(pilot, lambda: board.row_count == FIRST_ROWS + 150 and not board.filling, "every row added")
+        await until(pilot, lambda: board.row_count == FIRST_ROWS + 150 and not filling(board), "every row added")
         rows = dict(board.rows)
         before = cells(board)
         state_board = app.state.board
@@ -71,15 +76,15 @@ async def test_a_row_not_added_yet_is_added_as_it_is_now(tmp_path):
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         board = app.query_one(TaskBoard)
-        await until(pilot, lambda: not board.filling and board.row_count == FIRST_ROWS + 300, "first fill done")
+        await until(pilot, lambda: not filling(board) and board.row_count == FIRST_ROWS + 300, "first fill done")
         state = app.state.board
         views = state.views()
         board.show(views)  # a rebuild: only the first rows are in, the rest follow frame by frame
-        assert board.row_count == FIRST_ROWS and board.filling
+        assert board.row_count == FIRST_ROWS and filling(board)
         last = views[-1]
         last.task = last.task.model_copy(update={"subject": "changed while waiting"})
         assert board.update([last], "", len(views))  # no rebuild for a row still to come
-        await until(pilot, lambda: not board.filling, "the remaining rows added")
+        await until(pilot, lambda: not filling(board), "the remaining rows added")
         rows = cells(board)
         assert len(rows) == FIRST_ROWS + 300
         assert [r.split(" | ")[1] for r in rows] == [v.task.id for v in views], "rows keep board order"

@@ -141,11 +141,6 @@ class TaskBoard(TeamTable):
         else:
             self._later, self._later_at = [], {}
 
-    @property
-    def filling(self) -> bool:
-        """Rows of the last rebuild are still being added."""
-        return self._added_later < len(self._later)
-
     def update(self, views: list[TaskView], query: str, total: int) -> bool:
         """Redraw only the cells that changed in these tasks' rows. False (nothing done) when
         the rows themselves would change: a task added, removed, (un)filtered or resized."""
