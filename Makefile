@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 BSTAMP := $(VENV)/.installed-bench
 
-.PHONY: demo test stress interop bench screenshots install clean
+.PHONY: demo test test-pythons test-python stress interop bench screenshots install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,19 @@ demo: $(STAMP)
 
 test: $(TSTAMP)
 	$(PY) -m pytest -q
+
+# The Pythons teamtui claims (requires-python, README): the oldest and the newest, each in a venv
+# of its own (.venv-3.11, .venv-3.13); every one runs, and the target fails if any failed.
+PYTHONS := 3.11 3.13
+
+test-pythons:
+	@failed=""; for v in $(PYTHONS); do $(MAKE) --no-print-directory test-python V=$$v || failed="$$failed $$v"; done; \
+	if [ -n "$$failed" ]; then echo "make test-pythons: the suite failed on$$failed" >&2; exit 1; fi
+
+# One of them: make test-python V=3.13
+test-python:
+	@py=$$(.ci/find-python $(V)) && echo "== Python $(V): $$py" && \
+	  $(MAKE) --no-print-directory test PYTHON=$$py VENV=.venv-$(V)
 
 # The real Claude Code, pinned, in a git-ignored cache of the project (no global install; ~370 MB, reused).
 CLAUDE_CODE_VERSION := 2.1.328
@@ -59,4 +72,4 @@ screenshots: $(TSTAMP)
 	$(PY) -m teamtui.tui.screenshots screenshots
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-3.* build *.egg-info

@@ -5,6 +5,7 @@ modules it leaves behind are checked (start-up cost, without timing it; `make be
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import json
 import os
@@ -181,3 +182,63 @@ def test_the_command_the_cli_picks_is_the_one_argparse_reads(argv: list[str], pi
         full = build_parser().parse_known_args(argv)[0].command
         alone = build_parser(argv).parse_known_args(argv)[0].command
         assert picked == full == alone
+
+
+# ----------------------------------------------------------------------------- the dashboard, lazily
+
+CLI = Path(__file__).resolve().parents[1] / "teamtui" / "cli"
+WORKER = Path(__file__).resolve().parent / "runtime" / "worker.py"
+# The only functions of the CLI that import the dashboard: each opens it (or hands it a running lead).
+DASHBOARD_OPENERS = {"app_cmds.py:open_dashboard", "run_cmds.py:run_with_dashboard", "run_cmds.py:connect_dashboard"}
+# What a command that shows no dashboard must not load.
+UI = ("teamtui.tui", "textual", "rich", "teamtui.cli.app_cmds")
+
+
+def _imports_tui(node: ast.AST) -> bool:
+    if isinstance(node, ast.Import):
+        return any(a.name == "teamtui.tui" or a.name.startswith("teamtui.tui.") for a in node.names)
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return (node.module == "teamtui.tui" or node.module.startswith("teamtui.tui.")
+                or (node.module == "teamtui" and any(a.name == "tui" for a in node.names)))
+    return False
+
+
+def test_the_cli_imports_the_dashboard_only_inside_the_functions_that_open_it() -> None:
+    importers: set[str] = set()
+    for path in sorted(CLI.glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        inside = {id(imp) for f in functions for imp in ast.walk(f) if _imports_tui(imp)}
+        at_top = [n.lineno for n in ast.walk(tree) if _imports_tui(n) and id(n) not in inside]
+        assert at_top == [], f"teamtui/cli/{path.name} imports the dashboard outside a function (lines {at_top})"
+        importers.update(f"{path.name}:{f.name}" for f in functions if any(_imports_tui(n) for n in ast.walk(f)))
+    assert importers == DASHBOARD_OPENERS
+
+
+def test_importing_the_run_command_loads_no_dashboard() -> None:
+    code = ("import sys\n"
+            "import teamtui.cli.run_cmds\n"
+            "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual', 'rich', 'teamtui.cli.app_cmds')))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_run_headless_runs_its_team_without_loading_the_dashboard(tmp_path: Path) -> None:
+    team = tmp_path / "team.toml"
+    team.write_text(
+        '[team]\nname = "headless"\npoll_interval = 0.05\nshutdown_deadline = 3\nshutdown_grace = 1\n'
+        f'[[teammates]]\nname = "ada"\ncommand = \'WORK=0.05 exec "$TEAMTUI_PYTHON" {WORKER}\'\n'
+        '[[tasks]]\nsubject = "one"\n[[tasks]]\nsubject = "two"\n'
+    )
+    out = tmp_path / "imports.json"
+    env = {**os.environ, "IMPORTS_OUT": str(out), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.run([sys.executable, "-c", DRIVER, "run", str(team), "--headless"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["code"] == 0, proc.stdout + proc.stderr
+    assert "all 2 tasks completed" in proc.stdout
+    assert "teamtui.runtime.lead" in result["modules"], "the lead ran in this process"
+    assert _loaded(result["modules"], UI) == []
+    # Outside tmux (the tests run without $TMUX) auto is in-process: no panes, no libtmux.
+    assert _loaded(result["modules"], ("libtmux", "teamtui.tmux.panes")) == []

@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 
 from teamtui.cli.common import EXIT_USAGE, CliError, Context
+from teamtui.cli.mode import teammate_mode
 from teamtui.cli.terminal import detach_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
 
@@ -40,27 +41,6 @@ def watch(ctx: Context) -> int:
     return open_dashboard(ctx)
 
 
-def requested_mode(ctx: Context):
-    """The teammate display mode: --teammate-mode, else the config file's teammate_mode, else auto."""
-    from teamtui.tmux.mode import resolve_teammate_mode
-    from teamtui.tmux.server import TmuxUnavailable
-    from teamtui.protocol.settings import load_settings
-
-    try:
-        return resolve_teammate_mode(getattr(ctx.args, "teammate_mode", None), load_settings().teammate_mode)
-    except TmuxUnavailable as exc:  # `--teammate-mode tmux` outside tmux: one clear line, no traceback
-        raise CliError(str(exc), EXIT_USAGE) from None
-
-
-def _panes(ctx: Context):
-    """Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast."""
-    from teamtui.protocol.settings import load_settings
-    from teamtui.tmux.mode import make_panes
-
-    limit = getattr(ctx.args, "max_panes", None) or load_settings().max_panes
-    return make_panes(requested_mode(ctx), ctx.team or "", max_panes=limit)
-
-
 def open_dashboard(ctx: Context) -> int:
     """Run the dashboard until the user quits; the exit code for the CLI."""
     health = getattr(ctx.args, "health_timeout", None)
@@ -74,9 +54,15 @@ def open_dashboard(ctx: Context) -> int:
         raise CliError("--max-panes must be at least 1", EXIT_USAGE)
     if ctx.root is not None and not Path(ctx.root).is_dir():
         raise CliError(f"{ctx.root} is not a directory")
+    from teamtui.protocol.settings import load_settings
+    from teamtui.tmux.mode import make_panes
+
+    settings = load_settings()
+    mode = teammate_mode(ctx, settings)  # refuse `--teammate-mode tmux` outside tmux before the dashboard loads
     from teamtui.tui.app import TeamTUI
 
-    panes, notice = _panes(ctx)
+    # Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast.
+    panes, notice = make_panes(mode, ctx.team or "", max_panes=max_panes or settings.max_panes)
     app = TeamTUI(ctx.root, ctx.team, ctx.layout, panes=panes, health_timeout=health, log_limit=lines, notice=notice)
     # SIGTERM and SIGHUP (terminal closed) end the app like `q`, so its panes close too.
     def on_signal(signum: int, frame: object) -> None:
@@ -94,4 +80,4 @@ def open_dashboard(ctx: Context) -> int:
     return int(app.return_code or 0)
 
 
-__all__ = ["register", "open_dashboard", "requested_mode"]
+__all__ = ["register", "open_dashboard"]

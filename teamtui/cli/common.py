@@ -12,7 +12,11 @@ from teamtui.protocol.text import inert  # noqa: F401
 
 TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from teamtui.protocol.store import TeamStore
+
+    Handler = Callable[["Context"], int]
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -90,3 +94,25 @@ class Context:
 
 def out(line: str = "") -> None:
     sys.stdout.write(line + "\n")
+
+
+def one_line(text: object) -> str:
+    """`text` inert on one line: its lines joined by spaces (an error message for stderr)."""
+    return inert(" ".join(str(text).splitlines()))
+
+
+def guarded(handler: Handler) -> Handler:
+    """The protocol commands' handler wrapper: the protocol's errors (and an OSError or ValueError)
+    become one terminal-safe stderr line and exit 1; a CliError keeps its code, made one line too."""
+
+    def run(ctx: Context) -> int:
+        from teamtui.protocol.errors import ProtocolError  # UnsupportedError among them
+
+        try:
+            return handler(ctx)
+        except CliError as exc:
+            raise CliError(one_line(exc), exc.code) from None
+        except (ProtocolError, OSError, ValueError) as exc:
+            raise CliError(one_line(exc)) from None
+
+    return run

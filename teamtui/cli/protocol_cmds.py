@@ -6,8 +6,8 @@ import argparse
 import json
 import re
 
-from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, inert, out
-from teamtui.protocol.errors import ProtocolError, UnsupportedError
+from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, guarded, inert, one_line, out
+from teamtui.protocol.errors import UnsupportedError
 from teamtui.protocol.models import LogLevel, MemberStatus, TaskStatus
 
 # Each command imports what it alone needs (the board, a layout, the whole TeamState) in its body:
@@ -68,29 +68,6 @@ _TASK_ICON = {TaskStatus.COMPLETED: "✓", TaskStatus.IN_PROGRESS: "●", TaskSt
 # ----------------------------------------------------------------------------- helpers
 
 
-def _one_line(text: object) -> str:
-    return inert(" ".join(str(text).splitlines()))
-
-
-def _field(text: object) -> str:
-    """One field on one output line: inert, and a newline in it shown as \\n so it cannot fake a line."""
-    return inert(text).replace("\n", "\\n")
-
-
-def _guarded(handler: Handler) -> Handler:
-    """Turn the protocol's errors into one terminal-safe stderr line and exit 1."""
-
-    def run(ctx: Context) -> int:
-        try:
-            return handler(ctx)
-        except CliError as exc:
-            raise CliError(_one_line(exc), exc.code) from None
-        except (ProtocolError, OSError, ValueError) as exc:  # UnsupportedError among them
-            raise CliError(_one_line(exc)) from None
-
-    return run
-
-
 def _errors_json(errors: list[ReadError]) -> list[dict[str, Any]]:
     return [{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors]
 
@@ -100,7 +77,7 @@ def _print_errors(errors: list[ReadError]) -> None:
         out()
         out(f"Unreadable ({len(errors)}):")
         for e in errors:
-            out(f"  ! {_field(e)}")
+            out(f"  ! {inert(e)}")
 
 
 def _print_json(obj: Any) -> None:
@@ -225,19 +202,19 @@ def cmd_status(ctx: Context) -> int:
             }
         )
         return 0
-    out(f"Team: {_field(state.name)}")
+    out(f"Team: {inert(state.name)}")
     if description:
-        out(f"Description: {_field(description)}")
-    out(f"Lead: {_field(state.lead)}")
+        out(f"Description: {inert(description)}")
+    out(f"Lead: {inert(state.lead)}")
     out(f"Members: {len(views)}")
     out(f"Tasks: {done}/{total} done")
     if views:
         out()
     for v in views:
-        kind = f" ({_field(v.agent_type)})" if v.agent_type else ""
-        line = f"  {_MEMBER_ICON[v.status]} {_field(v.name)}{kind} - {v.status.value}"
+        kind = f" ({inert(v.agent_type)})" if v.agent_type else ""
+        line = f"  {_MEMBER_ICON[v.status]} {inert(v.name)}{kind} - {v.status.value}"
         if v.current_task is not None:
-            line += f"  #{_field(v.current_task.id)} {_field(v.current_task.subject)}"
+            line += f"  #{inert(v.current_task.id)} {inert(v.current_task.subject)}"
         if v.unread:
             line += f"  [{v.unread} unread]"
         out(line)
@@ -249,15 +226,15 @@ def cmd_status(ctx: Context) -> int:
 def _task_line(view: TaskView) -> str:
     t = view.task
     key = t.metadata.get("plan_task") if isinstance(t.metadata, dict) else None
-    plan_key = f"{_field(key)} " if isinstance(key, str) and key else ""
-    line = f"  {_TASK_ICON[t.status]} #{_field(t.id)} {plan_key}{_field(t.subject)}"
+    plan_key = f"{inert(key)} " if isinstance(key, str) and key else ""
+    line = f"  {_TASK_ICON[t.status]} #{inert(t.id)} {plan_key}{inert(t.subject)}"
     if t.owner:
-        line += f" → {_field(t.owner)}"
+        line += f" → {inert(t.owner)}"
     if view.state == "ready":  # TaskState.READY, a str: this module leaves the board to the commands that list tasks
         line += " (ready)"
     reason = view.blocked_reason
     if reason:
-        line += f" ({_field(reason)})"
+        line += f" ({inert(reason)})"
     return line
 
 
@@ -336,14 +313,14 @@ def cmd_team_create(ctx: Context) -> int:
     if layout == "claude":
         raise UnsupportedError("creating a team is not supported for claude teams (Claude Code creates them)")
     NativeTeam(root, ctx.args.name).create(description=ctx.args.description or "")
-    out(_field(ctx.args.name))
+    out(inert(ctx.args.name))
     return 0
 
 
 def cmd_team_add(ctx: Context) -> int:
     store = _native(ctx.store(), "adding a teammate")
     store.add_member(ctx.args.name, agent_type=ctx.args.agent_type, color=ctx.args.color)
-    out(_field(ctx.args.name))
+    out(inert(ctx.args.name))
     return 0
 
 
@@ -385,7 +362,7 @@ def cmd_send(ctx: Context) -> int:
         try:  # a protocol message its reader could not decode is refused here, not written
             decode_payload({"type": kind, **extra})
         except ValueError as exc:
-            raise CliError(f"not a valid {kind}: {_one_line(exc).splitlines()[0]}") from None
+            raise CliError(f"not a valid {kind}: {one_line(exc)}") from None
     store.send(ctx.args.name, ctx.args.text, sender, type=kind, extra=extra or None)
     return 0
 
@@ -399,7 +376,7 @@ def cmd_broadcast(ctx: Context) -> int:
     path = touched_path(ctx.args.text)
     if path is not None:
         record_touch(store, path, sender)  # Specflow: the file stays touched until my task completes
-    out(" ".join(_field(n) for n in sent))
+    out(" ".join(inert(n) for n in sent))
     return 0
 
 
@@ -418,8 +395,8 @@ def cmd_inbox(ctx: Context) -> int:
         )
         return 0
     for m in read.messages:
-        kind = "" if m.type == "message" else f"[{_field(m.type)}] "
-        out(f"{_field(m.sender)}: {kind}{_field(m.content)}")
+        kind = "" if m.type == "message" else f"[{inert(m.type)}] "
+        out(f"{inert(m.sender)}: {kind}{inert(m.content)}")
     _print_errors(read.errors)
     return 0
 
@@ -437,7 +414,7 @@ def cmd_task_create(ctx: Context) -> int:
         blocked_by=ctx.args.blocked_by or [],
         files=ctx.args.files or [],
     )
-    out(_field(task.id))
+    out(inert(task.id))
     return 0
 
 
@@ -447,7 +424,7 @@ def cmd_task_claim(ctx: Context) -> int:
     task = store.claim_task(ctx.args.id, owner)
     if task is None:
         raise CliError("no task is ready to claim", EXIT_NONE_READY)
-    out(_field(task.id))
+    out(inert(task.id))
     return 0
 
 
@@ -463,7 +440,7 @@ def cmd_task_complete(ctx: Context) -> int:
         if by and store.layout == "native":
             store.log(by, f"refused: {exc}", "warning")  # shown in my log on the dashboard
         raise
-    out(_field(task.id))
+    out(inert(task.id))
     return 0
 
 
@@ -474,7 +451,7 @@ def cmd_task_fail(ctx: Context) -> int:
     by = ctx.args.owner if ctx.args.owner is not None else ctx.me
     limit = team_max_failures(store)
     failure = record_failure(store, ctx.args.id, ctx.args.reason, max_failures=limit, owner=by)
-    tid = _field(failure.task.id)
+    tid = inert(failure.task.id)
     if failure.held:
         out(f"{tid} failed {failure.count} times: held as blocked until `teamtui task retry {tid}`")
     else:
@@ -507,18 +484,18 @@ def cmd_task_import(ctx: Context) -> int:
     except plans.PlanError as exc:
         for no, why in exc.problems:
             where = f"{exc.source}:{no}" if no else exc.source
-            sys.stderr.write(f"teamtui: {_field(where)}: {_field(why)}\n")
+            sys.stderr.write(f"teamtui: {inert(where)}: {inert(why)}\n")
         raise CliError(f"nothing imported: {len(exc.problems)} problem{'s' * (len(exc.problems) > 1)} in the plans") from None
     if any(p.cross_phase for p in loaded):
         where = Path(ctx.args.summaries) if ctx.args.summaries else Path(ctx.args.plans[0]).resolve().parent.parent
         checks = plans.check_cross_phase(loaded, plans.read_summaries(where))
         for c in checks:
-            out(f"xd: {_field(c.plan_id)} needs {_field(c.dep.plan_id)} {_field(c.dep.artifact)}: {_field(c.status)}".replace("  ", " "))
+            out(f"xd: {inert(c.plan_id)} needs {inert(c.dep.plan_id)} {inert(c.dep.artifact)}: {inert(c.status)}".replace("  ", " "))
         unmet = [c for c in checks if not c.ok]
         if unmet and not ctx.args.ignore_xd:
             raise CliError(
                 f"nothing imported: {len(unmet)} cross-phase dependenc{'ies are' if len(unmet) > 1 else 'y is'} not complete "
-                f"(summaries looked for under {_field(where)}; --ignore-xd imports anyway)"
+                f"(summaries looked for under {inert(where)}; --ignore-xd imports anyway)"
             )
 
     def build(first_id: int) -> list[dict[str, Any]]:
@@ -528,7 +505,7 @@ def cmd_task_import(ctx: Context) -> int:
         return dicts
 
     for task in store.import_tasks(build):
-        out(f"{_field(task.id)} {_field(task.metadata.get('plan_task', ''))}")
+        out(f"{inert(task.id)} {inert(task.metadata.get('plan_task', ''))}")
     return 0
 
 
@@ -536,13 +513,13 @@ def cmd_task_retry(ctx: Context) -> int:
     from teamtui.protocol.outcomes import retry
 
     task = retry(ctx.store(), ctx.args.id)
-    out(_field(task.id))
+    out(inert(task.id))
     return 0
 
 
 def cmd_task_release(ctx: Context) -> int:
     task = ctx.store().release_task(ctx.args.id)
-    out(_field(task.id))
+    out(inert(task.id))
     return 0
 
 
@@ -570,7 +547,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
             epilog=epilog or None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        p.set_defaults(handler=_guarded(handler))
+        p.set_defaults(handler=guarded(handler))
         return p
 
     if only in (None, "status"):

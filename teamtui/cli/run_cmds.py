@@ -12,15 +12,14 @@ import threading
 import time
 from pathlib import Path
 
-from teamtui.cli.app_cmds import requested_mode
 from teamtui.cli.common import CliError, Context, inert
+from teamtui.cli.mode import teammate_mode
 from teamtui.cli.terminal import detach_terminal
-from teamtui.runtime.lead import EXIT_INTERRUPTED, Lead, LeadEvent, RunResult
+from teamtui.runtime.lead import Lead, LeadEvent
+from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED, RunResult
 from teamtui.runtime.teamfile import TeamFile, TeamFileError, load_team_file
 from teamtui.tmux.api import PaneSpec, TeammatePanes
 from teamtui.tmux.mode import ModeDecision, add_teammate_mode_option, make_panes
-
-IN_PROCESS = ModeDecision("in-process")
 
 
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
@@ -58,7 +57,7 @@ def cmd_run(ctx: Context) -> int:
     if ctx.team:
         spec.team.name = ctx.team
     root = ctx.root if ctx.root is not None else spec.base_dir
-    return run_team(spec, root, headless=ctx.args.headless, mode=requested_mode(ctx))
+    return run_team(spec, root, headless=ctx.args.headless, mode=teammate_mode(ctx))
 
 
 def cmd_demo(ctx: Context) -> int:
@@ -66,7 +65,7 @@ def cmd_demo(ctx: Context) -> int:
         raise CliError("--teammates must be between 4 and 6")
     if ctx.args.speed <= 0:
         raise CliError("--speed must be more than 0")
-    mode = requested_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
+    mode = teammate_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
     if ctx.args.dir is not None:
         return _run_demo(ctx, ctx.args.dir, mode)
     # A folder of its own, removed when the demo ends (after its teammates): /tmp does not fill up.
@@ -89,8 +88,9 @@ def _run_demo(ctx: Context, root: Path, mode: ModeDecision) -> int:
     return run_team(spec, root, headless=ctx.args.headless, mode=mode)
 
 
-def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision = IN_PROCESS) -> int:
-    """Run the team; in tmux mode each teammate runs in its own pane, closed with the team."""
+def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision) -> int:
+    """Run the team; in tmux mode (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs
+    in its own pane, closed with the team."""
     panes, notice = make_panes(mode, spec.team.name)
     try:
         if notice and headless:

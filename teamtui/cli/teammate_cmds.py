@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert, out
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, guarded, inert, out
 
 if TYPE_CHECKING:
     from teamtui.protocol.models import Message
@@ -25,24 +25,6 @@ IDLE_REASONS = ("available", "interrupted", "failed")
 REPLY_STATUSES = ("clean", "in_progress", "error")
 # The sender of a request handed to a running lead when no teammate name is set: the person at the terminal.
 PERSON = "user"
-
-
-def _field(text: object) -> str:
-    return inert(text).replace("\n", "\\n")
-
-
-def _guarded(handler: Handler) -> Handler:
-    def run(ctx: Context) -> int:
-        from teamtui.protocol.errors import ProtocolError
-
-        try:
-            return handler(ctx)
-        except CliError as exc:
-            raise CliError(_field(exc), exc.code) from None
-        except (ProtocolError, OSError, ValueError) as exc:
-            raise CliError(_field(exc)) from None
-
-    return run
 
 
 def _me(ctx: Context) -> str:
@@ -147,7 +129,7 @@ def _ask_the_lead(ctx: Context, store: TeamStore, reason: str) -> int:
 
     a = ctx.args
     request_id = ask_lead_to_shut_down(store, a.sender or ctx.me or PERSON, reason, a.deadline, list(a.names))
-    who = ", ".join(_field(n) for n in a.names) or "the whole team"
+    who = ", ".join(inert(n) for n in a.names) or "the whole team"
     out(f"asked the lead to shut down {who} (request {request_id})")
     if not a.wait:
         return 0
@@ -210,9 +192,9 @@ def _shut_down_directly(ctx: Context, store: TeamStore, cfg: Any, reason: str) -
     run.start()
     for t in run.teammates.values():
         if t.request_id:
-            out(f"asked {_field(t.name)} to shut down (request {_field(t.request_id)})")
+            out(f"asked {inert(t.name)} to shut down (request {inert(t.request_id)})")
         else:
-            out(f"could not ask {_field(t.name)}: {_field(t.detail)}")
+            out(f"could not ask {inert(t.name)}: {inert(t.detail)}")
     if not a.wait:
         return 0
     _run_async(_collect(run, feed))
@@ -290,22 +272,22 @@ def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
         out(json.dumps(summary, ensure_ascii=True, indent=2))
         return 0
     accounted = "every teammate accounted for" if summary.get("all_accounted_for") else "not every teammate accounted for"
-    out(f"shutdown of {_field(summary.get('team', ''))} ({_field(summary.get('reason', ''))}): {accounted}")
+    out(f"shutdown of {inert(summary.get('team', ''))} ({inert(summary.get('reason', ''))}): {accounted}")
     for t in summary.get("teammates", []):
         if not isinstance(t, dict):
             continue
-        line = f"  {_field(t.get('teammate', '?'))}: {_field(t.get('outcome', '?'))}"
+        line = f"  {inert(t.get('teammate', '?'))}: {inert(t.get('outcome', '?'))}"
         pending = t.get("pending_work") or []
         if pending:
-            line += " · pending: " + "; ".join(_field(p) for p in pending)
+            line += " · pending: " + "; ".join(inert(p) for p in pending)
         if t.get("artifacts_committed"):
             line += " · artifacts committed"
         if t.get("detail"):
-            line += f" · {_field(t['detail'])}"
+            line += f" · {inert(t['detail'])}"
         out(line)
     for task in summary.get("tasks_in_progress", []):
         if isinstance(task, dict):
-            out(f"  still in progress: #{_field(task.get('id', '?'))} {_field(task.get('subject', ''))} → {_field(task.get('owner', ''))}")
+            out(f"  still in progress: #{inert(task.get('id', '?'))} {inert(task.get('subject', ''))} → {inert(task.get('owner', ''))}")
     return 0
 
 
@@ -315,7 +297,7 @@ def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     def add(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=parents, help=help, description=help)
-        p.set_defaults(handler=_guarded(handler))
+        p.set_defaults(handler=guarded(handler))
         return p
 
     p = add("idle", cmd_idle, "tell the lead I am idle: an idle_notification (the lead assigns work on it under assign = \"lead\")")

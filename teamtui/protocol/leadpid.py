@@ -11,8 +11,8 @@ import json
 import os
 from pathlib import Path
 
+from teamtui.protocol import processes
 from teamtui.protocol.fsio import ensure_inside, load_json_file, write_json_atomic
-from teamtui.protocol.procstat import stat_fields
 from teamtui.protocol.store import TeamStore
 
 
@@ -20,15 +20,9 @@ def lead_file(store: TeamStore) -> Path:
     return store.team_dir / "lead.json"
 
 
-def _started(pid: int) -> str:
-    """Field 22 of /proc/<pid>/stat (start time in clock ticks); '' when unreadable."""
-    fields = stat_fields(pid)
-    return fields[19] if fields is not None and len(fields) > 19 else ""
-
-
 def mark_lead(store: TeamStore, pid: int | None = None) -> None:
     pid = os.getpid() if pid is None else pid
-    write_json_atomic(ensure_inside(lead_file(store), store.root), {"pid": pid, "started": _started(pid)})
+    write_json_atomic(ensure_inside(lead_file(store), store.root), {"pid": pid, "started": processes.start_of(pid)})
 
 
 def unmark_lead(store: TeamStore, pid: int | None = None) -> None:
@@ -53,25 +47,8 @@ def running_lead(store: TeamStore) -> int | None:
     pid, started = data.get("pid"), data.get("started")
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0 or not isinstance(started, str):
         return None
-    now = _started(pid)
-    if not now or (started and now != started):
-        return None
-    fields = stat_fields(pid)
-    if not fields or fields[0] == "Z":  # gone, or a zombie: ended
-        return None
-    return pid
-
-
-def _ancestors(pid: int, depth: int) -> list[int]:
-    """`pid`'s parent, its parent, … (at most `depth`), from /proc."""
-    out = []
-    for _ in range(depth):
-        fields = stat_fields(pid)
-        if fields is None or len(fields) < 2 or not fields[1].isdigit() or int(fields[1]) <= 1:
-            break
-        pid = int(fields[1])
-        out.append(pid)
-    return out
+    # One that cannot be read (another user's) may still lead: deferred to, not taken for ended.
+    return None if processes.state(pid, start=started) == "ended" else pid
 
 
 def speaks_for_lead(store: TeamStore) -> bool:
@@ -80,7 +57,7 @@ def speaks_for_lead(store: TeamStore) -> bool:
     pid = running_lead(store)
     if pid is None or pid == os.getpid():
         return True
-    return pid in _ancestors(os.getpid(), 4)
+    return pid in processes.ancestors(os.getpid(), 4)
 
 
 def ask_lead_to_shut_down(store: TeamStore, sender: str, reason: str, deadline: float, teammates: list[str]) -> str:

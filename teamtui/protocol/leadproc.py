@@ -1,17 +1,15 @@
 """The lead of a Claude Code session team (2.1.178+): `leadProcess` in config.json, alive or ended.
 
-Claude Code records `{pid, pidSpace, claimedAt, procStart}`; `procStart` is field 22 of
-/proc/<pid>/stat (the start time in clock ticks), so a pid reused by another process is told
-apart from the lead. Its environment (readable while it lives, by its user) says which task
-list the team uses (`CLAUDE_CODE_TASK_LIST_ID`).
+Claude Code records `{pid, pidSpace, claimedAt, procStart}`; on Linux `procStart` is field 22
+of /proc/<pid>/stat (the start time in clock ticks), so a pid reused by another process is told
+apart from the lead; elsewhere the process must have started by `claimedAt`. Its environment
+(readable while it lives, by its user) says which task list the team uses
+(`CLAUDE_CODE_TASK_LIST_ID`). The processes themselves are read by teamtui.protocol.processes.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-from teamtui.protocol.procstat import PROC, stat_fields
+from teamtui.protocol import processes
 from teamtui.protocol.record import FrozenRecord, init_field
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
@@ -21,8 +19,6 @@ if TYPE_CHECKING:
     LeadState = Literal["alive", "ended", "unknown"]
 
 TASK_LIST_ENV = "CLAUDE_CODE_TASK_LIST_ID"
-# An environment block is a few KB; a bound keeps a hostile /proc file from costing anything.
-_ENVIRON_LIMIT = 1 << 20
 
 
 class LeadProcess(FrozenRecord):
@@ -57,52 +53,38 @@ def parse_lead_process(raw: Any) -> LeadProcess | None:
     )
 
 
-def _my_pid_space(proc: Path) -> str:
-    try:
-        return os.readlink(proc / "self" / "ns" / "pid")
-    except OSError:
-        return ""
+def _identity(lead: LeadProcess) -> dict[str, Any]:
+    """What tells the lead from a later process with its pid, where the platform defines it."""
+    # procStart is clock ticks since boot: Linux's field 22, meaningless elsewhere.
+    return {"start": lead.proc_start if processes.LINUX else "", "started_by": lead.claimed_at}
 
 
-def lead_state(lead: LeadProcess | None, proc: Path = PROC) -> LeadState:
-    """Whether the lead still runs: its pid exists and started when Claude Code said it did."""
-    if lead is None or not proc.is_dir():
+def _other_pid_space(lead: LeadProcess) -> bool:
+    """The lead's pids belong to another pid namespace (a container, another machine)."""
+    mine = processes.pid_space()
+    return bool(lead.pid_space and mine and not lead.pid_space.endswith(mine))
+
+
+def lead_state(lead: LeadProcess | None) -> LeadState:
+    """Whether the lead still runs: its pid exists and started when Claude Code said it did;
+    "unknown" when that cannot be told (another pid namespace, another user's process)."""
+    if lead is None or _other_pid_space(lead):
         return "unknown"
-    mine = _my_pid_space(proc)
-    if lead.pid_space and mine and not lead.pid_space.endswith(mine):
-        return "unknown"  # another pid namespace (a container, another machine): its pids mean nothing here
-    fields = stat_fields(lead.pid, proc)
-    if fields is None:
-        return "ended"
-    # fields[0] is the state (field 3), fields[19] the start time (field 22).
-    if fields and fields[0] in ("Z", "X"):
-        return "ended"
-    if lead.proc_start and len(fields) > 19 and fields[19] != lead.proc_start:
-        return "ended"  # the pid now belongs to another process
-    return "alive"
+    return processes.state(lead.pid, **_identity(lead))
 
 
-def lead_environ(lead: LeadProcess, proc: Path = PROC) -> dict[str, str] | None:
+def lead_environ(lead: LeadProcess) -> dict[str, str] | None:
     """The live lead's environment, or None when it cannot be read (ended, another user)."""
-    if lead_state(lead, proc) != "alive":
+    if _other_pid_space(lead):
         return None
-    try:
-        with open(proc / str(lead.pid) / "environ", "rb") as fh:
-            data = fh.read(_ENVIRON_LIMIT)
-    except OSError:
-        return None
-    env: dict[str, str] = {}
-    for item in data.split(b"\0"):
-        key, sep, value = item.partition(b"=")
-        if sep:
-            env[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
-    return env
+    now, env = processes.environment(lead.pid, **_identity(lead))
+    return env if now == "alive" else None
 
 
-def task_list_id(lead: LeadProcess | None, proc: Path = PROC) -> str | None:
+def task_list_id(lead: LeadProcess | None) -> str | None:
     """`CLAUDE_CODE_TASK_LIST_ID` of the live lead, when it set one."""
     if lead is None:
         return None
-    env = lead_environ(lead, proc)
+    env = lead_environ(lead)
     value = env.get(TASK_LIST_ENV) if env else None
     return value or None

@@ -2,7 +2,8 @@
 
 Every pane teamtui opens carries pane user options:
   @teamtui-owner    "<pid>:<start>" of the teamtui that opened it (start = the process's
-                    start time from /proc, so a reused pid is not mistaken for the owner)
+                    start token from teamtui.protocol.processes, so a reused pid is not
+                    mistaken for the owner)
   @teamtui-team     the team's name
   @teamtui-teammate the teammate's name
 A marked pane whose owner is no longer running is a leftover: its processes are ended
@@ -16,7 +17,8 @@ import signal
 import time
 from dataclasses import dataclass
 
-from teamtui.runtime.procs import group_alive, process_running, process_start, signal_group
+from teamtui.protocol import processes
+from teamtui.runtime.procs import signal_group
 from teamtui.tmux.server import Tmux
 
 OWNER = "@teamtui-owner"
@@ -28,7 +30,7 @@ GRACE_SECONDS = 1.0
 
 def owner_token(pid: int | None = None) -> str:
     pid = os.getpid() if pid is None else pid
-    return f"{pid}:{process_start(pid)}"
+    return f"{pid}:{processes.start_of(pid)}"
 
 
 def owner_alive(token: str) -> bool:
@@ -37,19 +39,18 @@ def owner_alive(token: str) -> bool:
         pid = int(pid_text)
     except ValueError:
         return False
-    if pid <= 0 or not process_running(pid):
-        return False
-    return not start or process_start(pid) in ("", start)
+    # A pane is a leftover only when its owner has surely ended: one that cannot be read is kept.
+    return pid > 0 and processes.state(pid, start=start) != "ended"
 
 
 def end_groups(pgids: list[int], grace: float = GRACE_SECONDS) -> None:
     """SIGTERM each process group, then SIGKILL the ones still there after `grace` seconds."""
-    groups = [g for g in pgids if g > 1 and group_alive(g)]
+    groups = [g for g in pgids if g > 1 and processes.group_alive(g)]
     for g in groups:
         signal_group(g, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while groups and time.monotonic() < deadline:
-        groups = [g for g in groups if group_alive(g)]
+        groups = [g for g in groups if processes.group_alive(g)]
         if groups:
             time.sleep(0.02)
     for g in groups:

@@ -9,24 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from teamtui.protocol import processes
 from teamtui.tmux.server import Tmux, TmuxError, socket_from_env
 
 # Parents walked up from the lead's process (a shell, a wrapper) to find its pane.
 _MAX_DEPTH = 8
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-    except OSError:
-        return None
-    # The command name may hold spaces and parentheses: the fields after the last ")" are fixed.
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    try:
-        return int(fields[1])
-    except (IndexError, ValueError):
-        return None
 
 
 def _server(env: Mapping[str, str] | None) -> Tmux | None:
@@ -46,7 +33,7 @@ def pane_of_process(pid: int, env: Mapping[str, str] | None = None) -> str | Non
             return None
         if str(at) in panes:
             return panes[str(at)]
-        at = _parent(at)
+        at = processes.parent(at)
     return None
 
 

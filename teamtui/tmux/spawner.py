@@ -3,7 +3,7 @@
 The pane runs teamtui.tmux.runner, which runs the teammate command with its output shown
 in the pane and appended to its log. The pane's process (pane_pid) leads its own process
 group (tmux starts every pane in a new session), so terminate/kill signal that whole
-group. poll is cheap while the process lives (a /proc probe of pane_pid, no tmux call);
+group. poll is cheap while the process lives (a psutil probe of pane_pid, no tmux call);
 once it is gone the exit status is read from the pane (the runner set remain-on-exit and
 stored the status in @teamtui-exit) and the pane is closed: a teammate's pane closes when
 it ends. The Popen convention holds: -N when the teammate died of signal N.
@@ -15,7 +15,8 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from teamtui.runtime.procs import process_running, signal_group
+from teamtui.protocol import processes
+from teamtui.runtime.procs import signal_group
 from teamtui.tmux.commands import python_module_command
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.runner import EXIT_OPTION
@@ -45,7 +46,7 @@ class TmuxTeammateProcess:
         if self._code is not None:
             return self._code
         assert self.pid is not None
-        if process_running(self.pid):
+        if processes.running(self.pid):
             return None
         info = self.panes.tmux.pane_info(self.pane_id, "#{pane_dead}\t#{%s}\t#{pane_dead_status}" % EXIT_OPTION)
         if info is not None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from tmux_support import TmuxServer
 
-from teamtui.runtime.procs import process_running
+from teamtui.protocol.processes import running
 from teamtui.tmux.server import Tmux
 
 
@@ -42,6 +42,6 @@ def tmux_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[TmuxServer]:
     finally:
         subprocess.run([tmux_bin, "-S", socket, "kill-server"], capture_output=True, check=False, timeout=10)
         # Never leave a server behind, even if kill-server could not reach it.
-        if process_running(server_pid):
+        if running(server_pid):
             os.kill(server_pid, signal.SIGKILL)
         shutil.rmtree(tmpdir, ignore_errors=True)

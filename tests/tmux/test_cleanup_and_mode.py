@@ -14,7 +14,7 @@ from tmux_support import TmuxServer, wait_for
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.tmux.api import NullPanes, PaneSpec
-from teamtui.runtime.procs import group_alive, process_running
+from teamtui.protocol.processes import group_alive, running
 from teamtui.tmux.mode import ModeDecision, add_teammate_mode_option, make_panes, resolve_teammate_mode
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.server import TmuxUnavailable
@@ -130,4 +130,4 @@ def test_a_teammate_name_cannot_forge_a_leftover_for_cleanup_to_kill(tmux_server
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "3 leftover pane(s) closed"  # the three real ones, nothing forged
     assert tmux_server.tmux.pane_exists(tmux_server.dashboard)
-    assert process_running(int(victim_pid))
+    assert running(int(victim_pid))

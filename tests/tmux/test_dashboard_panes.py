@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tmux_support import TmuxServer, wait_for
 
-from teamtui.runtime.procs import group_alive, process_running
+from teamtui.protocol.processes import group_alive, running
 
 pytestmark = pytest.mark.tmux
 
@@ -41,7 +41,7 @@ def test_watch_in_tmux_opens_a_pane_per_teammate_and_closes_them_on_exit(
     else:
         os.kill(pid, getattr(signal, how))
     wait_for(lambda: not tmux_server.marked(), f"every pane to close after {how}", timeout=20)
-    wait_for(lambda: not process_running(pid), "the dashboard to exit", timeout=20)
+    wait_for(lambda: not running(pid), "the dashboard to exit", timeout=20)
     wait_for(lambda: not any(group_alive(p) for p in pane_pids), "no follow process left", timeout=10)
 
 
@@ -70,4 +70,4 @@ def test_a_closed_terminal_ends_the_dashboard_and_its_panes_even_without_sighup(
     data["subject"] = "Update API documentation (redrawn after the terminal closed)"
     task.write_text(json.dumps(data))  # something to draw: the write that fails
     wait_for(lambda: not tmux_server.marked(), "every pane to close after the terminal closed", timeout=20)
-    wait_for(lambda: not process_running(pid), "the dashboard to exit", timeout=20)
+    wait_for(lambda: not running(pid), "the dashboard to exit", timeout=20)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tmux_support import TmuxServer, wait_for
 
 from teamtui.protocol.settings import load_settings
-from teamtui.runtime.procs import group_alive
+from teamtui.protocol.processes import group_alive
 from teamtui.tmux.api import PaneNews, PaneSpec
 from teamtui.tmux.budget import DEFAULT_MAX_PANES, PaneBudget
 from teamtui.tmux.mode import ModeDecision, make_panes

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tmux_support import TmuxServer, wait_for
 
-from teamtui.runtime.procs import group_alive, process_running
+from teamtui.protocol.processes import group_alive, running
 
 pytestmark = pytest.mark.tmux
 
@@ -56,7 +56,7 @@ def test_twelve_teammates_get_eight_panes_enter_opens_the_tenth_and_quitting_clo
     pane_pids = [int(r["pane_pid"]) for r in rows.values()]
     tmux_server.run("send-keys", "-t", dashboard, "q")
     wait_for(lambda: not tmux_server.marked(), "every pane to close on q", timeout=30)
-    wait_for(lambda: not process_running(pid), "the dashboard to exit", timeout=20)
+    wait_for(lambda: not running(pid), "the dashboard to exit", timeout=20)
     wait_for(lambda: not any(group_alive(p) for p in pane_pids), "no follow process left", timeout=10)
 
 

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from teamtui.tmux.api import PaneSpec
-from teamtui.runtime.procs import group_alive
+from teamtui.protocol.processes import group_alive
 from teamtui.tmux.cleanup import owner_token
 from teamtui.tmux.panes import TmuxPanes
 

@@ -14,7 +14,7 @@ import pytest
 from tmux_support import TmuxServer, wait_for
 
 from teamtui.protocol.native import NativeTeam
-from teamtui.runtime.procs import process_running
+from teamtui.protocol.processes import running
 from tests.runtime.helpers import WORKER, processes_of, run_cmd
 
 pytestmark = pytest.mark.tmux
@@ -75,7 +75,7 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
 
     tmux_server.run("send-keys", "-t", dashboard, "q")
     wait_for(lambda: not tmux_server.marked(), "every pane to close after q", 40)
-    wait_for(lambda: not process_running(pid), "teamtui to exit", 20)
+    wait_for(lambda: not running(pid), "teamtui to exit", 20)
     wait_for(lambda: not processes_of(root), "no teammate process left", 10)
     # The panes closed after the lead's two-phase shutdown of the team ran, not instead of it.
     results = [json.loads(p.read_text()) for p in (root / ".teams" / "pane-team" / "shutdown").glob("*.json")]
@@ -103,7 +103,7 @@ def test_demo_in_tmux_leaves_nothing_behind(tmux_server: TmuxServer, tmp_path: P
         os.kill(pid, signal.SIGTERM)
     else:  # the dashboard's pane closed under it: SIGHUP, and every later write to it fails
         tmux_server.run("kill-pane", "-t", dashboard)
-    wait_for(lambda: not process_running(pid), f"teamtui demo to exit after {how}", 60)
+    wait_for(lambda: not running(pid), f"teamtui demo to exit after {how}", 60)
     assert tmux_server.marked() == {}, f"panes left after {how}"
     assert not any(tmux_server.tmux.pane_exists(p) for p in panes)
     wait_for(lambda: not processes_of(root), f"no teammate process left after {how}", 10)
@@ -118,7 +118,7 @@ def test_a_sigkilled_demo_is_cleaned_up(tmux_server: TmuxServer, tmp_path: Path,
     _, pid, panes = _demo_running(tmux_server, root)
     before = len(processes_of(root))
     os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not process_running(pid), "teamtui demo to die", 10)
+    wait_for(lambda: not running(pid), "teamtui demo to die", 10)
     assert tmux_server.marked("demo"), "SIGKILL leaves the panes (nothing can run after it)"
     if then == "teamtui cleanup":
         done = run_cmd(["cleanup"], **tmux_server.env())
@@ -133,7 +133,7 @@ def test_a_sigkilled_demo_is_cleaned_up(tmux_server: TmuxServer, tmp_path: Path,
     print(f"no-orphans SIGKILL + {then}: {len(panes)} panes, {before} teammate processes before; 0 left")
     if then == "the next start":
         os.kill(next_pid, signal.SIGTERM)
-        wait_for(lambda: not process_running(next_pid), "the second demo to exit", 60)
+        wait_for(lambda: not running(next_pid), "the second demo to exit", 60)
         wait_for(lambda: not tmux_server.marked(), "the second demo's panes to close", 20)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.runtime.procs import process_running
+from teamtui.protocol.processes import running
 from tests.tmux.tmux_support import REPO, TmuxServer, wait_for
 
 pytestmark = pytest.mark.tmux
@@ -39,5 +39,5 @@ def test_a_pane_closed_from_outside_ends_its_teammate(tmux_server: TmuxServer, t
         tmux_server.run("kill-pane", "-t", pane)
     else:
         tmux_server.tmux.try_run("kill-server")
-    wait_for(lambda: not process_running(teammate), "the teammate to end with its pane", 10)
-    wait_for(lambda: not process_running(int(runner)), "the runner to end after it", 10)
+    wait_for(lambda: not running(teammate), "the teammate to end with its pane", 10)
+    wait_for(lambda: not running(int(runner)), "the runner to end after it", 10)

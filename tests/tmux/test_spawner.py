@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tmux_support import TmuxServer, wait_for
 
-from teamtui.runtime.procs import group_alive
+from teamtui.protocol.processes import group_alive
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.spawner import TmuxSpawner
 

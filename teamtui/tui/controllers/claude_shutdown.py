@@ -13,21 +13,20 @@ offers to close the panes config.json names that are still open and still run th
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
+from teamtui.protocol import processes
 from teamtui.protocol.claude import member_pane
-from teamtui.protocol.leadproc import PROC, lead_environ, lead_state
-from teamtui.protocol.procstat import stat_fields
+from teamtui.protocol.leadproc import lead_environ, lead_state
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import Outcome, ShutdownRun
+from teamtui.tmux.server import socket_from_env
 from teamtui.tui.controllers.shutdown import Report, ShutdownController
 from teamtui.tui.messages import ShutdownPanesSeen, ShutdownProgress, TeamChanged
 
@@ -56,9 +55,7 @@ def team_tmux_socket(store: TeamStore) -> str | None:
     """The tmux server the team runs on: the lead's $TMUX (socket path), else this process's."""
     lead = getattr(store, "lead_process", None)
     env = lead_environ(lead) if lead is not None else None
-    value = (env or {}).get("TMUX") or os.environ.get("TMUX", "")
-    socket = value.split(",", 1)[0]
-    return socket or None
+    return socket_from_env(env if env and env.get("TMUX") else None)  # None: this process's $TMUX
 
 
 def kill_pane(socket: str, pane: str) -> None:
@@ -94,36 +91,12 @@ def _open_panes(socket: str) -> dict[str, int] | None:
     return panes
 
 
-def _children(proc: Path) -> dict[int, list[int]]:
-    """Parent pid -> child pids, from /proc/<pid>/stat (the children files are not always there)."""
-    tree: dict[int, list[int]] = {}
-    for entry in proc.iterdir() if proc.is_dir() else []:
-        if not entry.name.isdigit():
-            continue
-        fields = stat_fields(int(entry.name), proc)
-        if fields is not None and len(fields) > 1 and fields[1].isdigit():
-            tree.setdefault(int(fields[1]), []).append(int(entry.name))
-    return tree
-
-
-def runs_agent(pid: int, agent_id: str, proc: Path = PROC, tree: dict[int, list[int]] | None = None) -> bool:
+def runs_agent(pid: int, agent_id: str, tree: dict[int, list[int]] | None = None) -> bool:
     """Whether `pid` or a process under it was started for `agent_id`: Claude Code starts a pane
     teammate with `--agent-id NAME@TEAM`. A pane id now used by another program is not the teammate."""
-    tree = _children(proc) if tree is None else tree
-    todo, seen = [(pid, 0)], set()
-    while todo and len(seen) < 64:  # a pane's process tree is small: a bound, not a limit that bites
-        p, depth = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        try:
-            args = (proc / str(p) / "cmdline").read_bytes()[:65536].decode("utf-8", "replace").split("\0")
-        except OSError:
-            continue
-        if any(agent_id in re.split(r"[\s=\"']+", arg) for arg in args):
+    for p in processes.family(pid, 3, tree):
+        if any(agent_id in re.split(r"[\s=\"']+", arg) for arg in processes.command_line(p) or []):
             return True
-        if depth < 3:
-            todo.extend((child, depth + 1) for child in tree.get(p, []))
     return False
 
 
@@ -138,7 +111,7 @@ def teammate_panes_open(store: TeamStore, members: Iterable[Any], names: Iterabl
     if not candidates:
         return {}
     panes = _open_panes(socket) or {}
-    tree = _children(PROC) if any(pane in panes for _, pane in candidates) else {}
+    tree = processes.children() if any(pane in panes for _, pane in candidates) else {}
     found = {}
     for m, pane in candidates:
         agent = m.agent_id or f"{m.name}@{store.name}"
@@ -185,12 +158,14 @@ class LeadAskedRun(ShutdownRun):
         self.panes: dict[str, str] = {}  # teammate -> its tmux pane, from config.json
         self.left: set[str] = set()  # teammates no longer in `members`
         self.left_at: dict[str, float] = {}  # when each was seen gone
-        self._before: set[int] = set()  # messages already there when the run started
+        # The messages already there when the run started, by id(): kept alive here, so that no
+        # message read later can be given one of their ids once the bounded history drops them.
+        self._before: dict[int, InboxMessage] = {}
         self.asked: InboxMessage | None = None  # the message the lead was sent
 
     def start(self, known: Iterable[InboxMessage] = ()) -> None:  # type: ignore[override]
         self.started_at = self.clock()
-        self._before = {id(m) for m in known}
+        self._before = {id(m): m for m in known}
         text = ask_text(list(self.teammates), self.reason, self.deadline_seconds, self.whole_team)
         try:
             self.asked = self.store.send(self.lead, text, self.sender, extra={"summary": "teamtui asks for a graceful shutdown"})
@@ -337,7 +312,7 @@ class AskLeadShutdown(ShutdownController):
         self._timer = None
         self._checking_panes = False  # a look at the team's tmux panes is under way
         self._socket: str | None = None  # the team's tmux server, once known (read from the lead's environment)
-        self._notices_before: set[int] = set()
+        self._notices_before: dict[int, Any] = {}  # id -> notice, kept alive (see LeadAskedRun._before)
         self._since = 0.0
         # id(notice) -> (the notice, kept alive so its id is not reused; its inbox message or decode error)
         self._decoded: dict[int, tuple[Any, Any]] = {}
@@ -348,7 +323,7 @@ class AskLeadShutdown(ShutdownController):
             deadline_seconds=deadline, clock=self.clock,
         )
         self._learn_panes(run)
-        self._notices_before = {id(n) for n in self._notices()}
+        self._notices_before = {id(n): n for _, n in self._notices()}
         self._since = time.time() - 1.0  # transcripts stamp wall-clock time; a second of slack
         run.start(list(self.state.messages))
         self.run = run

@@ -18,7 +18,7 @@ from teamtui.tui.safe import safe_text
 
 
 def describe_team(root: Path, name: str, now: float) -> Text:
-    """A second line for one team: its lead alive or ended, members, working directory and age."""
+    """A second line for one team: its lead alive, ended or unknown, members, working directory and age."""
     from teamtui.protocol.errors import ProtocolError
     from teamtui.protocol.layout import open_team
     from teamtui.protocol.leadproc import lead_state
@@ -37,7 +37,8 @@ def describe_team(root: Path, name: str, now: float) -> Text:
     parts = []
     lead = getattr(store, "lead_process", None)
     if lead is not None:
-        parts.append("lead alive" if lead_state(lead) == "alive" else "lead ended")
+        # "unknown" (another user's process, another pid namespace) is said, never shown as ended.
+        parts.append({"alive": "lead alive", "ended": "lead ended"}.get(lead_state(lead), "lead state unknown"))
     names = [m.name for m in cfg.members]
     parts.append(f"{len(names)} member{'s' if len(names) != 1 else ''}" + (f" ({', '.join(names[:4])}{', …' if len(names) > 4 else ''})" if names else ""))
     raw = getattr(cfg, "raw", None) or {}

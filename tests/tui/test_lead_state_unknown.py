@@ -1,0 +1,56 @@
+"""A Claude Code lead whose process cannot be told alive or ended is shown as unknown, never as ended."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from teamtui.tui.screens.picker import describe_team
+
+TEAM = "session-421dba11"
+EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
+
+
+def _team_led_by(tmp_path: Path, **lead) -> Path:
+    root = tmp_path / "claude"
+    shutil.copytree(EXAMPLE / "teams", root / "teams")
+    path = root / "teams" / TEAM / "config.json"
+    cfg = json.loads(path.read_text())
+    cfg["leadProcess"].update(lead)
+    path.write_text(json.dumps(cfg))
+    return root
+
+
+def _line(root: Path) -> str:
+    return str(describe_team(root, TEAM, time.time()))
+
+
+def test_a_lead_in_another_pid_namespace_is_unknown(tmp_path: Path) -> None:
+    root = _team_led_by(tmp_path, pid=os.getpid(), procStart="", pidSpace="vm#pid:[1]")
+    assert "lead state unknown · " in _line(root)
+
+
+def test_a_lead_psutil_may_not_read_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        root = _team_led_by(tmp_path, pid=child.pid, procStart="", pidSpace="", claimedAt=int(time.time() * 1000) + 5000)
+        assert "lead alive · " in _line(root)
+
+        def denied(self):
+            raise psutil.AccessDenied(self.pid)
+
+        monkeypatch.setattr(psutil.Process, "status", denied)  # as for another user's process where status is private
+        assert "lead state unknown · " in _line(root)
+    finally:
+        child.kill()
+        child.wait()
+    monkeypatch.undo()
+    assert "lead ended · " in _line(root)
