@@ -108,7 +108,8 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
         return {m["name"]: m["status"] for m in json.loads(out.stdout)["members"]} if out.returncode == 0 else {}
 
     def flags() -> list:
-        return [m.get("isActive", "absent") for m in session.config()["members"] if m["name"] in ("alice", "bob")]
+        # config.json caught mid-write reads as {}: not settled this round, looked at again.
+        return [m.get("isActive", "absent") for m in session.config().get("members", []) if m["name"] in ("alice", "bob")]
 
     def settled() -> bool:
         # One moment: config.json unchanged around the `status` call (a teammate may wake up between reads).
