@@ -326,7 +326,7 @@ def journal_bench(messages: int) -> dict:
     real TeamState. Measures what the journal costs the dashboard's loop per batch (building the
     records; the writing is another thread's), how long the writer needs after the last batch,
     and how big the journal is at the end (bounded: one file and one older generation)."""
-    from teamtui.protocol import journal as jmod
+    from teamtui.protocol.claude import journal as jmod
     from teamtui.protocol.layout import open_team
     from teamtui.protocol.state import TeamState
 

@@ -68,7 +68,7 @@ def test_sender_defaults_to_the_lead(cli: Run, native_root: Path) -> None:
 def test_sender_is_never_a_lead_running_in_another_process(native_root: Path) -> None:
     """While `teamtui run` leads the team, a person's `teamtui send` is not the lead: it goes under
     teamtui's own name. A process the lead started (a hook) still speaks for the lead."""
-    from teamtui.protocol.leadpid import mark_lead, unmark_lead
+    from teamtui.protocol.native.leadpid import mark_lead, unmark_lead
 
     store = NativeTeam(native_root, TEAM)
     env = {**os.environ, "PYTHONPATH": str(REPO)}

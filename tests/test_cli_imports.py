@@ -46,7 +46,7 @@ WATCHING = ("watchfiles", "anyio", "asyncio", "teamtui.protocol.watch", "teamtui
 # width, datetime and random (only an ISO timestamp or a contended lock needs them), Claude Code's
 # layout and its lead process, the patterns' plans.
 LIGHT = ("dataclasses", "inspect", "ast", "dis", "typing", "shutil", "datetime", "random",
-         "teamtui.protocol.claude", "teamtui.protocol.leadproc", "teamtui.protocol.plan")
+         "teamtui.protocol.claude", "teamtui.protocol.claude.leadproc", "teamtui.protocol.plan")
 # command -> arguments
 HOT = {
     "send": ["send", "hunter", "hello"],

@@ -25,7 +25,7 @@ def _one_line(text: Any, limit: int = 200) -> str:
 
 
 def cmd_history(ctx: Context) -> int:
-    from teamtui.protocol.journal import find_journal, journal_dir, list_teams, read_records
+    from teamtui.protocol.claude.journal import find_journal, journal_dir, list_teams, read_records
 
     if ctx.args.name is None:
         teams = list_teams()

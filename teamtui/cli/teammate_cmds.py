@@ -105,7 +105,7 @@ def cmd_shutdown_reply(ctx: Context) -> int:
 
 
 def cmd_shutdown(ctx: Context) -> int:
-    from teamtui.protocol.leadpid import running_lead
+    from teamtui.protocol.native.leadpid import running_lead
 
     store = ctx.store()
     a = ctx.args
@@ -125,7 +125,7 @@ def cmd_shutdown(ctx: Context) -> int:
 def _ask_the_lead(ctx: Context, store: TeamStore, reason: str) -> int:
     """A teamtui lead runs this team: it sends the requests and climbs its ladder; it writes the
     summary to shutdown/<request id>.json, which --wait waits for."""
-    from teamtui.protocol.leadpid import ask_lead_to_shut_down
+    from teamtui.protocol.native.leadpid import ask_lead_to_shut_down
 
     a = ctx.args
     request_id = ask_lead_to_shut_down(store, a.sender or ctx.me or PERSON, reason, a.deadline, list(a.names))
@@ -141,7 +141,7 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
     import asyncio
 
     from teamtui.protocol.fsio import ensure_dir
-    from teamtui.protocol.leadpid import running_lead
+    from teamtui.protocol.native.leadpid import running_lead
     from teamtui.protocol.watch import watch_dirs
 
     result = store.team_dir / "shutdown" / f"{request_id}.json"

@@ -42,8 +42,8 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 
 if TYPE_CHECKING:
     from typing import Any
 
-    from teamtui.protocol.journal import TeamJournal
-    from teamtui.protocol.transcripts.feed import TranscriptFeed
+    from teamtui.protocol.claude.journal import TeamJournal
+    from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
 DEFAULT_LOG_LIMIT = 1000
 DEFAULT_MESSAGE_LIMIT = 2000
@@ -148,7 +148,7 @@ class TeamState:
         journal: "TeamJournal | None" = None,
     ):
         self.store = store
-        # Where what is observed is recorded (protocol/journal.py); None records nothing.
+        # Where what is observed is recorded (protocol/claude/journal.py); None records nothing.
         self.journal = journal
         self.log_limit = log_limit
         self.message_limit = message_limit
@@ -177,7 +177,7 @@ class TeamState:
         # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
         self.transcripts: TranscriptFeed | None = None
         if store.has_transcripts:  # imported only then: a native team's `status` loads no transcript code
-            from teamtui.protocol.transcripts.feed import TranscriptFeed
+            from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
             self.transcripts = TranscriptFeed(self)
 

@@ -71,7 +71,7 @@ class TeamStore(ABC):
     # Teammates stop only at the lead's word (it signs its requests): a dashboard asks the lead to
     # shut them down instead of sending shutdown requests itself.
     shutdown_via_lead: ClassVar[bool] = False
-    # Each member's transcript lies under the root (Claude Code's `projects/<slug>/`): protocol/transcripts.
+    # Each member's transcript lies under the root (Claude Code's `projects/<slug>/`): protocol/claude/transcripts.
     has_transcripts: ClassVar[bool] = False
 
     def __init__(self, root: Path, name: str):
@@ -212,7 +212,7 @@ class TeamStore(ABC):
 
     def may_write_as_lead(self) -> bool:
         """Whether this process may write under the lead's name (see `outgoing_sender`)."""
-        from teamtui.protocol.leadpid import speaks_for_lead
+        from teamtui.protocol.native.leadpid import speaks_for_lead
 
         return speaks_for_lead(self)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teamtui.protocol.board import Board
-from teamtui.protocol.leadpid import mark_lead
+from teamtui.protocol.native.leadpid import mark_lead
 from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.touching import load_touches, note_broadcasts

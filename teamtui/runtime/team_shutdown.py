@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from teamtui.protocol.board import Board
-from teamtui.protocol.leadpid import unmark_lead
+from teamtui.protocol.native.leadpid import unmark_lead
 from teamtui.protocol.native import NativeTeam
 from teamtui.runtime.asks import Asks
 from teamtui.runtime.hooks import Hooks

@@ -166,7 +166,7 @@ class TeamTUI(App[None]):
 
     def _open_journal(self, name: str) -> bool:
         """`--team NAME` of a team that has ended: open it read-only from the journal."""
-        from teamtui.protocol.journal import find_journal, load_state
+        from teamtui.protocol.claude.journal import find_journal, load_state
 
         for entry in find_journal(name):
             try:

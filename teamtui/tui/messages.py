@@ -13,7 +13,7 @@ from teamtui.runtime.shutdown import ShutdownRun
 from teamtui.tmux.api import PaneNews
 
 if TYPE_CHECKING:
-    from teamtui.protocol.transcripts.reader import HeadCount
+    from teamtui.protocol.claude.transcripts.reader import HeadCount
 
 
 @dataclass

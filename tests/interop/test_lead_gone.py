@@ -33,7 +33,7 @@ def killed_lead(claude_installed: None, tmp_path: Path) -> Iterator[Session]:
 
 def test_S_with_the_lead_killed_offers_to_close_the_teammates_panes(killed_lead: Session) -> None:
     from teamtui.protocol.claude import ClaudeTeam
-    from teamtui.protocol.leadproc import lead_state
+    from teamtui.protocol.claude.leadproc import lead_state
 
     s = killed_lead
     panes = {m["name"]: m["tmuxPaneId"] for m in s.config()["members"] if m["name"] in ("alice", "bob")}

@@ -14,7 +14,7 @@ import pytest
 from teamtui.protocol.claude import ClaudeTeam, member_backend, member_pane
 from teamtui.protocol.errors import DishonestSenderError, NotMemberError
 from teamtui.protocol.layout import find_team, team_names
-from teamtui.protocol.leadproc import LeadProcess, lead_state, parse_lead_process
+from teamtui.protocol.claude.leadproc import LeadProcess, lead_state, parse_lead_process
 from teamtui.protocol.models import IdleNotification, MemberStatus
 from teamtui.protocol.state import TeamState
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol import journal
+from teamtui.protocol.claude import journal
 from teamtui.protocol.claude import ClaudeTeam
-from teamtui.protocol.journal import TeamJournal, journal_file, list_teams, load_state, read_records
+from teamtui.protocol.claude.journal import TeamJournal, journal_file, list_teams, load_state, read_records
 from teamtui.protocol.settings import load_settings
 from teamtui.protocol.state import TeamState
 

@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from teamtui.protocol import processes
-from teamtui.protocol.leadproc import LeadProcess, lead_environ, lead_state, task_list_id
+from teamtui.protocol.claude.leadproc import LeadProcess, lead_environ, lead_state, task_list_id
 
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534
@@ -169,7 +169,7 @@ def test_a_live_processs_environment_is_read() -> None:
 AS_NOBODY = """
 import json, sys
 from teamtui.protocol import processes
-from teamtui.protocol.leadproc import LeadProcess, lead_environ, lead_state, task_list_id
+from teamtui.protocol.claude.leadproc import LeadProcess, lead_environ, lead_state, task_list_id
 pid = int(sys.argv[1])
 lead = LeadProcess(pid, "", None, processes.start_of(pid))
 print(json.dumps({"environment": processes.environment(pid)[0], "state": processes.state(pid),

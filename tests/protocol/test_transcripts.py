@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.text import UNSAFE_TERMINAL
-from teamtui.protocol.transcripts import EntryKind, TranscriptReader
-from teamtui.protocol.transcripts.render import parse_ts
+from teamtui.protocol.claude.transcripts import EntryKind, TranscriptReader
+from teamtui.protocol.claude.transcripts.render import parse_ts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 CASES = ["tmux-running", "tmux-after-bob-shutdown", "inprocess-running", "inprocess-after-lead-exit"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol.transcripts import TeamTranscripts, TranscriptReader
+from teamtui.protocol.claude.transcripts import TeamTranscripts, TranscriptReader
 
 from test_transcripts import FIXTURES, all_transcripts, assistant, records, tool_result, tool_use, user
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol.transcripts import TranscriptFinder, TranscriptReader, project_slug
+from teamtui.protocol.claude.transcripts import TranscriptFinder, TranscriptReader, project_slug
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 

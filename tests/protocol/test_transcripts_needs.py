@@ -8,14 +8,14 @@ from pathlib import Path
 
 from teamtui.protocol.health import disappears_at
 from teamtui.protocol.text import UNSAFE_TERMINAL
-from teamtui.protocol.transcripts import (
+from teamtui.protocol.claude.transcripts import (
     TranscriptReader,
     notices_from_inbox,
     open_requests,
     silent_teammates,
     stuck_teammates,
 )
-from teamtui.protocol.transcripts.render import parse_ts
+from teamtui.protocol.claude.transcripts.render import parse_ts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from teamtui.protocol.transcripts import EntryKind, TeamTranscripts
+from teamtui.protocol.claude.transcripts import EntryKind, TeamTranscripts
 from teamtui.protocol.watch import watch_dirs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"

@@ -120,7 +120,7 @@ async def test_shutdown_one_clean_one_silent_native(frozen_native, config_file):
 async def test_a_native_team_led_by_another_process_gets_teamtuis_own_name(frozen_native, config_file):
     """While `teamtui run` leads the team in another process, the dashboard is not its lead: a
     message goes under teamtui's own name, and S asks that lead instead of writing its requests."""
-    from teamtui.protocol.leadpid import mark_lead
+    from teamtui.protocol.native.leadpid import mark_lead
 
     store = find_team(frozen_native)
     lead = subprocess.Popen(["sleep", "60"])  # stands for the other process's lead

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol import journal
+from teamtui.protocol.claude import journal
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.messages import MessageTraffic

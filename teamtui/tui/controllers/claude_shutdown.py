@@ -22,7 +22,7 @@ from typing import Any
 
 from teamtui.protocol import processes
 from teamtui.protocol.claude import member_pane
-from teamtui.protocol.leadproc import lead_environ, lead_state
+from teamtui.protocol.claude.leadproc import lead_environ, lead_state
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.store import TeamStore
 from teamtui.runtime.shutdown import Outcome, ShutdownRun

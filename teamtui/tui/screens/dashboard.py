@@ -226,7 +226,7 @@ class DashboardScreen(Screen[None]):
     def open_store(self, store: TeamStore) -> None:
         """Read the team (the app may hand it over before the panels exist: they show it once mounted)."""
         self.store = store
-        from teamtui.protocol.journal import TeamJournal
+        from teamtui.protocol.claude.journal import TeamJournal
 
         # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.
         journal = TeamJournal.open(store) if store.layout == "claude" else None
@@ -892,7 +892,7 @@ class DashboardScreen(Screen[None]):
         does, rather than write shutdown requests in its name (and race its drain for the replies)."""
         import os
 
-        from teamtui.protocol.leadpid import ask_lead_to_shut_down, running_lead
+        from teamtui.protocol.native.leadpid import ask_lead_to_shut_down, running_lead
 
         assert self.store is not None
         pid = running_lead(self.store)

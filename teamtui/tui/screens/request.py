@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from teamtui.protocol.transcripts import NeedsYou
+from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 

@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from teamtui.protocol.transcripts import NeedsYou
+from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.tui.format import short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text

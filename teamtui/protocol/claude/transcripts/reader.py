@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailReader
-from teamtui.protocol.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, notices_in
-from teamtui.protocol.transcripts.stats import TranscriptStats
+from teamtui.protocol.claude.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, notices_in
+from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 
 # Entries a panel keeps per teammate.
 DEFAULT_WINDOW = 500

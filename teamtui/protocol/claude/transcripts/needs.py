@@ -16,7 +16,7 @@ from typing import Any
 
 from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.text import inert
-from teamtui.protocol.transcripts.render import Notice, describe_payload, one_line, parse_ts
+from teamtui.protocol.claude.transcripts.render import Notice, describe_payload, one_line, parse_ts
 
 _REQUESTS = {"permission_request": "permission_response", "plan_approval_request": "plan_approval_response"}
 _STUCK = ("interrupted", "failed")

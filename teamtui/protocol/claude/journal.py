@@ -244,7 +244,7 @@ class TeamJournal:
                 self._put({"kind": "team_gone", "detail": c.detail})
 
     def _lead_ended(self) -> None:
-        from teamtui.protocol.leadproc import lead_state
+        from teamtui.protocol.claude.leadproc import lead_state
 
         lead = getattr(self.store, "lead_process", None)
         if lead is not None and lead_state(lead) != "alive":

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from teamtui.protocol.transcripts.locate import TranscriptFinder, TranscriptSource
-from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptReader, TranscriptUpdate
+from teamtui.protocol.claude.transcripts.locate import TranscriptFinder, TranscriptSource
+from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptReader, TranscriptUpdate
 
 
 class TeamTranscripts:

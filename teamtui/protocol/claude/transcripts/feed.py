@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from teamtui.protocol.logbuffer import LogBuffer
-from teamtui.protocol.transcripts.needs import (
+from teamtui.protocol.claude.transcripts.needs import (
     NeedsYou,
     notices_from_inbox,
     open_requests,
     silent_teammates,
     stuck_teammates,
 )
-from teamtui.protocol.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptUpdate
-from teamtui.protocol.transcripts.stats import TranscriptStats
-from teamtui.protocol.transcripts.team import TeamTranscripts
+from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptUpdate
+from teamtui.protocol.claude.transcripts.stats import TranscriptStats
+from teamtui.protocol.claude.transcripts.team import TeamTranscripts
 
 if TYPE_CHECKING:
     from teamtui.protocol.models import MemberStatus

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from teamtui.protocol.transcripts.render import parse_ts, token_count, tool_label
+from teamtui.protocol.claude.transcripts.render import parse_ts, token_count, tool_label
 
 # Context windows by model-name prefix (longest prefix wins). A model not listed gets no share.
 CONTEXT_WINDOWS: dict[str, int] = {
