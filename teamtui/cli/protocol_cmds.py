@@ -165,7 +165,7 @@ def cmd_status(ctx: Context) -> int:
     state = TeamState(store)
     state.load_all()
     if ctx.args.json and state.transcripts is not None:
-        state.transcripts.load()  # only where the layout has transcripts: a native status reads no more
+        state.load_transcripts()  # only where the layout has transcripts: a native status reads no more
     done, total = state.board.progress()
     views = state.member_views()
     cfg = state.config

@@ -132,7 +132,7 @@ def follow(ctx: Context, name: str, backlog: int) -> int:
     state.load_all()
     if state.transcripts is not None:
         # A Claude Code teammate writes no log: what it does is in its transcript, read from the end.
-        state.transcripts.take(state.transcripts.read(from_end=True))
+        state.take_transcripts(state.transcripts.read(from_end=True))
     follower = Follower(state, name)
     follower.start(backlog)
     if follower.done:

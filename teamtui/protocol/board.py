@@ -9,6 +9,7 @@ from enum import Enum
 from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.record import Record
 from teamtui.protocol.taskmeta import held_reason, scope_files
+from teamtui.protocol.touching import touch_active
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -185,14 +186,7 @@ class Board:
         return out
 
     def touch_active(self, touch: Touch) -> bool:
-        if touch.task:
-            t = self.tasks.get(touch.task)
-            return t is not None and t.status != TaskStatus.COMPLETED and t.owner == touch.by
-        # Sent while holding no task: until the sender next completes one.
-        return not any(
-            t.owner == touch.by and t.status == TaskStatus.COMPLETED and (t.completed_at or 0) >= touch.at
-            for t in self.tasks.values()
-        )
+        return touch_active(touch, self.tasks)
 
     def view(self, task: Task, claimed: dict[str, str] | None = None, touched: dict[str, str] | None = None) -> TaskView:
         if task.status == TaskStatus.COMPLETED:

@@ -25,6 +25,11 @@ class Settings:
     max_panes: int = 8
     # The name messages teamtui sends carry (never a Claude Code team's lead, `user` or `system`).
     sender: str = DEFAULT_SENDER
+    # The fleet overview: how long an ended team stays listed, and native roots looked at besides the cwd.
+    fleet_keep_hours: float = 24.0
+    roots: list[Path] = field(default_factory=list)
+    # `teamtui serve`'s token, fixed so a bookmarked URL keeps working; None: a new one each start.
+    serve_token: str | None = None
     # Why a setting was ignored, shown once as a notification rather than lost.
     problems: list[str] = field(default_factory=list)
 
@@ -49,7 +54,8 @@ def load_settings(path: Path | None = None) -> Settings:
     km = data.get("keymap", {})
     if isinstance(km, dict):
         s.keymap = {str(k): str(v) for k, v in km.items() if isinstance(v, str)}
-    for key, attr, kind in (("log_lines", "log_lines", int), ("health_timeout", "health_timeout", float)):
+    for key, attr, kind in (("log_lines", "log_lines", int), ("health_timeout", "health_timeout", float),
+                            ("fleet_keep_hours", "fleet_keep_hours", float)):
         v = data.get(key)
         if v is None:
             continue
@@ -57,6 +63,8 @@ def load_settings(path: Path | None = None) -> Settings:
             setattr(s, attr, kind(v))
         else:
             s.problems.append(f"{path}: {key} must be a positive number, got {v!r}")
+    if data.get("roots") is not None:
+        s.roots = _roots(data["roots"], path, s.problems)
     panes = data.get("max_panes")
     if isinstance(panes, int) and not isinstance(panes, bool) and panes > 0:
         s.max_panes = panes
@@ -75,7 +83,37 @@ def load_settings(path: Path | None = None) -> Settings:
         s.teammate_mode = mode
     elif mode is not None:
         s.problems.append(f"{path}: teammate_mode must be auto, in-process or tmux, got {mode!r}")
+    token = data.get("serve_token")
+    if isinstance(token, str) and re.fullmatch(r"[A-Za-z0-9_-]{16,}", token):
+        s.serve_token = token
+    elif token is not None:
+        # The value is a secret: say what is wrong with it, never echo it.
+        if not isinstance(token, str):
+            got = f"a {type(token).__name__}"
+        else:
+            got = f"only {len(token)} characters" if len(token) < 16 else "other characters too"
+        s.problems.append(f"{path}: serve_token must be at least 16 letters, digits, '-' or '_' "
+                          f"(e.g. from `python -c 'import secrets; print(secrets.token_urlsafe())'`), got {got}; "
+                          "using a new random token")
     return s
+
+
+def _roots(value: object, path: Path, problems: list[str]) -> list[Path]:
+    """`roots = ["~/src/api", ...]`: absolute folders, `~` expanded; a bad entry is dropped and said."""
+    if not isinstance(value, list):
+        problems.append(f"{path}: roots must be a list of folders, like roots = [\"~/src/api\"], got {value!r}")
+        return []
+    out = []
+    for item in value:
+        try:
+            root = Path(item).expanduser() if isinstance(item, str) and item and "\0" not in item else None
+        except RuntimeError:  # ~someone who is no user here
+            root = None
+        if root is None or not root.is_absolute():
+            problems.append(f"{path}: each of roots must be an absolute folder or start with ~, got {item!r}; ignored")
+        else:
+            out.append(root)
+    return out
 
 
 _THEME_LINE = re.compile(r'^theme\s*=.*$', re.MULTILINE)

@@ -12,10 +12,10 @@ import os
 import posixpath
 import time
 from collections import deque
-from enum import StrEnum
 from pathlib import Path
 
 from teamtui.protocol.board import Board
+from teamtui.protocol.changes import Change, ChangeKind, LogUpdate, MemberView
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
 from teamtui.protocol.health import is_disappeared
@@ -42,82 +42,13 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 
 if TYPE_CHECKING:
     from typing import Any
 
-    from teamtui.protocol.claude.journal import TeamJournal
-    from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
+    from teamtui.protocol.changes import ChangeObserver, MemberTranscripts
 
 DEFAULT_LOG_LIMIT = 1000
 DEFAULT_MESSAGE_LIMIT = 2000
 DEFAULT_HEALTH_TIMEOUT = 60.0
 # On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
 _LOG_TAIL_BYTES_PER_LINE = 512
-
-
-class ChangeKind(StrEnum):
-    """What a Change is about; its key names the teammate, task or file. A str: `kind == "log"` holds."""
-
-    CONFIG = "config"
-    MEMBER_JOINED = "member_joined"  # key: teammate
-    MEMBER_LEFT = "member_left"  # key: teammate
-    MEMBER_STATUS = "member_status"  # key: teammate, detail: the new status
-    TASK = "task"  # key: task id
-    TASK_COMPLETED = "task_completed"  # key: task id, detail: subject
-    TASK_REMOVED = "task_removed"  # key: task id
-    INBOX = "inbox"  # key: the inbox's owner, messages: the new ones
-    INBOX_READ = "inbox_read"  # key: the inbox's owner
-    DELIVERED = "delivered"  # key: the inbox's owner, messages: those Claude Code took out of it
-    LOG = "log"  # key: teammate, entries: the new lines
-    ERROR = "error"  # key: the file, detail: the first problem
-    ERROR_CLEARED = "error_cleared"  # key: the file
-    TEAM_GONE = "team_gone"  # key: team name
-
-
-class Change(Record):
-    """One thing that changed."""
-
-    __slots__ = ("kind", "key", "detail", "messages", "entries")
-
-    def __init__(
-        self,
-        kind: ChangeKind,
-        key: str = "",
-        detail: str = "",
-        messages: list[Message] | None = None,
-        entries: list[LogEntry] | None = None,
-    ):
-        self.kind = kind
-        self.key = key
-        self.detail = detail
-        self.messages: list[Message] = [] if messages is None else messages
-        self.entries: list[LogEntry] = [] if entries is None else entries
-
-
-class MemberView(Record):
-    __slots__ = ("name", "status", "agent_type", "color", "current_task", "last_activity", "unread",
-                 "disappeared", "departed", "member")
-
-    def __init__(
-        self,
-        name: str,
-        status: MemberStatus,
-        agent_type: str = "",
-        color: str = "",
-        current_task: Task | None = None,
-        last_activity: float | None = None,
-        unread: int = 0,
-        disappeared: bool = False,
-        departed: bool = False,
-        member: Member | None = None,
-    ):
-        self.name = name
-        self.status = status
-        self.agent_type = agent_type
-        self.color = color
-        self.current_task = current_task
-        self.last_activity = last_activity
-        self.unread = unread
-        self.disappeared = disappeared
-        self.departed = departed
-        self.member = member
 
 
 class _Inbox:
@@ -127,7 +58,8 @@ class _Inbox:
         self.tail = TailReader(path)
         self.messages: deque[Message] = deque(maxlen=limit)
         self.unread = 0
-        # Claude Code inboxes: the entries now in the file by entry_key, and keys of those that left it.
+        # A pending queue (Claude Code's): the entries now in the file by the layout's entry_key, and
+        # the keys of those that left it (read_queue keeps both).
         self.pending: dict[str, Message] = {}
         self.gone: dict[str, None] = {}
 
@@ -145,10 +77,10 @@ class TeamState:
         message_limit: int = DEFAULT_MESSAGE_LIMIT,
         health_timeout: float = DEFAULT_HEALTH_TIMEOUT,
         show_internal: bool = False,
-        journal: "TeamJournal | None" = None,
+        journal: ChangeObserver | None = None,
     ):
         self.store = store
-        # Where what is observed is recorded (protocol/claude/journal.py); None records nothing.
+        # Told of every batch (a Claude Code team's journal, protocol/claude/journal.py); None: nobody.
         self.journal = journal
         self.log_limit = log_limit
         self.message_limit = message_limit
@@ -175,11 +107,8 @@ class TeamState:
         # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
         self._refs: dict[Path, FileRef] = {}
         # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
-        self.transcripts: TranscriptFeed | None = None
-        if store.has_transcripts:  # imported only then: a native team's `status` loads no transcript code
-            from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
-
-            self.transcripts = TranscriptFeed(self)
+        # The layout makes it (a native team's `status` loads no transcript code).
+        self.transcripts: MemberTranscripts | None = store.transcript_feed(self) if store.has_transcripts else None
 
     # ------------------------------------------------------------- derived
     @property
@@ -352,8 +281,39 @@ class TeamState:
             if not found and self.transcripts is not None and path not in self._refs:
                 others.append(Path(path))
         if self.transcripts is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
-            changes += self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan)
+            changes += self._take_logs(self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan))
         return changes
+
+    def load_transcripts(self) -> list[Change]:
+        """Every transcript read once, on this thread (`teamtui status`; a UI reads in a thread and
+        hands the result to `take_transcripts`)."""
+        return self.take_transcripts(self.transcripts.read()) if self.transcripts is not None else []
+
+    def take_transcripts(self, updates: dict[str, Any]) -> list[Change]:
+        """What the transcript feed read (`transcripts.read`), put into the log buffers and activity."""
+        assert self.transcripts is not None
+        return self._take_logs(self.transcripts.take(updates))
+
+    def _take_logs(self, updates: list[LogUpdate]) -> list[Change]:
+        changes: list[Change] = []
+        for u in updates:
+            if u.reset or u.member not in self.logs:
+                self.logs[u.member] = LogBuffer(u.member, self.log_limit)  # a new buffer: the panels start over
+            self.logs[u.member].extend(u.entries)
+            if u.last_write is not None and u.last_write > self.activity.get(u.member, 0.0):
+                self.activity[u.member] = u.last_write
+            if u.entries or u.reset:
+                changes.append(Change(ChangeKind.LOG, u.member, entries=u.entries))
+        return changes
+
+    def restore(self, config: TeamConfig, departed: dict[str, Member], tasks: dict[str, Task], messages: list[Message]) -> None:
+        """A team rebuilt from a record of it (the journal) rather than read from its files."""
+        self.config = config
+        self.departed = departed
+        self.tasks = tasks
+        self._board = None
+        self.messages.clear()
+        self.messages.extend(sorted(messages, key=lambda m: m.timestamp)[-self.message_limit :])
 
     def touch(self, member: str, when: float | None = None) -> None:
         if member:
@@ -536,7 +496,7 @@ class TeamState:
             return [Change(ChangeKind.ERROR, member, f"inbox {member!r} ignored: {exc}")]
         if self.store.appends_to_inboxes:
             return self._apply_appended_inbox(member, inbox)
-        return self._apply_claude_inbox(member, inbox)
+        return self._apply_queue_inbox(member, inbox)
 
     def _apply_appended_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
         self.files_read += 1
@@ -580,51 +540,19 @@ class TeamState:
         self.messages.clear()
         self.messages.extend(merged[-self.message_limit :])
 
-    def _apply_claude_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
-        """Claude Code 2.1.178+ treats an inbox as a pending queue: the recipient removes what it
-        took within about a second. So every entry seen is kept here, and one that leaves the
-        file is marked delivered (older versions flip `read` instead, and that is followed too)."""
-        from teamtui.protocol.claude import entry_key  # a Claude Code team's: its layout is loaded
-
+    def _apply_queue_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
+        """An inbox the layout reads as a pending queue (Claude Code's): what entered it is new, what
+        left it was delivered, as the layout's `read_queue` says."""
         self.files_read += 1
-        path = self.store.inbox_path(member)
-        read = self.store.peek(member)
-        changes = self._set_error(path, read.errors)
-        whole_file_error = any(e.line is None for e in read.errors)
-        present: dict[str, Message] = {}
-        for m in read.messages[-self.message_limit :]:
-            present.setdefault(entry_key(m), m)
-        flipped = False
-        new: list[Message] = []
-        for key, fresh in present.items():
-            known = inbox.pending.get(key)
-            if known is None:
-                if key in inbox.gone:
-                    continue  # an entry put back after it left: already recorded
-                inbox.pending[key] = fresh
-                new.append(fresh)
-            elif known.read != fresh.read:
-                known.read = fresh.read
-                flipped = True
-        delivered: list[Message] = []
-        # A file that vanished went with its team, and one that failed to parse says nothing: only a
-        # file that still reads can tell that an entry was taken.
-        if not whole_file_error and path.exists():
-            for key in [k for k in inbox.pending if k not in present]:
-                m = inbox.pending.pop(key)
-                m.delivered = True
-                m.read = True
-                inbox.gone[key] = None
-                delivered.append(m)
-            while len(inbox.gone) > self.message_limit:
-                inbox.gone.pop(next(iter(inbox.gone)))
-        if flipped or delivered:
+        read = self.store.read_queue(member, inbox.pending, inbox.gone, self.message_limit)
+        changes = self._set_error(self.store.inbox_path(member), read.errors)
+        if read.flipped or read.delivered:
             self.touch(member)
             changes.append(Change(ChangeKind.INBOX_READ, member))
-        if delivered:
-            changes.append(Change(ChangeKind.DELIVERED, member, messages=delivered))
+        if read.delivered:
+            changes.append(Change(ChangeKind.DELIVERED, member, messages=read.delivered))
         inbox.count_pending_unread()
-        changes += self._add_messages(inbox, member, new)
+        changes += self._add_messages(inbox, member, read.new)
         inbox.count_pending_unread()
         return changes
 
@@ -689,12 +617,10 @@ class TeamState:
         its inbox before the next read, and then it would never be seen (nor its delivery)."""
         if self.store.appends_to_inboxes:
             return []  # an appended inbox is read on from its offset: the next read has them
-        from teamtui.protocol.claude import entry_key
-
         changes: list[Change] = []
         for m in messages:
             inbox = self._inbox(m.recipient)
-            key = entry_key(m)
+            key = self.store.entry_key(m)
             if key in inbox.pending or key in inbox.gone:
                 continue  # the feed read it first
             inbox.pending[key] = m

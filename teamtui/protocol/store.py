@@ -211,10 +211,9 @@ class TeamStore(ABC):
         return self.lead_name if self.may_write_as_lead() else configured
 
     def may_write_as_lead(self) -> bool:
-        """Whether this process may write under the lead's name (see `outgoing_sender`)."""
-        from teamtui.protocol.native.leadpid import speaks_for_lead
-
-        return speaks_for_lead(self)
+        """Whether this process may write under the lead's name (see `outgoing_sender`): never,
+        unless the layout says when (a native team's: protocol/native/leadpid.py)."""
+        return False
 
     def check_recipient(self, to: str) -> None:
         """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
@@ -312,3 +311,20 @@ class TeamStore(ABC):
 
     def update_task(self, task_id: str, **fields: Any) -> Task:
         raise self._unsupported("updating tasks")
+
+    def entry_key(self, msg: Message) -> str:
+        """What identifies one inbox entry across rewrites of a whole-file inbox (not appends_to_inboxes)."""
+        raise self._unsupported("whole-file inboxes")
+
+    def read_queue(self, member: str, pending: dict[str, Message], gone: dict[str, None], limit: int) -> Any:
+        """An inbox rewritten whole, followed as a pending queue: new, delivered (not appends_to_inboxes)."""
+        raise self._unsupported("whole-file inboxes")
+
+    def transcript_feed(self, state: Any) -> Any:
+        """The members' transcripts kept in step with `state` (has_transcripts)."""
+        raise self._unsupported("transcripts")
+
+    def open_journal(self) -> Any:
+        """Where a watcher records what it saw, for a layout whose files are pruned or deleted
+        behind it (None: the files themselves are the record)."""
+        return None

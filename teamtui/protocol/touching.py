@@ -14,13 +14,13 @@ import time
 from teamtui.protocol.errors import ParseError, ReadError
 from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
 from teamtui.protocol.locks import FileLock
-from teamtui.protocol.models import Message, TaskStatus
+from teamtui.protocol.models import Message, Task, TaskStatus
 from teamtui.protocol.record import FrozenRecord, init_field
 from teamtui.protocol.store import TeamStore
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
 # One line, the keyword, then the path; a path is data, bounded, never a file teamtui opens.
@@ -43,6 +43,18 @@ class Touch(FrozenRecord):
 
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
+
+
+def touch_active(touch: Touch, tasks: Mapping[str, Task]) -> bool:
+    """Whether a touch still withholds its file: its task is not completed (and still its sender's)."""
+    if touch.task:
+        t = tasks.get(touch.task)
+        return t is not None and t.status != TaskStatus.COMPLETED and t.owner == touch.by
+    # Sent while holding no task: until the sender next completes one.
+    return not any(
+        t.owner == touch.by and t.status == TaskStatus.COMPLETED and (t.completed_at or 0) >= touch.at
+        for t in tasks.values()
+    )
 
 
 def touched_path(text: str) -> str | None:
@@ -85,17 +97,15 @@ def record_touch(store: TeamStore, path: str, by: str, *, at: float | None = Non
     tasks, _ = store.list_tasks(include_internal=True)
     holding = next((t.id for t in tasks if t.owner == by and t.status == TaskStatus.IN_PROGRESS), "")
     touch = Touch(path, by, holding, time.time() if at is None else at)
-    from teamtui.protocol.board import Board
-
     file = ensure_inside(touches_path(store), store.root)
     ensure_dir(file.parent, store.root)
     with FileLock(file.with_name("touching.lock")):
         current, error = load_touches(store)
         if error is not None and file.exists():
             raise ParseError(error)  # never rewrite a file we could not read
-        board = Board(tasks, current)
+        by_id = {t.id: t for t in tasks}
         # Keep only what still counts, and one entry per (file, sender).
-        kept = [t for t in current if board.touch_active(t) and (t.path, t.by) != (path, by)]
+        kept = [t for t in current if touch_active(t, by_id) and (t.path, t.by) != (path, by)]
         kept.append(touch)
         write_json_atomic(file, {"touches": [t.to_json() for t in kept[-MAX_TOUCHES:]]})
     return touch

@@ -166,7 +166,8 @@ class TeamTUI(App[None]):
 
     def _open_journal(self, name: str) -> bool:
         """`--team NAME` of a team that has ended: open it read-only from the journal."""
-        from teamtui.protocol.claude.journal import find_journal, load_state
+        from teamtui.protocol.claude.ended import load_state
+        from teamtui.protocol.claude.journal import find_journal
 
         for entry in find_journal(name):
             try:

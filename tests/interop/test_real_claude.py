@@ -348,7 +348,7 @@ def test_the_lead_exiting_ends_the_team_and_the_journal_keeps_it(session: Sessio
     assert timeline.returncode == 0
     assert "KEYMSG-" in timeline.stdout and "delivered to" in timeline.stdout and "team ended" in timeline.stdout
     assert "task #1" in timeline.stdout
-    from teamtui.protocol.claude.journal import load_state
+    from teamtui.protocol.claude.ended import load_state
 
     state = load_state(Path(row["file"]))
     assert state.name == team and [t.subject for t in state.tasks.values()] == ["probe task one"]

@@ -14,7 +14,8 @@ import pytest
 
 from teamtui.protocol.claude import journal
 from teamtui.protocol.claude import ClaudeTeam
-from teamtui.protocol.claude.journal import TeamJournal, journal_file, list_teams, load_state, read_records
+from teamtui.protocol.claude.ended import load_state
+from teamtui.protocol.claude.journal import TeamJournal, journal_file, list_teams, read_records
 from teamtui.protocol.settings import load_settings
 from teamtui.protocol.state import TeamState
 

@@ -13,6 +13,7 @@ from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, wri
 from teamtui.protocol.locks import DirLock
 from teamtui.protocol.models import Message, decode_payload
 from teamtui.protocol.names import check_name
+from teamtui.protocol.record import Record
 from teamtui.protocol.store import InboxRead, validation_reason
 from teamtui.protocol.wire import ValidationError
 
@@ -38,7 +39,65 @@ def stringify_protocol(payload: dict[str, Any]) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
 
 
+class QueueRead(Record):
+    """One read of a pending-queue inbox against what was known of it."""
+
+    __slots__ = ("new", "delivered", "flipped", "errors")
+
+    def __init__(self, new: list[Message], delivered: list[Message], flipped: bool, errors: list[ReadError]):
+        self.new = new  # entries seen for the first time
+        self.delivered = delivered  # entries that left the file: the recipient took them
+        self.flipped = flipped  # an entry's `read` changed (versions before the pending queue)
+        self.errors = errors
+
+
+def follow_queue(
+    pending: dict[str, Message], gone: dict[str, None], read: InboxRead, file_there: bool, limit: int
+) -> QueueRead:
+    """Claude Code 2.1.178+ treats an inbox as a pending queue: the recipient removes what it took
+    within about a second. So every entry seen is kept (`pending`, by entry_key), and one that
+    leaves the file is marked delivered and remembered in `gone` (older versions flip `read`
+    instead, and that is followed too). Both dicts are the caller's, updated in place."""
+    whole_file_error = any(e.line is None for e in read.errors)
+    present: dict[str, Message] = {}
+    for m in read.messages[-limit:]:
+        present.setdefault(entry_key(m), m)
+    flipped = False
+    new: list[Message] = []
+    for key, fresh in present.items():
+        known = pending.get(key)
+        if known is None:
+            if key in gone:
+                continue  # an entry put back after it left: already recorded
+            pending[key] = fresh
+            new.append(fresh)
+        elif known.read != fresh.read:
+            known.read = fresh.read
+            flipped = True
+    delivered: list[Message] = []
+    # A file that vanished went with its team, and one that failed to parse says nothing: only a
+    # file that still reads can tell that an entry was taken.
+    if not whole_file_error and file_there:
+        for key in [k for k in pending if k not in present]:
+            m = pending.pop(key)
+            m.delivered = True
+            m.read = True
+            gone[key] = None
+            delivered.append(m)
+        while len(gone) > limit:
+            gone.pop(next(iter(gone)))
+    return QueueRead(new, delivered, flipped, list(read.errors))
+
+
 class ClaudeInbox(ClaudeLayout):
+    def entry_key(self, msg: Message) -> str:
+        return entry_key(msg)
+
+    def read_queue(self, member: str, pending: dict[str, Message], gone: dict[str, None], limit: int) -> QueueRead:
+        """`member`'s inbox read whole and followed as a pending queue (see follow_queue)."""
+        read = self.peek(member)
+        return follow_queue(pending, gone, read, self.inbox_path(member).exists(), limit)
+
     def inbox_owners(self) -> list[str]:
         try:
             return sorted(p.name[:-5] for p in self.inbox_dir.iterdir() if p.name.endswith(".json"))

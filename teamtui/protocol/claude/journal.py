@@ -29,7 +29,9 @@ from teamtui.protocol.names import claude_sanitize
 
 if TYPE_CHECKING:
     from teamtui.protocol.models import Message
-    from teamtui.protocol.state import Change, TeamState
+    from teamtui.protocol.changes import Change
+    from teamtui.protocol.claude.layout import ClaudeLayout
+    from teamtui.protocol.state import TeamState
     from teamtui.protocol.store import TeamStore
 
 # One file is rotated when it passes this size; with its one older generation a team costs at most twice it.
@@ -162,14 +164,14 @@ def message_record(m: "Message", key: str) -> dict[str, Any]:
 class TeamJournal:
     """What one watcher records about one team. `observe` is called with each batch of changes."""
 
-    store: "TeamStore"
+    store: "ClaudeLayout"
     path: Path
     _header: str = ""
     _tasks: dict[str, tuple] = field(default_factory=dict)
     _ended: bool = False
 
     @classmethod
-    def open(cls, store: "TeamStore", directory: Path | None = None) -> "TeamJournal":
+    def open(cls, store: "ClaudeLayout", directory: Path | None = None) -> "TeamJournal":
         return cls(store, journal_file(store, directory))
 
     def _put(self, record: dict[str, Any]) -> None:
@@ -180,10 +182,10 @@ class TeamJournal:
         _WRITER.put(self.path, line, self._header)
 
     def _team_record(self, state: "TeamState") -> dict[str, Any]:
-        from teamtui.protocol.claude import member_backend, member_pane
+        from teamtui.protocol.claude.config import member_backend, member_pane
 
         cfg = state.config
-        lead = getattr(self.store, "lead_process", None)
+        lead = self.store.lead_process
         return {
             "kind": "team",
             "team": state.name,
@@ -192,7 +194,7 @@ class TeamJournal:
             "lead": state.lead,
             "description": cfg.description if cfg else "",
             "created_at": cfg.created_at if cfg else None,
-            "task_list": getattr(self.store, "task_list", None),
+            "task_list": self.store.task_list,
             "lead_pid": lead.pid if lead else None,
             "members": [
                 {
@@ -208,7 +210,7 @@ class TeamJournal:
         }
 
     def observe(self, state: "TeamState", changes: Iterable["Change"]) -> None:
-        from teamtui.protocol.claude import entry_key
+        from teamtui.protocol.claude.inbox import entry_key
 
         if not self._header and state.config is not None:
             self._put(self._team_record(state))
@@ -246,7 +248,7 @@ class TeamJournal:
     def _lead_ended(self) -> None:
         from teamtui.protocol.claude.leadproc import lead_state
 
-        lead = getattr(self.store, "lead_process", None)
+        lead = self.store.lead_process
         if lead is not None and lead_state(lead) != "alive":
             self._put({"kind": "lead_ended", "pid": lead.pid})
 
@@ -333,69 +335,3 @@ def list_teams(directory: Path | None = None) -> list[JournalTeam]:
 
 def find_journal(name: str, directory: Path | None = None) -> list[JournalTeam]:
     return [t for t in list_teams(directory) if t.name == name]
-
-
-def load_state(path: Path) -> "TeamState":
-    """An ended team rebuilt from its journal: config (members who left included as departed),
-    tasks and every message with its delivered flag. Read-only: its store's paths are gone."""
-    from teamtui.protocol.claude import ClaudeTeam
-    from teamtui.protocol.models import Member, Message, MemberStatus, Task, TeamConfig
-    from teamtui.protocol.native import NativeTeam
-    from teamtui.protocol.state import TeamState
-
-    records = read_records(path)
-    head = next((r for r in records if r.get("kind") == "team"), None)
-    if head is None:
-        raise ValueError(f"{path}: no team record in this journal")
-    name, root, layout = str(head.get("team")), Path(str(head.get("root") or ".")), head.get("layout")
-    store = ClaudeTeam(root, name) if layout == "claude" else NativeTeam(root, name)
-    state = TeamState(store)
-    members: dict[str, Member] = {}
-    left: dict[str, Member] = {}
-    messages: dict[str, Message] = {}
-    tasks: dict[str, Task] = {}
-    for rec in records:
-        kind = rec.get("kind")
-        if kind == "team":
-            for m in rec.get("members") or []:
-                if isinstance(m, dict) and isinstance(m.get("name"), str):
-                    members[m["name"]] = Member(
-                        name=m["name"], agent_type=m.get("agent_type") or "", color=m.get("color") or "",
-                        backend_type=m.get("backend") or "", tmux_pane_id=m.get("pane") or "",
-                    )
-                    left.pop(m["name"], None)
-        elif kind == "member_joined" and isinstance(rec.get("name"), str):
-            members[rec["name"]] = Member(name=rec["name"], agent_type=rec.get("agent_type") or "", color=rec.get("color") or "")
-            left.pop(rec["name"], None)
-        elif kind == "member_left" and rec.get("name") in members:
-            left[rec["name"]] = members.pop(rec["name"])
-        elif kind == "message" and isinstance(rec.get("key"), str) and rec["key"] not in messages:
-            messages[rec["key"]] = Message(
-                type=str(rec.get("type") or "message"), sender=str(rec.get("from") or ""),
-                recipient=str(rec.get("to") or ""), content=str(rec.get("text") or ""),
-                summary=str(rec.get("summary") or ""), timestamp=float(rec.get("at") or 0.0),
-                read=rec.get("read") if isinstance(rec.get("read"), bool) else None,
-            )
-        elif kind == "delivered" and rec.get("key") in messages:
-            messages[rec["key"]].delivered = True
-            messages[rec["key"]].read = True
-        elif kind == "task" and isinstance(rec.get("id"), str):
-            try:
-                tasks[rec["id"]] = Task(
-                    id=rec["id"], subject=rec.get("subject") or "", description=rec.get("description") or "",
-                    status=rec.get("status") or "pending", owner=rec.get("owner") or "",
-                    blocked_by=rec.get("blocked_by") or [],
-                )
-            except ValueError:
-                continue
-        elif kind == "task_removed":
-            tasks.pop(str(rec.get("id")), None)
-    cfg = TeamConfig(name=name, lead=str(head.get("lead") or store.default_lead), description=str(head.get("description") or ""))
-    cfg.members = list(members.values())
-    state.config = cfg
-    for m in left.values():
-        m.status = MemberStatus.SHUTDOWN
-    state.departed = left
-    state.tasks = tasks
-    state.messages.extend(sorted(messages.values(), key=lambda m: m.timestamp)[-state.message_limit :])
-    return state

@@ -6,6 +6,13 @@ from teamtui.protocol.claude.config import ClaudeConfig
 from teamtui.protocol.claude.inbox import ClaudeInbox
 from teamtui.protocol.claude.tasks import ClaudeTasks
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    from teamtui.protocol.claude.journal import TeamJournal
+    from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
+
 
 class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     """One team of Claude Code's agent teams."""
@@ -17,3 +24,14 @@ class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     writes_shutdown_results = False
     shutdown_via_lead = True
     has_transcripts = True
+
+    def transcript_feed(self, state: Any) -> TranscriptFeed:
+        from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
+
+        return TranscriptFeed(state)
+
+    def open_journal(self) -> TeamJournal:
+        # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.
+        from teamtui.protocol.claude.journal import TeamJournal
+
+        return TeamJournal.open(self)

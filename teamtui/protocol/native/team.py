@@ -21,6 +21,12 @@ class NativeTeam(NativeConfig, NativeInbox, NativeTasks):
     appends_to_inboxes = True
     writes_shutdown_results = True
 
+    def may_write_as_lead(self) -> bool:
+        """The person at the terminal is the lead unless a teamtui lead runs the team (see leadpid)."""
+        from teamtui.protocol.native.leadpid import speaks_for_lead
+
+        return speaks_for_lead(self)
+
     def log_files(self) -> list[Path]:
         try:
             return sorted(p for p in self.logs_dir.iterdir() if p.suffix in (".jsonl", ".log"))

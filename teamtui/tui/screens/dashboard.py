@@ -226,11 +226,7 @@ class DashboardScreen(Screen[None]):
     def open_store(self, store: TeamStore) -> None:
         """Read the team (the app may hand it over before the panels exist: they show it once mounted)."""
         self.store = store
-        from teamtui.protocol.claude.journal import TeamJournal
-
-        # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.
-        journal = TeamJournal.open(store) if store.layout == "claude" else None
-        self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout, journal=journal)
+        self.state = TeamState(store, log_limit=self.log_limit, health_timeout=self.health_timeout, journal=store.open_journal())
         with first_load():
             self.state.load_all()
         if self.is_mounted:
@@ -284,7 +280,7 @@ class DashboardScreen(Screen[None]):
                     reading = None
                     t0 = time.perf_counter()
                     # What was written before the watches were in place: read on from each offset.
-                    changes = transcripts.take(updates) + self.state.apply_batch([], rescan=True)
+                    changes = self.state.take_transcripts(updates) + self.state.apply_batch([], rescan=True)
                     self.post_message(TeamChanged(changes, full=True, read_seconds=time.perf_counter() - t0))
                     if transcripts.counting:  # after the frame with the log panels: its thread would slow that frame (GIL)
                         self.call_after_refresh(self._count_transcripts)

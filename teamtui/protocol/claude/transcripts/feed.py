@@ -1,8 +1,10 @@
 """A team's transcripts kept in step with its TeamState, fed by the same watch batches.
 
-Entries go into TeamState's per-member log buffers (so the log panels show them as they show a
-native log), each transcript's last write counts as the member's activity (the health rule), and
-what waits for a person is worked out from the notices and inboxes already read.
+Each read returns `LogUpdate`s that TeamState applies: entries go into its per-member log buffers
+(so the log panels show them as they show a native log), and each transcript's last write counts
+as the member's activity (the health rule). What waits for a person is worked out from the
+notices and inboxes already read. The feed reads the team through `TeamView`, never TeamState's
+module: the state owns the feed, not the other way round.
 
 The first read of every transcript (`read`) touches nothing but this object's own readers: a UI
 runs it in a thread and hands the result to `take` on its own loop. Until then nothing else here
@@ -15,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from teamtui.protocol.logbuffer import LogBuffer
+from teamtui.protocol.changes import LogUpdate, MemberView
+from teamtui.protocol.models import Message, MemberStatus, TeamConfig
 from teamtui.protocol.claude.transcripts.needs import (
     NeedsYou,
     notices_from_inbox,
@@ -29,9 +32,22 @@ from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 from teamtui.protocol.claude.transcripts.team import TeamTranscripts
 
-if TYPE_CHECKING:
-    from teamtui.protocol.models import MemberStatus
-    from teamtui.protocol.state import Change, MemberView, TeamState
+
+class TeamView(Protocol):
+    """What the feed reads of the team it belongs to (TeamState is one)."""
+
+    @property
+    def store(self) -> Any: ...
+    @property
+    def config(self) -> TeamConfig | None: ...
+    @property
+    def lead(self) -> str: ...
+    log_limit: int
+    health_timeout: float
+    @property
+    def messages(self) -> Iterable[Message]: ...
+    def inbox_messages(self, member: str) -> list[Message]: ...
+    def member_views(self, now: float | None = None) -> list[MemberView]: ...
 
 # Inbox message types that say something "needs you" cares about; other messages are not parsed.
 _NOTICE_TYPES = frozenset(
@@ -40,7 +56,7 @@ _NOTICE_TYPES = frozenset(
 
 
 class TranscriptFeed:
-    def __init__(self, state: TeamState):
+    def __init__(self, state: TeamView):
         self.state = state
         self.team: TeamTranscripts | None = None  # made by the first read
         self.ready = False  # `take` has run once: the figures are the transcripts'
@@ -85,31 +101,17 @@ class TranscriptFeed:
         """Add the counted heads, on the loop that took the reads; the members whose sums are now known."""
         return self.team.take_heads(heads) if self.team is not None else []
 
-    def load(self) -> list[Change]:
-        """`read` and `take` in one go, for a caller without a UI loop (`teamtui status`)."""
-        return self.take(self.read())
-
-    def take(self, updates: dict[str, TranscriptUpdate]) -> list[Change]:
-        """Put what was read into TeamState's log buffers and activity: on the caller's loop."""
-        from teamtui.protocol.state import Change, ChangeKind
-
+    def take(self, updates: dict[str, TranscriptUpdate]) -> list[LogUpdate]:
+        """What was read, as the log lines and activity TeamState applies (TeamState.take_transcripts)."""
         self.ready = True
-        state = self.state
-        changes: list[Change] = []
+        out: list[LogUpdate] = []
         for member, update in updates.items():
-            if update.reset or member not in state.logs:
-                state.logs[member] = LogBuffer(member, state.log_limit)  # a new buffer: the panels start over
-            entries = [e.as_log_entry(member) for e in update.entries]
-            state.logs[member].extend(entries)
             stats = self.stats(member)
-            if stats is not None and stats.last_write is not None:
-                if stats.last_write > state.activity.get(member, 0.0):
-                    state.activity[member] = stats.last_write
-            if entries or update.reset:
-                changes.append(Change(ChangeKind.LOG, member, entries=entries))
-        return changes
+            last_write = stats.last_write if stats is not None else None
+            out.append(LogUpdate(member, [e.as_log_entry(member) for e in update.entries], update.reset, last_write))
+        return out
 
-    def apply(self, paths: Iterable[Path], *, rescan: bool = False) -> list[Change]:
+    def apply(self, paths: Iterable[Path], *, rescan: bool = False) -> list[LogUpdate]:
         """A watch batch's paths under the project folders (or a rescan)."""
         if self.team is None:
             return []  # the first read has not run: it will see these
@@ -147,9 +149,6 @@ class TranscriptFeed:
     def lead_view(self) -> MemberView | None:
         """The lead as a row of the team (Claude Code keeps it out of `members`), once its
         transcript was read: working or idle as the transcript says."""
-        from teamtui.protocol.models import MemberStatus
-        from teamtui.protocol.state import MemberView
-
         lead = self.state.lead
         stats = self.stats(lead) if self.ready else None
         if stats is None:
@@ -161,8 +160,6 @@ class TranscriptFeed:
     def status_of(self, member: str) -> MemberStatus | None:
         """Working or idle as `member`'s transcript says (the lead and in-process teammates have no
         `isActive`); None when it says nothing yet."""
-        from teamtui.protocol.models import MemberStatus
-
         stats = self.stats(member) if self.ready else None
         kind = stats.activity.kind if stats is not None and stats.activity is not None else None
         return None if kind is None else MemberStatus.IDLE if kind == "idle" else MemberStatus.WORKING

@@ -1,0 +1,111 @@
+"""What changed in a team, and how one member looks: the records TeamState hands to everyone
+who follows a team (a screen, the journal, the lead, a stream). A leaf: it imports no other
+part of the team's machinery, so the transcript feed and the journal can speak it too."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from teamtui.protocol.models import LogEntry, Member, MemberStatus, Message, Task
+from teamtui.protocol.record import Record
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, Protocol
+
+    class ChangeObserver(Protocol):
+        """Told of every batch a TeamState applies (the journal is one)."""
+
+        def observe(self, state: Any, changes: Iterable[Change]) -> None: ...
+
+    class MemberTranscripts(Protocol):
+        """The members' transcripts as TeamState uses them (a Claude Code team's TranscriptFeed)."""
+
+        def watch_dirs(self) -> list[Any]: ...
+        def concerns(self, path: Any) -> bool: ...
+        def read(self, *, from_end: bool = False) -> dict[str, Any]: ...
+        def take(self, updates: dict[str, Any]) -> list[LogUpdate]: ...
+        def apply(self, paths: Iterable[Any], *, rescan: bool = False) -> list[LogUpdate]: ...
+        def status_of(self, member: str) -> MemberStatus | None: ...
+
+
+class ChangeKind(StrEnum):
+    """What a Change is about; its key names the teammate, task or file. A str: `kind == "log"` holds."""
+
+    CONFIG = "config"
+    MEMBER_JOINED = "member_joined"  # key: teammate
+    MEMBER_LEFT = "member_left"  # key: teammate
+    MEMBER_STATUS = "member_status"  # key: teammate, detail: the new status
+    TASK = "task"  # key: task id
+    TASK_COMPLETED = "task_completed"  # key: task id, detail: subject
+    TASK_REMOVED = "task_removed"  # key: task id
+    INBOX = "inbox"  # key: the inbox's owner, messages: the new ones
+    INBOX_READ = "inbox_read"  # key: the inbox's owner
+    DELIVERED = "delivered"  # key: the inbox's owner, messages: those Claude Code took out of it
+    LOG = "log"  # key: teammate, entries: the new lines
+    ERROR = "error"  # key: the file, detail: the first problem
+    ERROR_CLEARED = "error_cleared"  # key: the file
+    TEAM_GONE = "team_gone"  # key: team name
+
+
+class Change(Record):
+    """One thing that changed."""
+
+    __slots__ = ("kind", "key", "detail", "messages", "entries")
+
+    def __init__(
+        self,
+        kind: ChangeKind,
+        key: str = "",
+        detail: str = "",
+        messages: list[Message] | None = None,
+        entries: list[LogEntry] | None = None,
+    ):
+        self.kind = kind
+        self.key = key
+        self.detail = detail
+        self.messages: list[Message] = [] if messages is None else messages
+        self.entries: list[LogEntry] = [] if entries is None else entries
+
+
+class MemberView(Record):
+    __slots__ = ("name", "status", "agent_type", "color", "current_task", "last_activity", "unread",
+                 "disappeared", "departed", "member")
+
+    def __init__(
+        self,
+        name: str,
+        status: MemberStatus,
+        agent_type: str = "",
+        color: str = "",
+        current_task: Task | None = None,
+        last_activity: float | None = None,
+        unread: int = 0,
+        disappeared: bool = False,
+        departed: bool = False,
+        member: Member | None = None,
+    ):
+        self.name = name
+        self.status = status
+        self.agent_type = agent_type
+        self.color = color
+        self.current_task = current_task
+        self.last_activity = last_activity
+        self.unread = unread
+        self.disappeared = disappeared
+        self.departed = departed
+        self.member = member
+
+
+class LogUpdate(Record):
+    """New lines of one member's log from somewhere other than a team file (a transcript):
+    TeamState puts them into its log buffer and counts `last_write` as the member's activity."""
+
+    __slots__ = ("member", "entries", "reset", "last_write")
+
+    def __init__(self, member: str, entries: list[LogEntry], reset: bool = False, last_write: float | None = None):
+        self.member = member
+        self.entries = entries
+        self.reset = reset  # the source started over: so does the buffer
+        self.last_write = last_write

@@ -1,0 +1,210 @@
+"""Which teams the control room shows: every team of this machine, live or lately ended.
+
+- Claude Code's teams under its config folder ($CLAUDE_CONFIG_DIR, else ~/.claude);
+- the native team(s) under the current directory, and under each root of config.toml's `roots`
+  or given on the command line (a root holding Claude Code's layout is read as one);
+- every team a `teamtui run` / `teamtui demo` on this machine leads (registry.py);
+- teams that ended within `fleet_keep_hours` (config.toml, default 24), from the journal.
+
+A team found twice is one: a run's registration wins over the folder it leads (source "run").
+A folder that is half-written, unreadable or hostile is listed with its problem; nothing here
+raises for what is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from teamtui.protocol.fleet.registry import RunEntry, live_runs, registry_dir
+from teamtui.protocol.fleet.scan import folder_problem, scan_teams, teams_folder
+from teamtui.protocol.layout import detect_layout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from teamtui.protocol.settings import Settings
+
+    Source = Literal["claude", "native", "run"]
+
+HOUR = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class FleetTeam:
+    """One team of the fleet: where it is, who found it, whether it ended, what is wrong with it."""
+
+    root: Path
+    name: str  # the team's folder name (a hostile one is kept as found: show it through `inert`)
+    layout: str  # "claude" | "native"
+    source: str  # "claude" | "native" | "run" (led by a teamtui run on this machine)
+    ended: bool = False
+    ended_at: float | None = None
+    problem: str | None = None
+    run: RunEntry | None = None  # the registration of a "run" team
+    journal: Path | None = None  # the journal file an ended team is read back from
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return team_key(self.layout, self.root, self.name)
+
+
+@dataclass(slots=True)
+class Fleet:
+    teams: list[FleetTeam] = field(default_factory=list)
+    # What the person should hear about (a bad setting, a configured root that is not a folder).
+    problems: list[str] = field(default_factory=list)
+
+
+def team_key(layout: str, root: Path | str, name: str) -> tuple[str, str, str]:
+    """What makes two findings the same team: the layout, the real root and the folder name."""
+    try:
+        real = os.path.realpath(root)
+    except (OSError, ValueError):  # a NUL in a path read from a file: compared as written
+        real = str(root)
+    return (layout, real, name)
+
+
+def _journal():  # noqa: ANN202 - the module, imported only when ended teams are asked for
+    from teamtui.protocol.claude import journal
+
+    return journal
+
+
+def _settings(settings: Settings | None) -> Settings:
+    if settings is not None:
+        return settings
+    from teamtui.protocol.settings import load_settings
+
+    return load_settings()
+
+
+def _claude_root(claude_root: Path | None) -> Path:
+    if claude_root is not None:
+        return Path(claude_root)
+    from teamtui.protocol.claude import default_claude_root
+
+    return default_claude_root()
+
+
+def explicit_roots(roots: Iterable[Path | str], settings: Settings) -> list[Path]:
+    """config.toml's roots, then those given on the command line, each once (`~` expanded)."""
+    out: dict[str, Path] = {}
+    for root in [*settings.roots, *roots]:
+        path = Path(root).expanduser()
+        out.setdefault(os.path.realpath(path), path)
+    return list(out.values())
+
+
+def _run_team(entry: RunEntry) -> FleetTeam:
+    folder = teams_folder(entry.root, entry.layout) / entry.team  # type: ignore[arg-type]
+    return FleetTeam(entry.root, entry.team, entry.layout, "run", problem=folder_problem(folder), run=entry)
+
+
+def _teams_under(root: Path, layout: str, source: str) -> list[FleetTeam]:
+    return [FleetTeam(root, name, layout, source, problem=problem) for name, problem in scan_teams(root, layout)]  # type: ignore[arg-type]
+
+
+def _has_config(folder: Path) -> bool:
+    try:
+        return (folder / "config.json").exists()
+    except (OSError, ValueError):  # a name from the journal with a NUL in it: no such folder
+        return False
+
+
+def _ended_teams(directory: Path | None, since: float, live: set[tuple[str, str, str]]) -> list[FleetTeam]:
+    """Teams the journal saw end (or whose folder is gone) at or after `since`, newest first."""
+    journal = _journal()
+    out: list[FleetTeam] = []
+    for path in journal.journal_files(directory):
+        try:
+            if path.stat().st_mtime < since:
+                continue  # nothing written since the window opened: it cannot have ended in it
+        except OSError:
+            continue
+        jt = journal.summarize(path)
+        if jt is None or not jt.name or jt.layout not in ("claude", "native") or not jt.root:
+            continue
+        key = team_key(jt.layout, jt.root, jt.name)
+        if key in live:
+            continue
+        if _has_config(teams_folder(Path(jt.root), jt.layout) / jt.name):  # type: ignore[arg-type]
+            continue  # live outside the roots looked at, or back under its name: not an ended row
+        # A folder gone without a team_gone record (no dashboard saw it go): ended when last seen.
+        ended_at = jt.ended_at if jt.ended_at is not None else jt.last_seen
+        if ended_at >= since:
+            out.append(FleetTeam(Path(jt.root), jt.name, jt.layout, jt.layout, ended=True, ended_at=ended_at, journal=path))
+    return sorted(out, key=lambda t: t.ended_at or 0.0, reverse=True)
+
+
+def discover_fleet(
+    roots: Sequence[Path | str] = (),
+    *,
+    cwd: Path | None = None,
+    claude_root: Path | None = None,
+    settings: Settings | None = None,
+    now: float | None = None,
+    registry: Path | None = None,
+    journal: Path | None = None,
+    ended: bool = True,
+) -> Fleet:
+    """Every team the control room shows. `roots`: native roots given on the command line;
+    `cwd` (default the current directory) is looked at for a native `.teams/` only; `registry`,
+    `journal`: other folders than $XDG_STATE_HOME's (tests); `ended=False` skips the journal."""
+    settings = _settings(settings)
+    now = time.time() if now is None else now
+    fleet = Fleet(problems=list(settings.problems))
+    found: dict[tuple[str, str, str], FleetTeam] = {}
+
+    def add(teams: Iterable[FleetTeam]) -> None:
+        for team in teams:
+            found.setdefault(team.key, team)  # the first finding wins: runs are added first
+
+    add(_run_team(e) for e in live_runs(registry))
+    add(_teams_under(_claude_root(claude_root), "claude", "claude"))
+    add(_teams_under(Path.cwd() if cwd is None else Path(cwd), "native", "native"))
+    for root in explicit_roots(roots, settings):
+        if not root.is_dir():
+            fleet.problems.append(f"{root}: not a folder (a root in config.toml or on the command line)")
+            continue
+        layout = detect_layout(root)
+        if layout is not None:
+            add(_teams_under(root, layout, layout))
+    if ended:
+        add(_ended_teams(journal, now - settings.fleet_keep_hours * HOUR, set(found)))
+    fleet.teams = list(found.values())
+    return fleet
+
+
+def fleet_watch_dirs(
+    roots: Sequence[Path | str] = (),
+    *,
+    cwd: Path | None = None,
+    claude_root: Path | None = None,
+    settings: Settings | None = None,
+    registry: Path | None = None,
+    journal: Path | None = None,
+) -> list[Path]:
+    """The folders whose changes can change the fleet, for a watcher (no polling).
+
+    Claude Code's `teams/`, each native root's `.teams/` (and an explicit root's `teams/` when it
+    holds Claude Code's layout): a team folder appears, vanishes or gets its config.json, so
+    watch them recursively. The registry: a run starts or ends (a file appears or goes). The
+    journal: a team seen ending (busy: every message a dashboard journals lands there too).
+    Some may not exist yet: watch.py's watch_dirs waits for them on their nearest parent.
+    A team ages out of the ended list at ended_at + fleet_keep_hours: a timer's job, not a file's."""
+    settings = _settings(settings)
+    dirs = [teams_folder(_claude_root(claude_root), "claude"), teams_folder(Path.cwd() if cwd is None else Path(cwd), "native")]
+    for root in explicit_roots(roots, settings):
+        dirs.append(teams_folder(root, "native"))
+        if detect_layout(root) == "claude":
+            dirs.append(teams_folder(root, "claude"))
+    dirs += [registry or registry_dir(), journal or _journal().journal_dir()]
+    out: dict[str, Path] = {}
+    for d in dirs:
+        out.setdefault(os.path.realpath(d), d)
+    return list(out.values())
