@@ -5,8 +5,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 BSTAMP := $(VENV)/.installed-bench
+LSTAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test test-pythons test-python stress interop bench screenshots install clean
+.PHONY: demo test lint test-pythons test-python stress interop bench screenshots install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +27,18 @@ demo: $(STAMP)
 test: $(TSTAMP)
 	$(PY) -m pytest -q
 
+$(LSTAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e '.[lint]'
+	touch $@
+
+# The linter and the type checker (pinned in the `lint` extra; their settings are in pyproject.toml).
+# Both run, and the target fails if either found something.
+lint: $(LSTAMP)
+	@status=0; \
+	$(VENV)/bin/ruff check teamtui || status=1; \
+	$(PY) -m mypy teamtui || status=1; \
+	exit $$status
+
 # The Pythons teamtui claims (requires-python, README): the oldest and the newest, each in a venv
 # of its own (.venv-3.11, .venv-3.13); every one runs, and the target fails if any failed.
 PYTHONS := 3.11 3.13
@@ -39,24 +52,36 @@ test-python:
 	@py=$$(.ci/find-python $(V)) && echo "== Python $(V): $$py" && \
 	  $(MAKE) --no-print-directory test PYTHON=$$py VENV=.venv-$(V)
 
-# The real Claude Code, pinned, in a git-ignored cache of the project (no global install; ~370 MB, reused).
-CLAUDE_CODE_VERSION := 2.1.328
-INTEROP_CACHE := .cache/interop
+# The real Claude Code, pinned, in a git-ignored cache of the project (no global install; ~370 MB
+# a version, reused), one folder per version. `make interop CLAUDE_CODE_VERSION=latest` runs the
+# newest published release instead (npm tells which); the pin and the versions tested are also in
+# teamtui/protocol/claude_versions.py.
+CLAUDE_CODE_VERSION := 2.1.331
+ifeq ($(CLAUDE_CODE_VERSION),latest)
+CLAUDE_CODE_RESOLVED := $(shell npm view @anthropic-ai/claude-code version 2>/dev/null)
+else
+CLAUDE_CODE_RESOLVED := $(CLAUDE_CODE_VERSION)
+endif
+INTEROP_CACHE := .cache/interop/$(CLAUDE_CODE_RESOLVED)
 CLAUDE_BIN := $(INTEROP_CACHE)/node_modules/.bin/claude
 
 $(CLAUDE_BIN):
 	mkdir -p $(INTEROP_CACHE)
-	npm install --prefix $(INTEROP_CACHE) --no-audit --no-fund --no-save --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
-	@$(CLAUDE_BIN) --version | grep -q '^$(CLAUDE_CODE_VERSION) ' || { echo "make interop: $(CLAUDE_BIN) is not version $(CLAUDE_CODE_VERSION)" >&2; exit 1; }
+	npm install --prefix $(INTEROP_CACHE) --no-audit --no-fund --no-save --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE_RESOLVED)
+	@$(CLAUDE_BIN) --version | grep -q '^$(subst .,\.,$(CLAUDE_CODE_RESOLVED)) ' || { echo "make interop: $(CLAUDE_BIN) is not version $(CLAUDE_CODE_RESOLVED)" >&2; exit 1; }
 
 # Without npm (and no cached binary) it says so; in CI (CI=true) that is a failure, elsewhere a skip.
 interop: $(TSTAMP)
-	@if [ ! -x $(CLAUDE_BIN) ] && ! command -v npm >/dev/null 2>&1; then \
+	@if [ -z "$(CLAUDE_CODE_RESOLVED)" ] && command -v npm >/dev/null 2>&1; then \
+	  echo "make interop: npm could not tell the latest version of @anthropic-ai/claude-code (npm view failed)" >&2; exit 1; \
+	fi
+	@if [ ! -x "$(CLAUDE_BIN)" ] && ! command -v npm >/dev/null 2>&1; then \
 	  echo "make interop: npm is not installed, so @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) cannot be installed" >&2; \
 	  if [ "$${CI:-}" = "true" ]; then exit 1; else echo "make interop: skipped" >&2; exit 0; fi; \
 	fi
-	$(MAKE) --no-print-directory $(CLAUDE_BIN)
-	$(PY) -m pytest -q -m interop tests/interop -p no:randomly
+	$(MAKE) --no-print-directory $(CLAUDE_BIN) CLAUDE_CODE_VERSION=$(CLAUDE_CODE_RESOLVED)
+	@echo "make interop: Claude Code $(CLAUDE_CODE_RESOLVED) ($(CLAUDE_BIN))"
+	TEAMTUI_CLAUDE_BIN="$(abspath $(CLAUDE_BIN))" $(PY) -m pytest -q -m interop tests/interop -p no:randomly
 
 $(BSTAMP): pyproject.toml $(TSTAMP)
 	$(PY) -m pip install --quiet -e '.[test,bench]'

@@ -265,7 +265,9 @@ esac
 
 
 def _teammate(tmp_path: Path, name: str, how: str) -> subprocess.Popen:
-    script = tmp_path / "replier.sh"
+    # One script per teammate: rewriting a script another teammate's shell is still reading
+    # (sh reads as it goes) could hand that shell half a file.
+    script = tmp_path / f"replier-{name}.sh"
     script.write_text(REPLIER)
     script.chmod(0o755)
     env = dict(os.environ, TEAMTUI_NAME=name, HOW=how, PYTHONPATH=str(REPO))
@@ -353,5 +355,5 @@ def test_the_teammate_commands_load_no_ui_tmux_runtime_or_watcher(argv, native_r
         NativeTeam(native_root, "refactor-auth").update_task("2", metadata={"failure_count": 3, "blocked_reason": "failed 3 times"})
     result = _run(native_root, tmp_path, argv)
     # `shutdown` (without --wait) builds its run from the runtime's shutdown module: that, and nothing else of the runtime.
-    allowed = {"teamtui.runtime", "teamtui.runtime.shutdown"} if argv[0] == "shutdown" else set()
+    allowed = {"teamtui.runtime", "teamtui.protocol.shutdown"} if argv[0] == "shutdown" else set()
     assert set(_loaded(result["modules"], HEAVY + WATCHING)) <= allowed

@@ -13,6 +13,7 @@ from teamtui.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context, add_gl
 TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import NoReturn
 
 # The module that registers each command (its register(subparsers, parents, only)); a command
 # imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime,
@@ -25,18 +26,21 @@ COMMANDS: dict[str, str] = {
     **dict.fromkeys(("follow", "cleanup"), "teamtui.cli.tmux_cmds"),
     "history": "teamtui.cli.history_cmds",
     "init": "teamtui.cli.init_cmd",
+    "serve": "teamtui.cli.serve_cmd",
 }
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with one line
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with one line
         self.print_usage(sys.stderr)
         print(f"teamtui: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # argparse builds one per add_argument; left to find the width itself, it imports shutil (~2 ms).
-        return self.formatter_class(prog=self.prog, width=_terminal_columns() - 2)
+        # typeshed's formatter_class promises only `prog`; every HelpFormatter takes `width` too.
+        make: Callable[..., argparse.HelpFormatter] = self.formatter_class
+        return make(prog=self.prog, width=_terminal_columns() - 2)
 
 
 def _terminal_columns() -> int:
@@ -47,7 +51,8 @@ def _terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+            stdout = sys.__stdout__  # None without a stdout at start-up
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
         except (AttributeError, ValueError, OSError):
             columns = 0
         columns = columns or 80
@@ -76,7 +81,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 class _PreParser(_Parser):
-    def error(self, message: str) -> None:  # quiet: the full parser reports it
+    def error(self, message: str) -> NoReturn:  # quiet: the full parser reports it
         raise _NoCommand
 
 

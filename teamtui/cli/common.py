@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 # One inert for every layer; the commands import it from here.
-from teamtui.protocol.text import inert  # noqa: F401
+from teamtui.protocol.text import inert
 
 TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from teamtui.protocol.layout import LayoutName
     from teamtui.protocol.store import TeamStore
 
     Handler = Callable[["Context"], int]
@@ -49,14 +50,14 @@ class Context:
 
     __slots__ = ("args", "root", "team", "layout")
 
-    def __init__(self, args: argparse.Namespace, root: Path | None, team: str | None, layout: str | None):
+    def __init__(self, args: argparse.Namespace, root: Path | None, team: str | None, layout: LayoutName | None):
         self.args = args
         self.root = root
         self.team = team
         self.layout = layout
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "Context":
+    def from_args(cls, args: argparse.Namespace) -> Context:
         root = getattr(args, "root", None) or os.environ.get("TEAMTUI_ROOT") or None
         team = getattr(args, "team", None)
         if team is None:  # an explicit --team "" is checked (and refused), not replaced by a default
@@ -78,13 +79,13 @@ class Context:
         from teamtui.protocol.layout import find_team
 
         try:
-            return find_team(self.root_or_cwd, self.team, self.layout)  # type: ignore[arg-type]
+            return find_team(self.root_or_cwd, self.team, self.layout)
         except NotFoundError as exc:
             if self.root is None:  # nothing here: Claude Code's folder, as the dashboard looks
                 from teamtui.protocol.claude import default_claude_root
 
                 try:
-                    return find_team(default_claude_root(), self.team, self.layout)  # type: ignore[arg-type]
+                    return find_team(default_claude_root(), self.team, self.layout)
                 except ProtocolError:
                     pass
             raise CliError(str(exc)) from None

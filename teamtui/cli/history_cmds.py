@@ -24,6 +24,11 @@ def _one_line(text: Any, limit: int = 200) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def _record_time(record: dict[str, Any]) -> float:
+    ts = record.get("ts")
+    return ts if isinstance(ts, (int, float)) else 0.0
+
+
 def cmd_history(ctx: Context) -> int:
     from teamtui.protocol.claude.journal import find_journal, journal_dir, list_teams, read_records
 
@@ -47,7 +52,7 @@ def cmd_history(ctx: Context) -> int:
     if not found:
         raise CliError(f"no team {ctx.args.name!r} in the journal ({journal_dir()})", EXIT_ERROR)
     records = [r for t in found for r in read_records(t.path)]
-    records.sort(key=lambda r: r.get("ts") if isinstance(r.get("ts"), (int, float)) else 0.0)
+    records.sort(key=_record_time)
     if ctx.args.json:
         out(json.dumps({"team": ctx.args.name, "records": records}, ensure_ascii=True, indent=2))
         return 0

@@ -56,7 +56,7 @@ def cmd_init(ctx: Context) -> int:
     return 0
 
 
-def describe(p: "Profile") -> list[str]:
+def describe(p: Profile) -> list[str]:
     def row(label: str, value: str) -> str:
         return f"  {label:<11} {value}"
 
@@ -106,7 +106,7 @@ def team_name_for(root: Path) -> str:
     return name or "team"
 
 
-def starter_team_file(p: "Profile") -> str:
+def starter_team_file(p: Profile) -> str:
     tasks: list[tuple[str, str, list[int], list[str]]] = []  # subject, description, blocked_by, files
     todo = p.todo
     if todo is not None:
@@ -121,7 +121,8 @@ def starter_team_file(p: "Profile") -> str:
     if not p.docs:
         tasks.append(("Write docs/", "An overview of the project, how to build it, run it and test it.", [], []))
     if not p.ci:
-        tasks.append(("Add CI that runs the tests", "A workflow that installs, builds and runs the tests on each push.", [tests_task] if tests_task else [], []))
+        tasks.append(("Add CI that runs the tests", "A workflow that installs, builds and runs the tests on each push.",
+                      [tests_task] if tests_task else [], []))
     if not tasks:
         tasks.append(("Describe the first change here", "What to do, where, and how to know it is done.", [], []))
     tasks.append(("Review the changes", "Read every change the team made, run the tests, list what must be fixed.", list(range(1, len(tasks) + 1)), []))

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from teamtui.protocol.board import Board, TaskView
     from teamtui.protocol.errors import ReadError
     from teamtui.protocol.models import Message
-    from teamtui.protocol.native import NativeTeam
     from teamtui.protocol.store import TeamStore
 
     Handler = Callable[[Context], int]
@@ -37,6 +36,22 @@ STATUS_JSON_HELP = """\
    "tasks": {"done": int, "total": int},
    Claude Code teams only: "lead_usage": {"tokens": ..., "context": ..., "activity": ...}, "tokens_total": int | null,
    "errors": [{"path": str, "line": int|null, "reason": str}]}"""
+
+STATUS_ALL_HELP = """\
+--all lists every team of this machine instead of one: Claude Code's (~/.claude or $CLAUDE_CONFIG_DIR),
+the native team(s) under the current directory, under config.toml's `roots = [...]` and under each
+ROOT given, those a `teamtui run`/`teamtui demo` leads, and teams ended within `fleet_keep_hours`
+(config.toml, default 24) as teamtui's journal has them. Order: teams that need you, then live teams by
+last activity, then ended ones (gone, or their lead's process ended). A folder that does not read is
+listed with its problem; a bad setting or ROOT is said on stderr. In the table, ! marks a team that needs
+you and x an ended one; ? counts members whose status is not known (an in-process teammate: --transcripts).
+--all --json prints one JSON list, an object per team in that order:
+  [{"team": str, "folder": str, "root": str, "layout": "native"|"claude", "source": "claude"|"native"|"run",
+    "label": "Claude Code"|"native"|"run by teamtui", "lead": "alive"|"ended"|"unknown", "ended": bool,
+    "ended_at": float|null, "members": {"working": int, "idle": int, "gone": int, "unknown": int},
+    "tasks": {"done": int, "total": int}, "needs_you": int, "tokens": int|null, "last_activity": float|null,
+    "cwd": str, "pid": int|null, "errors": int, "problem": str|null}]
+  needs_you is 0 and tokens null unless --transcripts; times are seconds since the epoch."""
 
 TASKS_JSON_HELP = """\
 --json prints one object:
@@ -55,6 +70,11 @@ INBOX_JSON_HELP = """\
                  "read": bool|null, "summary": str,
                  "payload": null | {"type": str, ...protocol fields in snake_case, e.g. "request_id"}}],
    "errors": [{"path": str, "line": int|null, "reason": str}]}"""
+
+FROM_HELP = (
+    "sender; default $TEAMTUI_NAME, else the lead when no `teamtui run` in another process leads the team "
+    "(Claude Code teams: always sender in the config file, default teamtui)"
+)
 
 _MEMBER_ICON = {
     MemberStatus.WORKING: "●",
@@ -105,12 +125,10 @@ def _sender(ctx: Context, store: TeamStore) -> str:
     return load_settings().sender  # a name of teamtui's own, never a lead this process is not
 
 
-def _native(store: TeamStore, what: str) -> NativeTeam:
-    from teamtui.protocol.native import NativeTeam
-
-    if not isinstance(store, NativeTeam):
+def _require(store: TeamStore, able: bool, what: str) -> None:
+    """Refuse up front, before anything is read or written, what the layout cannot do (`able`: its flag)."""
+    if not able:
         raise UnsupportedError(f"{what} is not supported for {store.layout} teams")
-    return store
 
 
 def _message_json(m: Message) -> dict[str, Any]:
@@ -159,6 +177,12 @@ def _usage_json(state, member: str) -> dict[str, Any]:
 
 
 def cmd_status(ctx: Context) -> int:
+    if ctx.args.all:
+        from teamtui.cli.fleet_status import cmd_status_all  # the fleet (settings, journal, layouts): only here
+
+        return cmd_status_all(ctx)
+    if ctx.args.roots or ctx.args.transcripts:
+        raise CliError("ROOT and --transcripts go with --all", EXIT_USAGE)
     from teamtui.protocol.state import TeamState  # status only: the other commands read no more than they show
 
     store = ctx.store()
@@ -305,20 +329,20 @@ def cmd_tasks(ctx: Context) -> int:
 
 
 def cmd_team_create(ctx: Context) -> int:
-    from teamtui.protocol.layout import detect_layout
-    from teamtui.protocol.native import NativeTeam
+    from teamtui.protocol.layout import detect_layout, store_class
 
     root = ctx.root_or_cwd
-    layout = ctx.layout or detect_layout(root)
-    if layout == "claude":
-        raise UnsupportedError("creating a team is not supported for claude teams (Claude Code creates them)")
-    NativeTeam(root, ctx.args.name).create(description=ctx.args.description or "")
+    # No store exists yet: the layout's class says whether teamtui makes its teams (creates_teams).
+    store_class(ctx.layout or detect_layout(root) or "native").create_team(
+        root, ctx.args.name, description=ctx.args.description or ""
+    )
     out(inert(ctx.args.name))
     return 0
 
 
 def cmd_team_add(ctx: Context) -> int:
-    store = _native(ctx.store(), "adding a teammate")
+    store = ctx.store()
+    _require(store, store.writes_members, "adding a teammate")
     store.add_member(ctx.args.name, agent_type=ctx.args.agent_type, color=ctx.args.color)
     out(inert(ctx.args.name))
     return 0
@@ -437,7 +461,7 @@ def cmd_task_complete(ctx: Context) -> int:
     try:
         task = complete_as(store, ctx.args.id, by, ctx.args.result)
     except ConflictError as exc:
-        if by and store.layout == "native":
+        if by and store.has_teammate_logs:
             store.log(by, f"refused: {exc}", "warning")  # shown in my log on the dashboard
         raise
     out(inert(task.id))
@@ -466,7 +490,8 @@ def cmd_task_import(ctx: Context) -> int:
 
     from teamtui.protocol import plan as plans
 
-    store = _native(ctx.store(), "importing a plan")
+    store = ctx.store()
+    _require(store, store.writes_tasks, "importing a plan")
     existing, _ = store.list_tasks(include_internal=True)
     known_ids: dict[str, str] = {}
     known: dict[str, list[str]] = {}
@@ -487,15 +512,15 @@ def cmd_task_import(ctx: Context) -> int:
             sys.stderr.write(f"teamtui: {inert(where)}: {inert(why)}\n")
         raise CliError(f"nothing imported: {len(exc.problems)} problem{'s' * (len(exc.problems) > 1)} in the plans") from None
     if any(p.cross_phase for p in loaded):
-        where = Path(ctx.args.summaries) if ctx.args.summaries else Path(ctx.args.plans[0]).resolve().parent.parent
-        checks = plans.check_cross_phase(loaded, plans.read_summaries(where))
+        summaries = Path(ctx.args.summaries) if ctx.args.summaries else Path(ctx.args.plans[0]).resolve().parent.parent
+        checks = plans.check_cross_phase(loaded, plans.read_summaries(summaries))
         for c in checks:
             out(f"xd: {inert(c.plan_id)} needs {inert(c.dep.plan_id)} {inert(c.dep.artifact)}: {inert(c.status)}".replace("  ", " "))
         unmet = [c for c in checks if not c.ok]
         if unmet and not ctx.args.ignore_xd:
             raise CliError(
                 f"nothing imported: {len(unmet)} cross-phase dependenc{'ies are' if len(unmet) > 1 else 'y is'} not complete "
-                f"(summaries looked for under {inert(where)}; --ignore-xd imports anyway)"
+                f"(summaries looked for under {inert(summaries)}; --ignore-xd imports anyway)"
             )
 
     def build(first_id: int) -> list[dict[str, Any]]:
@@ -551,8 +576,13 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         return p
 
     if only in (None, "status"):
-        p = add(sub, "status", cmd_status, "team name, members with status and current task, task progress", STATUS_JSON_HELP)
+        p = add(sub, "status", cmd_status, "team name, members with status and current task, task progress",
+                STATUS_JSON_HELP + "\n\n" + STATUS_ALL_HELP)
         p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
+        p.add_argument("--all", action="store_true", help="every team of this machine, one line each (below)")
+        p.add_argument("roots", nargs="*", metavar="ROOT", help="with --all: more native roots to look in")
+        p.add_argument("--transcripts", action="store_true",
+                       help="with --all: read Claude Code teams' transcripts for needs-you and tokens (slower)")
 
     if only in (None, "tasks"):
         p = add(sub, "tasks", cmd_tasks, "every task with status, owner and what blocks it", TASKS_JSON_HELP)
@@ -575,12 +605,12 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         p.add_argument("text", metavar="TEXT")
         p.add_argument("--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress")
         p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE", help="a field of the message; VALUE as JSON when it parses")
-        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead when no `teamtui run` in another process leads the team (Claude Code teams: always sender in the config file, default teamtui)")
+        p.add_argument("--from", dest="sender", default=None, help=FROM_HELP)
 
     if only in (None, "broadcast"):
         p = add(sub, "broadcast", cmd_broadcast, "send TEXT to every teammate but the sender (prints the recipients)")
         p.add_argument("text", metavar="TEXT")
-        p.add_argument("--from", dest="sender", default=None, help="sender; default $TEAMTUI_NAME, else the lead when no `teamtui run` in another process leads the team (Claude Code teams: always sender in the config file, default teamtui)")
+        p.add_argument("--from", dest="sender", default=None, help=FROM_HELP)
 
     if only in (None, "inbox"):
         p = add(sub, "inbox", cmd_inbox, "show NAME's inbox (or drain it: read and clear)", INBOX_JSON_HELP)
@@ -629,7 +659,8 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
             "put the tasks of the patterns' plan.jsonl files on the board (prints each new id and its plan key, like 03-01/T1)",
         )
         p.add_argument("plans", nargs="+", metavar="PLAN.jsonl")
-        p.add_argument("--summaries", default=None, metavar="DIR", help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)")
+        p.add_argument("--summaries", default=None, metavar="DIR",
+                       help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)")
         p.add_argument("--ignore-xd", action="store_true", help="import even when a cross-phase dependency is not complete")
         p = add(task_sub, "retry", cmd_task_retry, "put a task held after too many failures back on the board (prints its id)")
         p.add_argument("id", metavar="ID")

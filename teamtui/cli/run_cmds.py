@@ -91,24 +91,28 @@ def _run_demo(ctx: Context, root: Path, mode: ModeDecision) -> int:
 def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision) -> int:
     """Run the team; in tmux mode (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs
     in its own pane, closed with the team."""
+    from teamtui.protocol.fleet.registry import registered_run
+
     panes, notice = make_panes(mode, spec.team.name)
-    try:
-        if notice and headless:
-            _say(f"teamtui: {inert(notice)}", sys.stderr)
-        spawner = _tmux_spawner(panes, spec)
-        if headless:
-            return run_headless(spec, root, spawner=spawner)
-        return run_with_dashboard(spec, root, spawner=spawner, panes=LeadPanes(panes), notice=notice)
-    finally:
-        panes.close_all()  # after the lead is done: every pane it opened goes, whatever ended the run
+    # Registered while it leads (removed however it ends): every fleet overview on this machine lists it.
+    with registered_run(root, spec.team.name, "native"):
+        try:
+            if notice and headless:
+                _say(f"teamtui: {inert(notice)}", sys.stderr)
+            spawner = _tmux_spawner(panes, spec)
+            if headless:
+                return run_headless(spec, root, spawner=spawner)
+            return run_with_dashboard(spec, root, spawner=spawner, panes=LeadPanes(panes), notice=notice)
+        finally:
+            panes.close_all()  # after the lead is done: every pane it opened goes, whatever ended the run
 
 
 def _tmux_spawner(panes: TeammatePanes, spec: TeamFile):
     """The lead's spawner: teammates in panes in tmux mode, else plain child processes (None)."""
     if not panes.active:
         return None
-    from teamtui.tmux.spawner import TmuxSpawner
     from teamtui.protocol.colors import color_name
+    from teamtui.tmux.spawner import TmuxSpawner
 
     colors = {t.name: t.color for t in spec.teammates}
     return TmuxSpawner(panes, color_of=lambda name: color_name(colors.get(name, ""), name))  # type: ignore[arg-type]

@@ -17,8 +17,8 @@ from teamtui.cli.common import EXIT_USAGE, CliError, Context, guarded, inert, ou
 
 if TYPE_CHECKING:
     from teamtui.protocol.models import Message
+    from teamtui.protocol.shutdown import ShutdownRun
     from teamtui.protocol.store import TeamStore
-    from teamtui.runtime.shutdown import ShutdownRun
 
 Handler = Callable[[Context], int]
 IDLE_REASONS = ("available", "interrupted", "failed")
@@ -37,11 +37,10 @@ def _me(ctx: Context) -> str:
 def _set_status(store: TeamStore, name: str, status: str) -> None:
     from teamtui.protocol.errors import NotFoundError
 
-    updater = getattr(store, "update_member", None)
-    if updater is None:
-        return
+    if not store.writes_members:
+        return  # the layout's own tool keeps its members' status (Claude Code)
     try:
-        updater(name, status=status, last_seen=time.time())
+        store.update_member(name, status=status, last_seen=time.time())
     except NotFoundError:
         pass  # not in the config (started by hand): the status is informational
 
@@ -53,9 +52,7 @@ def cmd_idle(ctx: Context) -> int:
     store = ctx.store()
     name = _me(ctx)
     a = ctx.args
-    native = store.layout == "native"
-    # The native layout spells protocol fields in snake_case, Claude Code in camelCase.
-    key = (lambda snake, camel: snake) if native else (lambda snake, camel: camel)
+    key = store.protocol_key  # the layout's spelling of protocol fields: snake_case or camelCase
     extra: dict[str, Any] = {"from": name, key("idle_reason", "idleReason"): a.reason}
     if a.summary:
         extra["summary"] = a.summary
@@ -105,8 +102,6 @@ def cmd_shutdown_reply(ctx: Context) -> int:
 
 
 def cmd_shutdown(ctx: Context) -> int:
-    from teamtui.protocol.native.leadpid import running_lead
-
     store = ctx.store()
     a = ctx.args
     if a.deadline < 0:
@@ -117,7 +112,7 @@ def cmd_shutdown(ctx: Context) -> int:
     if unknown:
         raise CliError(f"not a teammate of {store.name!r}: {', '.join(unknown)}")
     reason = a.reason or "phase_complete"
-    if store.layout == "native" and running_lead(store) is not None:
+    if store.running_lead() is not None:
         return _ask_the_lead(ctx, store, reason)
     return _shut_down_directly(ctx, store, cfg, reason)
 
@@ -125,10 +120,8 @@ def cmd_shutdown(ctx: Context) -> int:
 def _ask_the_lead(ctx: Context, store: TeamStore, reason: str) -> int:
     """A teamtui lead runs this team: it sends the requests and climbs its ladder; it writes the
     summary to shutdown/<request id>.json, which --wait waits for."""
-    from teamtui.protocol.native.leadpid import ask_lead_to_shut_down
-
     a = ctx.args
-    request_id = ask_lead_to_shut_down(store, a.sender or ctx.me or PERSON, reason, a.deadline, list(a.names))
+    request_id = store.ask_running_lead(a.sender or ctx.me or PERSON, reason, a.deadline, list(a.names))
     who = ", ".join(inert(n) for n in a.names) or "the whole team"
     out(f"asked the lead to shut down {who} (request {request_id})")
     if not a.wait:
@@ -141,7 +134,6 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
     import asyncio
 
     from teamtui.protocol.fsio import ensure_dir
-    from teamtui.protocol.native.leadpid import running_lead
     from teamtui.protocol.watch import watch_dirs
 
     result = store.team_dir / "shutdown" / f"{request_id}.json"
@@ -152,7 +144,7 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
         if summary is not None:
             stop.set()
             return summary
-        if running_lead(store) is None:
+        if store.running_lead() is None:
             stop.set()
             summary = _load_summary(result)  # written just before the lead went
             if summary is not None:
@@ -175,18 +167,21 @@ def _shut_down_directly(ctx: Context, store: TeamStore, cfg: Any, reason: str) -
     """No teamtui lead runs this team: send the requests in the lead's name (or --from), and with
     --wait read the replies from the lead's inbox without consuming them."""
     from teamtui.protocol.models import MemberStatus
-    from teamtui.runtime.shutdown import ShutdownRun
+    from teamtui.protocol.shutdown import ShutdownRun
 
     a = ctx.args
     names = list(a.names) or [m.name for m in cfg.members if m.status != MemberStatus.SHUTDOWN and m.name != cfg.lead]
     if not names:
         out("no live teammate to shut down")
         return 0
-    sender = a.sender or ctx.me or cfg.lead
-    if store.layout == "claude" and not (a.sender or ctx.me):  # never as a Claude Code team's lead: teamtui's own name
-        from teamtui.protocol.settings import load_settings
+    sender = a.sender or ctx.me
+    if not sender:  # the lead, where this process may write as it; else teamtui's own name (Claude Code teams)
+        if store.may_write_as_lead():
+            sender = cfg.lead
+        else:
+            from teamtui.protocol.settings import load_settings
 
-        sender = load_settings().sender
+            sender = load_settings().sender
     feed = _ReplyFeed(store, cfg.lead)  # from here on: replies sent before the requests are not ours
     run = ShutdownRun(store, names, sender=sender, reason=reason, deadline_seconds=a.deadline)
     run.start()
@@ -211,7 +206,7 @@ class _ReplyFeed:
         self.store, self.lead = store, lead
         self._reader = None
         self._seen = 0
-        if store.layout == "native":
+        if store.appends_to_inboxes:
             from teamtui.protocol.tail import TailReader
 
             self._reader = TailReader(store.inbox_path(lead))
@@ -230,10 +225,7 @@ class _ReplyFeed:
         got: list[Message] = []
         while True:
             batch = self._reader.read()
-            for line, no in zip(batch.lines, batch.line_numbers):
-                item = self.store.decode_inbox_line(self.lead, line, no)  # type: ignore[attr-defined]
-                if not hasattr(item, "reason"):
-                    got.append(item)
+            got += self.store.decode_inbox_batch(self.lead, batch).messages  # a line that does not decode is skipped
             if not batch.more:
                 return got
 

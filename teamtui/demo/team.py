@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from teamtui.runtime.teamfile import TaskSpec, TeamFile, TeamSection, TeammateSpec
+from teamtui.runtime.teamfile import TaskSpec, TeamFile, TeammateSpec, TeamSection
 
 # name, agent type, color, role flags
 _TEAMMATES = [

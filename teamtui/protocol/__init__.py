@@ -47,40 +47,52 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
+# The same names for the type checker; `X as X` marks each an explicit re-export (PEP 484).
 if TYPE_CHECKING:
-    from teamtui.protocol.board import Board, TaskState, TaskView
-    from teamtui.protocol.claude import ClaudeTeam, default_claude_root
+    from teamtui.protocol.board import Board as Board, TaskState as TaskState, TaskView as TaskView
+    from teamtui.protocol.claude import ClaudeTeam as ClaudeTeam, default_claude_root as default_claude_root
     from teamtui.protocol.errors import (
-        ConflictError,
-        LockTimeout,
-        NotFoundError,
-        ParseError,
-        ProtocolError,
-        ReadError,
-        UnsafeNameError,
-        UnsupportedError,
+        ConflictError as ConflictError,
+        LockTimeout as LockTimeout,
+        NotFoundError as NotFoundError,
+        ParseError as ParseError,
+        ProtocolError as ProtocolError,
+        ReadError as ReadError,
+        UnsafeNameError as UnsafeNameError,
+        UnsupportedError as UnsupportedError,
     )
-    from teamtui.protocol.layout import candidate_roots, detect_layout, find_team, open_team, team_names
-    from teamtui.protocol.locks import DirLock, FileLock
-    from teamtui.protocol.logbuffer import LogBuffer
+    from teamtui.protocol.layout import (
+        candidate_roots as candidate_roots,
+        detect_layout as detect_layout,
+        find_team as find_team,
+        open_team as open_team,
+        team_names as team_names,
+    )
+    from teamtui.protocol.locks import DirLock as DirLock, FileLock as FileLock
+    from teamtui.protocol.logbuffer import LogBuffer as LogBuffer
     from teamtui.protocol.models import (
-        LogEntry,
-        LogLevel,
-        Member,
-        MemberStatus,
-        Message,
-        Payload,
-        ShutdownApproved,
-        ShutdownRejected,
-        ShutdownRequest,
-        ShutdownResponse,
-        Task,
-        TaskAssignment,
-        TaskStatus,
-        TeamConfig,
+        LogEntry as LogEntry,
+        LogLevel as LogLevel,
+        Member as Member,
+        MemberStatus as MemberStatus,
+        Message as Message,
+        Payload as Payload,
+        ShutdownApproved as ShutdownApproved,
+        ShutdownRejected as ShutdownRejected,
+        ShutdownRequest as ShutdownRequest,
+        ShutdownResponse as ShutdownResponse,
+        Task as Task,
+        TaskAssignment as TaskAssignment,
+        TaskStatus as TaskStatus,
+        TeamConfig as TeamConfig,
     )
-    from teamtui.protocol.names import check_name, is_safe_name
-    from teamtui.protocol.native import NativeTeam
-    from teamtui.protocol.state import Change, ChangeKind, MemberView, TeamState
-    from teamtui.protocol.store import FileRef, InboxRead, TeamStore
-    from teamtui.protocol.tail import TailReader
+    from teamtui.protocol.names import check_name as check_name, is_safe_name as is_safe_name
+    from teamtui.protocol.native import NativeTeam as NativeTeam
+    from teamtui.protocol.state import (
+        Change as Change,
+        ChangeKind as ChangeKind,
+        MemberView as MemberView,
+        TeamState as TeamState,
+    )
+    from teamtui.protocol.store import FileRef as FileRef, InboxRead as InboxRead, TeamStore as TeamStore
+    from teamtui.protocol.tail import TailReader as TailReader

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from teamtui.protocol.record import FrozenRecord, init_field
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
@@ -29,7 +28,7 @@ class NotFoundError(ProtocolError):
 class ParseError(ProtocolError):
     """A file could not be parsed; carries the ReadError that says why."""
 
-    def __init__(self, error: "ReadError"):
+    def __init__(self, error: ReadError):
         super().__init__(str(error))
         self.error = error
 

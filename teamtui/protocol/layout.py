@@ -48,18 +48,22 @@ def team_names(root: Path, layout: LayoutName | None = None) -> list[str]:
     ]
 
 
-def open_team(root: Path, name: str, layout: LayoutName | None = None) -> TeamStore:
-    root = Path(root)
-    layout = layout or detect_layout(root) or "native"
+def store_class(layout: LayoutName) -> type[TeamStore]:
+    """The store class of a layout: what it can do (its flags) before any team of it exists."""
     if layout not in ("native", "claude"):
         raise ProtocolError(f"unknown layout {layout!r}: use native or claude")
     if layout == "native":
         from teamtui.protocol.native import NativeTeam
 
-        return NativeTeam(root, name)
+        return NativeTeam
     from teamtui.protocol.claude import ClaudeTeam
 
-    return ClaudeTeam(root, name)
+    return ClaudeTeam
+
+
+def open_team(root: Path, name: str, layout: LayoutName | None = None) -> TeamStore:
+    root = Path(root)
+    return store_class(layout or detect_layout(root) or "native")(root, name)
 
 
 def find_team(root: Path, name: str | None = None, layout: LayoutName | None = None) -> TeamStore:

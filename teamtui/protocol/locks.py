@@ -86,7 +86,7 @@ class _Lock:
             except FileNotFoundError:
                 pass
 
-    def __enter__(self) -> "_Lock":
+    def __enter__(self) -> _Lock:
         self.acquire()
         return self
 

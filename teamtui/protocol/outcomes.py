@@ -26,6 +26,7 @@ from teamtui.protocol.taskmeta import (
 
 TYPE_CHECKING = False  # not typing's: `teamtui task complete` imports this, and typing costs ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 MAX_REASON = 500  # a reason is shown on one board line
@@ -52,11 +53,10 @@ def team_max_failures(store: TeamStore) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else DEFAULT_MAX_FAILURES
 
 
-def _change_task(store: TeamStore, task_id: str, change) -> Task:
-    changer = getattr(store, "change_task", None)
-    if changer is None or not store.writes_tasks:
+def _change_task(store: TeamStore, task_id: str, change: Callable[[Task], dict[str, Any] | None]) -> Task:
+    if not store.writes_tasks:
         raise UnsupportedError(f"changing tasks is not supported for {store.layout} teams")
-    return changer(task_id, change)
+    return store.change_task(task_id, change)
 
 
 def record_failure(
@@ -127,7 +127,7 @@ def completion_refusal(task: Task, by: str) -> str:
 
 def complete_as(store: TeamStore, task_id: str, by: str | None, result: str | None = None) -> Task:
     """Complete a task; with `by`, only if `by` holds it (a late `complete` from an old owner is refused)."""
-    if by is None or not store.writes_tasks or getattr(store, "change_task", None) is None:
+    if by is None or not store.writes_tasks:
         return store.complete_task(task_id, result)
 
     def change(task: Task) -> dict[str, Any] | None:

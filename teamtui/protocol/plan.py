@@ -143,7 +143,8 @@ def _header(no: int, head: dict[str, Any], source: str, problems: list[tuple[int
     p, n = _part(head.get("p")), _part(head.get("n"))
     if p is None or n is None:
         problems.append((no, "the header needs 'p' (phase) and 'n' (plan number), e.g. \"03\" and \"01\""))
-    plan = Plan(f"{p}-{n}", source, title=head.get("t") if isinstance(head.get("t"), str) else "", header=head)
+    title = head.get("t")
+    plan = Plan(f"{p}-{n}", source, title=title if isinstance(title, str) else "", header=head)
     deps = head.get("d", [])
     if _strings(deps) is None or any(_part(d) is None for d in deps):
         problems.append((no, "'d' must be a list of plan ids like \"03-01\""))
@@ -182,6 +183,7 @@ def _task(no: int, obj: dict[str, Any], plan_id: str, problems: list[tuple[int, 
     if bad:
         problems.extend((no, why) for why in bad)
         return None
+    assert tid is not None and isinstance(action, str) and files is not None and td is not None  # as checked above
     extra = {k: v for k, v in obj.items() if k not in ("id", "a", "f", "td")}
     return PlanTask(plan_id, tid, action, list(files), [f"{plan_id}/{d}" for d in td], extra)
 

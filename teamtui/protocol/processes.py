@@ -151,7 +151,8 @@ def family(pid: int, depth: int, tree: dict[int, list[int]] | None = None, limit
     """`pid`, then the processes under it: at most `depth` generations down and `limit` in all.
     `tree` is a `children()` already taken, when several walks share one pass."""
     tree = children() if tree is None else tree
-    todo, seen = [(pid, 0)], set()
+    todo: list[tuple[int, int]] = [(pid, 0)]
+    seen: set[int] = set()
     while todo and len(seen) < limit:  # a bound, not a limit that bites: a pane's tree is small
         at, down = todo.pop()
         if at in seen:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 
 class Record:
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
     __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as a dataclass with eq
 
     def _values(self) -> tuple[object, ...]:
@@ -16,7 +16,7 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
@@ -26,9 +26,11 @@ class Record:
 class FrozenRecord(Record):
     """Set its fields in `__init__` with `init_field(self, name, value)`; afterwards they cannot change."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
-    def __hash__(self) -> int:
+    # Hashable again, as a frozen dataclass is where a plain one is not: mypy holds Record's
+    # `__hash__ = None` as the type every subclass must keep.
+    def __hash__(self) -> int:  # type: ignore[override]
         return hash(self._values())
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -42,7 +44,7 @@ class FrozenRecord(Record):
         return self._values()
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
-        for name, value in zip(self.__slots__, state):
+        for name, value in zip(self.__slots__, state, strict=False):  # a state of another length: the fields both have
             init_field(self, name, value)
 
 

@@ -15,6 +15,23 @@ _RESERVED_SENDERS = ("team-lead", "user", "system")
 
 
 @dataclass
+class NotifySettings:
+    """The [notify] table: how teamtui gets a person's attention (teamtui/notify)."""
+
+    # The terminal's bell.
+    bell: bool = True
+    # A desktop notification the terminal shows (OSC 9 / OSC 777; tmux's message line when tmux blocks them).
+    desktop: bool = True
+    # Which of OSC 9 and 777 to send; empty: chosen by the terminal (both when it is not known).
+    desktop_osc: list[int] = field(default_factory=list)
+    # A program run with each event as one JSON object on stdin, e.g. ["notify-send", "teamtui"]; empty: none.
+    command: list[str] = field(default_factory=list)
+    command_timeout: float = 10.0
+    # How long the mute key silences every notification.
+    mute_minutes: float = 30.0
+
+
+@dataclass
 class Settings:
     theme: str = DEFAULT_THEME
     keymap: dict[str, str] = field(default_factory=dict)
@@ -30,6 +47,7 @@ class Settings:
     roots: list[Path] = field(default_factory=list)
     # `teamtui serve`'s token, fixed so a bookmarked URL keeps working; None: a new one each start.
     serve_token: str | None = None
+    notify: NotifySettings = field(default_factory=NotifySettings)
     # Why a setting was ignored, shown once as a notification rather than lost.
     problems: list[str] = field(default_factory=list)
 
@@ -54,6 +72,8 @@ def load_settings(path: Path | None = None) -> Settings:
     km = data.get("keymap", {})
     if isinstance(km, dict):
         s.keymap = {str(k): str(v) for k, v in km.items() if isinstance(v, str)}
+    if data.get("notify") is not None:
+        s.notify = _notify(data["notify"], path, s.problems)
     for key, attr, kind in (("log_lines", "log_lines", int), ("health_timeout", "health_timeout", float),
                             ("fleet_keep_hours", "fleet_keep_hours", float)):
         v = data.get(key)
@@ -114,6 +134,45 @@ def _roots(value: object, path: Path, problems: list[str]) -> list[Path]:
         else:
             out.append(root)
     return out
+
+
+def _notify(table: object, path: Path, problems: list[str]) -> NotifySettings:
+    """The [notify] table; a bad value is said and its default kept."""
+    n = NotifySettings()
+    if not isinstance(table, dict):
+        problems.append(f"{path}: notify must be a table ([notify] with bell, desktop, command, mute_minutes), got {table!r}")
+        return n
+    for key in ("bell", "desktop"):
+        v = table.get(key)
+        if isinstance(v, bool):
+            setattr(n, key, v)
+        elif v is not None:
+            problems.append(f"{path}: notify.{key} must be true or false, got {v!r}")
+    for key in ("command_timeout", "mute_minutes"):
+        v = table.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf"):
+            setattr(n, key, float(v))
+        elif v is not None:
+            problems.append(f"{path}: notify.{key} must be a positive number, got {v!r}")
+    command = table.get("command")
+    if isinstance(command, list) and command and all(isinstance(a, str) and a and "\0" not in a for a in command):
+        n.command = list(command)
+    elif command is not None and command != []:
+        # Not echoed: a command may carry a secret (a webhook's URL).
+        got = ("a string" if isinstance(command, str)
+               else "an item that is no program or argument" if isinstance(command, list)
+               else f"a {type(command).__name__}")
+        problems.append(f"{path}: notify.command must be a program and its arguments as a list of strings, "
+                        f"like command = [\"notify-send\", \"teamtui\"], got {got}; no command is run")
+    osc = table.get("desktop_osc")
+    if isinstance(osc, list) and all(type(c) is int and c in (9, 777) for c in osc):
+        n.desktop_osc = list(dict.fromkeys(osc))
+    elif osc is not None:
+        problems.append(f"{path}: notify.desktop_osc must be a list of 9 and/or 777, got {osc!r}")
+    unknown = sorted(set(table) - {"bell", "desktop", "desktop_osc", "command", "command_timeout", "mute_minutes"})
+    if unknown:
+        problems.append(f"{path}: [notify] has no setting {', '.join(map(repr, unknown))}; ignored")
+    return n
 
 
 _THEME_LINE = re.compile(r'^theme\s*=.*$', re.MULTILINE)

@@ -294,6 +294,24 @@ class TeamState:
         assert self.transcripts is not None
         return self._take_logs(self.transcripts.take(updates))
 
+    @property
+    def transcripts_read(self) -> bool:
+        """The members' transcripts were read once (or the layout has none)."""
+        return self.transcripts is None or self.transcripts.started
+
+    @property
+    def counting_heads(self) -> bool:
+        """Some transcript's head is still to be counted (`count_heads`, in a thread)."""
+        return self.transcripts is not None and self.transcripts.counting
+
+    def count_heads(self) -> dict[str, Any]:
+        """The token sums of the transcripts' heads a read from the end left: safe in a thread."""
+        return self.transcripts.count_heads() if self.transcripts is not None else {}
+
+    def take_heads(self, heads: dict[str, Any]) -> bool:
+        """The counted heads added (on the loop that took the reads); True when a figure changed."""
+        return bool(self.transcripts.take_heads(heads)) if self.transcripts is not None else False
+
     def _take_logs(self, updates: list[LogUpdate]) -> list[Change]:
         changes: list[Change] = []
         for u in updates:

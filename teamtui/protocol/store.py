@@ -5,18 +5,20 @@ The dashboard, the CLI and the runtime only talk to a TeamStore, never to paths.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from pathlib import Path
 
 from teamtui.protocol.wire import ValidationError
 
 from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, UnsupportedError
-from teamtui.protocol.models import Message, Task, TeamConfig
+from teamtui.protocol.models import Member, Message, Task, TeamConfig
 from teamtui.protocol.record import FrozenRecord, Record, init_field
 from teamtui.protocol.tail import TailBatch
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, ClassVar, Literal
 
     FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown", "touching"]
@@ -56,7 +58,8 @@ class TeamStore(ABC):
     """
 
     layout: ClassVar[str]
-    # A task writer: create_task, claim_task, complete_task, release_task, release_owner, update_task.
+    # A task writer: create_task, claim_task, complete_task, release_task, release_owner, update_task,
+    # change_task, import_tasks.
     writes_tasks: ClassVar[bool] = False
     # Task fields kept in a sidecar file beside each task file: sidecar_paths, read_task_core,
     # sidecar_problem, merge_sidecar.
@@ -73,6 +76,14 @@ class TeamStore(ABC):
     shutdown_via_lead: ClassVar[bool] = False
     # Each member's transcript lies under the root (Claude Code's `projects/<slug>/`): protocol/claude/transcripts.
     has_transcripts: ClassVar[bool] = False
+    # A config writer: add_member, update_member (a teammate's status, pid, last_seen).
+    writes_members: ClassVar[bool] = False
+    # teamtui makes a team of this layout: create_team (a classmethod: asked before any store exists,
+    # of the class protocol/layout.py's store_class gives).
+    creates_teams: ClassVar[bool] = False
+    # Protocol fields are spelled camelCase on the wire (Claude Code's idleReason), else snake_case
+    # (idle_reason): protocol_key.
+    camel_case_fields: ClassVar[bool] = False
 
     def __init__(self, root: Path, name: str):
         self.root = Path(root)
@@ -312,6 +323,30 @@ class TeamStore(ABC):
     def update_task(self, task_id: str, **fields: Any) -> Task:
         raise self._unsupported("updating tasks")
 
+    def change_task(self, task_id: str, change: Callable[[Task], dict[str, Any] | None]) -> Task:
+        """Read-modify-write one task under the board's lock: `change` returns the fields to set, or None."""
+        raise self._unsupported("changing tasks")
+
+    def import_tasks(self, build: Callable[[int], list[dict[str, Any]]]) -> list[Task]:
+        """Create several tasks at once: `build(first_id)` returns their dicts."""
+        raise self._unsupported("importing a plan")
+
+    def add_member(self, name: str, *, status: str = "idle", **fields: Any) -> Member:
+        raise self._unsupported("adding a teammate")
+
+    def update_member(self, name: str, **fields: Any) -> Member:
+        """Set fields on one member (None removes one); NotFoundError when it is not in the config."""
+        raise self._unsupported("updating a teammate")
+
+    @classmethod
+    def create_team(cls, root: Path, name: str, description: str = "") -> TeamStore:
+        """Make a new team of this layout under `root` (creates_teams); its store."""
+        raise UnsupportedError(f"creating a team is not supported for {cls.layout} teams")
+
+    def protocol_key(self, snake: str, camel: str) -> str:
+        """A protocol field's name as this layout spells it on the wire (see camel_case_fields)."""
+        return camel if self.camel_case_fields else snake
+
     def entry_key(self, msg: Message) -> str:
         """What identifies one inbox entry across rewrites of a whole-file inbox (not appends_to_inboxes)."""
         raise self._unsupported("whole-file inboxes")
@@ -319,6 +354,36 @@ class TeamStore(ABC):
     def read_queue(self, member: str, pending: dict[str, Message], gone: dict[str, None], limit: int) -> Any:
         """An inbox rewritten whole, followed as a pending queue: new, delivered (not appends_to_inboxes)."""
         raise self._unsupported("whole-file inboxes")
+
+    # ------------------------------------------- the lead's process and the teammates' panes
+    def lead_state(self) -> str | None:
+        """Whether the lead's process is "alive", "ended" or "unknown"; None when the layout does
+        not say which process leads (a native team led by a person)."""
+        return None
+
+    def lead_pid(self) -> int | None:
+        """The lead's process id, where the layout records it."""
+        return None
+
+    def lead_environment(self) -> dict[str, str] | None:
+        """The lead's environment (its $TMUX: the tmux server the team runs on), where readable."""
+        return None
+
+    def running_lead(self) -> int | None:
+        """The pid of a teamtui lead (`teamtui run`) running this team, if one does."""
+        return None
+
+    def ask_running_lead(self, sender: str, reason: str, deadline: float, teammates: list[str]) -> str:
+        """Ask the teamtui lead running this team to shut `teammates` (all: []) down; the request id."""
+        raise self._unsupported("asking a running lead")
+
+    def teammate_pane(self, member: Member) -> str | None:
+        """The tmux pane `member` runs in (`%N`) as the team's files name it."""
+        return None
+
+    def agent_id(self, member: Member) -> str:
+        """What identifies `member`'s process (Claude Code's `--agent-id NAME@TEAM`)."""
+        return member.agent_id or f"{member.name}@{self.name}"
 
     def transcript_feed(self, state: Any) -> Any:
         """The members' transcripts kept in step with `state` (has_transcripts)."""

@@ -13,7 +13,6 @@ task file keeps the eight keys its peers read. Pure: tasks in, answers out.
 
 from __future__ import annotations
 
-
 from teamtui.protocol.models import Task
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms

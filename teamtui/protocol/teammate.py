@@ -57,7 +57,7 @@ class Teammate:
         self._pane_tty: int | None = _open_pane_tty(os.environ.get(PANE_TTY_ENV, ""))
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "Teammate":
+    def from_env(cls, env: dict[str, str] | None = None) -> Teammate:
         env = dict(os.environ if env is None else env)
         missing = [v for v in ("TEAMTUI_TEAM", "TEAMTUI_NAME") if not env.get(v)]
         if missing:
@@ -231,9 +231,9 @@ class Teammate:
         if msgs:
             return Wake(msgs)
         if self.assign == "self":
-            task = self.claim()
-            if task is not None:
-                return Wake(task=task)
+            claimed = self.claim()
+            if claimed is not None:
+                return Wake(task=claimed)
         return Wake()
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,7 +58,7 @@ async def watch_dirs(
     debounce_ms: int = DEBOUNCE_MS,
     step_ms: int = STEP_MS,
     busy_seconds: float = BUSY_SECONDS,
-) -> AsyncIterator[WatchBatch]:
+) -> AsyncGenerator[WatchBatch, None]:
     """Yield batches of changed paths under `dirs` until `stop` is set."""
     while not stop.is_set():
         present = sorted({d for d in dirs if d.is_dir()})
@@ -67,7 +67,16 @@ async def watch_dirs(
         restart = asyncio.Event()
         local_stop = asyncio.Event()
 
-        async def pump(paths: list[Path], recursive: bool, is_anchor: bool) -> None:
+        async def pump(
+            paths: list[Path],
+            recursive: bool,
+            is_anchor: bool,
+            # This round's own, bound here: a pump never outlives its round (cancelled and gathered below).
+            present: list[Path] = present,
+            restart: asyncio.Event = restart,
+            queue: asyncio.Queue[WatchBatch | None] = queue,
+            local_stop: asyncio.Event = local_stop,
+        ) -> None:
             try:
                 async for changed in _changes(paths, recursive, local_stop, debounce_ms, step_ms, busy_seconds):
                     batch = WatchBatch({Path(p) for p in changed})

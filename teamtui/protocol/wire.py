@@ -163,9 +163,9 @@ def list_of(item: Check) -> Check:
             except Invalid as exc:
                 problems += [((i, *loc), msg, kind) for loc, msg, kind in exc.problems]
         if problems:
-            exc = Invalid("", "")
-            exc.problems = problems
-            raise exc
+            err = Invalid("", "")
+            err.problems = problems
+            raise err
         return out
 
     return check_list
@@ -318,7 +318,7 @@ class WireBase:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.__dict__ == other.__dict__  # type: ignore[union-attr]
+        return self.__dict__ == other.__dict__
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from teamtui.protocol.models import Message
-from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.names import is_safe_name
-from teamtui.runtime.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON, ShutdownRun, TeammateShutdown
+from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON, ShutdownRun, TeammateShutdown
 
 MAX_DEADLINE = 24 * 3600.0
 
@@ -39,14 +39,20 @@ def parse_ask(msg: Message) -> ShutdownAsk | None:
     reason = raw.get("reason")
     deadline = raw.get("deadline_seconds")
     names = raw.get("teammates")
-    ok_deadline = isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and 0 <= deadline <= MAX_DEADLINE
     return ShutdownAsk(
         rid,
         msg.sender,
         reason if isinstance(reason, str) and reason else DEFAULT_REASON,
-        float(deadline) if ok_deadline else DEFAULT_DEADLINE_SECONDS,
+        _deadline(deadline),
         [n for n in names if isinstance(n, str)] if isinstance(names, list) else [],
     )
+
+
+def _deadline(v: object) -> float:
+    """A request's deadline in seconds: a number from 0 to MAX_DEADLINE, else the default."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= MAX_DEADLINE:
+        return float(v)
+    return DEFAULT_DEADLINE_SECONDS
 
 
 class Asks:

@@ -89,7 +89,7 @@ class Hooks:
             return
         try:
             out, _ = await asyncio.wait_for(proc.communicate(), self.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             signal_group(proc.pid, signal.SIGKILL)
             await proc.wait()
             self._log("error", f"hook {event}: {command!r} did not finish within {self.timeout:g}s and was killed")

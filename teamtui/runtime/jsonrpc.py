@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from teamtui.protocol.models import Task
 from teamtui.runtime.spawn import ChildProcess, start_shell
@@ -80,8 +80,8 @@ class Stray:
     problem: str = ""  # empty for plain output (a print), else why a JSON-RPC-looking line was refused
 
 
-Notification = Union[Ready, TaskUpdate, Say, Idle, ShutdownAck, Log]
-Incoming = Union[Notification, Stray]
+Notification = Ready | TaskUpdate | Say | Idle | ShutdownAck | Log
+Incoming = Notification | Stray
 
 
 def _text(params: dict[str, Any], key: str, *, required: bool = True) -> str | None:

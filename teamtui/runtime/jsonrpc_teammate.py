@@ -25,7 +25,18 @@ from teamtui.protocol.models import Message, Task, TaskStatus, TeamConfig
 from teamtui.protocol.teammate import Teammate
 from teamtui.runtime import jsonrpc
 from teamtui.runtime.failures import ready_to_try
-from teamtui.runtime.jsonrpc import Channel, Idle, Incoming, JsonRpcProcess, Log, Ready, Say, ShutdownAck, Stray, TaskUpdate
+from teamtui.runtime.jsonrpc import (
+    Channel,
+    Idle,
+    Incoming,
+    JsonRpcProcess,
+    Log,
+    Ready,
+    Say,
+    ShutdownAck,
+    Stray,
+    TaskUpdate,
+)
 
 
 class JsonRpcTeammate:

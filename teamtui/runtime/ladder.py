@@ -8,7 +8,7 @@ import copy
 from collections.abc import Callable
 from enum import IntEnum
 
-from teamtui.runtime.shutdown import Outcome, ShutdownRun
+from teamtui.protocol.shutdown import Outcome, ShutdownRun
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.supervisor import Supervisor
 

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teamtui.protocol.board import Board
-from teamtui.protocol.native.leadpid import mark_lead
 from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.native.leadpid import mark_lead
+from teamtui.protocol.shutdown import Outcome as ShutdownOutcome, ShutdownRun, agrees
 from teamtui.protocol.touching import load_touches, note_broadcasts
 from teamtui.protocol.watch import watch_dirs
 from teamtui.runtime.asks import Asks, parse_ask
@@ -31,8 +32,6 @@ from teamtui.runtime.channel import InboxChannel, TeammateChannel
 from teamtui.runtime.hooks import Hooks
 from teamtui.runtime.jsonrpc_teammate import JsonRpcTeammate
 from teamtui.runtime.ladder import Progress
-from teamtui.runtime.shutdown import Outcome as ShutdownOutcome
-from teamtui.runtime.shutdown import ShutdownRun, agrees
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.spawn import Spawner
 from teamtui.runtime.stuck import cannot_finish, why_stuck
@@ -218,8 +217,8 @@ class Lead:
         board = Board(tasks, load_touches(self.store)[0])
         self.board_events.diff(board)
         self.teammates.health.holdings(self.slots, board)
-        for slot in self._piped():
-            slot.channel.board(tasks)
+        for channel in self._piped():
+            channel.board(tasks)
         self._settle_asks(tasks)
         for request in requests:
             self.team_shutdown.start(request.reason, request.code, request.escalate, deadline=request.deadline, on_progress=request.on_progress)
@@ -270,8 +269,9 @@ class Lead:
                 free += 1
 
     # ------------------------------------------------------------------ JSON-RPC teammates
-    def _piped(self) -> list[Slot]:
-        return [s for s in self.slots if s.alive and isinstance(s.channel, JsonRpcTeammate)]
+    def _piped(self) -> list[JsonRpcTeammate]:
+        """The channels of the live teammates that speak JSON-RPC over a pipe."""
+        return [s.channel for s in self.slots if s.alive and isinstance(s.channel, JsonRpcTeammate)]
 
     def _drained(self, name: str, messages: list[Message]) -> None:
         if self.on_teammate_messages is not None and messages:
@@ -283,9 +283,9 @@ class Lead:
     def _pipe_teammates(self, relevant: set[Path], force: bool) -> None:
         """JSON-RPC teammates read no files: what lands in their inbox (a dashboard message, a
         shutdown request) goes down their pipe."""
-        for slot in self._piped():
-            if force or self.store.inbox_path(slot.name) in relevant:
-                slot.channel.inbox_changed()
+        for channel in self._piped():
+            if force or self.store.inbox_path(channel.name) in relevant:
+                channel.inbox_changed()
 
     def _note_activity(self, changed: set[Path]) -> None:
         for path in changed:

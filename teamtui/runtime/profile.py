@@ -4,6 +4,7 @@ markers in at most 200 tracked source files (`git ls-files`)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -157,7 +158,8 @@ def _tracked_sources(root: Path, p: Profile) -> list[str] | None:
     except OSError:
         p.notes.append("git is not installed: no TODO scan")
         return None
-    assert proc.stdout is not None
+    # A pipe opened in binary with the default buffering: a BufferedReader, whose read1 takes what is there.
+    assert isinstance(proc.stdout, io.BufferedReader)
     found: list[str] = []
     pending = b""
     try:

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from teamtui.protocol.board import Board
-from teamtui.protocol.native.leadpid import unmark_lead
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.native.leadpid import unmark_lead
+from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.runtime.asks import Asks
 from teamtui.runtime.hooks import Hooks
 from teamtui.runtime.ladder import Ladder, Progress, Rung
-from teamtui.runtime.shutdown import ShutdownRun
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.supervisor import Supervisor
 from teamtui.runtime.teamfile import TeamSection

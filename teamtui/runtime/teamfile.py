@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
 
@@ -16,7 +16,7 @@ from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.names import check_name
 
 HookEvent = Literal["team-created", "teammate-spawned", "teammate-idle", "task-assigned", "task-completed", "team-shutdown"]
-HOOK_EVENTS: tuple[str, ...] = HookEvent.__args__  # type: ignore[attr-defined]
+HOOK_EVENTS: tuple[str, ...] = get_args(HookEvent)
 # How the lead talks to a teammate: teamtui's files, Autohand's JSON-RPC over stdio, or one run per task.
 Protocol = Literal["files", "jsonrpc", "per-task"]
 
@@ -110,7 +110,7 @@ class TeamFile(_Strict):
     base_dir: Path = Field(default=Path("."), exclude=True)
 
     @model_validator(mode="after")
-    def _unique(self) -> "TeamFile":
+    def _unique(self) -> TeamFile:
         seen: set[str] = set()
         for t in self.teammates:
             if t.name in seen:
@@ -119,7 +119,7 @@ class TeamFile(_Strict):
         return self
 
     def hook_commands(self, event: str) -> list[str]:
-        v = self.hooks.get(event, [])
+        v = self.hooks.get(cast(HookEvent, event), [])  # any other name: no commands
         return [v] if isinstance(v, str) else list(v)
 
     def teammate_cwd(self, spec: TeammateSpec) -> Path:

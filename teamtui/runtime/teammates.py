@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable
+from typing import Any
 
 from teamtui.protocol.errors import NotFoundError
 from teamtui.protocol.native import NativeTeam
@@ -65,7 +66,7 @@ class Teammates:
         slot.health = "start"
         slot.waiting = False
         slot.holds_task = False
-        fields = dict(pid=proc.pid, status="idle")
+        fields: dict[str, Any] = {"pid": proc.pid, "status": "idle"}
         try:
             self.store.update_member(slot.name, **fields)
         except NotFoundError:

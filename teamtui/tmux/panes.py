@@ -118,7 +118,7 @@ class TmuxPanes:
     @classmethod
     def from_env(
         cls, team: str, env: Mapping[str, str] | None = None, *, max_panes: int = DEFAULT_MAX_PANES
-    ) -> tuple["TmuxPanes", list[Leftover]]:
+    ) -> tuple[TmuxPanes, list[Leftover]]:
         """Panes beside the pane this process runs in; first closes leftovers of dead teamtuis."""
         env = os.environ if env is None else env
         socket = socket_from_env(env)

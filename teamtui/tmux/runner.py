@@ -20,7 +20,6 @@ from pathlib import Path
 from teamtui.protocol.teammate import PANE_TTY_ENV
 from teamtui.tmux.server import socket_from_env
 
-
 EXIT_OPTION = "@teamtui-exit"
 
 

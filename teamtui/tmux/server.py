@@ -57,7 +57,7 @@ class Tmux:
 
     def pane_exists(self, pane_id: str) -> bool:
         out = self.try_run("display-message", "-p", "-t", pane_id, "#{pane_id}")
-        return bool(out) and out[0] == pane_id
+        return out[0] == pane_id if out else False
 
     def pane_info(self, pane_id: str, fmt: str) -> str | None:
         out = self.try_run("display-message", "-p", "-t", pane_id, fmt)
@@ -67,4 +67,5 @@ class Tmux:
         """Every pane on the server, each as {field: value}."""
         fmt = "\t".join("#{%s}" % f for f in fields)
         rows = self.try_run("list-panes", "-a", "-F", fmt) or []
-        return [dict(zip(fields, row.split("\t"))) for row in rows]
+        # A value holding a tab yields more parts: the fields asked for take the first ones.
+        return [dict(zip(fields, row.split("\t"), strict=False)) for row in rows]

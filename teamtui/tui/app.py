@@ -20,11 +20,12 @@ from teamtui.protocol.settings import Settings, load_settings, save_theme
 from teamtui.protocol.settings import config_path as default_config_path
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import TeamStore
-from teamtui.runtime.shutdown import ShutdownRun
+from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.tmux.api import NullPanes, TeammatePanes
+from teamtui.session.shutdown import OnShutdown
+from teamtui.session.team import TeamSession
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
-from teamtui.tui.controllers.shutdown import OnShutdown
 from teamtui.tui.messages import LeadMessagesDrained
 from teamtui.tui.safe import inert
 from teamtui.tui.screens.dashboard import DashboardScreen
@@ -67,15 +68,17 @@ class TeamTUI(App[None]):
         self.panes: TeammatePanes = panes or NullPanes()
         self.startup_notice = notice
         self.store: TeamStore | None = store
+        self.clock = clock or time.time
+        self.health_timeout = float(health_timeout or self.settings.health_timeout)
+        self.on_shutdown = on_shutdown
+        # The teams this app shows, by (root, name); the dashboard renders one of them.
+        self.sessions: dict[tuple[str, str], TeamSession] = {}
         self.dashboard = DashboardScreen(
             panes=self.panes,
-            clock=clock or time.time,
-            health_timeout=float(health_timeout or self.settings.health_timeout),
+            clock=self.clock,
             log_limit=int(log_limit or self.settings.log_lines),
             cursor_blink=cursor_blink,
             sync_panes=sync_panes,
-            on_shutdown=on_shutdown,
-            sender=self.settings.sender,
         )
         # Called after each feed batch with (changes, seconds reading files, seconds updating widgets): for benchmarks.
         self.on_batch: Callable[[list, float, float], None] | None = None
@@ -114,6 +117,10 @@ class TeamTUI(App[None]):
     @property
     def state(self) -> TeamState | None:
         return self.dashboard.state
+
+    @property
+    def session(self) -> TeamSession | None:
+        return self.dashboard.session
 
     @property
     def selected(self) -> str | None:
@@ -178,7 +185,10 @@ class TeamTUI(App[None]):
             self.store = state.store
             self.sub_title = name
             ended = entry.ended_at if entry.ended_at is not None else entry.last_seen
-            self.dashboard.open_ended(state, ended, "this team has ended: it is shown read-only from teamtui's journal")
+            why = "this team has ended: it is shown read-only from teamtui's journal"
+            session = TeamSession.ended(state, ended, why, sender=self.settings.sender, clock=self.clock)
+            self.sessions[(str(state.store.root), state.store.name)] = session
+            self.dashboard.open_session(session)
             return True
         return False
 
@@ -205,7 +215,12 @@ class TeamTUI(App[None]):
             self._collector = QuietCollector(asyncio.get_running_loop())
         self._collector.start()
         self.sub_title = store.name
-        self.dashboard.open_store(store)
+        session = TeamSession.open(
+            store, log_limit=self.dashboard.log_limit, health_timeout=self.health_timeout,
+            sender=self.settings.sender, clock=self.clock, on_shutdown=self.on_shutdown,
+        )
+        self.sessions[(str(store.root), store.name)] = session
+        self.dashboard.open_session(session)
 
     def ingest_lead_messages(self, messages: list, recipient: str = "") -> None:
         """Messages the lead drained from its own inbox (or `recipient`'s); callable from any thread."""

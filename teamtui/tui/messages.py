@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from teamtui.protocol.models import Message as InboxMessage
-from teamtui.protocol.state import Change
-from teamtui.runtime.shutdown import ShutdownRun
+from teamtui.protocol.changes import Change
+from teamtui.session.shutdown import ShutdownNews
 from teamtui.tmux.api import PaneNews
 
 if TYPE_CHECKING:
@@ -43,19 +43,13 @@ class LeadMessagesDrained(Message):
 
 @dataclass
 class ShutdownProgress(Message):
-    """A shutdown run as it stands (None: the lead did not start one)."""
+    """From a shutdown controller (any thread): the run as it stands, and what to tell of it."""
 
-    run: ShutdownRun | None
-    changed: list[str] = field(default_factory=list)  # teammates whose outcome changed, to announce
-    error: str = ""  # what went wrong along the way, to tell the user
-    # Teammates still there at the deadline whose tmux panes may be closed (name -> pane), to offer.
-    offer_panes: dict[str, str] = field(default_factory=dict)
-    offer_title: str = ""  # the offer's own words, when not the deadline's
-    offer_why: str = ""
+    news: ShutdownNews
 
     def can_replace(self, message: Message) -> bool:
         # Textual asks the older message: a newer snapshot makes it moot, unless it has news to tell.
-        return isinstance(message, ShutdownProgress) and not self.changed and not self.error and not self.offer_panes
+        return isinstance(message, ShutdownProgress) and self.news.routine
 
 
 @dataclass
@@ -63,19 +57,3 @@ class TranscriptsCounted(Message):
     """From the transcript-sums worker: the heads a first read from the end left, counted."""
 
     heads: dict[str, HeadCount]
-
-
-@dataclass
-class OrphanPanesFound(Message):
-    """From a thread: with the lead ended, which teammates' panes still run them (None: unknown)."""
-
-    only: str | None  # the teammate `x` was pressed on; None for `S`
-    members: list
-    panes: dict[str, str] | None
-
-
-@dataclass
-class ShutdownPanesSeen(Message):
-    """From a thread: the panes open on the team's tmux server (None: tmux could not be asked)."""
-
-    open_panes: set[str] | None

@@ -81,7 +81,7 @@ def use_utc() -> None:
 
 def show_finished_shutdown(app) -> None:
     """A finished shutdown with fixed request ids and replies (no files written), for pictures."""
-    from teamtui.runtime.shutdown import Outcome, ShutdownRun
+    from teamtui.protocol.shutdown import Outcome, ShutdownRun
 
     run = ShutdownRun(app.store, ["hunter", "scout"], sender=app.state.lead, clock=lambda: FROZEN_NOW)
     run.started_at = FROZEN_NOW - 30

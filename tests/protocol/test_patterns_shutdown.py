@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.native import NativeTeam
-from teamtui.runtime.shutdown import Outcome, ShutdownRun
+from teamtui.protocol.shutdown import Outcome, ShutdownRun
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from teamtui.protocol import ClaudeTeam, NativeTeam, TeamState, UnsupportedError, find_team
 from teamtui.protocol.store import TeamStore
 from teamtui.protocol.tail import MAX_LINE_BYTES
-from teamtui.runtime.shutdown import ShutdownRun
+from teamtui.protocol.shutdown import ShutdownRun
 
 FLAGS = ("writes_tasks", "has_task_sidecars", "has_teammate_logs", "appends_to_inboxes", "writes_shutdown_results")
 
@@ -94,3 +94,44 @@ def test_an_overlong_inbox_line_reads_the_same_to_peek_and_to_the_state(native_r
     assert [str(e) for e in peeked.errors] == [str(e) for e in state.errors[inbox]]
     assert "over the limit" in str(peeked.errors[0])
     assert peeked.messages[-1].content == state.inbox_messages("scout")[-1].content == "after the long line"
+
+
+def test_the_layouts_declare_members_team_creation_and_their_wire_spelling(native_root: Path, claude_root: Path) -> None:
+    assert (NativeTeam.writes_members, ClaudeTeam.writes_members, TeamStore.writes_members) == (True, False, False)
+    assert (NativeTeam.creates_teams, ClaudeTeam.creates_teams, TeamStore.creates_teams) == (True, False, False)
+    assert find_team(native_root).protocol_key("idle_reason", "idleReason") == "idle_reason"
+    assert find_team(claude_root).protocol_key("idle_reason", "idleReason") == "idleReason"
+    made = NativeTeam.create_team(native_root, "fresh", description="new")
+    assert made.read_config().description == "new"
+    with pytest.raises(UnsupportedError, match="not supported for claude teams"):
+        ClaudeTeam.create_team(claude_root, "fresh")
+
+
+def test_what_a_claude_team_cannot_change_is_a_clear_error(claude_root: Path) -> None:
+    store = find_team(claude_root)
+    for attempt in (
+        lambda: store.add_member("newbie"),
+        lambda: store.update_member("writer", status="idle"),
+        lambda: store.change_task("1", lambda task: None),
+        lambda: store.import_tasks(lambda first: []),
+        lambda: store.ask_running_lead("me", "done", 1.0, []),
+    ):
+        with pytest.raises(UnsupportedError, match="not supported for claude teams"):
+            attempt()
+    assert store.running_lead() is None
+
+
+def test_a_message_to_a_team_whose_config_does_not_parse_is_refused_with_the_reason(tmp_path):
+    """check_recipient retries a config caught mid-rewrite, then says what is wrong (it once
+    raised NameError: the retry's sleep had no `time`)."""
+    import pytest
+
+    from teamtui.protocol.errors import ParseError
+    from teamtui.protocol.native import NativeTeam
+
+    team = NativeTeam(tmp_path, "t")
+    team.create(description="")
+    team.config_path.write_text("{ not json", encoding="utf-8")
+    with pytest.raises(ParseError):
+        team.send("bob", "hi", "lead")
+    assert not team.inbox_path("bob").exists()  # nothing written

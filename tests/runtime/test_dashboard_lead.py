@@ -9,7 +9,7 @@ import threading
 
 from teamtui.cli.run_cmds import connect_dashboard
 from teamtui.runtime.lead import Lead
-from teamtui.runtime.shutdown import Outcome
+from teamtui.protocol.shutdown import Outcome
 from teamtui.runtime.teamfile import load_team_file
 from tests.runtime.helpers import processes_of, team_toml
 from tests.tui.conftest import until

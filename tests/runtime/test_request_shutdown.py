@@ -13,7 +13,7 @@ import pytest
 from watchfiles import watch
 
 from teamtui.runtime.lead import Lead, LeadEvent
-from teamtui.runtime.shutdown import Outcome
+from teamtui.protocol.shutdown import Outcome
 from teamtui.runtime.teamfile import load_team_file
 
 from .helpers import WORKER, processes_of, tasks_on_disk, team_toml, wait_until

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.native import NativeTeam
-from teamtui.runtime.shutdown import Outcome
+from teamtui.protocol.shutdown import Outcome
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard

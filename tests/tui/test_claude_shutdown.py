@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.runtime.shutdown import Outcome
+from teamtui.protocol.shutdown import Outcome
 from teamtui.tui.app import TeamTUI
 from tests.tui.conftest import SIZE, until
 
@@ -274,10 +274,11 @@ async def test_steps_read_out_of_order_are_shown_in_the_order_they_happened(tran
 async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(claude_home, tmp_path, tmux_socket, monkeypatch):
     """Claude Code closes a teammate's pane after it leaves, but not always: the view says which
     panes closed and which outlived their teammate (as tmux says, not as assumed)."""
-    from teamtui.tui.controllers import claude_shutdown
+    from teamtui.protocol.claude import shutdown as model
+    from teamtui.session import lead_asked
 
-    monkeypatch.setattr(claude_shutdown, "PANE_GRACE", 1.0)
-    monkeypatch.setattr(claude_shutdown, "PANE_CHECK_EVERY", 0.2)
+    monkeypatch.setattr(model, "PANE_GRACE", 1.0)
+    monkeypatch.setattr(lead_asked, "PANE_CHECK_EVERY", 0.2)
     socket, tmux = tmux_socket
     panes = {name: tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip() for name in ("alice", "bob")}
     edit_config(claude_home, lambda cfg: [m.__setitem__("tmuxPaneId", panes[m["name"]]) for m in cfg["members"] if m["name"] in panes])

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.models import Message
 from teamtui.protocol.state import DEFAULT_MESSAGE_LIMIT, TeamState
-from teamtui.tui.controllers import claude_shutdown
-from teamtui.tui.controllers.claude_shutdown import AskLeadShutdown, team_tmux_socket
+from teamtui.session.lead_asked import AskLeadShutdown
+from teamtui.tmux.team_panes import team_socket
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
 TEAM = "session-421dba11"
@@ -21,10 +21,8 @@ TEAM = "session-421dba11"
 
 def test_a_tmux_socket_path_with_commas_is_kept_whole(monkeypatch):
     monkeypatch.setenv("TMUX", "/tmp/tmux-1000/a,b,c,4242,0")
-    assert team_tmux_socket(SimpleNamespace()) == "/tmp/tmux-1000/a,b,c"  # no lead known: this process's $TMUX
-    lead = object()
-    monkeypatch.setattr(claude_shutdown, "lead_environ", lambda proc: {"TMUX": "/run/team,lead/sock,77,3"} if proc is lead else None)
-    assert team_tmux_socket(SimpleNamespace(lead_process=lead)) == "/run/team,lead/sock"  # the lead's $TMUX first
+    assert team_socket(None) == "/tmp/tmux-1000/a,b,c"  # no lead known: this process's $TMUX
+    assert team_socket({"TMUX": "/run/team,lead/sock,77,3"}) == "/run/team,lead/sock"  # the lead's $TMUX first
 
 
 def test_a_message_read_after_the_history_overflows_is_still_followed(tmp_path):
@@ -42,8 +40,8 @@ def test_a_message_read_after_the_history_overflows_is_still_followed(tmp_path):
 
     state.ingest("team-lead", chatter(DEFAULT_MESSAGE_LIMIT, t0))  # the history is full
     shutdown = AskLeadShutdown(
-        lambda report: None, store, sender="teamtui", clock=time.time, state=state,
-        set_timer=lambda delay, callback: SimpleNamespace(stop=lambda: None), whole_team=False,
+        lambda report: None, state, sender="teamtui", clock=time.time,
+        set_timer=lambda delay, callback: SimpleNamespace(stop=lambda: None), background=lambda work, done: None, whole_team=False,
     )
     shutdown.start(["alice"], "done", 60.0)
     run = shutdown.run

@@ -119,7 +119,7 @@ async def test_a_log_only_batch_does_not_rebuild_the_team_table(tmp_path):
         for i in range(12):
             team.log(f"mate{i:02d}", "busy")
         await until(pilot, lambda: all(app.state.logs[f"mate{i:02d}"][-1].text == "busy" for i in range(12)), "lines read")
-        await until(pilot, lambda: app.dashboard._activity_timer is None, "the once-a-second Active refresh ran")
+        await until(pilot, lambda: app.dashboard.health.activity_timer is None, "the once-a-second Active refresh ran")
         assert all(panel.rows[key] is row for key, row in rows.items()), "rows updated in place, never rebuilt"
 
 
@@ -137,7 +137,7 @@ async def test_a_task_update_moves_no_other_teammates_active_time(tmp_path):
         team.claim_task("3", "mate05")
         await until(pilot, lambda: "#3" in str(panel.get_cell("mate05", "task")), "the claim on mate05's row")
         assert {n: str(panel.get_cell(n, "active")) for n in active if n != "mate05"} == {n: a for n, a in active.items() if n != "mate05"}
-        app.dashboard._refresh_team(tick=True)  # the relative-time tick
+        app.dashboard.panels.team(tick=True)  # the relative-time tick
         assert all(str(panel.get_cell(n, "active")) != a for n, a in active.items() if n != "mate05"), "the tick moves them"
 
 

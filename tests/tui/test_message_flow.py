@@ -12,7 +12,7 @@ from textual.message import Message
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.native import NativeTeam
-from teamtui.runtime.shutdown import DEFAULT_REASON, Outcome, ShutdownRun
+from teamtui.protocol.shutdown import DEFAULT_REASON, Outcome, ShutdownRun
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.messages import LeadMessagesDrained, ShutdownProgress, TeamChanged
 from teamtui.tui.widgets.messages import MessageTraffic

@@ -4,7 +4,7 @@ import json
 
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.state import TeamState
-from teamtui.runtime.shutdown import Outcome, ShutdownRun, live_teammates
+from teamtui.protocol.shutdown import Outcome, ShutdownRun, live_teammates
 
 
 class Clock:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from teamtui.protocol.claude.config import ClaudeConfig
+from teamtui.protocol.claude.config import ClaudeConfig, member_pane
 from teamtui.protocol.claude.inbox import ClaudeInbox
+from teamtui.protocol.claude.leadproc import lead_environ, lead_state
 from teamtui.protocol.claude.tasks import ClaudeTasks
+from teamtui.protocol.errors import UnsupportedError
+from teamtui.protocol.models import Member
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from teamtui.protocol.claude.journal import TeamJournal
@@ -24,6 +28,25 @@ class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     writes_shutdown_results = False
     shutdown_via_lead = True
     has_transcripts = True
+    writes_members = False
+    creates_teams = False
+    camel_case_fields = True
+
+    @classmethod
+    def create_team(cls, root: Path, name: str, description: str = "") -> ClaudeTeam:
+        raise UnsupportedError("creating a team is not supported for claude teams (Claude Code creates them)")
+
+    def lead_state(self) -> str | None:
+        return lead_state(self.lead_process) if self.lead_process is not None else None
+
+    def lead_pid(self) -> int | None:
+        return self.lead_process.pid if self.lead_process is not None else None
+
+    def lead_environment(self) -> dict[str, str] | None:
+        return lead_environ(self.lead_process) if self.lead_process is not None else None
+
+    def teammate_pane(self, member: Member) -> str | None:
+        return member_pane(member)
 
     def transcript_feed(self, state: Any) -> TranscriptFeed:
         from teamtui.protocol.claude.transcripts.feed import TranscriptFeed

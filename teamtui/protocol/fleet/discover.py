@@ -69,7 +69,7 @@ def team_key(layout: str, root: Path | str, name: str) -> tuple[str, str, str]:
     return (layout, real, name)
 
 
-def _journal():  # noqa: ANN202 - the module, imported only when ended teams are asked for
+def _journal():  # the module, imported only when ended teams are asked for
     from teamtui.protocol.claude import journal
 
     return journal
@@ -93,10 +93,13 @@ def _claude_root(claude_root: Path | None) -> Path:
 
 def explicit_roots(roots: Iterable[Path | str], settings: Settings) -> list[Path]:
     """config.toml's roots, then those given on the command line, each once (`~` expanded)."""
-    out: dict[str, Path] = {}
+    out: dict[tuple[str, str, str], Path] = {}
     for root in [*settings.roots, *roots]:
-        path = Path(root).expanduser()
-        out.setdefault(os.path.realpath(path), path)
+        try:
+            path = Path(root).expanduser()
+        except RuntimeError:  # ~someone who is no user here: looked for as written, and said not a folder
+            path = Path(root)
+        out.setdefault(team_key("", path, ""), path)
     return list(out.values())
 
 
@@ -132,7 +135,7 @@ def _ended_teams(directory: Path | None, since: float, live: set[tuple[str, str,
         key = team_key(jt.layout, jt.root, jt.name)
         if key in live:
             continue
-        if _has_config(teams_folder(Path(jt.root), jt.layout) / jt.name):  # type: ignore[arg-type]
+        if _has_config(teams_folder(Path(jt.root), jt.layout) / jt.name):
             continue  # live outside the roots looked at, or back under its name: not an ended row
         # A folder gone without a team_gone record (no dashboard saw it go): ended when last seen.
         ended_at = jt.ended_at if jt.ended_at is not None else jt.last_seen

@@ -122,13 +122,12 @@ def _entry(path: Path) -> RunEntry | None:
         return None
     if not isinstance(root, str) or not root or "\0" in root or not isinstance(team, str) or not team:
         return None
-    started = data.get("started_at")
-    layout = data.get("layout")
+    started, layout, start, space = data.get("started_at"), data.get("layout"), data.get("start"), data.get("pid_space")
     return RunEntry(
         path=path,
         pid=pid,
-        start=data.get("start") if isinstance(data.get("start"), str) else "",
-        pid_space=data.get("pid_space") if isinstance(data.get("pid_space"), str) else "",
+        start=start if isinstance(start, str) else "",
+        pid_space=space if isinstance(space, str) else "",
         root=Path(root),
         team=team,
         layout=layout if layout in ("native", "claude") else "native",

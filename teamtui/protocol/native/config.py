@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from teamtui.protocol.wire import ValidationError
-
 from teamtui.protocol.errors import ConflictError, NotFoundError, ParseError, ReadError
 from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
 from teamtui.protocol.locks import FileLock
@@ -14,6 +12,7 @@ from teamtui.protocol.models import Member, TeamConfig, normalize_status
 from teamtui.protocol.names import check_name
 from teamtui.protocol.native.layout import NativeLayout
 from teamtui.protocol.store import validation_reason
+from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -98,7 +97,7 @@ class NativeConfig(NativeLayout):
             for m in members:
                 if m.get("name") == name:
                     raise ConflictError(f"{name!r} is already a member of {self.name!r}")
-            entry = {"name": name, "agent_id": f"{name}@{self.name}", "status": status}
+            entry: dict[str, Any] = {"name": name, "agent_id": f"{name}@{self.name}", "status": status}
             entry.update({k: v for k, v in fields.items() if v not in (None, "")})
             entry.setdefault("joined_at", time.time())
             members.append(entry)

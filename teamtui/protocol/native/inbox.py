@@ -7,16 +7,22 @@ import os
 import time
 from pathlib import Path
 
-from teamtui.protocol.wire import ValidationError
-
 from teamtui.protocol.errors import ProtocolError, ReadError
-from teamtui.protocol.fsio import append_bytes, ensure_dir, ensure_inside, open_regular, parse_json_bytes, write_json_atomic
+from teamtui.protocol.fsio import (
+    append_bytes,
+    ensure_dir,
+    ensure_inside,
+    open_regular,
+    parse_json_bytes,
+    write_json_atomic,
+)
 from teamtui.protocol.locks import FileLock
 from teamtui.protocol.models import Message, decode_payload
 from teamtui.protocol.names import check_name, is_safe_name
 from teamtui.protocol.native.layout import INBOX_FILE, NativeLayout
 from teamtui.protocol.store import InboxRead, validation_reason
 from teamtui.protocol.tail import TailBatch, TailReader
+from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -89,9 +95,12 @@ class NativeInbox(NativeLayout):
 
     def decode_inbox_batch(self, member: str, batch: TailBatch) -> InboxRead:
         out = InboxRead([], batch.read_errors(self.inbox_path(member)))
-        for line, no in zip(batch.lines, batch.line_numbers):
+        for line, no in zip(batch.lines, batch.line_numbers, strict=True):  # one number per line
             item = self.decode_inbox_line(member, line, no)
-            (out.errors if isinstance(item, ReadError) else out.messages).append(item)
+            if isinstance(item, ReadError):
+                out.errors.append(item)
+            else:
+                out.messages.append(item)
         return out
 
     def peek(self, member: str) -> InboxRead:

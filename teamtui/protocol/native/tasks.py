@@ -6,8 +6,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from teamtui.protocol.wire import ValidationError
-
 from teamtui.protocol.errors import ConflictError, NotFoundError, ParseError, ReadError
 from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
 from teamtui.protocol.locks import FileLock
@@ -15,6 +13,7 @@ from teamtui.protocol.models import PATTERN_STATUSES, Task, TaskStatus
 from teamtui.protocol.names import check_name
 from teamtui.protocol.native.layout import SIDECAR_FILE, TASK_FILE, NativeLayout, is_task_id
 from teamtui.protocol.store import validation_reason
+from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:

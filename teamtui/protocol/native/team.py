@@ -20,12 +20,31 @@ class NativeTeam(NativeConfig, NativeInbox, NativeTasks):
     has_teammate_logs = True
     appends_to_inboxes = True
     writes_shutdown_results = True
+    writes_members = True
+    creates_teams = True
+    camel_case_fields = False
+
+    @classmethod
+    def create_team(cls, root: Path, name: str, description: str = "") -> NativeTeam:
+        store = cls(root, name)
+        store.create(description=description)
+        return store
 
     def may_write_as_lead(self) -> bool:
         """The person at the terminal is the lead unless a teamtui lead runs the team (see leadpid)."""
         from teamtui.protocol.native.leadpid import speaks_for_lead
 
         return speaks_for_lead(self)
+
+    def running_lead(self) -> int | None:
+        from teamtui.protocol.native.leadpid import running_lead
+
+        return running_lead(self)
+
+    def ask_running_lead(self, sender: str, reason: str, deadline: float, teammates: list[str]) -> str:
+        from teamtui.protocol.native.leadpid import ask_lead_to_shut_down
+
+        return ask_lead_to_shut_down(self, sender, reason, deadline, teammates)
 
     def log_files(self) -> list[Path]:
         try:

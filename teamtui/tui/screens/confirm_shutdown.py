@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from teamtui.runtime.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON
+from teamtui.protocol.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON
 from teamtui.tui.safe import safe_text
 
 

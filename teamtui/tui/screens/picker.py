@@ -21,8 +21,7 @@ def describe_team(root: Path, name: str, now: float) -> Text:
     """A second line for one team: its lead alive, ended or unknown, members, working directory and age."""
     from teamtui.protocol.errors import ProtocolError
     from teamtui.protocol.layout import open_team
-    from teamtui.protocol.claude.leadproc import lead_state
-    from teamtui.protocol.models import TeamConfig
+        from teamtui.protocol.models import TeamConfig
 
     t = Text("\n    ", style="dim")
     try:
@@ -35,10 +34,10 @@ def describe_team(root: Path, name: str, now: float) -> Text:
         t.append_text(safe_text(f"unreadable: {cfg.reason}", "dim"))
         return t
     parts = []
-    lead = getattr(store, "lead_process", None)
+    lead = store.lead_state()
     if lead is not None:
         # "unknown" (another user's process, another pid namespace) is said, never shown as ended.
-        parts.append({"alive": "lead alive", "ended": "lead ended"}.get(lead_state(lead), "lead state unknown"))
+        parts.append({"alive": "lead alive", "ended": "lead ended"}.get(lead, "lead state unknown"))
     names = [m.name for m in cfg.members]
     parts.append(f"{len(names)} member{'s' if len(names) != 1 else ''}" + (f" ({', '.join(names[:4])}{', …' if len(names) > 4 else ''})" if names else ""))
     raw = getattr(cfg, "raw", None) or {}

@@ -1,6 +1,6 @@
 """A live graceful shutdown: each teammate's state, a countdown, then the verification summary.
 
-It only renders a ShutdownRun (teamtui.runtime.shutdown); Esc hides it and the run goes on.
+It only renders a ShutdownRun (teamtui.protocol.shutdown); Esc hides it and the run goes on.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Static
 
 from collections.abc import Callable
 
-from teamtui.runtime.shutdown import Outcome, ShutdownRun
+from teamtui.protocol.shutdown import Outcome, ShutdownRun
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 

@@ -89,6 +89,11 @@ class TranscriptFeed:
         return updates
 
     @property
+    def started(self) -> bool:
+        """The first read ran (`read`): the transcripts are known."""
+        return self.team is not None
+
+    @property
     def counting(self) -> bool:
         """Some transcript's head is still to be counted (its token sums say nothing yet)."""
         return self.team is not None and any(r.head_pending for r in self.team.readers.values())

@@ -1,0 +1,223 @@
+"""One row per team of the fleet, for the overview: built from TeamState, the dashboard's model.
+
+A row says what a person scanning many teams wants first: whose team it is (Claude Code, native,
+run by teamtui), whether its lead still runs, how many members work, idle or are gone, tasks
+done of total, what needs the person, tokens, when anything last happened and where it works.
+Transcripts are costly (a team's can be hundreds of MB): `needs_you` and `tokens` are read only
+when asked (`transcripts=True`); otherwise they are 0 and None.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from teamtui.protocol.fleet.discover import Fleet, FleetTeam
+from teamtui.protocol.models import MemberStatus
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from teamtui.protocol.state import TeamState
+
+LAYOUT_LABELS = {"claude": "Claude Code", "native": "native", "run": "run by teamtui"}
+
+
+@dataclass(slots=True)
+class FleetRow:
+    team: FleetTeam
+    name: str  # the team's own name (config.json's), else its folder's
+    label: str  # LAYOUT_LABELS of its source
+    lead: str = "unknown"  # "alive" | "ended" | "unknown"
+    working: int = 0
+    idle: int = 0
+    gone: int = 0  # shut down, left, or disappeared (the health rule)
+    unknown: int = 0  # no status to read (an in-process teammate before its transcript is read)
+    tasks_done: int = 0
+    tasks_total: int = 0
+    needs_you: int = 0  # 0 unless transcripts were read
+    tokens: int | None = None  # None unless transcripts were read (and counted)
+    last_activity: float | None = None  # epoch seconds
+    cwd: str = ""  # where the team works
+    errors: int = 0  # files of the team that did not read
+    problem: str | None = None
+
+    @property
+    def ended(self) -> bool:
+        return self.team.ended or self.lead == "ended"
+
+
+# ------------------------------------------------------------------ the lead
+
+
+def _lead_state(team: FleetTeam, state: TeamState | None) -> str:
+    if team.ended:
+        return "ended"
+    if team.run is not None:
+        return team.run.process_state
+    store = state.store if state is not None else None
+    lead = getattr(store, "lead_process", None)
+    if lead is not None:  # Claude Code 2.1.178+: config.json's leadProcess
+        from teamtui.protocol.claude.leadproc import lead_state
+
+        return lead_state(lead)
+    if store is not None and store.layout == "native":
+        from teamtui.protocol.native.leadpid import running_lead
+
+        # A teamtui lead that did not register (an older one); without one a person may lead: unknown.
+        return "alive" if running_lead(store) is not None else "unknown"
+    return "unknown"
+
+
+# ------------------------------------------------------------------ reading a team
+
+
+def _load(team: FleetTeam, health_timeout: float) -> TeamState | None:
+    """The team's TeamState, read once; None for a team whose folder cannot be shown."""
+    if team.ended:
+        if team.journal is None:
+            return None
+        from teamtui.protocol.claude.ended import load_state
+
+        try:
+            return load_state(team.journal)
+        except (OSError, ValueError):
+            return None
+    if team.problem is not None:
+        return None
+    from teamtui.protocol.layout import open_team
+    from teamtui.protocol.state import TeamState
+
+    state = TeamState(open_team(team.root, team.name, team.layout), health_timeout=health_timeout)  # type: ignore[arg-type]
+    state.load_all()
+    return state
+
+
+def _cwd(team: FleetTeam, state: TeamState | None) -> str:
+    raw = getattr(state.config, "raw", None) if state is not None and state.config is not None else None
+    if isinstance(raw, dict):  # Claude Code: each member's cwd, the lead's first
+        for m in raw.get("members") or []:
+            if isinstance(m, dict) and isinstance(m.get("cwd"), str) and m["cwd"]:
+                return m["cwd"]
+    return str(team.root) if team.layout == "native" else ""
+
+
+def _folder_times(team: FleetTeam) -> list[float]:
+    # The team folder's last change (created, a file added) and its config's (a member joined, left, went idle).
+    from teamtui.protocol.fleet.scan import teams_folder
+
+    folder = teams_folder(team.root, team.layout) / team.name  # type: ignore[arg-type]
+    out = []
+    for path in (folder, folder / "config.json"):
+        try:
+            out.append(os.stat(path).st_mtime)
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _last_activity(team: FleetTeam, state: TeamState | None) -> float | None:
+    if team.ended:
+        return team.ended_at
+    stamps = [t for t in (state.activity.values() if state is not None else ()) if t]
+    if state is not None and state.config is not None and state.config.created_at:
+        stamps.append(state.config.created_at)
+    if team.run is not None and team.run.started_at:
+        stamps.append(team.run.started_at)
+    stamps += _folder_times(team)
+    return max(stamps) if stamps else None
+
+
+def _count_members(row: FleetRow, state: TeamState, now: float) -> None:
+    for v in state.member_views(now):
+        if row.team.ended or v.departed or v.disappeared or v.status == MemberStatus.SHUTDOWN:
+            row.gone += 1
+        elif v.status == MemberStatus.WORKING:
+            row.working += 1
+        elif v.status == MemberStatus.IDLE:
+            row.idle += 1
+        else:
+            row.unknown += 1
+
+
+def _read_transcripts(row: FleetRow, state: TeamState, now: float) -> None:
+    """The costly part: every member's transcript read, for what needs a person and the tokens."""
+    if state.transcripts is None or row.team.ended:
+        return
+    state.load_transcripts()
+    row.needs_you = len(state.transcripts.needs_you(now))
+    row.tokens = state.transcripts.total_tokens()
+
+
+def summarize_team(team: FleetTeam, *, now: float | None = None, transcripts: bool = False,
+                   health_timeout: float = 60.0) -> FleetRow:
+    """The row of one team; a team that does not read gives a row with its problem, never raises."""
+    now = time.time() if now is None else now
+    row = FleetRow(team, team.name, LAYOUT_LABELS.get(team.source, team.source), problem=team.problem)
+    try:
+        state = _load(team, health_timeout)
+    except Exception as exc:  # noqa: BLE001 - one team's files must never take the overview down
+        state = None
+        row.problem = row.problem or f"cannot be read: {exc}"
+    if state is not None:
+        row.name = state.name
+        row.errors = len(state.all_errors())
+        if state.config is None and row.problem is None and not team.ended:
+            first = next(iter(state.all_errors()), None)
+            row.problem = f"config.json: {first.reason}" if first is not None else "gone while it was read"
+        if transcripts:  # first: an in-process teammate's working or idle is its transcript's
+            try:
+                _read_transcripts(row, state, now)
+            except Exception:  # noqa: BLE001 - a transcript that does not read leaves the figures blank
+                pass
+        _count_members(row, state, now)
+        row.tasks_done, row.tasks_total = state.board.progress()
+    row.lead = _lead_state(team, state)
+    row.last_activity = _last_activity(team, state)
+    row.cwd = _cwd(team, state)
+    return row
+
+
+def order_rows(rows: Iterable[FleetRow]) -> list[FleetRow]:
+    """What needs the person first (most first), then live teams by last activity, then ended ones (newest first)."""
+    def key(row: FleetRow) -> tuple[int, int, float]:
+        group = 0 if row.needs_you and not row.ended else 2 if row.ended else 1
+        return (group, -row.needs_you, -(row.last_activity or 0.0))
+
+    return sorted(rows, key=key)
+
+
+def fleet_rows(fleet: Fleet | Iterable[FleetTeam], *, now: float | None = None, transcripts: bool = False,
+               health_timeout: float = 60.0) -> list[FleetRow]:
+    """Every team's row, in the overview's order."""
+    teams = fleet.teams if isinstance(fleet, Fleet) else list(fleet)
+    now = time.time() if now is None else now
+    return order_rows(summarize_team(t, now=now, transcripts=transcripts, health_timeout=health_timeout) for t in teams)
+
+
+def row_json(row: FleetRow) -> dict[str, Any]:
+    """A row for scripts (`teamtui status --all --json`): plain types, stable keys."""
+    team = row.team
+    return {
+        "team": row.name,
+        "folder": team.name,
+        "root": str(team.root),
+        "layout": team.layout,
+        "source": team.source,
+        "label": row.label,
+        "lead": row.lead,
+        "ended": row.ended,
+        "ended_at": team.ended_at,
+        "members": {"working": row.working, "idle": row.idle, "gone": row.gone, "unknown": row.unknown},
+        "tasks": {"done": row.tasks_done, "total": row.tasks_total},
+        "needs_you": row.needs_you,
+        "tokens": row.tokens,
+        "last_activity": row.last_activity,
+        "cwd": row.cwd,
+        "pid": team.run.pid if team.run is not None else None,
+        "errors": row.errors,
+        "problem": row.problem,
+    }

@@ -1,0 +1,61 @@
+"""`m` and `b` on the dashboard: the message dialog, then the session writes under the honest
+sender (never a lead this process is not) and says what was written or why not."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+
+from teamtui.tui.controllers.host import DashboardHost
+
+
+class Messaging:
+    def __init__(self, screen: DashboardHost, log_title: Callable[[str], Text]):
+        self.screen = screen
+        self.log_title = log_title
+
+    def message(self, name: str) -> None:
+        from teamtui.tui.screens.message import MessageModal
+
+        screen, session = self.screen, self.screen.session
+        if session is None or not screen.writable():
+            return
+        title = Text("Message ", style="bold")
+        title.append_text(self.log_title(name))
+        modal = MessageModal(title, [name], session.sender, cursor_blink=screen.cursor_blink)
+        screen.app.push_screen(modal, lambda text: self._write("Message", text, lambda t: self._send(name, t)))
+
+    def _send(self, name: str, text: str) -> None:
+        assert self.screen.session is not None
+        self.screen.apply_changes(self.screen.session.send(name, text))
+        self.screen.toast("Message written to ", name, "information", suffix="'s inbox")
+
+    def broadcast(self) -> None:
+        from teamtui.tui.screens.message import MessageModal
+
+        screen, session = self.screen, self.screen.session
+        if session is None or not screen.writable():
+            return
+        try:
+            recipients = session.broadcast_recipients()
+        except Exception as exc:  # noqa: BLE001 - the user must see why nothing can be written
+            screen.toast("Cannot broadcast: ", str(exc), "error")
+            return
+        title = Text(f"Broadcast to {len(recipients)} teammate{'s' if len(recipients) != 1 else ''}", style="bold")
+        modal = MessageModal(title, recipients, session.sender, cursor_blink=screen.cursor_blink)
+        screen.app.push_screen(modal, lambda text: self._write("Broadcast", text, self._broadcast))
+
+    def _broadcast(self, text: str) -> None:
+        assert self.screen.session is not None
+        recipients, changes = self.screen.session.broadcast(text)
+        self.screen.apply_changes(changes)
+        self.screen.toast("Broadcast written to ", ", ".join(recipients) or "nobody", "information")
+
+    def _write(self, what: str, text: str | None, write: Callable[[str], None]) -> None:
+        if text is None or self.screen.session is None:
+            return  # cancelled
+        try:
+            write(text)
+        except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
+            self.screen.toast(f"{what} not sent: ", str(exc), "error")

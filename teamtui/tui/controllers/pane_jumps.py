@@ -1,0 +1,79 @@
+"""The panes on the dashboard: teamtui's own `follow` panes beside it (kept in step with the
+team, within the pane budget) and jumps to the team's own panes (a teammate's, or the lead's,
+where a request waits for a person)."""
+
+from __future__ import annotations
+
+from teamtui.tmux.api import PaneNews, TeammatePanes
+from teamtui.tmux.commands import follow_command, pane_specs
+from teamtui.tui.controllers.host import DashboardHost
+
+
+class PaneJumps:
+    def __init__(self, screen: DashboardHost, panes: TeammatePanes, sync: bool):
+        self.screen = screen
+        self.panes = panes
+        self.sync_enabled = sync  # off in tests and screenshots that must not touch tmux
+
+    def sync(self) -> None:
+        """teamtui's panes after a change of members: one per teammate, as far as the budget goes."""
+        session = self.screen.session
+        if not self.sync_enabled or not self.panes.active or session is None:
+            return
+        root, team = session.store.root, session.store.name
+        try:
+            self.panes.sync(pane_specs(session.state, lambda name: follow_command(name, root, team), self.screen.now()))
+        except Exception as exc:  # noqa: BLE001 - panes are a convenience: report, keep the dashboard
+            self.screen.notify(f"Panes: {exc}", severity="warning", markup=False)
+
+    def news(self, news: PaneNews) -> bool:
+        """What the panes' thread said; True when the teammates waiting for a pane changed."""
+        screen = self.screen
+        if news.problem:
+            screen.toast("Panes: ", news.problem, "warning")
+        if news.waiting == screen.panes_waiting:
+            return False
+        if news.waiting and not screen.panes_waiting:
+            screen.notify(
+                f"{len(news.waiting)} teammates have no pane until selected (enter): at most {news.limit} "
+                "panes at once (--max-panes, or max_panes in the config file).",
+                markup=False,
+            )
+        screen.panes_waiting = news.waiting
+        return True
+
+    def focus(self, name: str) -> None:
+        """`enter` on a teammate: its teamtui pane selected (or opened, past the budget)."""
+        opening = name in self.screen.panes_waiting
+        try:
+            has_pane = self.panes.select(name)
+        except Exception as exc:  # noqa: BLE001
+            self.screen.toast("Pane: ", str(exc), "warning")
+            has_pane = False
+        suffix = (" (opening its pane)" if opening else " (pane selected)") if has_pane else ""
+        self.screen.toast("Focused ", name, "information", suffix=suffix)
+
+    def toggle(self) -> None:
+        try:
+            shown = self.panes.toggle()
+        except Exception as exc:  # noqa: BLE001
+            self.screen.toast("Panes: ", str(exc), "warning")
+            return
+        if not self.panes.active:
+            self.screen.notify("No teammate panes: in-process mode (start teamtui inside tmux for panes).")
+        else:
+            self.screen.notify("Panes shown" if shown else "Panes hidden")
+
+    def go_to(self, name: str) -> None:
+        """Bring the team's own pane of `name` (else its lead's) forward."""
+        session = self.screen.session
+        assert session is not None
+        try:
+            pane = session.select_pane(name)
+        except Exception as exc:  # noqa: BLE001 - tmux is a convenience: say why, keep the dashboard
+            self.screen.toast("Pane: ", str(exc), "warning")
+            return
+        if pane is not None:
+            self.screen.toast("Selected the pane of ", name, "information", suffix=f" ({pane})")
+        else:
+            self.screen.toast("No tmux pane to select for ", name, "warning", suffix=" (is teamtui inside the team's tmux?)")

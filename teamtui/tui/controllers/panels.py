@@ -1,0 +1,140 @@
+"""What the dashboard's panels show of a team session: each panel drawn from the session's
+TeamState, and only the rows a change concerns. The screen decides when; this says what."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from teamtui.protocol.changes import Change, ChangeKind
+from teamtui.tui.controllers.host import DashboardHost
+from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.header import TeamHeader
+from teamtui.tui.widgets.logs import LogStrip, TeammateLog
+from teamtui.tui.widgets.messages import MessageTraffic
+from teamtui.tui.widgets.needs_you import NeedsYouStrip
+from teamtui.tui.widgets.problems import ProblemList
+from teamtui.tui.widgets.tasks import TaskBoard
+from teamtui.tui.widgets.team import TeamPanel
+
+TASK_KINDS = {ChangeKind.TASK, ChangeKind.TASK_COMPLETED, ChangeKind.TASK_REMOVED}
+# Claude Code deletes each inbox entry once delivered: why the Messages table may be empty.
+PENDING_QUEUE_HINT = "none seen yet (Claude Code deletes each one once delivered)"
+
+
+class Panels:
+    """The dashboard's panels, drawn from `screen.session` (set before any of these is called)."""
+
+    def __init__(self, screen: DashboardHost):
+        self.screen = screen
+        self.times_drawn_at: float | None = None  # the clock the team table's "Active" times are drawn at
+        self._claimed: dict[str, str] = {}  # the board's claimed files when the task board was last drawn
+        self._problems_shown: list | None = None
+
+    @property
+    def state(self) -> Any:
+        assert self.screen.session is not None
+        return self.screen.session.state
+
+    def all(self) -> None:
+        self.header()
+        self.team()
+        self.log_strip()
+        self.board()
+        self.messages()
+        self.main_log()
+        if self.state.transcripts is not None:
+            self.needs_you()
+
+    def header(self, gone: bool = False) -> None:
+        session = self.screen.session
+        assert session is not None
+        self.screen.query_one(TeamHeader).show_team(self.state, gone=gone, ended_at=session.ended_at)
+        errors = self.state.all_errors()
+        if errors != self._problems_shown:  # redrawing an unchanged list would relayout the screen
+            self._problems_shown = errors
+            self.screen.query_one(ProblemList).show(errors, self.state.store.root)
+
+    def team(self, tick: bool = False) -> None:
+        screen = self.screen
+        panel = screen.query_one(TeamPanel)
+        now = screen.now()
+        if tick or self.times_drawn_at is None:
+            self.times_drawn_at = now
+        # "Active" times move on the tick only: a change in between redraws the rows it touched, not
+        # every row whose "12s ago" became "13s ago" (100 cells at 100 teammates, most of a task update).
+        panel.show(self.views(now), self.times_drawn_at, self.usage())
+        if screen.selected is None or panel.selected != screen.selected:
+            screen.selected = panel.selected
+        disappeared = screen.session.disappeared if screen.session is not None else set()
+        parts = [f"{len(disappeared)} disappeared"] if disappeared else []
+        if screen.panes_waiting:
+            parts.append(f"{len(screen.panes_waiting)} without a pane · enter opens one")
+        subtitle = " · ".join(parts)
+        if panel.border_subtitle != subtitle:  # setting it, even unchanged, redraws the panel
+            panel.border_subtitle = subtitle
+
+    def views(self, now: float) -> list:
+        """The team panel's rows: the members, after the lead when its transcript was read."""
+        views = self.state.member_views(now)
+        lead = self.state.transcripts.lead_view() if self.state.transcripts is not None else None
+        return [lead, *views] if lead is not None else views
+
+    def usage(self) -> dict | None:
+        """Each member's transcript figures, once any transcript was read (else None: the team
+        panel keeps its usual columns)."""
+        feed = self.state.transcripts
+        if feed is None or not feed.members():
+            return None
+        return {m: feed.stats(m) for m in feed.members()}
+
+    def needs_you(self) -> None:
+        now = self.screen.now()
+        strip = self.screen.query_one(NeedsYouStrip)
+        strip.show(self.state.transcripts.needs_you(now), now, self.screen.palette.member_color)
+
+    def board(self, changes: list[Change] | None = None) -> None:
+        """Redraw the task board: only the rows `changes` can affect, else every row."""
+        board, table = self.state.board, self.screen.query_one(TaskBoard)
+        claimed = board.claimed_files()
+        done = False
+        if changes is not None and not any(c.kind == ChangeKind.TASK_REMOVED for c in changes):
+            changed = {c.key for c in changes if c.kind in TASK_KINDS}
+            views = [board.view(board.tasks[i], claimed) for i in board.affected_by(changed, self._claimed)]
+            done = table.update(views, self.screen.task_query, len(board.tasks))
+        if not done:
+            table.show(board.views(), self.screen.task_query)
+        self._claimed = claimed
+
+    def messages(self) -> None:
+        traffic = self.screen.query_one(MessageTraffic)
+        traffic.show(self.state.messages)
+        # A pending queue (Claude Code) is emptied on delivery: say why the table may be empty.
+        hint = "" if self.state.messages else "none yet" if self.state.store.appends_to_inboxes else PENDING_QUEUE_HINT
+        if traffic.border_subtitle != hint:  # setting it, even unchanged, redraws the panel
+            traffic.border_subtitle = hint
+
+    def log_title(self, name: str) -> Text:
+        return safe_text(name, f"bold {self.screen.palette.member_color(name)}")
+
+    def log_strip(self) -> None:
+        names = [v.name for v in self.views(self.screen.now())]
+        self.screen.query_one(LogStrip).sync([(n, self.log_title(n)) for n in names], self.state.logs, self.screen.selected)
+
+    def main_log(self) -> None:
+        log = self.screen.query_one("#log-main", TeammateLog)
+        selected = self.screen.selected
+        if selected is None or self.screen.session is None:
+            log.clear()
+            log.border_title = "Log"
+            return
+        title = Text("Log · ")
+        title.append_text(self.log_title(selected))
+        log.show(self.state.logs.get(selected), title)
+        self.log_strip()
+
+    def append_log(self, member: str) -> None:
+        if member == self.screen.selected:
+            self.screen.query_one("#log-main", TeammateLog).sync(self.state.logs.get(member))
+        self.screen.query_one(LogStrip).append(member)

@@ -1,0 +1,87 @@
+"""The fleet's watch folders, under the real watcher: a team appearing, a run starting and a team
+ending each arrive as a file event (no polling)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from teamtui.protocol.fleet import discover_fleet, fleet_watch_dirs, register_run, unregister_run
+from teamtui.protocol.watch import WatchBatch, watch_dirs
+
+from .conftest import LIVE_TEAM, NATIVE_TEAM, Machine
+
+
+class Seen:
+    """Every batch the watcher gave, gathered by a task of its own."""
+
+    def __init__(self) -> None:
+        self.batches: list[WatchBatch] = []
+
+    async def path(self, path: Path, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not any(path in b.paths for b in self.batches):
+                await asyncio.sleep(0.02)
+
+    async def rescan(self, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not any(b.rescan for b in self.batches):
+                await asyncio.sleep(0.02)
+
+
+@asynccontextmanager
+async def watching(dirs: list[Path]) -> AsyncIterator[Seen]:
+    stop = asyncio.Event()
+    seen = Seen()
+    ready = asyncio.Event()
+
+    async def gather() -> None:
+        async for batch in watch_dirs(dirs, stop):
+            seen.batches.append(batch)
+            if batch.ready:
+                ready.set()
+
+    task = asyncio.create_task(gather())
+    try:
+        await asyncio.wait_for(ready.wait(), 10)
+        yield seen
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_teams_appearing_and_ending_are_file_events(machine: Machine) -> None:
+    machine.registry.mkdir(parents=True)  # teamtui has run here before
+    async with watching(fleet_watch_dirs()) as seen:
+        # A Claude Code session starts: its folder, then its config.json.
+        team = machine.claude / "teams" / "session-feedbeef"
+        team.mkdir()
+        (team / "config.json").write_text(json.dumps({"name": "session-feedbeef", "members": []}))
+        await seen.path(team)
+        assert "session-feedbeef" in {t.name for t in discover_fleet().teams}
+        # A run starts and ends.
+        entry = register_run(machine.project, NATIVE_TEAM)
+        await seen.path(entry)
+        assert [t.source for t in discover_fleet().teams if t.name == NATIVE_TEAM] == ["run"]
+        seen.batches.clear()
+        unregister_run(entry)
+        await seen.path(entry)
+        # The lead exits: Claude Code deletes the team folder.
+        shutil.rmtree(machine.claude / "teams" / LIVE_TEAM)
+        await seen.path(machine.claude / "teams" / LIVE_TEAM)
+        assert LIVE_TEAM not in {t.name for t in discover_fleet().teams}
+        # A native team created under a config.toml root.
+        (machine.other / ".teams" / "new-team").mkdir()
+        await seen.path(machine.other / ".teams" / "new-team")
+
+
+async def test_the_first_run_on_a_machine_is_seen_though_its_folder_did_not_exist(machine: Machine) -> None:
+    assert not machine.registry.exists()
+    async with watching(fleet_watch_dirs()) as seen:
+        register_run(machine.project, NATIVE_TEAM)
+        await seen.rescan()  # awaited on its nearest parent: look again
+        assert [t.source for t in discover_fleet().teams if t.name == NATIVE_TEAM] == ["run"]
