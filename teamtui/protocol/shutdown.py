@@ -106,6 +106,8 @@ def agrees(message: Message) -> bool:
 class ShutdownRun:
     """One graceful shutdown of some teammates; feed it replies and the clock, read its state."""
 
+    note = ""  # what was done on the person's behalf, for the view (a run asked of a lead says what)
+
     def __init__(
         self,
         store: TeamStore,

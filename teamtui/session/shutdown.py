@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from teamtui.protocol.changes import Change
+from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.protocol.store import TeamStore
@@ -55,7 +55,7 @@ class ShutdownController:
     """One shutdown run at a time; `report` receives every change of it."""
 
     # The change kinds after which `observe` has something to look at.
-    watches: frozenset[str] = frozenset({"inbox", "inbox_read"})
+    watches: frozenset[ChangeKind] = frozenset({ChangeKind.INBOX, ChangeKind.INBOX_READ})
     run: ShutdownRun | None = None
 
     def __init__(self, report: Report):

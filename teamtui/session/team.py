@@ -25,7 +25,14 @@ from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import TeamStore
 from teamtui.session.lead_asked import AskLeadShutdown
 from teamtui.session.shutdown import (
-    AskRunningLead, Background, LeadShutdown, LocalShutdown, OnShutdown, Report, SetTimer, ShutdownController,
+    AskRunningLead,
+    Background,
+    LeadShutdown,
+    LocalShutdown,
+    OnShutdown,
+    Report,
+    SetTimer,
+    ShutdownController,
 )
 
 

@@ -195,7 +195,7 @@ class TmuxPanes:
                     break  # closing, or newer specs: their own pass opens what they want
                 if spec.name in self._panes:
                     continue  # opened meanwhile: the spawner's pane runs the teammate itself
-                self._open_one(spec.name, color=spec.color, command=spec.command)
+                self._open_one(spec)
                 changed = True
         if changed:
             self._rearrange()
@@ -212,7 +212,7 @@ class TmuxPanes:
                 if displaced is not None and displaced in self._panes and not self._panes[displaced].pinned:
                     self._close_one(displaced)
                 self._ended.pop(name, None)
-                self._open_one(name, color=spec.color, command=spec.command)
+                self._open_one(spec)
                 self._arrange()
             elif self.budget.holds(name):
                 self.budget.choose(name)  # used now: the last to be displaced
@@ -281,20 +281,14 @@ class TmuxPanes:
         """Open `name`'s pane running `command` (replacing any pane it had) and lay the panes out.
         On the caller's thread: the spawner needs the pane to run the teammate in."""
         with self._lock:
-            pane = self._open_one(name, color=color, command=command, cwd=cwd, env=env, pinned=pinned)
+            pane = self._open_one(PaneSpec(name, color, command), cwd=cwd, env=env, pinned=pinned)
             self._arrange()
             return pane
 
     def _open_one(
-        self,
-        name: str,
-        *,
-        color: str = "",
-        command: str = "",
-        cwd: Path | None = None,
-        env: Mapping[str, str] | None = None,
-        pinned: bool = False,
+        self, spec: PaneSpec, *, cwd: Path | None = None, env: Mapping[str, str] | None = None, pinned: bool = False
     ) -> _Pane:
+        name, color, command = spec.name, spec.color, spec.command
         with self._lock:
             if self._closed:
                 raise TmuxError("the panes were closed (the dashboard is exiting)")

@@ -16,14 +16,13 @@ from textual.screen import Screen
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.layout import candidate_roots, open_team
-from teamtui.protocol.settings import Settings, load_settings, save_theme
-from teamtui.protocol.settings import config_path as default_config_path
+from teamtui.protocol.settings import Settings, config_path as default_config_path, load_settings, save_theme
+from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import TeamStore
-from teamtui.protocol.shutdown import ShutdownRun
-from teamtui.tmux.api import NullPanes, TeammatePanes
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.team import TeamSession
+from teamtui.tmux.api import NullPanes, TeammatePanes
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
 from teamtui.tui.messages import LeadMessagesDrained

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import partial
+from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 
+class _Controls(Protocol):
+    """What the palette offers of the app (TeamTUI): named here, not imported (the app imports this)."""
+
+    dashboard: Any
+
+    def theme_names(self) -> list[str]: ...
+    def switch_theme(self, name: str) -> None: ...
+
+
 class TeamCommands(Provider):
-    def _commands(self):
-        app = self.app
+    def _commands(self) -> Iterator[tuple[str, Callable[[], Any], str]]:
+        app = cast(_Controls, self.app)
         dashboard = app.dashboard  # the palette may open over a dialog: the actions are the dashboard's
         for key, desc, bid in dashboard.action_keys():
             yield f"{desc}", partial(dashboard.run_action, dashboard.ACTION_OF[bid]), f"{key} · {bid}"

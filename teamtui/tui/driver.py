@@ -72,4 +72,5 @@ class HangupSafeDriver(LinuxDriver):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._file = TerminalOutput(self._file, hang_up)  # type: ignore[assignment]
+        if self._file is not None:  # sys.__stderr__: None only without any stderr, nothing to wrap then
+            self._file = TerminalOutput(self._file, hang_up)  # type: ignore[assignment]  # duck-typed file: write/flush/fileno/isatty

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.changes import Change
+from teamtui.protocol.models import Message as InboxMessage
 from teamtui.session.shutdown import ShutdownNews
 from teamtui.tmux.api import PaneNews
 

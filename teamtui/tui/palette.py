@@ -5,8 +5,8 @@ members change), then handed to the widgets: a widget never asks the app for a c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from textual.theme import Theme
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-from teamtui.protocol.settings import config_path
 from teamtui.protocol.colors import TEAMMATE_COLORS
+from teamtui.protocol.settings import config_path
 
 # An installed teamtui has its themes in the package (setup.py copies them there), a checkout in themes/.
 _PACKAGED = Path(__file__).resolve().parents[1] / "themes"

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.shutdown import ShutdownController, ShutdownNews
-from teamtui.tui.messages import ShutdownProgress
 from teamtui.tui.controllers.host import DashboardHost
+from teamtui.tui.messages import ShutdownProgress
 from teamtui.tui.safe import inert
 
 
@@ -121,8 +122,8 @@ class ShutdownFlow:
             screen.toast("Shutdown: ", name, "information" if t.outcome.value == "clean" else "warning", suffix=f" {t.outcome.value}")
         if news.error:
             screen.toast("", news.error, "error")
-        if first and getattr(run, "note", ""):  # a run asked of the lead says what was asked
-            screen.toast("Shutdown: ", run.note, "information")  # type: ignore[attr-defined]
+        if first and run.note:  # a run asked of the lead says what was asked
+            screen.toast("Shutdown: ", run.note, "information")
         if news.offer_panes:
             self._offer_panes(news.offer_panes, news.offer_title, news.offer_why)
         if run.done and not self._announced:
@@ -134,7 +135,7 @@ class ShutdownFlow:
         elif first:
             self.show()
 
-    def observe(self, kinds: set[str], full: bool) -> None:
+    def observe(self, kinds: set[ChangeKind], full: bool) -> None:
         """A batch of changes arrived: the running controller looks if it concerns it."""
         if self.controller is not None and (full or kinds & self.controller.watches):
             self.controller.observe()

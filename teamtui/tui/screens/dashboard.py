@@ -17,8 +17,8 @@ from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
@@ -31,6 +31,7 @@ from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.collector import first_load
 from teamtui.tui.controllers.health_watch import HealthWatch
+from teamtui.tui.controllers.host import DashboardHost
 from teamtui.tui.controllers.messaging import Messaging
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
@@ -62,12 +63,12 @@ FEED_RESTART_AFTER = 1.0
 ROUTINE_TOAST_SECONDS = 3.0
 
 
-class DashboardScreen(Screen[None]):
+class DashboardScreen(DashboardHost):
     palette: reactive[Palette] = reactive(Palette, init=False)
     selected: reactive[str | None] = reactive(None, init=False)  # the teammate whose log is shown
-    BINDINGS = DASHBOARD_KEYS
+    BINDINGS = [*DASHBOARD_KEYS]
     LONG = DASHBOARD_HELP
-    ACTION_OF = {b.id: b.action for b in BINDINGS}
+    ACTION_OF = {b.id: b.action for b in DASHBOARD_KEYS}
 
     def __init__(
         self, *, panes: TeammatePanes, clock: Callable[[], float], log_limit: int, cursor_blink: bool = True,
@@ -144,7 +145,7 @@ class DashboardScreen(Screen[None]):
         self.palette = self._palette()
         self.watch(self.app, "theme", self._theme_changed, init=False)
         # The panes work on a thread of their own and only post what they have to say.
-        self.panes.listen(lambda news: self.post_message(PanesChanged(news)))
+        self.panes.listen(lambda news: self._post(PanesChanged(news)))
         if self._header_message:
             self.show_message(self._header_message)
         if self.session is not None:
@@ -172,7 +173,7 @@ class DashboardScreen(Screen[None]):
     def action_keys(self) -> list[tuple[str, str, str]]:
         """(key, description, binding id) of every action, after the user's keymap."""
         keymap = getattr(self.app, "_keymap", {}) or {}
-        return [(keymap.get(b.id, b.key), self.LONG.get(b.id, b.description), b.id) for b in self.BINDINGS]
+        return [(keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "") for b in DASHBOARD_KEYS]
 
     # ------------------------------------------------------------------ the team
     def open_session(self, session: TeamSession) -> None:
@@ -318,7 +319,7 @@ class DashboardScreen(Screen[None]):
         self._select(item.member)
         if item.kind in ("permission", "plan") and self.session is not None:
             where = f"{item.member}'s pane" if self.session.pane_of(item.member, lead=False) else "the lead's pane"
-            self.app.push_screen(RequestDetail(item, self.palette, where), lambda go: go and self.pane_jumps.go_to(item.member))
+            self.app.push_screen(RequestDetail(item, self.palette, where), lambda go: self.pane_jumps.go_to(item.member) if go else None)
         else:
             self.pane_jumps.go_to(item.member)
 
@@ -435,6 +436,9 @@ class DashboardScreen(Screen[None]):
 
     def show_shutdown(self, run: ShutdownRun | None = None) -> None:
         self.shutdowns.show(run)
+
+    def _post(self, message: Message) -> None:
+        self.post_message(message)  # thread-safe: for callbacks from the panes' thread
 
     def on_unmount(self) -> None:
         self._stop.set()

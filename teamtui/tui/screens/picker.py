@@ -21,7 +21,7 @@ def describe_team(root: Path, name: str, now: float) -> Text:
     """A second line for one team: its lead alive, ended or unknown, members, working directory and age."""
     from teamtui.protocol.errors import ProtocolError
     from teamtui.protocol.layout import open_team
-        from teamtui.protocol.models import TeamConfig
+    from teamtui.protocol.models import TeamConfig
 
     t = Text("\n    ", style="dim")
     try:

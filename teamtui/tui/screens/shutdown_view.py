@@ -5,14 +5,14 @@ It only renders a ShutdownRun (teamtui.protocol.shutdown); Esc hides it and the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
-
-from collections.abc import Callable
 
 from teamtui.protocol.shutdown import Outcome, ShutdownRun
 from teamtui.tui.palette import Palette

@@ -27,7 +27,7 @@ class KeyFooter(Footer):
         keys, actions, palette = [], set(), None
         for _node, binding, enabled, tooltip in screen.active_bindings.values():
             if binding.action == "command_palette":
-                if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+                if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:  # as Textual's Footer asks
                     palette = (binding, enabled, binding.tooltip or binding.description)
             elif binding.show and binding.action not in actions:
                 actions.add(binding.action)
@@ -44,7 +44,7 @@ class KeyFooter(Footer):
         for binding, enabled, tooltip in keys:
             palette = binding.action == "command_palette"
             key = FooterKey(
-                binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                binding.key, self.app.get_key_display(binding), binding.description, binding.action,  # the keymap's display
                 disabled=not enabled, tooltip=tooltip, classes="-command-palette" if palette else "",
             )
             if not palette:  # as Textual's Footer: the palette key keeps its own (compact) look
@@ -60,6 +60,7 @@ class KeyFooter(Footer):
             self.call_after_refresh(self.recompose)
 
     def bindings_changed(self, screen: Screen) -> None:
+        # Unfocused (screen.app.app_focus), as with nothing to compare with: Textual's Footer redraws.
         if not (screen.app.app_focus and self.is_attached and screen is self.screen and self._composed):
             super().bindings_changed(screen)  # the first time, or nothing to compare with: Textual's way
             return

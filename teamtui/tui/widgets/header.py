@@ -57,7 +57,7 @@ class TeamHeader(Static):
             warning.append(f" · {compact_count(tokens)} tokens", style=palette.theme_color("secondary"))
         head_len = t.cell_len + warning.cell_len
         progress = Text(f"  Tasks {done}/{total} done", style="bold")
-        width = self.size.width or self.app.size.width
+        width = self.size.width or self.screen.size.width  # before the first layout: the screen's
         if width and head_len + details.cell_len + MIN_BAR + 4 + progress.cell_len > width:
             details = Text()  # the count and layout are also in the team panel
         room = width - head_len - details.cell_len - 4 - progress.cell_len if width else BAR_WIDTH

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping
 
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -18,8 +19,8 @@ from textual.strip import Strip
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import LogEntry, LogLevel
 from teamtui.tui.format import clock_time
-from teamtui.tui.safe import safe_text
 from teamtui.tui.palette import Palette
+from teamtui.tui.safe import safe_text
 
 # Lines whose rendered rows are kept, per row of panel height: two screens' worth, at least a few
 # (a row is a Strip with seven caches: a log that kept them all made every full collection slow).
@@ -170,12 +171,16 @@ class TeammateLog(ScrollView, can_focus=True):
     def _resize_content(self) -> None:
         self.virtual_size = Size(self._width, self.line_count)
 
+    @property
+    def _console(self) -> Console:
+        return self.app.console  # the app's: Rich measures and renders the wrapped lines with it
+
     def _wrap(self, entry: LogEntry, width: int) -> list[Text]:
         text = entry_text(self.palette, entry)
         plain = text.plain
         if len(plain) <= width and plain.isascii():  # the usual line: fits, one cell per character
             return [text]
-        return list(text.wrap(self.app.console, width))
+        return list(text.wrap(self._console, width))
 
     # ------------------------------------------------------------ drawing
     def watch_virtual_size(self, size: Size) -> None:
@@ -235,7 +240,7 @@ class TeammateLog(ScrollView, can_focus=True):
 
     def _render(self, seq: int) -> list[Strip]:
         assert self._buffer is not None
-        console, style, width = self.app.console, self.rich_style, self._width
+        console, style, width = self._console, self.rich_style, self._width
         rows = [
             Strip(row.render(console), row.cell_len).adjust_cell_length(width).apply_style(style)
             for row in self._wrap(self._buffer.entry(seq), width)

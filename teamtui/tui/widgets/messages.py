@@ -65,7 +65,7 @@ class MessageTraffic(TeamTable):
         at = {id(m): i for i, m in enumerate(old)}
         drop = at.get(id(msgs[0]), len(old)) if msgs else len(old)
         kept = old[drop:]
-        if len(kept) > len(msgs) or any(a is not b for a, b in zip(kept, msgs)):
+        if len(kept) > len(msgs) or any(a is not b for a, b in zip(kept, msgs, strict=False)):  # kept: no longer than msgs
             return None
         return drop
 

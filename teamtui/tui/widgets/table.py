@@ -44,7 +44,7 @@ class TeamTable(DataTable):
             self.refresh(layout=True)  # sized by its rows (`auto`): the layout follows them
 
     def notify_style_update(self) -> None:
-        theme = self.app.theme
+        theme = self.app.theme  # a new theme restyles every cell; any other style update keeps them
         if theme != self._cells_theme:
             self._cells_theme = theme
             super().notify_style_update()

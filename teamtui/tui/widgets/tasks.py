@@ -166,7 +166,7 @@ class TaskBoard(TeamTable):
         for later, v in waiting:
             self._later[later] = v
         for key, cells in rows:
-            for column, cell in zip(COLUMNS, cells):
+            for column, cell in zip(COLUMNS, cells, strict=True):
                 if not same_text(self.get_cell(key, column), cell):
                     self.update_cell(key, column, cell)
         return True

@@ -202,7 +202,7 @@ class TeamPanel(TeamTable):
         if names == self._names:
             for v in views:
                 if sigs[v.name] != self._shown_rows.get(v.name):
-                    for column, cell in zip(columns, row(v)):
+                    for column, cell in zip(columns, row(v), strict=True):
                         if not same_text(self.get_cell(v.name, column), cell):
                             self.update_cell(v.name, column, cell)
             self._shown_rows = sigs
