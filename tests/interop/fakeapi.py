@@ -24,6 +24,8 @@ class Reply:
 
     text: str = ""
     tools: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # An HTTP error instead of a turn (e.g. 400: Claude Code does not retry it): the API's error body.
+    error_status: int = 0
 
     @property
     def stop_reason(self) -> str:
@@ -178,6 +180,10 @@ class FakeApi:
                     reply = Reply(text=f"fake api script error: {exc!r}")
                 api._save(self.path, body, reply)
                 model = str(body.get("model") or "claude-fake")
+                if reply.error_status:
+                    self._json(reply.error_status, {"type": "error", "error": {
+                        "type": "invalid_request_error", "message": reply.text or "fake api error"}})
+                    return
                 if body.get("stream"):
                     chunks = _events(reply, model)
                     self.send_response(200)

@@ -19,18 +19,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from teamtui.protocol.claude_versions import PINNED_CLAUDE_CODE
 from tests.interop.fakeapi import FakeApi, Reply, Request, Script
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache" / "interop"
-CLAUDE_VERSION = "2.1.328"
+CLAUDE_VERSION = PINNED_CLAUDE_CODE
 API_KEY = "sk-ant-test"
 
 
 def claude_bin() -> Path | None:
-    """The pinned binary `make interop` installs (or $TEAMTUI_CLAUDE_BIN)."""
+    """The pinned binary `make interop` installs, in a cache folder per version (or
+    $TEAMTUI_CLAUDE_BIN: `make interop` passes the one it runs, pinned or latest)."""
     env = os.environ.get("TEAMTUI_CLAUDE_BIN")
-    path = Path(env) if env else CACHE / "node_modules" / ".bin" / "claude"
+    path = Path(env) if env else CACHE / CLAUDE_VERSION / "node_modules" / ".bin" / "claude"
     return path if path.exists() else None
 
 
