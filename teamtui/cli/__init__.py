@@ -114,6 +114,8 @@ def _top_level_flag(arg: str) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS and os.path.isdir(argv[0]):
+        argv = ["watch", *argv]  # `teamtui ROOT [ROOT ...]`: the control room over those roots too
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler: Callable[[Context], int] | None = getattr(args, "handler", None)

@@ -11,15 +11,23 @@ from teamtui.cli.mode import teammate_mode
 from teamtui.cli.terminal import detach_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.protocol.settings import Settings
+    from teamtui.session.fleet import FleetSession
+
 
 def register(sub, parents, only: str | None = None) -> None:
     p = sub.add_parser(
         "watch",
         parents=parents,
-        help="open the dashboard on a team",
-        description="Open the live dashboard on the team under ROOT (default: the current directory, then ~/.claude).",
+        help="open the control room: every team, or the dashboard of the only one",
+        description="Open the control room on every team of this machine: Claude Code's (~/.claude, or "
+        "$CLAUDE_CONFIG_DIR), the native teams under the current directory, under each ROOT and under config.toml's "
+        "roots, and those a `teamtui run` leads. With one team, its dashboard; with --team, that team's. "
+        "`teamtui ROOT [ROOT ...]` is the same as `teamtui watch ROOT [ROOT ...]`.",
     )
-    p.add_argument("watch_root", nargs="?", type=Path, metavar="ROOT", help="project root or Claude Code folder")
+    p.add_argument("watch_roots", nargs="*", type=Path, metavar="ROOT", help="a project root (or a Claude Code folder) to add")
     add_dashboard_options(p)
     add_teammate_mode_option(p, top=False)
     p.add_argument("--max-panes", type=int, default=None, metavar="N",
@@ -35,9 +43,9 @@ def add_dashboard_options(p: argparse.ArgumentParser) -> None:
 
 
 def watch(ctx: Context) -> int:
-    root = getattr(ctx.args, "watch_root", None)
-    if root is not None:
-        ctx.root = root
+    roots = getattr(ctx.args, "watch_roots", None) or []
+    if len(roots) == 1 and ctx.root is None:
+        ctx.root = roots[0]  # one root: as --root (its team, or its teams among the others)
     return open_dashboard(ctx)
 
 
@@ -52,8 +60,10 @@ def open_dashboard(ctx: Context) -> int:
     max_panes = getattr(ctx.args, "max_panes", None)
     if max_panes is not None and max_panes < 1:
         raise CliError("--max-panes must be at least 1", EXIT_USAGE)
-    if ctx.root is not None and not Path(ctx.root).is_dir():
-        raise CliError(f"{ctx.root} is not a directory")
+    roots = [Path(r) for r in getattr(ctx.args, "watch_roots", None) or []]
+    for root in [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]:
+        if not root.is_dir():
+            raise CliError(f"{root} is not a directory")
     from teamtui.protocol.settings import load_settings
     from teamtui.tmux.mode import make_panes
 
@@ -63,7 +73,11 @@ def open_dashboard(ctx: Context) -> int:
 
     # Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast.
     panes, notice = make_panes(mode, ctx.team or "", max_panes=max_panes or settings.max_panes)
-    app = TeamTUI(ctx.root, ctx.team, ctx.layout, panes=panes, health_timeout=health, log_limit=lines, notice=notice)
+    fleet = _fleet(ctx, settings, roots, health, lines) if ctx.team is None and ctx.layout is None else None
+    if fleet is not None:
+        app = TeamTUI(panes=panes, health_timeout=health, log_limit=lines, notice=notice, fleet=fleet)
+    else:
+        app = TeamTUI(ctx.root, ctx.team, ctx.layout, panes=panes, health_timeout=health, log_limit=lines, notice=notice)
     # SIGTERM and SIGHUP (terminal closed) end the app like `q`, so its panes close too.
     def on_signal(signum: int, frame: object) -> None:
         if signum == signal.SIGHUP:
@@ -78,6 +92,22 @@ def open_dashboard(ctx: Context) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return int(app.return_code or 0)
+
+
+def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None, lines: int | None) -> FleetSession | None:
+    """Every team this control room shows, when there is more than one (one: its dashboard, as
+    before; none: the dashboard says where it looked)."""
+    from teamtui.protocol.fleet.discover import discover_fleet
+    from teamtui.session.fleet import FleetSession
+
+    extra = [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]
+    cwd = Path(ctx.root) if ctx.root is not None else None
+    if len(discover_fleet(extra, cwd=cwd, settings=settings).teams) < 2:
+        return None
+    fleet = FleetSession(settings, roots=extra, cwd=cwd, log_limit=lines or settings.log_lines,
+                         health_timeout=health or settings.health_timeout)
+    fleet.discover()
+    return fleet
 
 
 __all__ = ["register", "open_dashboard"]

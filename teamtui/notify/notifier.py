@@ -72,7 +72,7 @@ class Notifier:
             self._last[key] = now
             if len(self._last) > _PRUNE_AT:
                 self._last = {k: t for k, t in self._last.items() if now - t < self.interval}
-        for sink, reporter in zip(self.sinks, self._reporters):
+        for sink, reporter in zip(self.sinks, self._reporters, strict=True):
             try:
                 sink.send(event)
             except Exception as exc:  # noqa: BLE001 - one broken channel must not silence the rest

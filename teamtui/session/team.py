@@ -184,6 +184,14 @@ class TeamSession:
         current = {v.name for v in views if v.disappeared}
         health = Health(sorted(current - self.disappeared), sorted(self.disappeared - current), moved=current != self.disappeared)
         self.disappeared = current
+        health.next_check_at = self._next_check(views)
+        return health
+
+    def next_health_check(self) -> float | None:
+        """When the next teammate could cross the health timeout (nothing else changes)."""
+        return self._next_check(self.state.member_views(self.clock()))
+
+    def _next_check(self, views: list) -> float | None:
         due = [
             at
             for v in views
@@ -195,8 +203,7 @@ class TeamSession:
                 timeout=self.state.health_timeout,
             )) is not None
         ]
-        health.next_check_at = min(due) if due else None
-        return health
+        return min(due) if due else None
 
     # ------------------------------------------------------------------ acting on it
     def send(self, name: str, text: str) -> list[Change]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App
+from textual.binding import Binding
 from textual.driver import Driver
 from textual.screen import Screen
 
@@ -20,15 +21,21 @@ from teamtui.protocol.settings import Settings, config_path as default_config_pa
 from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import TeamStore
+from teamtui.session.alerts import Need
+from teamtui.session.fleet import FleetSession
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import NullPanes, TeammatePanes
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
-from teamtui.tui.messages import LeadMessagesDrained
+from teamtui.tui.messages import FleetChanged, LeadMessagesDrained
 from teamtui.tui.safe import inert
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.themes import load_themes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.tui.controllers.fleet_control import FleetControl
 
 
 class TeamTUI(App[None]):
@@ -39,6 +46,13 @@ class TeamTUI(App[None]):
     # Below 100 columns (a dashboard beside its teammates' tmux panes) the columns stack:
     # side by side, the team table and the logs would both be cut.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    # The control room's keys (with more than one team): hidden with one.
+    BINDINGS = [
+        Binding("escape", "overview", "Overview", id="overview"),
+        Binding("right_square_bracket", "next_team", "Next team", id="next_team", show=False),
+        Binding("left_square_bracket", "previous_team", "Previous team", id="previous_team", show=False),
+        Binding("z", "mute", "Mute", id="mute", show=False),
+    ]
 
     def __init__(
         self,
@@ -56,6 +70,7 @@ class TeamTUI(App[None]):
         sync_panes: bool = True,
         notice: str = "",
         on_shutdown: OnShutdown | None = None,
+        fleet: FleetSession | None = None,
     ):
         self.config_path = config_path or default_config_path()
         self.settings: Settings = load_settings(self.config_path)
@@ -83,6 +98,13 @@ class TeamTUI(App[None]):
         self.on_batch: Callable[[list, float, float], None] | None = None
         self._panes_closed = False
         self._collector: QuietCollector | None = None  # full garbage collections, when nobody types
+        # Every team at once (the control room), when the CLI found more than one.
+        self.fleet: FleetControl | None = None
+        if fleet is not None:
+            from teamtui.tui.controllers.fleet_control import FleetControl
+
+            self.fleet = FleetControl(self, fleet, log_limit=self.dashboard.log_limit, cursor_blink=cursor_blink,
+                                      sync_panes=sync_panes)
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         # Chosen before the first screen is composed: its palette is built from this theme.
@@ -91,14 +113,19 @@ class TeamTUI(App[None]):
             self.set_keymap(self.settings.keymap)
 
     def get_default_screen(self) -> Screen:
-        return self.dashboard
+        return self.fleet.overview if self.fleet is not None else self.dashboard
 
     def on_mount(self) -> None:
         if self.startup_notice:
             self.notify(inert(self.startup_notice), title="panes", markup=False)
         for problem in self.settings.problems + self.loaded_themes.problems:
             self.notify(inert(problem), title="config", severity="warning", markup=False)
-        if self.store is not None:
+        if self.fleet is not None:
+            if self._collector is None:
+                self._collector = QuietCollector(asyncio.get_running_loop())
+            self._collector.start()
+            self.fleet.start()
+        elif self.store is not None:
             self.open_store(self.store)
         else:
             self._resolve_team()
@@ -226,6 +253,52 @@ class TeamTUI(App[None]):
         if self.is_running:  # before the dashboard runs, the first load reads them from the file
             self.dashboard.post_message(LeadMessagesDrained(list(messages), recipient))  # post_message is thread-safe
 
+    # ------------------------------------------------------------------ the control room
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("overview", "next_team", "previous_team", "mute") and self.fleet is None:
+            return False  # one team: no overview to go back to, no other team (hidden)
+        if action == "overview" and not isinstance(self.screen, DashboardScreen):
+            return False
+        return True
+
+    def on_fleet_changed(self, message: FleetChanged) -> None:
+        assert self.fleet is not None
+        t1 = time.perf_counter()
+        self.fleet.changed(message.batch)
+        if self.on_batch is not None:
+            changes = [c for b in message.batch.changes.values() for c in b.changes]
+            self.on_batch(changes, message.batch.read_seconds, time.perf_counter() - t1)
+
+    def open_team(self, key: str, need: Need | None = None) -> None:
+        if self.fleet is not None:
+            self.fleet.open_team(key, need)
+
+    def action_overview(self) -> None:
+        if self.fleet is not None:
+            self.fleet.back()
+
+    def action_next_team(self) -> None:
+        if self.fleet is not None:
+            self.fleet.step(1)
+
+    def action_previous_team(self) -> None:
+        if self.fleet is not None:
+            self.fleet.step(-1)
+
+    def action_mute(self) -> None:
+        if self.fleet is not None:
+            self.fleet.toggle_mute()
+
+    def toggle_mute(self) -> None:
+        self.action_mute()
+
+    def terminal_write(self, data: str) -> None:
+        """Bytes for the terminal (a bell, a desktop notification) through the driver that owns it;
+        callable from any thread (the driver hands them to its writer thread)."""
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(data)
+
     # ------------------------------------------------------------------ leaving
     async def action_quit(self) -> None:
         self.close_panes()
@@ -247,6 +320,8 @@ class TeamTUI(App[None]):
         await super().on_event(event)
 
     def on_unmount(self) -> None:
+        if self.fleet is not None:
+            self.fleet.stop()
         self.close_panes()
         if self._collector is not None:
             self._collector.stop()

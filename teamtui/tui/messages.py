@@ -9,6 +9,7 @@ from textual.message import Message
 
 from teamtui.protocol.changes import Change
 from teamtui.protocol.models import Message as InboxMessage
+from teamtui.session.fleet import FleetBatch
 from teamtui.session.shutdown import ShutdownNews
 from teamtui.tmux.api import PaneNews
 
@@ -57,3 +58,10 @@ class TranscriptsCounted(Message):
     """From the transcript-sums worker: the heads a first read from the end left, counted."""
 
     heads: dict[str, HeadCount]
+
+
+@dataclass
+class FleetChanged(Message):
+    """From the fleet's feed: a batch of file events, applied to the sessions it concerns."""
+
+    batch: FleetBatch

@@ -90,7 +90,7 @@ def show_finished_shutdown(app) -> None:
     hunter.pending_work = ["tests/test_login.py still flaky", "integration suite half written"]
     scout.request_id, scout.outcome, scout.artifacts_committed = "0a75b322", Outcome.CLEAN, True
     run.expire(FROZEN_NOW)
-    app.dashboard.show_shutdown(run)
+    app.dashboard.shutdowns.show(run)
 
 
 async def _shoot(app, path: Path, keys: list[str], before=None, size: tuple[int, int] = SIZE) -> None:

@@ -104,7 +104,7 @@ async def test_shutdown_one_clean_one_silent_native(frozen_native, config_file):
         assert type(app.screen).__name__ != "ShutdownView"
         await until(pilot, lambda: app.shutdown_run.done, "deadline passes")
         await answering
-        app.dashboard.show_shutdown()  # the view again, now with the verification summary
+        app.dashboard.shutdowns.show()  # the view again, now with the verification summary
         await pilot.pause()
         summary = str(app.screen.query_one("#shutdown-summary").render())
         assert "hunter: clean" in summary and "scout: timed out" in summary

@@ -59,17 +59,13 @@ def _lead_state(team: FleetTeam, state: TeamState | None) -> str:
     if team.run is not None:
         return team.run.process_state
     store = state.store if state is not None else None
-    lead = getattr(store, "lead_process", None)
-    if lead is not None:  # Claude Code 2.1.178+: config.json's leadProcess
-        from teamtui.protocol.claude.leadproc import lead_state
-
-        return lead_state(lead)
-    if store is not None and store.layout == "native":
-        from teamtui.protocol.native.leadpid import running_lead
-
-        # A teamtui lead that did not register (an older one); without one a person may lead: unknown.
-        return "alive" if running_lead(store) is not None else "unknown"
-    return "unknown"
+    if store is None:
+        return "unknown"
+    said = store.lead_state()  # Claude Code 2.1.178+: config.json's leadProcess
+    if said is not None:
+        return said
+    # A teamtui lead that did not register (an older one); without one a person may lead: unknown.
+    return "alive" if store.running_lead() is not None else "unknown"
 
 
 # ------------------------------------------------------------------ reading a team
@@ -102,7 +98,7 @@ def _cwd(team: FleetTeam, state: TeamState | None) -> str:
         for m in raw.get("members") or []:
             if isinstance(m, dict) and isinstance(m.get("cwd"), str) and m["cwd"]:
                 return m["cwd"]
-    return str(team.root) if team.layout == "native" else ""
+    return "" if state is not None and state.store.has_transcripts else str(team.root)
 
 
 def _folder_times(team: FleetTeam) -> list[float]:
@@ -143,36 +139,41 @@ def _count_members(row: FleetRow, state: TeamState, now: float) -> None:
             row.unknown += 1
 
 
-def _read_transcripts(row: FleetRow, state: TeamState, now: float) -> None:
+def _read_transcripts(state: TeamState) -> None:
     """The costly part: every member's transcript read, for what needs a person and the tokens."""
-    if state.transcripts is None or row.team.ended:
-        return
-    state.load_transcripts()
-    row.needs_you = len(state.transcripts.needs_you(now))
-    row.tokens = state.transcripts.total_tokens()
+    if state.transcripts is not None and not state.transcripts.started:
+        state.load_transcripts()
 
 
 def summarize_team(team: FleetTeam, *, now: float | None = None, transcripts: bool = False,
                    health_timeout: float = 60.0) -> FleetRow:
-    """The row of one team; a team that does not read gives a row with its problem, never raises."""
+    """The row of one team, read now; a team that does not read gives a row with its problem, never raises."""
     now = time.time() if now is None else now
-    row = FleetRow(team, team.name, LAYOUT_LABELS.get(team.source, team.source), problem=team.problem)
     try:
         state = _load(team, health_timeout)
     except Exception as exc:  # noqa: BLE001 - one team's files must never take the overview down
-        state = None
-        row.problem = row.problem or f"cannot be read: {exc}"
+        return row_of(team, None, now=now, problem=f"cannot be read: {exc}")
+    if transcripts and state is not None:  # first: an in-process teammate's working or idle is its transcript's
+        try:
+            _read_transcripts(state)
+        except Exception:  # noqa: BLE001 - a transcript that does not read leaves the figures blank
+            pass
+    return row_of(team, state, now=now)
+
+
+def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str | None = None) -> FleetRow:
+    """The row of one team from its TeamState as it stands (a live one's, kept current by file events)."""
+    row = FleetRow(team, team.name, LAYOUT_LABELS.get(team.source, team.source), problem=team.problem or problem)
     if state is not None:
         row.name = state.name
         row.errors = len(state.all_errors())
         if state.config is None and row.problem is None and not team.ended:
             first = next(iter(state.all_errors()), None)
             row.problem = f"config.json: {first.reason}" if first is not None else "gone while it was read"
-        if transcripts:  # first: an in-process teammate's working or idle is its transcript's
-            try:
-                _read_transcripts(row, state, now)
-            except Exception:  # noqa: BLE001 - a transcript that does not read leaves the figures blank
-                pass
+        feed = state.transcripts
+        if feed is not None and feed.started and not team.ended:
+            row.needs_you = len(feed.needs_you(now))
+            row.tokens = feed.total_tokens()
         _count_members(row, state, now)
         row.tasks_done, row.tasks_total = state.board.progress()
     row.lead = _lead_state(team, state)

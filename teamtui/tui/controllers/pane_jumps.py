@@ -4,6 +4,7 @@ where a request waits for a person)."""
 
 from __future__ import annotations
 
+from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.tmux.api import PaneNews, TeammatePanes
 from teamtui.tmux.commands import follow_command, pane_specs
 from teamtui.tui.controllers.host import DashboardHost
@@ -18,8 +19,8 @@ class PaneJumps:
     def sync(self) -> None:
         """teamtui's panes after a change of members: one per teammate, as far as the budget goes."""
         session = self.screen.session
-        if not self.sync_enabled or not self.panes.active or session is None:
-            return
+        if not self.sync_enabled or not self.panes.active or session is None or not self.screen.is_current:
+            return  # a team not on screen (the fleet keeps several) leaves the panes to the one that is
         root, team = session.store.root, session.store.name
         try:
             self.panes.sync(pane_specs(session.state, lambda name: follow_command(name, root, team), self.screen.now()))
@@ -63,6 +64,18 @@ class PaneJumps:
             self.screen.notify("No teammate panes: in-process mode (start teamtui inside tmux for panes).")
         else:
             self.screen.notify("Panes shown" if shown else "Panes hidden")
+
+    def open_request(self, item: NeedsYou) -> None:
+        """A "needs you" item: a request shown whole first (its pane on confirm), else the pane."""
+        from teamtui.tui.screens.request import RequestDetail
+
+        session = self.screen.session
+        if item.kind in ("permission", "plan") and session is not None:
+            where = f"{item.member}'s pane" if session.pane_of(item.member, lead=False) else "the lead's pane"
+            detail = RequestDetail(item, self.screen.palette, where)
+            self.screen.app.push_screen(detail, lambda go: self.go_to(item.member) if go else None)
+        else:
+            self.go_to(item.member)
 
     def go_to(self, name: str) -> None:
         """Bring the team's own pane of `name` (else its lead's) forward."""

@@ -80,6 +80,7 @@ class DashboardScreen(DashboardHost):
         self.log_limit = log_limit
         self.cursor_blink = cursor_blink
         self.session: TeamSession | None = None
+        self._follows = True  # this screen runs the session's feed (not so when the fleet feeds it)
         self.task_query = ""
         self.panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
         self.panels = Panels(self)
@@ -176,10 +177,12 @@ class DashboardScreen(DashboardHost):
         return [(keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "") for b in DASHBOARD_KEYS]
 
     # ------------------------------------------------------------------ the team
-    def open_session(self, session: TeamSession) -> None:
-        """Show `session` (the app may hand it over before the panels exist: they show it once mounted)."""
+    def open_session(self, session: TeamSession, follow: bool = True) -> None:
+        """Show `session` (the app may hand it over before the panels exist: they show it once mounted).
+        `follow=False`: the session is read and fed already (the fleet's one watcher feeds it)."""
         self.session = session
-        if session.live:
+        self._follows = follow
+        if follow and session.live:
             with first_load():
                 session.load()
         if self.is_mounted:
@@ -197,7 +200,8 @@ class DashboardScreen(DashboardHost):
             return  # from the journal: nothing on disk to follow
         self.health.check(toast=False)
         self.set_interval(RELATIVE_TIME_REFRESH, lambda: self.panels.team(tick=True))
-        self._follow()
+        if self._follows:
+            self._follow()
 
     @work(group="feed", exclusive=True, exit_on_error=False)
     async def _follow(self) -> None:
@@ -313,15 +317,18 @@ class DashboardScreen(DashboardHost):
 
     @on(NeedsYouStrip.Chosen)
     def _needs_you_chosen(self, message: NeedsYouStrip.Chosen) -> None:
-        from teamtui.tui.screens.request import RequestDetail
+        self.select(message.item.member)
+        self.pane_jumps.open_request(message.item)
 
-        item = message.item
-        self._select(item.member)
-        if item.kind in ("permission", "plan") and self.session is not None:
-            where = f"{item.member}'s pane" if self.session.pane_of(item.member, lead=False) else "the lead's pane"
-            self.app.push_screen(RequestDetail(item, self.palette, where), lambda go: self.pane_jumps.go_to(item.member) if go else None)
-        else:
-            self.pane_jumps.go_to(item.member)
+    def go_to_need(self, member: str, kind: str) -> None:
+        """Opened from the control room's "needs you": at that teammate, and where it waits."""
+        self.select(member)
+        item = next((i for i in self.query_one(NeedsYouStrip).items if i.member == member and i.kind == kind), None)
+        if item is not None:
+            self.pane_jumps.open_request(item)
+
+    def on_screen_resume(self) -> None:
+        self.pane_jumps.sync()  # the panes follow the team on screen
 
     def action_needs_you(self) -> None:
         strip = self.query_one(NeedsYouStrip)
@@ -330,7 +337,7 @@ class DashboardScreen(DashboardHost):
             return
         strip.focus()
 
-    def _select(self, name: str) -> None:
+    def select(self, name: str) -> None:
         panel = self.query_one(TeamPanel)
         try:
             panel.move_cursor(row=panel.get_row_index(name))
@@ -433,9 +440,6 @@ class DashboardScreen(DashboardHost):
         name = self._selected_member()
         if name is not None:
             self.shutdowns.confirm(name)
-
-    def show_shutdown(self, run: ShutdownRun | None = None) -> None:
-        self.shutdowns.show(run)
 
     def _post(self, message: Message) -> None:
         self.post_message(message)  # thread-safe: for callbacks from the panes' thread

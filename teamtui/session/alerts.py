@@ -1,0 +1,151 @@
+"""What needs the person, across every team, and when to call them.
+
+One list of items per team, from what its session already knows: requests waiting in a
+Claude Code team's transcripts and inboxes (permission, plan approval), a teammate stuck or
+silent (the transcripts), one that disappeared (the health rule), a task held after too many
+failures, a lead that ended while teammates still worked. `Alerts.look` compares a team's items
+with the last look and turns what is new into notification events, and adds a team that just
+finished and a teammate that left holding a task (crashed). What a team already had when the
+control room first looked is listed, never announced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from teamtui.notify.events import NotifyEvent, NotifyKind
+from teamtui.protocol.models import MemberStatus, TaskStatus
+from teamtui.session.team import TeamSession
+
+Key = tuple[str, str, str]
+
+# Which notification each kind of item is.
+EVENT_OF = {
+    "permission": NotifyKind.NEEDS_YOU,
+    "plan": NotifyKind.NEEDS_YOU,
+    "held": NotifyKind.NEEDS_YOU,
+    "interrupted": NotifyKind.TEAMMATE_STUCK,
+    "failed": NotifyKind.TEAMMATE_STUCK,
+    "silent": NotifyKind.TEAMMATE_STUCK,
+    "disappeared": NotifyKind.TEAMMATE_DISAPPEARED,
+    "lead_ended": NotifyKind.LEAD_ENDED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """One thing waiting for the person, in one team."""
+
+    team: Key
+    team_name: str
+    kind: str  # a key of EVENT_OF
+    member: str
+    text: str
+    key: str  # stable while it waits
+    since: float | None = None
+
+
+def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
+    """What waits for the person in one team, oldest first."""
+    if not session.live:
+        return []
+    state, name = session.state, session.name
+    out: list[Need] = []
+    feed = state.transcripts
+    if feed is not None and feed.started:
+        out += [Need(key, name, n.kind, n.member, n.text, n.key, n.since) for n in feed.needs_you(now)]
+    views = state.member_views(now)
+    for v in views:
+        if v.disappeared:
+            out.append(Need(key, name, "disappeared", v.name, "no activity while holding a task", f"gone:{v.name}", v.last_activity))
+    for view in state.board.views():
+        if view.held:
+            task = view.task
+            out.append(Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {view.held}", f"held:{task.id}"))
+    if session.store.lead_state() == "ended":
+        working = [v.name for v in views if v.status == MemberStatus.WORKING and not v.departed]
+        if working:
+            out.append(Need(key, name, "lead_ended", state.lead, f"the lead ended while {', '.join(working)} still worked",
+                            "lead_ended"))
+    return out
+
+
+def finished(session: TeamSession, now: float) -> bool:
+    """Every task completed; or, without tasks, every teammate idle after working (a Claude Code
+    team whose teammates all went idle with their results)."""
+    state = session.state
+    done, total = state.board.progress()
+    if total:
+        return done == total
+    views = [v for v in state.member_views(now) if not v.departed]
+    return bool(views) and all(v.status == MemberStatus.IDLE for v in views)
+
+
+@dataclass
+class _Seen:
+    needs: set[str] = field(default_factory=set)
+    finished: bool = False
+    holding: dict[str, str] = field(default_factory=dict)  # member -> the in-progress task it held
+
+
+class Alerts:
+    """Per team, what was there at the last look: what is new since is announced once."""
+
+    def __init__(self, host: str = ""):
+        self.host = host  # "" : this machine's name (NotifyEvent's default)
+        self._seen: dict[Key, _Seen] = {}
+
+    def look(self, key: Key, session: TeamSession, now: float) -> tuple[list[Need], list[NotifyEvent]]:
+        needs = needs_of(key, session, now)
+        first = key not in self._seen
+        seen = self._seen.setdefault(key, _Seen())
+        events: list[NotifyEvent] = []
+        name = session.name
+        if not first:
+            for n in needs:
+                if n.key not in seen.needs:
+                    who = f"{n.member}: " if n.member else ""
+                    events.append(self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, f"{who}{n.text}", now))
+        seen.needs = {n.key for n in needs}
+        done = session.live and finished(session, now)
+        if not first and done and not seen.finished:
+            events.append(self._event(NotifyKind.TEAM_FINISHED, name, _finished_text(session), now))
+        seen.finished = done
+        holding = _holding(session)
+        if not first:
+            for member, task in seen.holding.items():
+                if member not in holding and _left(session, member) and not _completed(session, task):
+                    events.append(self._event(NotifyKind.TEAMMATE_CRASHED, name, f"{member} left holding #{task}", now))
+        seen.holding = holding
+        return needs, events
+
+    def forget(self, key: Key) -> None:
+        self._seen.pop(key, None)
+
+    def _event(self, kind: NotifyKind, team: str, text: str, now: float) -> NotifyEvent:
+        if self.host:
+            return NotifyEvent(kind, team, text, host=self.host, at=now)
+        return NotifyEvent(kind, team, text, at=now)
+
+
+def _holding(session: TeamSession) -> dict[str, str]:
+    return {t.owner: t.id for t in session.state.tasks.values() if t.owner and t.status == TaskStatus.IN_PROGRESS}
+
+
+def _left(session: TeamSession, member: str) -> bool:
+    """Gone from the team (or shut down) rather than done with its task."""
+    state = session.state
+    if member in state.departed:
+        return True
+    m = state.config.member(member) if state.config is not None else None
+    return m is None or m.status == MemberStatus.SHUTDOWN
+
+
+def _completed(session: TeamSession, task_id: str) -> bool:
+    task = session.state.tasks.get(task_id)
+    return task is not None and task.status == TaskStatus.COMPLETED
+
+
+def _finished_text(session: TeamSession) -> str:
+    done, total = session.state.board.progress()
+    return f"all {total} tasks done" if total else "every teammate went idle with its result"

@@ -1,0 +1,127 @@
+"""The fleet overview's two panels: one row per team, and what needs the person across them."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from teamtui.protocol.fleet.overview import FleetRow
+from teamtui.session.alerts import Need
+from teamtui.tui.format import compact_count, short_ago
+from teamtui.tui.palette import Palette
+from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.table import TeamTable
+
+COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
+_LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
+_NEED_ICON = {"permission": "?", "plan": "?", "held": "⏸", "interrupted": "!", "failed": "✗", "silent": "…",
+              "disappeared": "⚠", "lead_ended": "✗"}
+
+
+def row_key(key: tuple[str, str, str]) -> str:
+    """A table row key for a team key (root and name may hold any character but NUL)."""
+    return "\x00".join(key)
+
+
+class FleetTable(TeamTable):
+    """One row per team, in the overview's order; ended ones dimmed."""
+
+    @dataclass
+    class Chosen(Message):
+        key: str  # row_key of the team
+
+    def on_mount(self) -> None:
+        for column in COLUMNS:
+            self.add_column(column, key=column)
+
+    def show(self, rows: list[tuple[str, FleetRow]], now: float) -> None:
+        """Rows as (row key, row); only changed cells are redrawn while the order holds."""
+        keys = [k for k, _ in rows]
+        current = [str(r.value) for r in self.rows]
+        if keys != current:
+            keep = self.selected
+            self.clear()
+            for key, row in rows:
+                self.add_row(*self._cells(row, now), key=key)
+            if keep in keys:
+                self.move_cursor(row=keys.index(keep))
+            return
+        for key, row in rows:
+            for column, cell in zip(COLUMNS, self._cells(row, now), strict=True):
+                if self.get_cell(key, column) != cell:
+                    self.update_cell(key, column, cell)
+
+    def _cells(self, row: FleetRow, now: float) -> list[Text]:
+        p = self.palette
+        dim = "dim" if row.ended else ""
+        name = safe_text(row.name, f"bold {dim}")
+        if row.problem:
+            name.append(f"  {row.problem}", style=p.theme_color("error"))
+        lead = Text(row.lead, style=f"{p.theme_color(_LEAD_ROLE.get(row.lead, 'secondary'))} {dim}")
+        members = Text(f"{row.working} working · {row.idle} idle" + (f" · {row.gone} gone" if row.gone else ""), style=dim)
+        tasks = Text(f"{row.tasks_done}/{row.tasks_total}" if row.tasks_total else "—", style=dim)
+        needs = Text(str(row.needs_you) if row.needs_you else "", style=f"bold {p.theme_color('warning')}")
+        tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
+        active = Text(short_ago(row.last_activity, now) if row.last_activity else "—", style=dim)
+        where = safe_text(row.cwd, f"{p.theme_color('secondary')} {dim}")
+        return [name, Text(row.label, style=dim), lead, members, tasks, needs, tokens, active, where]
+
+    def on_data_table_row_selected(self, event: TeamTable.RowSelected) -> None:
+        event.stop()
+        self.post_message(self.Chosen(str(event.row_key.value)))
+
+
+class FleetNeeds(OptionList):
+    """Every team's "needs you" items, oldest first; enter opens the team at the item."""
+
+    palette: reactive[Palette] = reactive(Palette, init=False)
+
+    @dataclass
+    class Chosen(Message):
+        need: Need
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.needs: list[Need] = []
+        self._shown: tuple | None = None
+
+    def show(self, needs: list[Need], now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        sig = (self.palette.theme, tuple((n.team, n.key, n.text) for n in needs))
+        if sig == self._shown:
+            return
+        self._shown = sig
+        self.needs = list(needs)
+        self.clear_options()
+        self.add_options([Option(self._line(n, now), id=f"{row_key(n.team)}\x01{n.key}") for n in needs])
+        self.border_subtitle = "" if needs else "nothing needs you"
+
+    def _line(self, need: Need, now: float) -> Text:
+        p = self.palette
+        role = "error" if need.kind in ("failed", "silent", "lead_ended", "disappeared") else "warning"
+        t = Text(f"{_NEED_ICON.get(need.kind, '!')} ", style=f"bold {p.theme_color(role)}")
+        t.append_text(safe_text(need.team_name, "bold"))
+        t.append(" · ")
+        if need.member:
+            t.append_text(safe_text(need.member, p.member_color(need.member)))
+            t.append(": ")
+        t.append_text(safe_text(need.text))
+        if need.since:
+            t.append(f" · {short_ago(need.since, now)} ago", style=p.theme_color("secondary"))
+        t.no_wrap = True
+        t.overflow = "ellipsis"
+        return t
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        index = event.option_index
+        if 0 <= index < len(self.needs):
+            self.post_message(self.Chosen(self.needs[index]))

@@ -1,0 +1,125 @@
+"""The control room: every team on one screen, live; a team's dashboard one key away and its state
+kept while the person looks elsewhere; what needs the person across teams."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.settings import load_settings
+from teamtui.session.fleet import FleetSession
+from teamtui.tui.app import TeamTUI
+from teamtui.tui.screens.dashboard import DashboardScreen
+from teamtui.tui.screens.fleet import FleetScreen
+from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable
+
+from .conftest import cells, until
+
+SIZE = (160, 40)
+CLAUDE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
+
+
+def native(root: Path, name: str, members: list[str], tasks: list[str] = ()) -> NativeTeam:
+    team = NativeTeam(root, name)
+    team.create(description="")
+    for m in members:
+        team.add_member(m)
+    for subject in tasks:
+        team.create_task(subject)
+    return team
+
+
+@pytest.fixture
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """A project with two native teams (a root of its own each) and a Claude Code folder with one team."""
+    api, web, claude = tmp_path / "api", tmp_path / "web", tmp_path / "claude"
+    api.mkdir()
+    web.mkdir()
+    shutil.copytree(CLAUDE, claude)
+    native(api, "api-team", ["ana", "bo"], ["build the api"])
+    native(web, "web-team", ["cy"])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    return {"api": api, "web": web, "claude": claude}
+
+
+def app_on(machine: dict[str, Path], tmp_path: Path) -> TeamTUI:
+    settings = load_settings(tmp_path / "none.toml")
+    fleet = FleetSession(settings, roots=[machine["api"], machine["web"]], cwd=tmp_path, claude_root=machine["claude"])
+    fleet.discover()
+    return TeamTUI(fleet=fleet, config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+
+
+def names(app: TeamTUI) -> list[str]:
+    """Each row's first cell (the team's name), top to bottom."""
+    return [row.split(" | ")[0] for row in cells(app.screen.query_one(FleetTable))]
+
+
+async def test_every_team_is_a_row_and_a_change_reaches_its_row(machine, tmp_path):
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, FleetScreen)
+        await until(pilot, lambda: len(names(app)) == 3, "three rows")
+        assert {"api-team", "web-team", "session-421dba11"} <= {n.split()[0] for n in names(app)}
+        table = app.screen.query_one(FleetTable)
+        assert any("0/1" in c for c in cells(table)), "the api team's tasks, done of total"
+        # A task completed on disk: its row says so, from the file event.
+        NativeTeam(machine["api"], "api-team").complete_task("1")
+        await until(pilot, lambda: any("1/1" in c for c in cells(table)), "the row followed the file")
+
+
+async def test_a_team_that_appears_becomes_a_row(machine, tmp_path):
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(names(app)) == 3, "three rows")
+        native(machine["web"], "web-two", ["dee"])
+        await until(pilot, lambda: any(n.startswith("web-two") for n in names(app)), "the new team's row")
+
+
+async def test_enter_opens_the_dashboard_escape_returns_and_the_state_is_kept(machine, tmp_path):
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(names(app)) == 3, "three rows")
+        row = next(i for i, n in enumerate(names(app)) if n.startswith("api-team"))
+        app.screen.query_one(FleetTable).move_cursor(row=row)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team's dashboard")
+        first = app.screen
+        assert first.session is not None and first.session.name == "api-team"
+        state = first.session.state
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, FleetScreen), "back to the overview")
+        NativeTeam(machine["api"], "api-team").send("ana", "while you were away", "lead")
+        await until(pilot, lambda: any(m.content == "while you were away" for m in state.messages), "followed meanwhile")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is first, "the same dashboard again")
+        assert first.session.state is state  # not read again from scratch
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen is not first, "the next team")
+        await pilot.press("left_square_bracket")
+        await until(pilot, lambda: app.screen is first, "and back")
+
+
+async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine, tmp_path):
+    """A permission request in the Claude Code team's lead inbox is listed with its team; enter opens it."""
+    inbox = machine["claude"] / "teams" / "session-421dba11" / "inboxes" / "team-lead.json"
+    entries = json.loads(inbox.read_text()) if inbox.exists() else []
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(names(app)) == 3, "three rows")
+        request = {"type": "permission_request", "request_id": "perm-1", "agent_id": "alice", "tool_name": "Bash",
+                   "input": {"command": "rm -rf build"}, "description": "clean the build"}
+        entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
+        inbox.write_text(json.dumps(entries))
+        needs = app.screen.query_one(FleetNeeds)
+        await until(pilot, lambda: any(n.kind == "permission" for n in needs.needs), "the request listed", limit=15)
+        assert app.screen.query_one("#fleet-header").render().plain.count("need") == 1
+        needs.focus()
+        needs.highlighted = next(i for i, n in enumerate(needs.needs) if n.kind == "permission")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
+                    "its team opened at the request")
