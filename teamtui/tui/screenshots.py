@@ -93,11 +93,46 @@ def show_finished_shutdown(app) -> None:
     app.dashboard.shutdowns.show(run)
 
 
+# The control room's pictures need the same folder every time: the Where column shows it.
+FLEET_BASE = Path(tempfile.gettempdir()) / "teamtui-fleet-shot"
+
+
+def make_fleet_app(tmp: Path = FLEET_BASE, theme: str = "teamtui-dark"):
+    """The control room over the frozen native team and the Claude Code team (its request
+    waiting), every clock fixed; `tmp` is emptied first."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.fleet import FleetSession
+    from teamtui.tui.app import TeamTUI
+
+    claude = freeze_claude_code(tmp / "cc")
+    native = freeze_team(tmp / "proj", "native", CLAUDE_CODE_NOW - 30)
+    config = tmp / "config.toml"
+    config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
+    fleet = FleetSession(load_settings(config), roots=[native], cwd=tmp, claude_root=claude, clock=lambda: CLAUDE_CODE_NOW,
+                         registry=tmp / "registry", journal=tmp / "journal")
+    fleet.discover()
+    return TeamTUI(fleet=fleet, config_path=config, clock=lambda: CLAUDE_CODE_NOW, cursor_blink=False)
+
+
+async def fleet_shown(pilot) -> None:
+    """Until each team's row is in and the Claude Code team's transcripts were read (its request listed)."""
+    from teamtui.tui.widgets.fleet import FleetNeeds
+
+    for _ in range(500):
+        screen = pilot.app.screen
+        if screen.query(FleetNeeds) and screen.query_one(FleetNeeds).needs:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
 async def _shoot(app, path: Path, keys: list[str], before=None, size: tuple[int, int] = SIZE) -> None:
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        if before is transcripts_shown:
-            await transcripts_shown(pilot)
+        if before is transcripts_shown or before is fleet_shown:
+            await before(pilot)
         elif before is not None:
             before(app)
         for k in keys:
@@ -124,6 +159,9 @@ async def _shoot_all(out: Path) -> None:
         root = freeze_claude_code(Path(tmp))
         await _shoot(make_app(root, "teamtui-dark", now=CLAUDE_CODE_NOW), out / "main-claude-code.svg", [], transcripts_shown)
         print(out / "main-claude-code.svg")
+    await _shoot(make_fleet_app(), out / "fleet-overview.svg", [], fleet_shown)
+    shutil.rmtree(FLEET_BASE, ignore_errors=True)
+    print(out / "fleet-overview.svg")
 
 
 def main(argv: list[str]) -> int:

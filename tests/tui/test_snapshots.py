@@ -52,3 +52,10 @@ def test_shutdown_view(snap_compare, frozen_native):
         await pilot.pause()
 
     assert snap_compare(make_app(frozen_native), run_before=before, terminal_size=SIZE)
+
+
+def test_fleet_overview(snap_compare):
+    # The control room: a native team and a Claude Code team with a request waiting, one listed need.
+    from teamtui.tui.screenshots import fleet_shown, make_fleet_app
+
+    assert snap_compare(make_fleet_app(), run_before=fleet_shown, terminal_size=SIZE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -28,6 +29,12 @@ _NEED_ICON = {"permission": "?", "plan": "?", "held": "⏸", "interrupted": "!",
 def row_key(key: tuple[str, str, str]) -> str:
     """A table row key for a team key (root and name may hold any character but NUL)."""
     return "\x00".join(key)
+
+
+def _home_short(path: str) -> str:
+    """A path under the home folder as ~/…: the part that tells teams apart fits the column."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home not in ("", "/") and (path == home or path.startswith(home + "/")) else path
 
 
 class FleetTable(TeamTable):
@@ -70,7 +77,7 @@ class FleetTable(TeamTable):
         needs = Text(str(row.needs_you) if row.needs_you else "", style=f"bold {p.theme_color('warning')}")
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
         active = Text(short_ago(row.last_activity, now) if row.last_activity else "—", style=dim)
-        where = safe_text(row.cwd, f"{p.theme_color('secondary')} {dim}")
+        where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
         return [name, Text(row.label, style=dim), lead, members, tasks, needs, tokens, active, where]
 
     def on_data_table_row_selected(self, event: TeamTable.RowSelected) -> None:
