@@ -24,8 +24,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/teamtui demo
 
+# Two workers (pytest-xdist): the 2-core machine CI runs on; every test keeps its own HOME, tmux
+# socket and ports, so none shares anything with another. TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 test: $(TSTAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 $(LSTAMP): pyproject.toml $(STAMP)
 	$(PY) -m pip install --quiet -e '.[lint]'

@@ -26,7 +26,7 @@ _EXPORTS: dict[str, str] = {
     "TeamConfig": "models",
     "check_name": "names", "is_safe_name": "names",
     "NativeTeam": "native",
-    "Change": "state", "ChangeKind": "state", "MemberView": "state", "TeamState": "state",
+    "Change": "changes", "ChangeKind": "changes", "MemberView": "changes", "TeamState": "state",
     "FileRef": "store", "InboxRead": "store", "TeamStore": "store",
     "TailReader": "tail",
 }

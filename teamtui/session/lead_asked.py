@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from teamtui.protocol.changes import ChangeKind as K
 from teamtui.protocol.claude.shutdown import PANE_GRACE, SHUTDOWN_TYPES, LeadAskedRun
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.state import TeamState
@@ -30,7 +31,7 @@ class AskLeadShutdown(ShutdownController):
     """`S` / `x` on a team whose store says `shutdown_via_lead`: ask the lead, follow the files."""
 
     # "log": a transcript read (a teammate's or the lead's) may hold a step the inbox lost.
-    watches = frozenset({"inbox", "inbox_read", "delivered", "config", "member_left", "member_status", "log"})
+    watches = frozenset({K.INBOX, K.INBOX_READ, K.DELIVERED, K.CONFIG, K.MEMBER_LEFT, K.MEMBER_STATUS, K.LOG})
 
     def __init__(
         self, report: Report, state: TeamState, *, sender: str, clock: Callable[[], float], set_timer: SetTimer,
@@ -111,11 +112,15 @@ class AskLeadShutdown(ShutdownController):
         changed = run.panes_seen(open_panes) if open_panes is not None else []
         if changed:
             kept = {n: p for n, p in run.still_there().items() if n in changed and n in run.left}
-            offer = dict(
-                offer_panes=kept, offer_title="They left the team, their panes did not: close them?",
-                offer_why="Claude Code did not close these panes after their teammates left.",
-            ) if kept else {}
-            self.report(ShutdownNews(run, [], **offer))
+            if kept:
+                news = ShutdownNews(
+                    run, [],
+                    offer_panes=kept, offer_title="They left the team, their panes did not: close them?",
+                    offer_why="Claude Code did not close these panes after their teammates left.",
+                )
+            else:
+                news = ShutdownNews(run, [])
+            self.report(news)
         if run.panes_to_check() and self.clock() <= run.deadline_at + FOLLOW_AFTER:
             self.set_timer(PANE_CHECK_EVERY, self._look_at_panes)
 
@@ -155,13 +160,19 @@ class AskLeadShutdown(ShutdownController):
             self.report(ShutdownNews(run, changed, offer_panes=run.still_there()))
 
     def close_panes(self, names: list[str]) -> None:
-        """Close the panes of `names` (after the person confirmed) on the team's tmux server."""
+        """Close the panes of `names` (after the person confirmed) on the team's tmux server, those
+        the run still lists (config.json's, for teammates still there), off the loop (tmux)."""
         run = self.run
         if run is None:
             return
         there = run.still_there()
         panes = {n: there[n] for n in names if n in there}
-        closed, errors = close_panes(self._team_socket(), panes, there)
+        self.background(lambda: close_panes(self._team_socket(), panes, there), lambda result: self._closed(panes, *result))
+
+    def _closed(self, panes: dict[str, str], closed: list[str], errors: list[str]) -> None:
+        run = self.run
+        if run is None:
+            return
         for name in closed:
             run.pane_closed(name, f"pane {panes[name]} closed by teamtui")
         self.report(ShutdownNews(run, closed, "; ".join(errors)))

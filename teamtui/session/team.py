@@ -75,7 +75,8 @@ class TeamSession:
         self.clock = clock
         self.on_shutdown = on_shutdown  # set when a lead in this process (teamtui run/demo) drives the team's shutdown
         self.ended_at = ended_at  # the team ended (its folder deleted) or was opened from the journal
-        self.read_only = read_only  # why nothing may be written ("": it may)
+        # Why nothing may be written ("": it may): the caller's reason, else the layout's (a workflow run's).
+        self.read_only = read_only or self.store.read_only_reason
         self.disappeared: set[str] = set()
 
     @classmethod
@@ -114,9 +115,10 @@ class TeamSession:
     def note_changes(self, changes: list[Change]) -> bool:
         """After a batch: a team whose folder went with its lead (a Claude Code session team) has
         ended, and is kept on screen as it was. True when that just happened."""
-        if self.ended_at is not None or self.store.lead_state() is None:
+        # The batch first: asking the lead's process (psutil) on every batch would cost the UI loop.
+        if self.ended_at is not None or not any(c.kind == "team_gone" for c in changes):
             return False
-        if not any(c.kind == "team_gone" for c in changes):
+        if self.store.lead_state() is None:
             return False
         self.ended_at = self.clock()
         self.read_only = "the team has ended (its lead exited): it is shown as it was"
