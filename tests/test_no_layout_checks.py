@@ -1,6 +1,6 @@
 """Callers ask a store's flags and methods, never which layout it is (protocol/store.py).
 
-Outside the layout packages (protocol/native/, protocol/claude/) and the code that picks a layout
+Outside the layout packages (protocol/native/, protocol/claude/, protocol/workflow/) and the code that picks a layout
 by its folder (protocol/layout.py, protocol/fleet/), nothing in teamtui/ may:
   - compare a `.layout` (or a variable named `layout`) to a string: `store.layout == "native"`;
   - ask a store's class: `isinstance(store, NativeTeam)` (or ClaudeTeam, or their layout bases);
@@ -14,8 +14,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "teamtui"
-EXEMPT = ("protocol/native/", "protocol/claude/", "protocol/layout.py", "protocol/fleet/")
-LAYOUT_CLASSES = {"NativeTeam", "ClaudeTeam", "NativeLayout", "ClaudeLayout"}
+EXEMPT = ("protocol/native/", "protocol/claude/", "protocol/workflow/", "protocol/layout.py", "protocol/fleet/")
+LAYOUT_CLASSES = {"NativeTeam", "ClaudeTeam", "WorkflowRun", "NativeLayout", "ClaudeLayout", "WorkflowLayout"}
 
 
 def _name(node: ast.AST) -> str:

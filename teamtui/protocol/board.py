@@ -8,7 +8,7 @@ from enum import Enum
 
 from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.record import Record
-from teamtui.protocol.taskmeta import held_reason, scope_files
+from teamtui.protocol.taskmeta import failed_reason, held_reason, scope_files
 from teamtui.protocol.touching import touch_active
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
@@ -27,6 +27,7 @@ class TaskState(str, Enum):
     BLOCKED = "blocked"  # waits on an open blocker or a missing dependency, or failed too often
     WITHHELD = "withheld"  # ready, but an in-progress task claims one of its files, or a teammate touches one
     ASSIGNED = "assigned"  # pending with an owner (assigned, not yet started)
+    FAILED = "failed"  # over without success (metadata `failed` says why): nothing waits on it any more
 
 
 class TaskView(Record):
@@ -193,6 +194,9 @@ class Board:
             return TaskView(task, TaskState.COMPLETED)
         if task.status == TaskStatus.IN_PROGRESS:
             return TaskView(task, TaskState.IN_PROGRESS)
+        failed = failed_reason(task) if task.metadata else ""
+        if failed:
+            return TaskView(task, TaskState.FAILED, held=f"failed: {failed}")
         open_, missing = self.open_blockers(task)
         held = held_reason(task) if task.metadata else ""
         if open_ or missing or held:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from teamtui.protocol.store import TeamStore
 
-    LayoutName = Literal["native", "claude"]
+    LayoutName = Literal["native", "claude", "workflow"]
 
 
 def detect_layout(root: Path) -> LayoutName | None:
@@ -50,12 +50,16 @@ def team_names(root: Path, layout: LayoutName | None = None) -> list[str]:
 
 def store_class(layout: LayoutName) -> type[TeamStore]:
     """The store class of a layout: what it can do (its flags) before any team of it exists."""
-    if layout not in ("native", "claude"):
+    if layout not in ("native", "claude", "workflow"):
         raise ProtocolError(f"unknown layout {layout!r}: use native or claude")
     if layout == "native":
         from teamtui.protocol.native import NativeTeam
 
         return NativeTeam
+    if layout == "workflow":
+        from teamtui.protocol.workflow.team import WorkflowRun
+
+        return WorkflowRun
     from teamtui.protocol.claude import ClaudeTeam
 
     return ClaudeTeam
@@ -63,7 +67,56 @@ def store_class(layout: LayoutName) -> type[TeamStore]:
 
 def open_team(root: Path, name: str, layout: LayoutName | None = None) -> TeamStore:
     root = Path(root)
+    if layout in (None, "claude") and _names_a_run(root, name):
+        layout = "workflow"  # a workflow run lives in Claude Code's config dir, beside its session teams
     return store_class(layout or detect_layout(root) or "native")(root, name)
+
+
+def _names_a_run(root: Path, name: str) -> bool:
+    """`name` is a workflow run's (`<meta.name>-wf_<id>`), and no team folder under `root` has it."""
+    if "-wf_" not in name:
+        return False  # the common case, without importing the workflow layout
+    from teamtui.protocol.workflow.names import run_id_of
+
+    if run_id_of(name) is None:
+        return False
+    try:
+        return not ((root / "teams" / name).is_dir() or (root / ".teams" / name).is_dir())
+    except (OSError, ValueError):
+        return True
+
+
+def run_names(root: Path, layout: LayoutName | None = None, name: str | None = None) -> list[str]:
+    """The recent workflow runs of a Claude Code config dir (its `projects/`), newest first: none
+    for a native layout, nor for a folder that is no config dir (unless the layout says it is).
+    `name`: that run only, however old, when it is there."""
+    root = Path(root)
+    if layout == "native" or not (root / "projects").is_dir():
+        return []
+    if name is not None:
+        from teamtui.protocol.workflow.discover import locate_run
+        from teamtui.protocol.workflow.names import run_id_of
+
+        run_id = run_id_of(name)
+        return [name] if run_id is not None and _names_a_run(root, name) and locate_run(root, run_id) else []
+    if layout is None and not _config_dir(root):
+        return []
+    from teamtui.protocol.workflow.discover import recent_runs
+
+    return [run.name for run in recent_runs(root)]
+
+
+def _config_dir(root: Path) -> bool:
+    """A folder holding `projects/` is Claude Code's config dir when it also holds its teams, its
+    sessions or its settings, or is the one Claude Code uses here (a project's own `projects/` is not)."""
+    if any((root / part).exists() for part in ("teams", "sessions", "settings.json", "history.jsonl", "todos")):
+        return True
+    from teamtui.protocol.claude.layout import default_claude_root
+
+    try:
+        return root.resolve() == default_claude_root().resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def find_team(root: Path, name: str | None = None, layout: LayoutName | None = None) -> TeamStore:

@@ -91,10 +91,15 @@ class Task(WireModel):
     def internal(self) -> bool:
         return bool(self.metadata.get("_internal")) if isinstance(self.metadata, dict) else False
 
-    def sort_key(self) -> tuple[int, int | str]:
+    def sort_key(self) -> tuple[int, int | str, int]:
         # ASCII digits only, and short: int() refuses '²' and strings over 4300 digits.
         tid = self.id
-        return (0, int(tid)) if tid.isascii() and tid.isdigit() and len(tid) <= 18 else (1, tid)
+        if tid.isascii() and tid.isdigit() and len(tid) <= 18:
+            return (0, int(tid), 0)
+        # A prefix and a number (a Claude Code lead's assignments: a1, a2, ... a10): by the number.
+        head = tid.rstrip("0123456789")
+        digits = len(tid) - len(head)
+        return (1, head, int(tid[len(head):])) if head and 0 < digits <= 18 else (1, tid, -1)
 
 
 class MemberStatus(str, Enum):

@@ -21,22 +21,21 @@ from teamtui.protocol.fsio import load_json_file
 from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import (
+    SHUTDOWN_REPLY_TYPES,
     LogEntry,
     LogLevel,
     Member,
     MemberStatus,
-    SHUTDOWN_REPLY_TYPES,
     Message,
     Task,
     TaskStatus,
     TeamConfig,
     normalize_level,
 )
-from teamtui.protocol.record import Record
 from teamtui.protocol.store import FileRef, TeamStore
-from teamtui.protocol.taskmeta import scope_files
-from teamtui.protocol.touching import Touch, load_touches, touches_path
 from teamtui.protocol.tail import TailReader
+from teamtui.protocol.taskmeta import FAILED, scope_files
+from teamtui.protocol.touching import Touch, load_touches, touches_path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -49,6 +48,10 @@ DEFAULT_MESSAGE_LIMIT = 2000
 DEFAULT_HEALTH_TIMEOUT = 60.0
 # On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
 _LOG_TAIL_BYTES_PER_LINE = 512
+
+
+def _task_sig(t: Task) -> tuple:
+    return (t.status, t.subject, t.owner, t.result, t.description, t.metadata.get(FAILED))
 
 
 class _Inbox:
@@ -88,6 +91,10 @@ class TeamState:
         self.show_internal = show_internal
         self.config: TeamConfig | None = None
         self.tasks: dict[str, Task] = {}
+        # The work a Claude Code lead handed out (its Agent calls, its messages, the teammates'
+        # idle notices), by id: the board's rows while the team keeps no task list (`task_source`).
+        self.assigned: dict[str, Task] = {}
+        self._drift_mark: tuple = ()  # the transcripts' drift when last told (ChangeKind.DRIFT)
         self._task_core: dict[str, Task] = {}
         self._task_side: dict[str, dict[str, Any]] = {}
         self._task_paths: dict[Path, str] = {}
@@ -114,8 +121,19 @@ class TeamState:
     @property
     def board(self) -> Board:
         if self._board is None:
-            self._board = Board(self.tasks.values(), self._touches)
+            self._board = Board(self.shown_tasks.values(), self._touches)
         return self._board
+
+    @property
+    def shown_tasks(self) -> dict[str, Task]:
+        """The board's tasks: the task list, or, where the team keeps none, the lead's assignments."""
+        return self.assigned if self.assigned and not self.tasks else self.tasks
+
+    @property
+    def task_source(self) -> str:
+        """What the board shows: "task list", "assignments" (a Claude Code lead's, from its
+        transcript, without a task list) or "" (nothing yet)."""
+        return "task list" if self.tasks else "assignments" if self.assigned else ""
 
     def _board_put(self, task: Task) -> None:
         # Updated in place: rebuilding the board (and its order) for one task among 10,000 is what made updates slow.
@@ -184,9 +202,10 @@ class TeamState:
         """Read everything once (the first screen); afterwards only `apply` changed paths."""
         self._loading = True
         try:
-            return self._journaled(self._load_all())
+            changes = self._journaled(self._load_all())
         finally:
             self._loading = False
+        return changes + self._sync_assignments(changes)
 
     def _journaled(self, changes: list[Change]) -> list[Change]:
         if self.journal is not None:
@@ -282,7 +301,7 @@ class TeamState:
                 others.append(Path(path))
         if self.transcripts is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
             changes += self._take_logs(self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan))
-        return changes
+        return changes + self._sync_assignments(changes)
 
     def load_transcripts(self) -> list[Change]:
         """Every transcript read once, on this thread (`teamtui status`; a UI reads in a thread and
@@ -292,7 +311,8 @@ class TeamState:
     def take_transcripts(self, updates: dict[str, Any]) -> list[Change]:
         """What the transcript feed read (`transcripts.read`), put into the log buffers and activity."""
         assert self.transcripts is not None
-        return self._take_logs(self.transcripts.take(updates))
+        changes = self._take_logs(self.transcripts.take(updates))
+        return changes + self._sync_assignments(changes)
 
     @property
     def transcripts_read(self) -> bool:
@@ -309,8 +329,51 @@ class TeamState:
         return self.transcripts.count_heads() if self.transcripts is not None else {}
 
     def take_heads(self, heads: dict[str, Any]) -> bool:
-        """The counted heads added (on the loop that took the reads); True when a figure changed."""
-        return bool(self.transcripts.take_heads(heads)) if self.transcripts is not None else False
+        """The counted heads added (on the loop that took the reads); True when a figure (or the
+        lead's assignments) changed."""
+        if self.transcripts is None:
+            return False
+        counted = bool(self.transcripts.take_heads(heads))
+        return bool(self._sync_assignments([])) or counted
+
+    def _sync_assignments(self, changes: list[Change]) -> list[Change]:
+        """What the transcripts tell beyond log lines, brought up to date (a layout with transcripts
+        only): the lead's assignments, a TASK change for each that appeared or changed while the
+        board shows them (no task list); a DRIFT change when they hold something new that teamtui
+        does not know."""
+        feed = self.transcripts
+        if feed is None:
+            return []
+        news: list[Change] = []
+        mark = feed.drift_mark()
+        if mark != self._drift_mark:
+            if any(seen[2] for seen in (*mark, *self._drift_mark)):  # something was, or is, unknown
+                news.append(Change(ChangeKind.DRIFT, self.name))
+            self._drift_mark = mark
+        found = feed.assignments(changes)
+        if found is None:
+            return news
+        old, self.assigned = self.assigned, found
+        shown = not self.tasks
+        if shown and (not old or not found):
+            self._board = None  # the board changes source: built again when asked
+        out: list[Change] = []
+        for tid, task in found.items():
+            before = old.get(tid)
+            if before is not None and _task_sig(before) == _task_sig(task):
+                continue
+            if not shown:
+                continue
+            self._board_put(task)
+            if before is not None and before.status != TaskStatus.COMPLETED and task.status == TaskStatus.COMPLETED:
+                out.append(Change(ChangeKind.TASK_COMPLETED, tid, task.subject))
+            out.append(Change(ChangeKind.TASK, tid))
+        for tid in old.keys() - found.keys():
+            if shown:
+                if self._board is not None:
+                    self._board.remove(tid)
+                out.append(Change(ChangeKind.TASK_REMOVED, tid))
+        return news + out
 
     def _take_logs(self, updates: list[LogUpdate]) -> list[Change]:
         changes: list[Change] = []
@@ -352,7 +415,7 @@ class TeamState:
                 return [Change(ChangeKind.TEAM_GONE, self.name, f"{path} was removed")]
             return []
         if ref.kind == "config":
-            return self._apply_config()
+            return self._apply_config() + (self._reread_tasks() if self.store.tasks_follow_config else [])
         if ref.kind == "task":
             return self._apply_task(path)
         if ref.kind == "task_sidecar":
@@ -429,6 +492,13 @@ class TeamState:
         return changes
 
     # ------------------------------------------------------------- tasks
+    def _reread_tasks(self) -> list[Change]:
+        """Every task read again, and those gone removed: a layout whose tasks are read from its
+        config's files (tasks_follow_config). Their owners are not touched: nothing they wrote."""
+        paths = self.store.task_paths()
+        gone = set(self._task_paths) - set(paths)
+        return [c for p in [*paths, *sorted(gone)] for c in self._apply_task(p, initial=True)]
+
     def _merge(self, task_id: str) -> Task | None:
         core = self._task_core.get(task_id)
         if core is None:
@@ -453,6 +523,9 @@ class TeamState:
                     if self._board is not None:
                         self._board.remove(old_id)
                     changes.append(Change(ChangeKind.TASK_REMOVED, old_id))
+                    if not self.tasks and self.assigned:  # the task list emptied: the lead's assignments show again
+                        self._board = None
+                        changes += [Change(ChangeKind.TASK, tid) for tid in self.assigned]
                 return changes
             return self._set_error(path, [task])
         changes = self._set_error(path, [])
@@ -463,6 +536,9 @@ class TeamState:
         self._task_core[task.id] = task
         merged = self._merge(task.id)
         assert merged is not None
+        if not self.tasks and self.assigned:  # a task list appeared: it wins over the lead's assignments
+            self._board = None
+            changes += [Change(ChangeKind.TASK_REMOVED, tid) for tid in self.assigned]
         self.tasks[task.id] = merged
         self._board_put(merged)
         if not initial:
@@ -510,7 +586,7 @@ class TeamState:
         try:
             inbox = self._inbox(member)
             self._mark(inbox.tail.path)
-        except Exception as exc:  # an unsafe name in a file name: report, never act on it
+        except Exception as exc:  # noqa: BLE001 - an unsafe name in a file name: report, never act on it
             return [Change(ChangeKind.ERROR, member, f"inbox {member!r} ignored: {exc}")]
         if self.store.appends_to_inboxes:
             return self._apply_appended_inbox(member, inbox)
@@ -594,7 +670,7 @@ class TeamState:
         keep = self.log_limit
         entries = [
             self._log_entry(member, path, line, no)
-            for line, no in zip(batch.lines[-keep:], batch.line_numbers[-keep:])
+            for line, no in zip(batch.lines[-keep:], batch.line_numbers[-keep:], strict=True)
         ]
         buf.extend(entries)
         # A read that found nothing new keeps the errors already reported (as the inbox does).

@@ -9,12 +9,11 @@ import time
 from abc import ABC, abstractmethod
 from pathlib import Path
 
-from teamtui.protocol.wire import ValidationError
-
 from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, UnsupportedError
 from teamtui.protocol.models import Member, Message, Task, TeamConfig
 from teamtui.protocol.record import FrozenRecord, Record, init_field
 from teamtui.protocol.tail import TailBatch
+from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -84,6 +83,12 @@ class TeamStore(ABC):
     # Protocol fields are spelled camelCase on the wire (Claude Code's idleReason), else snake_case
     # (idle_reason): protocol_key.
     camel_case_fields: ClassVar[bool] = False
+    # The tasks are read from the files the config is (a workflow run's journal and record): a change
+    # to the config re-reads every task too.
+    tasks_follow_config: ClassVar[bool] = False
+    # Why nothing can be written to this team, not even a message (a workflow run); "" when it can.
+    # A dashboard shows such a team read-only and says why.
+    read_only_reason: ClassVar[str] = ""
 
     def __init__(self, root: Path, name: str):
         self.root = Path(root)
@@ -305,7 +310,15 @@ class TeamStore(ABC):
     def merge_sidecar(self, task: Task, side: dict[str, Any] | None) -> Task:
         raise self._unsupported("task sidecars")
 
-    def create_task(self, subject: str, **kw: Any) -> Task:
+    def create_task(
+        self,
+        subject: str,
+        *,
+        description: str = "",
+        blocked_by: list[str] | None = None,
+        files: list[str] | None = None,
+        owner: str = "",
+    ) -> Task:
         raise self._unsupported("creating tasks")
 
     def claim_task(self, task_id: str | None, owner: str) -> Task | None:
@@ -355,6 +368,10 @@ class TeamStore(ABC):
         """An inbox rewritten whole, followed as a pending queue: new, delivered (not appends_to_inboxes)."""
         raise self._unsupported("whole-file inboxes")
 
+    def decode_entry(self, member: str, entry: Any, index: int) -> Message | ReadError:
+        """One entry (at `index`) of a whole-file inbox as a Message, or what is wrong with it (not appends_to_inboxes)."""
+        raise self._unsupported("whole-file inboxes")
+
     # ------------------------------------------- the lead's process and the teammates' panes
     def lead_state(self) -> str | None:
         """Whether the lead's process is "alive", "ended" or "unknown"; None when the layout does
@@ -388,6 +405,12 @@ class TeamStore(ABC):
     def transcript_feed(self, state: Any) -> Any:
         """The members' transcripts kept in step with `state` (has_transcripts)."""
         raise self._unsupported("transcripts")
+
+    def run_status(self) -> str | None:
+        """For a team that is one run of a script (a workflow run): "running", "completed", "failed",
+        "killed" or "cut off" (its lead ended before the run did), "gone" when its files are; None
+        for every other team."""
+        return None
 
     def open_journal(self) -> Any:
         """Where a watcher records what it saw, for a layout whose files are pruned or deleted

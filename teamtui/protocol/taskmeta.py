@@ -6,6 +6,8 @@
   held (`metadata.blocked_reason`) until someone retries it.
 - `metadata.released_from`: who held the task when the lead took it back (crash, disappearance,
   `task fail`), so a late `complete` from them is refused.
+- `metadata.failed`: why work that is over did not succeed (a Claude Code lead's assignment whose
+  teammate reported failure or left), so the board shows it failed rather than waiting.
 
 In the native layout `metadata` lives in the task's sidecar (`.tasks/.teamtui/<id>.json`), so the
 task file keeps the eight keys its peers read. Pure: tasks in, answers out.
@@ -23,6 +25,7 @@ FAILURE_COUNT = "failure_count"
 LAST_FAILURE = "last_failure"
 BLOCKED_REASON = "blocked_reason"
 RELEASED_FROM = "released_from"
+FAILED = "failed"
 DEFAULT_MAX_FAILURES = 3
 
 
@@ -41,6 +44,14 @@ def held_reason(task: Task) -> str:
     if reason is None or reason is False or reason == "":
         return ""
     return reason if isinstance(reason, str) else "blocked"
+
+
+def failed_reason(task: Task) -> str:
+    """Why the task failed for good ('' when it did not)."""
+    why = _meta(task).get(FAILED)
+    if why is None or why is False or why == "":
+        return ""
+    return why if isinstance(why, str) else "failed"
 
 
 def released_from(task: Task) -> list[str]:

@@ -49,7 +49,7 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "label": "Claude Code", "lead": "alive", "ended": False, "ended_at": None,
         "members": {"working": 0, "idle": 2, "gone": 0, "unknown": 0}, "tasks": {"done": 0, "total": 0},
         "needs_you": 0, "tokens": None, "last_activity": None, "cwd": "/src/app", "pid": None, "errors": 0,
-        "problem": None,
+        "problem": None, "run_status": None,
     }
     assert by[NATIVE_TEAM]["cwd"] == str(machine.project) and by[OTHER_TEAM]["root"] == str(machine.other)
     assert (by[DEAD_TEAM]["lead"], by[DEAD_TEAM]["ended"]) == ("ended", True)

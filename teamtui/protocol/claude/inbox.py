@@ -112,7 +112,10 @@ class ClaudeInbox(ClaudeLayout):
             return out
         for i, entry in enumerate(data):
             item = self.decode_entry(member, entry, i + 1)
-            (out.errors if isinstance(item, ReadError) else out.messages).append(item)
+            if isinstance(item, ReadError):
+                out.errors.append(item)
+            else:
+                out.messages.append(item)
         return out
 
     def decode_entry(self, member: str, entry: Any, index: int) -> Message | ReadError:

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from teamtui.protocol.names import claude_sanitize
 
 if TYPE_CHECKING:
-    from teamtui.protocol.models import Message
     from teamtui.protocol.changes import Change
     from teamtui.protocol.claude.layout import ClaudeLayout
+    from teamtui.protocol.models import Message
     from teamtui.protocol.state import TeamState
     from teamtui.protocol.store import TeamStore
 
@@ -48,7 +48,7 @@ def journal_dir() -> Path:
     return Path(base) / "teamtui" / "journal"
 
 
-def journal_file(store: "TeamStore", directory: Path | None = None) -> Path:
+def journal_file(store: TeamStore, directory: Path | None = None) -> Path:
     """One file per team: its name made safe, and a hash of where it lives so that two teams of
     the same name (two projects, two Claude folders) never share a file."""
     ident = f"{store.layout}\0{Path(store.root).resolve()}\0{store.name}"
@@ -146,7 +146,7 @@ def flush(timeout: float = 5.0) -> None:
 # ------------------------------------------------------------------ observing a team
 
 
-def message_record(m: "Message", key: str) -> dict[str, Any]:
+def message_record(m: Message, key: str) -> dict[str, Any]:
     return {
         "kind": "message",
         "key": key,
@@ -164,14 +164,14 @@ def message_record(m: "Message", key: str) -> dict[str, Any]:
 class TeamJournal:
     """What one watcher records about one team. `observe` is called with each batch of changes."""
 
-    store: "ClaudeLayout"
+    store: ClaudeLayout
     path: Path
     _header: str = ""
     _tasks: dict[str, tuple] = field(default_factory=dict)
     _ended: bool = False
 
     @classmethod
-    def open(cls, store: "ClaudeLayout", directory: Path | None = None) -> "TeamJournal":
+    def open(cls, store: ClaudeLayout, directory: Path | None = None) -> TeamJournal:
         return cls(store, journal_file(store, directory))
 
     def _put(self, record: dict[str, Any]) -> None:
@@ -181,7 +181,7 @@ class TeamJournal:
             self._header = line
         _WRITER.put(self.path, line, self._header)
 
-    def _team_record(self, state: "TeamState") -> dict[str, Any]:
+    def _team_record(self, state: TeamState) -> dict[str, Any]:
         from teamtui.protocol.claude.config import member_backend, member_pane
 
         cfg = state.config
@@ -209,7 +209,7 @@ class TeamJournal:
             ],
         }
 
-    def observe(self, state: "TeamState", changes: Iterable["Change"]) -> None:
+    def observe(self, state: TeamState, changes: Iterable[Change]) -> None:
         from teamtui.protocol.claude.inbox import entry_key
 
         if not self._header and state.config is not None:
@@ -227,15 +227,20 @@ class TeamJournal:
                 for m in c.messages:
                     self._put({"kind": "delivered", "key": entry_key(m), "to": m.recipient})
             elif kind in ("task", "task_completed"):
-                t = state.tasks.get(c.key)
-                if t is not None:
-                    self._task(t)
+                task = state.tasks.get(c.key)
+                if task is not None:
+                    self._task(task)
             elif kind == "task_removed":
                 self._tasks.pop(c.key, None)
                 self._put({"kind": "task_removed", "id": c.key})
             elif kind == "member_joined":
-                m = state.config.member(c.key) if state.config else None
-                self._put({"kind": "member_joined", "name": c.key, "agent_type": m.agent_type if m else "", "color": m.color if m else ""})
+                member = state.config.member(c.key) if state.config else None
+                self._put(
+                    {
+                        "kind": "member_joined", "name": c.key,
+                        "agent_type": member.agent_type if member else "", "color": member.color if member else "",
+                    }
+                )
             elif kind == "member_left":
                 self._put({"kind": "member_left", "name": c.key})
             elif kind == "member_status":
@@ -313,7 +318,8 @@ def journal_files(directory: Path | None = None) -> list[Path]:
 def summarize(path: Path) -> JournalTeam | None:
     team: JournalTeam | None = None
     for rec in _lines(path):
-        ts = rec.get("ts") if isinstance(rec.get("ts"), (int, float)) else 0.0
+        raw_ts = rec.get("ts")
+        ts: float = raw_ts if isinstance(raw_ts, (int, float)) else 0.0
         if rec.get("kind") == "team" and team is None:
             team = JournalTeam(str(rec.get("team", "")), path, str(rec.get("layout", "")), str(rec.get("root", "")), ts, ts)
         if team is None:

@@ -4,7 +4,7 @@ $CLAUDE_CONFIG_DIR), what each changed path is, and how Claude Code writes times
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from teamtui.protocol.claude.leadproc import LeadProcess, parse_lead_process, task_list_id
@@ -23,7 +23,7 @@ def default_claude_root() -> Path:
 
 def iso_now() -> str:
     """ISO-8601 UTC with milliseconds and 'Z', as Claude Code writes timestamps."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def parse_time(value: Any) -> float:

@@ -36,7 +36,9 @@ def ask_text(targets: list[str], reason: str, deadline: float, whole_team: bool)
 def _step_rank(step: str) -> int:
     """Where a step falls in a teammate's shutdown."""
     # Claude Code's teammate_terminated and the member's removal come in either order: as read.
-    order = ("asked ", "shutdown_request sent", "approved", "rejected", "still there after", ("terminated", "left the team"), "pane ")
+    order: tuple[str | tuple[str, ...], ...] = (
+        "asked ", "shutdown_request sent", "approved", "rejected", "still there after", ("terminated", "left the team"), "pane ",
+    )
     return next((rank for rank, start in enumerate(order) if step.startswith(start)), len(order))
 
 
@@ -57,7 +59,7 @@ class LeadAskedRun(ShutdownRun):
         self._before: dict[int, InboxMessage] = {}
         self.asked: InboxMessage | None = None  # the message the lead was sent
 
-    def start(self, known: Iterable[InboxMessage] = ()) -> None:  # type: ignore[override]
+    def start(self, known: Iterable[InboxMessage] = ()) -> None:
         self.started_at = self.clock()
         self._before = {id(m): m for m in known}
         text = ask_text(list(self.teammates), self.reason, self.deadline_seconds, self.whole_team)

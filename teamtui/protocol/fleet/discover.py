@@ -4,7 +4,8 @@
 - the native team(s) under the current directory, and under each root of config.toml's `roots`
   or given on the command line (a root holding Claude Code's layout is read as one);
 - every team a `teamtui run` / `teamtui demo` on this machine leads (registry.py);
-- teams that ended within `fleet_keep_hours` (config.toml, default 24), from the journal.
+- teams that ended within `fleet_keep_hours` (config.toml, default 24), from the journal;
+- Claude Code's workflow runs (the `Workflow` tool) going, or ended within `fleet_keep_hours`.
 
 A team found twice is one: a run's registration wins over the folder it leads (source "run").
 A folder that is half-written, unreadable or hostile is listed with its problem; nothing here
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
     from teamtui.protocol.settings import Settings
 
-    Source = Literal["claude", "native", "run"]
+    Source = Literal["claude", "native", "run", "workflow"]
 
 HOUR = 3600.0
 
@@ -40,8 +41,8 @@ class FleetTeam:
 
     root: Path
     name: str  # the team's folder name (a hostile one is kept as found: show it through `inert`)
-    layout: str  # "claude" | "native"
-    source: str  # "claude" | "native" | "run" (led by a teamtui run on this machine)
+    layout: str  # "claude" | "native" | "workflow"
+    source: str  # "claude" | "native" | "run" (led by a teamtui run on this machine) | "workflow"
     ended: bool = False
     ended_at: float | None = None
     problem: str | None = None
@@ -177,10 +178,19 @@ def discover_fleet(
         layout = detect_layout(root)
         if layout is not None:
             add(_teams_under(root, layout, layout))
+    add(_workflow_runs(_claude_root(claude_root), now - settings.fleet_keep_hours * HOUR, now))
     if ended:
         add(_ended_teams(journal, now - settings.fleet_keep_hours * HOUR, set(found)))
     fleet.teams = list(found.values())
     return fleet
+
+
+def _workflow_runs(root: Path, since: float, now: float) -> list[FleetTeam]:
+    """The Workflow tool's runs under Claude Code's config folder: those going, and those that
+    ended at or after `since` (their record written then), newest first."""
+    from teamtui.protocol.workflow.discover import recent_runs
+
+    return [FleetTeam(run.root, run.name, "workflow", "workflow") for run in recent_runs(root, since=since, now=now)]
 
 
 def fleet_watch_dirs(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from teamtui.protocol.state import TeamState
 
-LAYOUT_LABELS = {"claude": "Claude Code", "native": "native", "run": "run by teamtui"}
+LAYOUT_LABELS = {"claude": "Claude Code", "native": "native", "run": "run by teamtui", "workflow": "workflow run"}
 
 
 @dataclass(slots=True)
@@ -44,6 +44,7 @@ class FleetRow:
     cwd: str = ""  # where the team works
     errors: int = 0  # files of the team that did not read
     problem: str | None = None
+    run_status: str | None = None  # a workflow run's: running, completed, failed, killed or cut off
 
     @property
     def ended(self) -> bool:
@@ -103,8 +104,10 @@ def _cwd(team: FleetTeam, state: TeamState | None) -> str:
 
 def _folder_times(team: FleetTeam) -> list[float]:
     # The team folder's last change (created, a file added) and its config's (a member joined, left, went idle).
-    from teamtui.protocol.fleet.scan import teams_folder
+    from teamtui.protocol.fleet.scan import TEAMS_FOLDER, teams_folder
 
+    if team.layout not in TEAMS_FOLDER:
+        return []  # a workflow run has no team folder: its times are its agents'
     folder = teams_folder(team.root, team.layout) / team.name  # type: ignore[arg-type]
     out = []
     for path in (folder, folder / "config.json"):
@@ -176,6 +179,7 @@ def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str
             row.tokens = feed.total_tokens()
         _count_members(row, state, now)
         row.tasks_done, row.tasks_total = state.board.progress()
+        row.run_status = state.store.run_status()
     row.lead = _lead_state(team, state)
     row.last_activity = _last_activity(team, state)
     row.cwd = _cwd(team, state)
@@ -221,4 +225,5 @@ def row_json(row: FleetRow) -> dict[str, Any]:
         "pid": team.run.pid if team.run is not None else None,
         "errors": row.errors,
         "problem": row.problem,
+        "run_status": row.run_status,
     }

@@ -10,6 +10,7 @@ from rich.text import Text
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.tui.controllers.host import DashboardHost
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.logs import LogStrip, TeammateLog
 from teamtui.tui.widgets.messages import MessageTraffic
@@ -55,6 +56,12 @@ class Panels:
         if errors != self._problems_shown:  # redrawing an unchanged list would relayout the screen
             self._problems_shown = errors
             self.screen.query_one(ProblemList).show(errors, self.state.store.root)
+        self.drift()
+
+    def drift(self) -> None:
+        """The line under the header saying what the transcripts hold that teamtui does not know."""
+        feed = self.state.transcripts
+        self.screen.query_one(DriftLine).show(feed.drift().summary() if feed is not None else "")
 
     def team(self, tick: bool = False) -> None:
         screen = self.screen
@@ -106,12 +113,19 @@ class Panels:
         if not done:
             table.show(board.views(), self.screen.task_query)
         self._claimed = claimed
+        # Where the rows come from, where it can be either: a Claude Code lead without a task list
+        # hands out work by Agent calls and messages (its assignments), else the task list.
+        source = self.state.task_source
+        title = f"Tasks · {source}" if source and self.state.transcripts is not None else "Tasks"
+        if table.border_title != title:  # setting it, even unchanged, redraws the panel
+            table.border_title = title
 
     def messages(self) -> None:
         traffic = self.screen.query_one(MessageTraffic)
         traffic.show(self.state.messages)
         # A pending queue (Claude Code) is emptied on delivery: say why the table may be empty.
-        hint = "" if self.state.messages else "none yet" if self.state.store.appends_to_inboxes else PENDING_QUEUE_HINT
+        store = self.state.store
+        hint = "" if self.state.messages else store.read_only_reason or ("none yet" if store.appends_to_inboxes else PENDING_QUEUE_HINT)
         if traffic.border_subtitle != hint:  # setting it, even unchanged, redraws the panel
             traffic.border_subtitle = hint
 

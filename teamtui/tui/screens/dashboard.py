@@ -40,6 +40,7 @@ from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS
 from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged, TranscriptsCounted
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
+from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.filter import FilterInput
 from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.header import TeamHeader
@@ -108,6 +109,7 @@ class DashboardScreen(DashboardHost):
         self.set_reactive(DashboardScreen.palette, self._palette())
         painted = self._painted
         yield painted(TeamHeader(id="header"))
+        yield painted(DriftLine(id="drift"))
         yield ProblemList(id="problems")
         yield painted(NeedsYouStrip(id="needs-you"))
         with Horizontal(id="body"):
@@ -223,6 +225,7 @@ class DashboardScreen(DashboardHost):
         if self.session is not None and self.session.take_heads(message.heads):
             self.panels.team()
             self.panels.header()
+            self.panels.board()  # the lead's assignments, once its whole transcript is read
             self.panels.needs_you()
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
@@ -270,7 +273,9 @@ class DashboardScreen(DashboardHost):
             self.palette = self.palette.with_members(self._palette().members)
         if full or kinds & HEADER_KINDS:
             self.panels.header(gone=K.TEAM_GONE in kinds)
-        log_only = not full and kinds <= {K.LOG}
+        elif K.DRIFT in kinds:
+            self.panels.drift()  # the transcripts hold something teamtui does not know
+        log_only = not full and kinds <= {K.LOG, K.DRIFT}
         if not log_only:
             self.panels.team()
         elif kinds:

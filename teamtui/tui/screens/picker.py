@@ -34,8 +34,11 @@ def describe_team(root: Path, name: str, now: float) -> Text:
         t.append_text(safe_text(f"unreadable: {cfg.reason}", "dim"))
         return t
     parts = []
-    lead = store.lead_state()
-    if lead is not None:
+    run = store.run_status()
+    lead = store.lead_state() if run is None else None  # a workflow run: its status says more than its lead
+    if run is not None:
+        parts.append(f"workflow run {run}")
+    elif lead is not None:
         # "unknown" (another user's process, another pid namespace) is said, never shown as ended.
         parts.append({"alive": "lead alive", "ended": "lead ended"}.get(lead, "lead state unknown"))
     names = [m.name for m in cfg.members]

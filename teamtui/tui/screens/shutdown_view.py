@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from teamtui.protocol.shutdown import Outcome, ShutdownRun
@@ -38,7 +39,7 @@ class ShutdownView(ModalScreen[None]):
         self.run = run
         self.tasks = tasks  # the board's tasks, for the verification summary
         self.clock = clock
-        self._ticker = None
+        self._ticker: Timer | None = None
         self._ready = False
 
     def compose(self) -> ComposeResult:

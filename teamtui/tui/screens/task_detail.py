@@ -18,7 +18,7 @@ from teamtui.tui.widgets.tasks import LABEL
 def chain(board: Board, task_id: str, seen: set[str] | None = None, depth: int = 0) -> list[tuple[int, str, str]]:
     """(depth, id, state) along blocked_by, cycle-safe; a missing id says so."""
     seen = set() if seen is None else seen
-    out = []
+    out: list[tuple[int, str, str]] = []
     t = board.tasks.get(task_id)
     if t is None:
         return out

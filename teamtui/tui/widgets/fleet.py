@@ -71,7 +71,10 @@ class FleetTable(TeamTable):
         name = safe_text(row.name, f"bold {dim}")
         if row.problem:
             name.append(f"  {row.problem}", style=p.theme_color("error"))
-        lead = Text(row.lead, style=f"{p.theme_color(_LEAD_ROLE.get(row.lead, 'secondary'))} {dim}")
+        # A workflow run has no lead of its own to show: its status says more (running, failed, ...).
+        said = row.run_status or row.lead
+        role = _LEAD_ROLE.get(row.lead, "secondary") if not row.run_status else "error" if said in ("failed", "killed", "cut off") else "secondary"
+        lead = Text(said, style=f"{p.theme_color(role)} {dim}")
         members = Text(f"{row.working} working · {row.idle} idle" + (f" · {row.gone} gone" if row.gone else ""), style=dim)
         tasks = Text(f"{row.tasks_done}/{row.tasks_total}" if row.tasks_total else "—", style=dim)
         needs = Text(str(row.needs_you) if row.needs_you else "", style=f"bold {p.theme_color('warning')}")

@@ -15,6 +15,8 @@ from teamtui.tui.safe import safe_text
 
 BAR_WIDTH = 24
 MIN_BAR = 6  # narrower than this, a bar says nothing: leave it out
+# A workflow run's status (TeamStore.run_status) and its color; any other (failed, killed, cut off) is an error's.
+RUN_ROLE = {"running": "primary", "completed": "success"}
 
 
 class TeamHeader(Static):
@@ -35,6 +37,8 @@ class TeamHeader(Static):
             status, role = f"ended {time.strftime('%H:%M', time.localtime(ended_at))}", "error"
         elif gone:
             status, role = "gone", "error"
+        elif (run := state.store.run_status()) is not None:  # a workflow run: its own word on how it stands
+            status, role = f"workflow {run}", RUN_ROLE.get(run, "error")
         elif total and done == total:
             status, role = "completed", "success"
         elif live:

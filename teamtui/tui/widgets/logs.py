@@ -15,6 +15,7 @@ from textual.geometry import Size
 from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import LogEntry, LogLevel
@@ -207,7 +208,7 @@ class TeammateLog(ScrollView, can_focus=True):
         super().notify_style_update()
         self._rows.clear()  # rows carry the widget's colors
 
-    def _line_at(self, row: int) -> int | None:
+    def _line_at(self, row: float) -> int | None:
         """The buffer's number of the line drawn at content `row`."""
         if not self._has_lines():
             return None
@@ -229,7 +230,7 @@ class TeammateLog(ScrollView, can_focus=True):
             return Strip.blank(width, style)
         rows = self._rows.get(seq)
         if rows is None:
-            rows = self._render(seq)
+            rows = self._render_rows(seq)
         k = self._tops[self._first] + row - self._tops[seq - self._seq0]
         if k >= len(rows):  # measured and rendered wraps disagree (never seen): a blank row, not a crash
             return Strip.blank(width, style)
@@ -238,7 +239,8 @@ class TeammateLog(ScrollView, can_focus=True):
             strip = strip.crop_extend(scroll_x, scroll_x + width, style)
         return strip
 
-    def _render(self, seq: int) -> list[Strip]:
+    def _render_rows(self, seq: int) -> list[Strip]:
+        """Line `seq` drawn as its wrapped rows (cached). Not `_render`: that is Widget's own."""
         assert self._buffer is not None
         console, style, width = self._console, self.rich_style, self._width
         rows = [
@@ -272,7 +274,7 @@ class LogStrip(Horizontal):
         self._logs: Mapping[str, LogBuffer] = {}
         self._selected: str | None = None
         self._pending: set[str] = set()  # shown panels with new lines, taken on the next flush
-        self._flush_timer = None
+        self._flush_timer: Timer | None = None
 
     def capacity(self) -> int:
         return max(1, self.size.width // SMALL_PANEL_WIDTH)

@@ -1,4 +1,4 @@
-"""The task board: pending / in progress / completed, owner on each, blocked tasks say why."""
+"""The task board: pending / in progress / completed, owner on each, blocked and failed tasks say why."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ ICON = {
     TaskState.ASSIGNED: ("○", "foreground"),
     TaskState.BLOCKED: ("◌", "warning"),
     TaskState.WITHHELD: ("◌", "warning"),
+    TaskState.FAILED: ("✗", "error"),
 }
 SUBJECT_WIDTH = 36
 COLUMNS = ("icon", "id", "subject", "owner", "state")
@@ -32,6 +33,7 @@ LABEL = {
     TaskState.IN_PROGRESS: "in progress",
     TaskState.READY: "ready",
     TaskState.ASSIGNED: "assigned",
+    TaskState.FAILED: "failed",
 }
 
 
@@ -89,13 +91,14 @@ class TaskBoard(TeamTable):
         height = 1
         owner = safe_text(t.owner, palette.member_color(t.owner)) if t.owner else Text("—", style=palette.theme_color("secondary"))
         owner.truncate(8, overflow="ellipsis")
-        if v.state in (TaskState.BLOCKED, TaskState.WITHHELD):
-            # Why it waits goes under the subject, where there is room to say it in full.
-            reason = Text(v.blocked_reason, style=palette.theme_color("warning"))
+        if v.state in (TaskState.BLOCKED, TaskState.WITHHELD, TaskState.FAILED):
+            # Why it waits (or failed) goes under the subject, where there is room to say it in full.
+            why_role = "error" if v.state == TaskState.FAILED else "warning"
+            reason = Text(v.blocked_reason, style=palette.theme_color(why_role))
             reason.truncate(SUBJECT_WIDTH, overflow="ellipsis")
             subject = Text("\n").join([subject, reason])
             height = 2
-            state = Text(v.state.value, style=palette.theme_color("warning"))
+            state = Text(v.state.value, style=palette.theme_color(why_role))
         else:
             state = Text(LABEL[v.state], style=palette.theme_color(role if not done else "success"))
         return (Text(icon, style=palette.theme_color(role)), Text(t.id, style=palette.theme_color("secondary")), subject, owner, state), height
@@ -125,6 +128,7 @@ class TaskBoard(TeamTable):
                 pass
 
     def _add(self, views: list[TaskView]) -> None:
+        assert self._heights is not None  # rows are added only after `show` made it
         for v in views:
             cells, height = self._row(v)
             self.add_row(*cells, key=v.task.id, height=height)

@@ -11,8 +11,8 @@ from teamtui.protocol.claude.transcripts.needs import (
 )
 from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, TranscriptReader, TranscriptUpdate
 from teamtui.protocol.claude.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, tool_label
-from teamtui.protocol.claude.transcripts.team import TeamTranscripts
 from teamtui.protocol.claude.transcripts.stats import CONTEXT_WINDOWS, Activity, Tokens, TranscriptStats, context_window
+from teamtui.protocol.claude.transcripts.team import TeamTranscripts
 
 __all__ = [
     "Activity",

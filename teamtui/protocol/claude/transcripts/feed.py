@@ -11,16 +11,21 @@ runs it in a thread and hands the result to `take` on its own loop. Until then n
 reads a file, and the figures (`stats`) say nothing. A UI reads from the end (`from_end`): the
 windows first, then each transcript's head counted in a thread (`count_heads`) and added on its
 loop (`take_heads`); meanwhile a transcript's token sums, and the team's, say nothing.
+
+The feed also keeps what the transcripts (and the inboxes) say of the work the lead handed out
+(`assignments`: the board's rows when the team keeps no task list) and of what teamtui does not
+know in them (`drift`: entries of a newer Claude Code).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from teamtui.protocol.changes import LogUpdate, MemberView
-from teamtui.protocol.models import Message, MemberStatus, TeamConfig
+from teamtui.protocol.changes import Change, ChangeKind, LogUpdate, MemberView
+from teamtui.protocol.claude.transcripts.assignments import AssignmentLog
+from teamtui.protocol.claude.transcripts.known import DriftReport, drift_report
 from teamtui.protocol.claude.transcripts.needs import (
     NeedsYou,
     notices_from_inbox,
@@ -31,6 +36,7 @@ from teamtui.protocol.claude.transcripts.needs import (
 from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptUpdate
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 from teamtui.protocol.claude.transcripts.team import TeamTranscripts
+from teamtui.protocol.models import MemberStatus, Message, Task, TeamConfig
 
 
 class TeamView(Protocol):
@@ -46,6 +52,8 @@ class TeamView(Protocol):
     health_timeout: float
     @property
     def messages(self) -> Iterable[Message]: ...
+    @property
+    def departed(self) -> Mapping[str, Any]: ...
     def inbox_messages(self, member: str) -> list[Message]: ...
     def member_views(self, now: float | None = None) -> list[MemberView]: ...
 
@@ -61,6 +69,9 @@ class TranscriptFeed:
         self.team: TeamTranscripts | None = None  # made by the first read
         self.ready = False  # `take` has run once: the figures are the transcripts'
         self._config_seen: object = None  # the config `team` was last told about
+        # The lead's calls and the notices and inbox messages that tell its assignments' fate.
+        self.assignment_log = AssignmentLog()
+        self._derived: tuple[int, tuple[str, ...]] | None = None  # (log generation, departed) last derived
 
     # ------------------------------------------------------------------ where
     def watch_dirs(self) -> list[Path]:
@@ -104,13 +115,24 @@ class TranscriptFeed:
 
     def take_heads(self, heads: dict[str, HeadCount]) -> list[str]:
         """Add the counted heads, on the loop that took the reads; the members whose sums are now known."""
-        return self.team.take_heads(heads) if self.team is not None else []
+        taken = self.team.take_heads(heads) if self.team is not None else []
+        for member in taken:
+            self._note(member, heads[member].calls, heads[member].notices)
+        return taken
+
+    def _note(self, member: str, calls: Iterable[Any], notices: Iterable[Any]) -> None:
+        lead = self.state.lead
+        if member == lead:  # only the lead hands out work
+            self.assignment_log.add_calls(calls)
+        self.assignment_log.add_notices(member, notices, lead)
 
     def take(self, updates: dict[str, TranscriptUpdate]) -> list[LogUpdate]:
         """What was read, as the log lines and activity TeamState applies (TeamState.take_transcripts)."""
         self.ready = True
         out: list[LogUpdate] = []
         for member, update in updates.items():
+            if update.calls or update.notices:
+                self._note(member, update.calls, update.notices)
             stats = self.stats(member)
             last_write = stats.last_write if stats is not None else None
             out.append(LogUpdate(member, [e.as_log_entry(member) for e in update.entries], update.reset, last_write))
@@ -177,6 +199,38 @@ class TranscriptFeed:
             return None
         totals = [t for s in stats if (t := s.tokens.total) is not None]
         return sum(totals) if totals else None
+
+    # ------------------------------------------------------------------ the lead's assignments
+    def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None:
+        """The work the lead handed out, as tasks by id (`a1`, `a2`…), after `changes` (the inbox
+        messages among them are noted). None when nothing changed since the last call, or while a
+        transcript is still to be read whole (the ids follow the order the work was given in)."""
+        lead = self.state.lead
+        for c in changes:
+            if c.kind == ChangeKind.INBOX and c.messages:
+                self.assignment_log.add_messages(c.messages, lead)
+        if not self.ready or self.counting:
+            return None
+        departed = self.state.departed
+        key = (self.assignment_log.generation, tuple(departed))
+        if key == self._derived:
+            return None
+        self._derived = key
+        cfg = self.state.config
+        members = [m.name for m in cfg.members] if cfg is not None else []
+        return self.assignment_log.derive(lead=lead, members=[*members, *departed], departed=departed)
+
+    # ------------------------------------------------------------------ format drift
+    def drift(self) -> DriftReport:
+        """What the transcripts read so far hold that teamtui does not know (a newer Claude Code's)."""
+        readers = list(self.team.readers.values()) if self.team is not None else []
+        return drift_report(r.drift for r in readers)
+
+    def drift_mark(self) -> tuple:
+        """Changes when `drift()` may say something new (a kind seen the first time, a transcript
+        replaced): cheap, for a caller that asks after every batch."""
+        readers = self.team.readers.items() if self.team is not None else ()
+        return tuple((m, id(r.drift), r.drift.generation) for m, r in readers)
 
     # ------------------------------------------------------------------ what needs a person
     def needs_you(self, now: float) -> list[NeedsYou]:

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from teamtui.protocol.claude.transcripts.render import Notice, describe_payload, one_line, parse_ts
 from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.text import inert
-from teamtui.protocol.claude.transcripts.render import Notice, describe_payload, one_line, parse_ts
 
 _REQUESTS = {"permission_request": "permission_response", "plan_approval_request": "plan_approval_response"}
 _STUCK = ("interrupted", "failed")
@@ -98,7 +98,8 @@ def stuck_teammates(notices: Iterable[Notice], last_write: Mapping[str, float | 
     last: dict[str, Notice] = {}
     for n in notices:
         if n.payload.get("type") == "idle_notification":
-            who = n.payload.get("from") if isinstance(n.payload.get("from"), str) else n.sender
+            sender = n.payload.get("from")
+            who = sender if isinstance(sender, str) else n.sender
             last[who] = n
     out = []
     for who, n in last.items():
@@ -127,7 +128,8 @@ def silent_teammates(
     out = []
     for member, task_id in owners.items():
         wrote = last_write.get(member)
-        if is_disappeared(holds_task=True, stopped=member in gone, last_activity=wrote, now=now, timeout=timeout):
+        # is_disappeared is False for a teammate never seen (wrote is None); the check narrows it
+        if wrote is not None and is_disappeared(holds_task=True, stopped=member in gone, last_activity=wrote, now=now, timeout=timeout):
             name = one_line(member, 60)
             out.append(
                 NeedsYou("silent", name, f"silent:{name}", f"{name} silent for {int(now - wrote)} s holding task #{one_line(task_id, 20)}", wrote)

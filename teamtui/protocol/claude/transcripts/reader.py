@@ -10,6 +10,11 @@ complete lines appended since, each decoded once.
 A first read can also start from the end (`read_tail`): only the lines the window needs, so a
 screen shows them at once. The lines before them (the head) are then counted apart, by
 `count_head` in a thread, and added by `take_head`; until then the token sums say nothing.
+
+Every pass also hands on the lead's work-handing calls (Agent, SendMessage: an assistant line
+holding one is decoded) and the errors that answer them (`calls`, for assignments.py), and
+records in `drift` what the transcript holds that teamtui does not know (known.py): each line's
+`version` and leading type are looked at as bytes, the keys of the lines rendered as decoded.
 """
 
 from __future__ import annotations
@@ -17,15 +22,19 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import stat
-from collections import deque
+from collections import OrderedDict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailReader
+from teamtui.protocol.claude.transcripts.assignments import CALL_MARKS, Call, calls_in, refusals_in
+from teamtui.protocol.claude.transcripts.known import Drift
 from teamtui.protocol.claude.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, notices_in
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
+from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailReader
 
 # Entries a panel keeps per teammate.
 DEFAULT_WINDOW = 500
@@ -33,6 +42,8 @@ DEFAULT_WINDOW = 500
 _HELD_BYTES = 8 * 1024 * 1024
 # Protocol messages remembered per transcript.
 _NOTICES_KEPT = 256
+# Ids of the work-handing calls (Agent, SendMessage) remembered, to know which errors answer them.
+_CALL_IDS_KEPT = 256
 # A first read from the end looks back for the window's first line in steps of this many bytes.
 _BACK_STEP = 512 * 1024
 # Numbers each start of a reader's first read: a head counted for one is taken by no other.
@@ -50,10 +61,12 @@ class TranscriptUpdate:
     notices: list[Notice] = field(default_factory=list)
     # Lines that could not be read, as (line number, why); the file's error, if any.
     problems: list[tuple[int | None, str]] = field(default_factory=list)
+    # The work-handing calls (a lead's Agent and SendMessage) and the errors that answered them.
+    calls: list[Call] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return bool(self.entries or self.reset or self.notices or self.problems)
+        return bool(self.entries or self.reset or self.notices or self.problems or self.calls)
 
 
 @dataclass(slots=True)
@@ -65,6 +78,8 @@ class HeadCount:
     notices: list[Notice]
     lines: int
     problems: list[tuple[int | None, str]]
+    calls: list[Call] = field(default_factory=list)
+    drift: Drift | None = None  # what the head holds that teamtui does not know
 
 
 def _shown(line: bytes) -> bool:
@@ -75,6 +90,19 @@ def _shown(line: bytes) -> bool:
 def _counted(line: bytes) -> bool:
     # A compact line with no usage, model or teammate message adds nothing to a head's figures.
     return b'"usage"' in line or b'"model"' in line or b"<teammate-message" in line or b'"type":"' not in line
+
+
+_CALL = re.compile(b"|".join(re.escape(mark) for mark in CALL_MARKS))
+
+
+def _hands_out(line: bytes) -> bool:
+    """The line may hold a lead's Agent or SendMessage call (decoded for the assignments)."""
+    return _CALL.search(line) is not None
+
+
+def _refuses(line: bytes) -> bool:
+    """The line may answer a call with an error."""
+    return b'"is_error":true' in line or b'"success":false' in line
 
 
 def _window_start(path: Path, window: int) -> tuple[int, int]:
@@ -120,11 +148,11 @@ class _Held:
     """The newest raw lines of a first read: those that may still show in the window."""
 
     def __init__(self, count: int):
-        self.items: deque[tuple[int, bytes]] = deque()
+        self.items: deque[tuple[int | None, bytes]] = deque()
         self.count = count
         self.size = 0
 
-    def add(self, no: int, line: bytes) -> None:
+    def add(self, no: int | None, line: bytes) -> None:
         self.items.append((no, line))
         self.size += len(line)
         while self.items and (len(self.items) > self.count or self.size > _HELD_BYTES):
@@ -157,15 +185,19 @@ def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
     return line[start:end].decode("utf-8", "replace"), usage, model
 
 
-def _scan(line: bytes, no: int | None, stats: TranscriptStats, update: TranscriptUpdate) -> bool:
-    """A first read's pass over one line: count its usage, collect its notices, decode no more
-    than that. False when the line cannot be read."""
+def _scan(line: bytes, no: int | None, stats: TranscriptStats, update: TranscriptUpdate, ids: OrderedDict[str, None]) -> bool:
+    """A first read's pass over one line: count its usage, collect its notices and calls, decode
+    no more than that. False when the line cannot be read."""
     if b'"type":"assistant"' in line:
         quick = _quick_usage(line) if b'"type":"user"' not in line else None
         if quick is not None:
             stats.count(*quick)
+            if _hands_out(line):
+                rec = _decode(line)
+                if rec is not None:
+                    _collect(rec, update, ids)
             return True
-    elif b'"type":"' in line and b"<teammate-message" not in line:
+    elif b'"type":"' in line and b"<teammate-message" not in line and not (ids and _refuses(line)):
         return True  # a user or system line as Claude Code writes it: decoded only if it shows
     rec = _decode(line)
     if rec is None:
@@ -174,13 +206,23 @@ def _scan(line: bytes, no: int | None, stats: TranscriptStats, update: Transcrip
     if rec.get("type") == "assistant" and isinstance(rec.get("message"), dict):
         msg = rec["message"]
         stats.count(msg.get("id"), msg.get("usage"), msg.get("model"))
-    _collect(rec, update)
+    _collect(rec, update, ids)
     return True
 
 
-def _collect(rec: dict[str, Any], update: TranscriptUpdate) -> None:
-    if rec.get("type") == "user":
+def _collect(rec: dict[str, Any], update: TranscriptUpdate, ids: OrderedDict[str, None]) -> None:
+    kind = rec.get("type")
+    if kind == "user":
         update.notices.extend(notices_in(rec))
+        if ids:
+            update.calls.extend(refusals_in(rec, ids))
+    elif kind == "assistant":
+        calls = calls_in(rec)
+        for call in calls:
+            ids[call.key] = None
+            if len(ids) > _CALL_IDS_KEPT:
+                ids.popitem(last=False)
+        update.calls.extend(calls)
 
 
 class TranscriptReader:
@@ -198,6 +240,9 @@ class TranscriptReader:
         self.stats = TranscriptStats()
         self.notices: deque[Notice] = deque(maxlen=_NOTICES_KEPT)
         self._renderer = Renderer()
+        # What the transcript holds that teamtui does not know (format drift), counted, never dropped silently.
+        self.drift = Drift(self.path)
+        self._call_ids: OrderedDict[str, None] = OrderedDict()
         self._started = False
         self._generation = next(_GENERATIONS)
         # A first read from the end: where its tail reader started (the head ends with that line).
@@ -268,17 +313,18 @@ class TranscriptReader:
         finally:
             os.close(fd)
         reader = TailReader(self.path, max_line_bytes=self._tail.max_line_bytes)
-        stats, update = TranscriptStats(), TranscriptUpdate()
+        stats, update, drift, ids = TranscriptStats(), TranscriptUpdate(), Drift(self.path), OrderedDict[str, None]()
         while reader.offset < end:
             reader.chunk = min(READ_CHUNK, end - reader.offset)
             batch = reader.read()
             if batch.reset or batch.missing or batch.error:
                 return None
             update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, size in batch.overlong)
-            for line, no in zip(batch.lines, batch.line_numbers):
-                if _counted(line):
-                    _scan(line, no, stats, update)
-        return HeadCount(generation, stats, update.notices, reader.line_no, update.problems)
+            for line, no in zip(batch.lines, batch.line_numbers, strict=True):
+                drift.see_line(line, no)
+                if _counted(line) or (ids and _refuses(line)):
+                    _scan(line, no, stats, update, ids)
+        return HeadCount(generation, stats, update.notices, reader.line_no, update.problems, update.calls, drift)
 
     def take_head(self, head: HeadCount) -> bool:
         """Add what `count_head` found: the token sums are then the whole transcript's. False when
@@ -287,11 +333,13 @@ class TranscriptReader:
             return False
         self.stats.add_head(head.stats)
         self.notices = deque([*head.notices, *self.notices], maxlen=_NOTICES_KEPT)
+        if head.drift is not None:
+            self.drift.merge(head.drift)
         self._line_base = head.lines - 1  # the tail reader's line 1 was the rest of the head's last
         self._head_end, self._head_ident = 0, None
         return True
 
-    def _numbers(self, numbers: list[int]) -> list[int | None]:
+    def _numbers(self, numbers: list[int]) -> Sequence[int | None]:
         base = self._line_base
         return [None] * len(numbers) if base is None else [n + base for n in numbers] if base else numbers
 
@@ -309,9 +357,10 @@ class TranscriptReader:
             if batch.error:
                 update.problems.append((None, batch.error))
             overlong = self._numbers([no for no, _ in batch.overlong])
-            update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, (_, size) in zip(overlong, batch.overlong))
+            update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, (_, size) in zip(overlong, batch.overlong, strict=True))
             self._started = self._started or not batch.missing
-            for line, no in zip(batch.lines, self._numbers(batch.line_numbers)):
+            for line, no in zip(batch.lines, self._numbers(batch.line_numbers), strict=True):
+                self.drift.see_line(line, no)
                 if not _shown(line):
                     continue
                 if held is None:
@@ -320,7 +369,7 @@ class TranscriptReader:
                         update.problems.append((no, "not a JSON object"))
                     else:
                         self._take(rec, no, update)
-                elif _scan(line, no, self.stats, update):
+                elif _scan(line, no, self.stats, update, self._call_ids):
                     held.add(no, line)  # decoded at the end, if it is still in the window
             if not batch.more or batch.error:
                 break
@@ -339,13 +388,15 @@ class TranscriptReader:
                 update.problems.append((no, "not a JSON object"))
                 continue
             self.stats.fold(rec, usage=False)
+            self.drift.see_record(rec, no)
             new = self._renderer.render(rec, no)
             self.entries.extend(new)
             update.entries.extend(new)
 
     def _take(self, rec: dict[str, Any], no: int | None, update: TranscriptUpdate) -> None:
         self.stats.fold(rec)
-        _collect(rec, update)
+        _collect(rec, update, self._call_ids)
+        self.drift.see_record(rec, no)
         new = self._renderer.render(rec, no)
         self.entries.extend(new)
         update.entries.extend(new)

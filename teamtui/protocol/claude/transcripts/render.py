@@ -293,7 +293,8 @@ class Renderer:
     def _system(self, rec: dict[str, Any], ts: float | None, line: int | None) -> list[TranscriptEntry]:
         sub = rec.get("subtype")
         if sub == "compact_boundary":
-            meta = rec.get("compactMetadata") if isinstance(rec.get("compactMetadata"), dict) else {}
+            raw_meta = rec.get("compactMetadata")
+            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
             trigger = one_line(meta.get("trigger"), 20)
             before = meta.get("preTokens")
             parts = [p for p in (trigger, f"{before:,} tokens before" if token_count(before) is not None else "") if p]

@@ -1,0 +1,133 @@
+"""`teamtui doctor`: what a Claude Code team's transcripts hold that teamtui does not know.
+
+A newer Claude Code may write entries of a new type, new top-level keys, or a `version` newer than
+the releases teamtui was tested against (teamtui/protocol/claude_versions.py). The dashboard says
+so in one line; this lists each kind with its count, where it first appears and an example. It
+reads every line of every member's transcript, for the Claude Code teams under the config dir
+(or the one --root/--team names). Exit status 0: nothing unknown; 1: something was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from teamtui.cli.common import CliError, Context, inert, out
+
+FOUND = 1  # the exit status when a transcript holds something teamtui does not know
+
+
+def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
+    p = sub.add_parser(
+        "doctor",
+        parents=parents,
+        help="list what Claude Code transcripts hold that teamtui does not know (format drift)",
+        description="Read every line of each member's transcript of the Claude Code team(s) under the config dir "
+        "(~/.claude or $CLAUDE_CONFIG_DIR; or the team --root/--team select) and list what teamtui does not "
+        "know: entries of a Claude Code newer than those tested, unknown entry types, unknown keys; each "
+        "with a count, where it first appears and an example. Exit status 1 when there is any.",
+    )
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.set_defaults(handler=cmd_doctor)
+
+
+def _stores(ctx: Context) -> tuple[Path, list[Any]]:
+    """The teams to check: the one selected, else every Claude Code team under the config dir."""
+    from teamtui.protocol.layout import find_team, team_names
+
+    if ctx.root is not None or ctx.team is not None:
+        store = ctx.store()
+        return store.root, [store]
+    from teamtui.protocol.claude import default_claude_root
+
+    root = default_claude_root()
+    return root, [find_team(root, name, "claude") for name in team_names(root, "claude")]
+
+
+def _check(store: Any) -> dict[str, Any]:
+    """One team's transcripts, read in full: {team, transcripts: [(member, path, lines)], report}."""
+    from teamtui.protocol.claude.transcripts.known import Drift, drift_report
+    from teamtui.protocol.claude.transcripts.locate import TranscriptFinder
+    from teamtui.protocol.errors import ReadError
+
+    cfg = store.load_config()
+    if isinstance(cfg, ReadError):
+        raise CliError(f"cannot read {cfg.path}: {cfg.reason}")
+    sources = TranscriptFinder(store.root, dict(cfg.raw)).resolve()
+    drifts: list[Drift] = []
+    read: list[tuple[str, Path, int | None, str]] = []
+    for member, source in sorted(sources.items()):
+        drift = Drift(source.path)
+        try:
+            with source.path.open("rb") as fh:
+                for no, line in enumerate(fh, 1):
+                    if line.strip():
+                        drift.see_all(line.rstrip(b"\r\n"), no)
+        except OSError as exc:
+            read.append((member, source.path, None, str(exc)))
+            continue
+        drifts.append(drift)
+        read.append((member, source.path, drift.lines, ""))
+    return {"team": store.name, "root": store.root, "transcripts": read, "report": drift_report(drifts)}
+
+
+def _where(path: Path, root: Path, line: int | None) -> str:
+    try:
+        shown = str(path.relative_to(root))
+    except ValueError:
+        shown = str(path)
+    return inert(shown) + (f":{line}" if line is not None else "")
+
+
+def cmd_doctor(ctx: Context) -> int:
+    from teamtui.protocol.claude.transcripts.known import newest_tested
+    from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
+
+    root, stores = _stores(ctx)
+    teams = [_check(s) for s in stores if s.has_transcripts]
+    found = any(t["report"] for t in teams)
+    if ctx.args.json:
+        out(json.dumps({
+            "root": str(root),
+            "tested": list(TESTED_CLAUDE_CODE),
+            "teams": [
+                {
+                    "team": t["team"],
+                    "transcripts": [{"member": m, "path": str(p), "lines": n, "error": e or None} for m, p, n, e in t["transcripts"]],
+                    "versions": t["report"].versions,
+                    "summary": t["report"].summary(),
+                    "unknown": [
+                        {"kind": i.kind, "name": i.name, "count": i.count, "path": str(i.path), "line": i.line, "example": i.example}
+                        for i in t["report"].items
+                    ],
+                }
+                for t in teams
+            ],
+        }, ensure_ascii=True, indent=2))
+        return FOUND if found else 0
+    out(f"teamtui was tested with Claude Code {', '.join(TESTED_CLAUDE_CODE)} (newest {newest_tested()})")
+    if not teams:
+        what = f"team {stores[0].name} keeps no Claude Code transcripts" if stores else f"no Claude Code team under {root}"
+        out(inert(what))
+        return 0
+    for t in teams:
+        report = t["report"]
+        out()
+        out(f"team {inert(t['team'])} ({inert(str(t['root']))})")
+        for member, path, lines, error in t["transcripts"]:
+            said = f"unreadable: {inert(error)}" if error else f"{lines} lines"
+            out(f"  {inert(member)}: {_where(path, t['root'], None)} ({said})")
+        if not t["transcripts"]:
+            out("  no transcript found")
+        if report.versions:
+            out(f"  Claude Code versions seen: {', '.join(inert(v) for v in report.versions)}")
+        if not report:
+            out("  ok: nothing teamtui does not know")
+            continue
+        out(f"  {inert(report.summary())}")
+        for item in report.items:
+            out(f"  - {inert(item.what)}: {item.count} line{'s' if item.count != 1 else ''}, first at {_where(item.path, t['root'], item.line)}")
+            out(f"      e.g. {item.example}")
+    return FOUND if found else 0
