@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "history": "teamtui.cli.history_cmds",
     "init": "teamtui.cli.init_cmd",
     "serve": "teamtui.cli.serve_cmd",
+    "stream": "teamtui.cli.stream_cmd",
+    "doctor": "teamtui.cli.doctor_cmd",
 }
 
 

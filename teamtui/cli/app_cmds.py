@@ -13,8 +13,9 @@ from teamtui.tmux.mode import add_teammate_mode_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from teamtui.protocol.settings import Settings
+    from teamtui.protocol.settings import HostSettings, Settings
     from teamtui.session.fleet import FleetSession
+    from teamtui.session.remote import HostsFleet
 
 
 def register(sub, parents, only: str | None = None) -> None:
@@ -25,9 +26,12 @@ def register(sub, parents, only: str | None = None) -> None:
         description="Open the control room on every team of this machine: Claude Code's (~/.claude, or "
         "$CLAUDE_CONFIG_DIR), the native teams under the current directory, under each ROOT and under config.toml's "
         "roots, and those a `teamtui run` leads. With one team, its dashboard; with --team, that team's. "
-        "`teamtui ROOT [ROOT ...]` is the same as `teamtui watch ROOT [ROOT ...]`.",
+        "`teamtui ROOT [ROOT ...]` is the same as `teamtui watch ROOT [ROOT ...]`. A ROOT ssh://[user@]host[:port]/PATH "
+        "adds that machine's teams over ssh (teamtui must be installed there), as [[hosts]] in config.toml does.",
     )
-    p.add_argument("watch_roots", nargs="*", type=Path, metavar="ROOT", help="a project root (or a Claude Code folder) to add")
+    # str, not Path: Path would fold ssh://host/x into ssh:/host/x.
+    p.add_argument("watch_roots", nargs="*", metavar="ROOT",
+                   help="a project root (or a Claude Code folder) to add, or ssh://[user@]host[:port]/PATH on another machine")
     add_dashboard_options(p)
     add_teammate_mode_option(p, top=False)
     p.add_argument("--max-panes", type=int, default=None, metavar="N",
@@ -43,10 +47,18 @@ def add_dashboard_options(p: argparse.ArgumentParser) -> None:
 
 
 def watch(ctx: Context) -> int:
-    roots = getattr(ctx.args, "watch_roots", None) or []
-    if len(roots) == 1 and ctx.root is None:
+    roots = _local_roots(ctx)
+    if len(roots) == 1 and ctx.root is None and not _ssh_urls(ctx):
         ctx.root = roots[0]  # one root: as --root (its team, or its teams among the others)
     return open_dashboard(ctx)
+
+
+def _ssh_urls(ctx: Context) -> list[str]:
+    return [str(r) for r in getattr(ctx.args, "watch_roots", None) or [] if str(r).startswith("ssh://")]
+
+
+def _local_roots(ctx: Context) -> list[Path]:
+    return [Path(r) for r in getattr(ctx.args, "watch_roots", None) or [] if not str(r).startswith("ssh://")]
 
 
 def open_dashboard(ctx: Context) -> int:
@@ -60,7 +72,7 @@ def open_dashboard(ctx: Context) -> int:
     max_panes = getattr(ctx.args, "max_panes", None)
     if max_panes is not None and max_panes < 1:
         raise CliError("--max-panes must be at least 1", EXIT_USAGE)
-    roots = [Path(r) for r in getattr(ctx.args, "watch_roots", None) or []]
+    roots = _local_roots(ctx)
     for root in [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]:
         if not root.is_dir():
             raise CliError(f"{root} is not a directory")
@@ -94,7 +106,8 @@ def open_dashboard(ctx: Context) -> int:
     return int(app.return_code or 0)
 
 
-def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None, lines: int | None) -> FleetSession | None:
+def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None,
+           lines: int | None) -> FleetSession | HostsFleet | None:
     """Every team this control room shows, when there is more than one (one: its dashboard, as
     before; none: the dashboard says where it looked)."""
     from teamtui.protocol.fleet.discover import discover_fleet
@@ -102,12 +115,30 @@ def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | 
 
     extra = [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]
     cwd = Path(ctx.root) if ctx.root is not None else None
-    if len(discover_fleet(extra, cwd=cwd, settings=settings).teams) < 2:
+    hosts = _hosts(ctx, settings)
+    if not hosts and len(discover_fleet(extra, cwd=cwd, settings=settings).teams) < 2:
         return None
     fleet = FleetSession(settings, roots=extra, cwd=cwd, log_limit=lines or settings.log_lines,
                          health_timeout=health or settings.health_timeout)
     fleet.discover()
-    return fleet
+    if not hosts:
+        return fleet
+    # Other machines' teams over ssh ([[hosts]], ssh:// ROOTs): a connection per host beside this machine's watcher.
+    from teamtui.session.remote import HostsFleet, RemoteHost
+
+    return HostsFleet(fleet, [RemoteHost(h, log_limit=fleet.log_limit, health_timeout=fleet.health_timeout) for h in hosts])
+
+
+def _hosts(ctx: Context, settings: Settings) -> list[HostSettings]:
+    urls = _ssh_urls(ctx)
+    if not urls and not settings.hosts:
+        return []
+    from teamtui.session.remote import hosts_for
+
+    try:
+        return hosts_for(settings.hosts, urls)
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
 
 
 __all__ = ["register", "open_dashboard"]

@@ -32,6 +32,17 @@ class NotifySettings:
 
 
 @dataclass
+class HostSettings:
+    """One [[hosts]] table: a machine whose teams are shown over SSH (session/remote.py)."""
+
+    name: str  # how its rows say where they are
+    ssh: str  # a destination as ssh takes it: `user@box`, `box`, or a Host alias of ~/.ssh/config
+    ssh_options: list[str] = field(default_factory=list)  # extra ssh arguments, e.g. ["-p", "2222"]
+    roots: list[str] = field(default_factory=list)  # native roots there (Claude Code's folder is always read)
+    teamtui: str = "teamtui"  # the command that runs teamtui there
+
+
+@dataclass
 class Settings:
     theme: str = DEFAULT_THEME
     keymap: dict[str, str] = field(default_factory=dict)
@@ -48,6 +59,8 @@ class Settings:
     # `teamtui serve`'s token, fixed so a bookmarked URL keeps working; None: a new one each start.
     serve_token: str | None = None
     notify: NotifySettings = field(default_factory=NotifySettings)
+    # [[hosts]]: other machines whose teams the control room shows, over the user's own ssh.
+    hosts: list[HostSettings] = field(default_factory=list)
     # Why a setting was ignored, shown once as a notification rather than lost.
     problems: list[str] = field(default_factory=list)
 
@@ -85,6 +98,8 @@ def load_settings(path: Path | None = None) -> Settings:
             s.problems.append(f"{path}: {key} must be a positive number, got {v!r}")
     if data.get("roots") is not None:
         s.roots = _roots(data["roots"], path, s.problems)
+    if data.get("hosts") is not None:
+        s.hosts = _hosts(data["hosts"], path, s.problems)
     panes = data.get("max_panes")
     if isinstance(panes, int) and not isinstance(panes, bool) and panes > 0:
         s.max_panes = panes
@@ -134,6 +149,71 @@ def _roots(value: object, path: Path, problems: list[str]) -> list[Path]:
         else:
             out.append(root)
     return out
+
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_HOST_KEYS = ("name", "ssh", "ssh_options", "roots", "teamtui")
+
+
+def _hosts(value: object, path: Path, problems: list[str]) -> list[HostSettings]:
+    """`[[hosts]]` tables; a bad one is dropped and said (the others are kept)."""
+    if not isinstance(value, list):
+        problems.append(f"{path}: hosts must be [[hosts]] tables (name = \"box\", ssh = \"me@box\"), got {value!r}")
+        return []
+    out: list[HostSettings] = []
+    for i, table in enumerate(value, 1):
+        host = _host(table, f"{path}: [[hosts]] #{i}", problems)
+        if host is None:
+            continue
+        if any(h.name == host.name for h in out):
+            problems.append(f"{path}: [[hosts]] #{i}: the name {host.name!r} is used twice; this one is ignored")
+            continue
+        out.append(host)
+    return out
+
+
+def _plain_arg(v: object) -> bool:
+    return isinstance(v, str) and bool(v) and not any(c in v for c in "\0\n\r")
+
+
+def _host(table: object, where: str, problems: list[str]) -> HostSettings | None:
+    if not isinstance(table, dict):
+        problems.append(f"{where}: must be a table with name and ssh, got {table!r}; ignored")
+        return None
+    name, ssh = table.get("name"), table.get("ssh")
+    if not isinstance(name, str) or not _HOST_NAME.fullmatch(name):
+        problems.append(f"{where}: name must be letters, digits, '.', '_' or '-' (at most 64), got {name!r}; ignored")
+        return None
+    where = f"{where} ({name})"
+    # Never an option: `ssh -oProxyCommand=...` would run a command here.
+    if not isinstance(ssh, str) or not ssh or ssh.startswith("-") or any(c.isspace() or ord(c) < 32 for c in ssh):
+        problems.append(f"{where}: ssh must be a destination as ssh takes it (me@box, or a Host of ~/.ssh/config), "
+                        f"got {ssh!r}; ignored")
+        return None
+    host = HostSettings(name, ssh)
+    options = table.get("ssh_options", [])
+    if isinstance(options, list) and all(_plain_arg(o) for o in options):
+        host.ssh_options = list(options)
+    else:
+        problems.append(f"{where}: ssh_options must be a list of ssh arguments, like [\"-p\", \"2222\"], got {options!r}; ignored")
+        return None
+    roots = table.get("roots", [])
+    if isinstance(roots, list) and all(_plain_arg(r) for r in roots):
+        host.roots = list(roots)
+    else:
+        problems.append(f"{where}: roots must be a list of folders there, like [\"~/src/api\"], got {roots!r}; ignored")
+        return None
+    command = table.get("teamtui", "teamtui")
+    if _plain_arg(command) and command.strip():
+        host.teamtui = command
+    else:
+        problems.append(f"{where}: teamtui must be the command that runs teamtui there, like \"~/.local/bin/teamtui\", "
+                        f"got {command!r}; ignored")
+        return None
+    unknown = sorted(set(table) - set(_HOST_KEYS))
+    if unknown:
+        problems.append(f"{where}: [[hosts]] has no setting {', '.join(map(repr, unknown))}; ignored")
+    return host
 
 
 def _notify(table: object, path: Path, problems: list[str]) -> NotifySettings:

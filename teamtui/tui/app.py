@@ -35,6 +35,7 @@ from teamtui.tui.themes import load_themes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from teamtui.session.remote import HostsFleet
     from teamtui.tui.controllers.fleet_control import FleetControl
 
 
@@ -70,7 +71,7 @@ class TeamTUI(App[None]):
         sync_panes: bool = True,
         notice: str = "",
         on_shutdown: OnShutdown | None = None,
-        fleet: FleetSession | None = None,
+        fleet: FleetSession | HostsFleet | None = None,  # HostsFleet: with other machines' teams over ssh
     ):
         self.config_path = config_path or default_config_path()
         self.settings: Settings = load_settings(self.config_path)

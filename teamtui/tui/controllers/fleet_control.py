@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from teamtui.notify.events import NotifyEvent
 from teamtui.session.alerts import Alerts, Need
 from teamtui.session.fleet import FleetBatch, FleetSession, Key
+from teamtui.session.remote import HostBatch, HostsFleet
 from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -26,13 +27,17 @@ if TYPE_CHECKING:
 
 class FleetControl:
     # `app` is the TeamTUI (loosely typed: its module imports this one).
-    def __init__(self, app: Any, fleet: FleetSession, *, log_limit: int, cursor_blink: bool, sync_panes: bool):
+    # `fleet`: this machine's teams, or (HostsFleet, session/remote.py) those and each [[hosts]] machine's over ssh,
+    # behind the same sessions / rows / problems / follow.
+    def __init__(self, app: Any, fleet: FleetSession | HostsFleet, *, log_limit: int, cursor_blink: bool,
+                 sync_panes: bool):
         self.app = app
         self.fleet = fleet
         self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
         self.overview = FleetScreen(clock=fleet.clock)
         self.alerts = Alerts()
         self.notifier: Notifier | None = None
+        self._early: list[NotifyEvent] = []  # called before the notifier was built: sent once it is
         self.needs: dict[Key, list[Need]] = {}
         self.dashboards: dict[str, DashboardScreen] = {}  # row key -> its team's screen, once opened
         self.order: list[str] = []  # row keys in the overview's order
@@ -55,7 +60,15 @@ class FleetControl:
 
         notifier = build_notifier(self.app.settings.notify, self.app.terminal_write,
                                   on_problem=lambda text: self.app.call_from_thread(self._problem, text))
-        self.app.call_from_thread(setattr, self, "notifier", notifier)
+        self.app.call_from_thread(self._notifier_ready, notifier)
+
+    def _notifier_ready(self, notifier: Notifier) -> None:
+        if self._stop.is_set():  # the app ended while it was built
+            notifier.close()
+            return
+        self.notifier, early, self._early = notifier, self._early, []
+        for event in early:
+            notifier.notify(event)
 
     def _problem(self, text: str) -> None:
         self.app.notify(text, title="notifications", severity="warning", markup=False)
@@ -82,6 +95,9 @@ class FleetControl:
                     screen.apply_changes(team_batch.changes, full=team_batch.full)
                 except Exception as exc:  # noqa: BLE001 - one team's bad batch must not stop the room
                     self.app.notify(f"Could not apply a change: {exc}", severity="error", markup=False)
+        if isinstance(batch, HostBatch):  # a remote host's word: a request's result, the connection lost or back
+            for text, severity in batch.notices:
+                self.app.notify(text, severity=severity, markup=False)
         self.look([*batch.changes, *batch.appeared])
         self.show()
 
@@ -102,6 +118,8 @@ class FleetControl:
     def _call(self, event: NotifyEvent) -> None:
         if self.notifier is not None:
             self.notifier.notify(event)
+        else:
+            self._early.append(event)
 
     def _arm_health(self) -> None:
         """One timer, at the moment the next teammate anywhere could cross the health timeout."""

@@ -1,0 +1,76 @@
+"""The control room with a host over a real OpenSSH server: its teams are rows (the host in Where),
+a remote team opens the same dashboard, `m` there is a request whose result is a toast, and a
+lost connection shows on the host's rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+from teamtui.protocol.settings import load_settings
+from teamtui.session.fleet import FleetSession
+from teamtui.session.remote import HostsFleet
+from teamtui.tui.app import TeamTUI
+from teamtui.tui.screens.dashboard import DashboardScreen
+from teamtui.tui.screens.fleet import FleetScreen
+from teamtui.tui.widgets.fleet import FleetTable
+
+from .conftest import NATIVE_TEAM, Remote
+
+SIZE = (180, 40)
+
+
+async def until(pilot, cond, what: str, limit: float = 10.0) -> None:
+    import asyncio
+
+    end = asyncio.get_running_loop().time() + limit
+    while not cond():
+        if asyncio.get_running_loop().time() > end:
+            raise AssertionError(f"never happened: {what}")
+        await pilot.pause(0.02)
+
+
+def cells(table) -> list[str]:
+    return [" | ".join(str(getattr(c, "plain", c)) for c in table.get_row(row.key)) for row in table.ordered_rows]
+
+
+def toasts(app: TeamTUI) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_remote_rows_a_remote_dashboard_and_m_over_ssh(remote: Remote, tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "none.toml")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    local = FleetSession(settings, cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "journal")
+    local.discover()
+    host = remote.host()
+    app = TeamTUI(fleet=HostsFleet(local, [host]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, FleetScreen)
+        table = app.screen.query_one(FleetTable)
+        await until(pilot, lambda: sum("box:" in c for c in cells(table)) == 2, "the host's two teams", limit=20)
+        row = next(i for i, c in enumerate(cells(table)) if c.startswith(NATIVE_TEAM))
+        assert f"box:{remote.project}" in cells(table)[row]
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the remote team's dashboard")
+        screen = app.screen
+        assert screen.session is host.sessions[remote.native_key]
+        await pilot.press("m", *"over the tui", "enter")
+        await until(pilot, lambda: any("box: message to" in t and "written to" in t for t in toasts(app)), "the result toast")
+        inboxes = (remote.project / ".teams" / NATIVE_TEAM).glob("*_inbox.jsonl")
+        assert any(json.loads(line).get("content") == "over the tui" for p in inboxes for line in p.read_text().splitlines())
+        # The connection dies: the rows say so, and the dashboard refuses to write.
+        assert host.proc is not None
+        os.kill(host.proc.pid, signal.SIGKILL)
+        await until(pilot, lambda: host.status.startswith("disconnected since"), "disconnected", limit=10)
+        await pilot.press("m")
+        await until(pilot, lambda: any("Unavailable: box is disconnected since" in t for t in toasts(app)), "refused")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, FleetScreen), "the overview")
+        await until(pilot, lambda: sum("disconnected since" in c for c in cells(table)) == 2, "the rows say it")
+        await until(pilot, lambda: host.connected, "connected again", limit=15)
+        await until(pilot, lambda: not any("disconnected since" in c for c in cells(table)), "the rows recovered")

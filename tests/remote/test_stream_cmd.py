@@ -1,0 +1,133 @@
+"""`teamtui stream` on its own (no ssh): what it writes, line by line, and how it answers requests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from teamtui import __version__
+from teamtui.protocol import stream as wire
+from teamtui.protocol.native import NativeTeam
+
+from .conftest import EXAMPLES, NATIVE_TEAM, copy_tree
+
+
+class Stream:
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+        self.lines: list[dict] = []
+
+    def ask(self, obj: dict | bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(obj if isinstance(obj, bytes) else json.dumps(obj).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def until(self, pred, what: str, limit: float = 15.0) -> dict:
+        assert self.proc.stdout is not None
+        end = time.monotonic() + limit
+        for line in self.lines:
+            if pred(line):
+                return line
+        while time.monotonic() < end:
+            raw = self.proc.stdout.readline()
+            if not raw:
+                break
+            assert len(raw) <= wire.MAX_LINE and raw.endswith(b"\n")
+            obj = json.loads(raw)
+            assert obj["type"] in wire.LINE_TYPES
+            self.lines.append(obj)
+            if pred(obj):
+                return obj
+        raise AssertionError(f"never written: {what}")
+
+
+@pytest.fixture
+def there(tmp_path: Path) -> Path:
+    copy_tree(EXAMPLES / "native", tmp_path / "proj")
+    (tmp_path / "claude").mkdir()
+    return tmp_path
+
+
+@pytest.fixture
+def stream(there: Path) -> Iterator[Stream]:
+    env = {**os.environ, "HOME": str(there), "CLAUDE_CONFIG_DIR": str(there / "claude"),
+           "XDG_CONFIG_HOME": str(there / ".config"), "XDG_STATE_HOME": str(there / "state")}
+    proc = subprocess.Popen([sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", str(there / "proj")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=there)
+    try:
+        yield Stream(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def test_hello_then_the_teams_then_ready_then_heartbeats(stream: Stream, there: Path) -> None:
+    hello = stream.until(lambda o: True, "the first line")
+    assert hello["type"] == "hello" and hello["protocol"] == wire.PROTOCOL and hello["teamtui"] == __version__
+    assert hello["host"]
+    team = stream.until(lambda o: o["type"] == "team", "a team")
+    assert team["team"][2] == NATIVE_TEAM and team["full"] is True and team["row"]["team"] == NATIVE_TEAM
+    assert {m["name"] for m in team["config"]["members"]} >= {"hunter", "scout"}
+    ready = stream.until(lambda o: o["type"] == "ready", "ready")
+    assert ready["teams"] == 1
+    kinds = [o["type"] for o in stream.lines]
+    assert kinds.index("ready") > max(i for i, k in enumerate(kinds) if k in ("tasks", "messages", "logs"))
+    stream.until(lambda o: o["type"] == "heartbeat", "a heartbeat", limit=3)
+    # A change: only what changed.
+    NativeTeam(there / "proj", NATIVE_TEAM).create_task("new one")
+    line = stream.until(lambda o: o["type"] == "tasks" and any(t["subject"] == "new one" for t in o["tasks"]), "the task")
+    assert len(line["tasks"]) == 1
+    # stdin closed: it ends.
+    assert stream.proc.stdin is not None
+    stream.proc.stdin.close()
+    assert stream.proc.wait(10) == 0
+
+
+def test_requests_are_answered(stream: Stream, there: Path) -> None:
+    stream.until(lambda o: o["type"] == "ready", "ready")
+    team = next(o["team"] for o in stream.lines if o["type"] == "team")
+    stream.ask({"id": 1, "op": "ping"})
+    assert stream.until(lambda o: o["type"] == "result" and o["id"] == 1, "ping")["ok"] is True
+    stream.ask(b"not json\n")
+    assert stream.until(lambda o: o["type"] == "result" and o["id"] is None, "garbage")["error"] == "not a JSON object"
+    stream.ask(b'{"id": "big", "op": "send", "text": "' + b"x" * (wire.MAX_REQUEST + 10) + b'"}\n')  # dropped unread
+    stream.ask({"id": "op", "op": "format-disk", "team": team})
+    assert "unknown op" in stream.until(lambda o: o.get("id") == "op", "bad op")["error"]
+    stream.ask({"id": "t", "op": "send", "team": ["native", "/nowhere", "x"], "to": "hunter", "text": "hi"})
+    assert "no such team" in stream.until(lambda o: o.get("id") == "t", "bad team")["error"]
+    stream.ask({"id": "n", "op": "send", "team": team, "to": "ghost", "text": "hi"})
+    assert "not a member" in stream.until(lambda o: o.get("id") == "n", "not a member")["error"]
+    stream.ask({"id": "s", "op": "send", "team": team, "to": "hunter", "text": "over the wire"})
+    result = stream.until(lambda o: o.get("id") == "s", "sent")
+    assert result["ok"] is True and "written to hunter's inbox as" in result["detail"]
+    sender = NativeTeam(there / "proj", NATIVE_TEAM).outgoing_sender("teamtui")
+    inbox = (there / "proj" / ".teams" / NATIVE_TEAM / "hunter_inbox.jsonl").read_text().splitlines()
+    assert json.loads(inbox[-1])["content"] == "over the wire" and json.loads(inbox[-1])["sender"] == sender
+    stream.until(lambda o: o["type"] == "messages" and any(m["content"] == "over the wire" for m in o["messages"]),
+                 "the message in the stream")
+    assert not any(o.get("id") == "big" for o in stream.lines)
+
+
+def test_a_big_team_is_split_into_lines_under_the_cap(there: Path) -> None:
+    root = there / "big"
+    team = NativeTeam(root, "big")
+    team.create(description="")
+    team.add_member("ann")
+    team.import_tasks(lambda first: [{"id": str(first + i), "subject": f"task {i}", "description": "d" * 3000}
+                                     for i in range(800)])
+    env = {**os.environ, "HOME": str(there), "CLAUDE_CONFIG_DIR": str(there / "claude"), "XDG_STATE_HOME": str(there / "s")}
+    proc = subprocess.run([sys.executable, "-m", "teamtui", "stream", str(root)], input=b"", capture_output=True,
+                          env=env, cwd=there, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert all(len(line) < wire.MAX_LINE for line in lines)
+    tasks = [t for line in lines if (o := json.loads(line))["type"] == "tasks" for t in o["tasks"]]
+    assert len(tasks) == 800 and sum(json.loads(line)["type"] == "tasks" for line in lines) >= 3
