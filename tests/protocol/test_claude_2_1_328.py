@@ -154,8 +154,11 @@ def test_tasks_follow_the_live_leads_task_list_id(tmp_path: Path) -> None:
     (listed / "7.json").write_text(json.dumps({"id": "7", "subject": "from the shared list", "status": "pending",
                                                "blocks": [], "blockedBy": []}))
     env = {**os.environ, "CLAUDE_CODE_TASK_LIST_ID": "shared-list"}
-    lead = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)
+    lead = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"], env=env,
+                            stdout=subprocess.PIPE, text=True)
     try:
+        # Until it has exec'd, a child's environment is still its parent's (no task list id in it).
+        assert lead.stdout is not None and lead.stdout.readline().strip() == "up"
         _set_lead(root, team, lead.pid, _proc_start(lead.pid))
         state = TeamState(ClaudeTeam(root, team))
         state.load_all()
