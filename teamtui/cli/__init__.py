@@ -113,11 +113,19 @@ def _top_level_flag(arg: str) -> bool:
     return arg == "-h" or (arg.startswith("--") and len(arg) > 2 and ("--help".startswith(arg) or "--version".startswith(arg)))
 
 
+def bare_roots(argv: Sequence[str]) -> list[str]:
+    """`teamtui ROOT [ROOT ...]` (a folder, or ssh://host/ROOT) is `teamtui watch ROOT ...`: the
+    control room over those roots too."""
+    first = argv[0] if argv else ""
+    if first and first not in COMMANDS and (first.startswith("ssh://") or not first.startswith("-") and os.path.isdir(first)):
+        return ["watch", *argv]
+    return list(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
-    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS and os.path.isdir(argv[0]):
-        argv = ["watch", *argv]  # `teamtui ROOT [ROOT ...]`: the control room over those roots too
+    argv = bare_roots(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     handler: Callable[[Context], int] | None = getattr(args, "handler", None)

@@ -70,6 +70,7 @@ class RemoteStore(TeamStore):
     a write is a request over the connection (`send`, `broadcast`), answered by a result line."""
 
     layout = "remote"  # the remote's own layout name: set per class by `remote_store_class`
+    files_here = False  # a write is a request: its outcome arrives later, as a result line
 
     def __init__(self, host: RemoteHost, remote_key: Key):
         super().__init__(Path(remote_key[1]), remote_key[2])

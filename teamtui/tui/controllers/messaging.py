@@ -28,8 +28,10 @@ class Messaging:
 
     def _send(self, name: str, text: str) -> None:
         assert self.screen.session is not None
-        self.screen.apply_changes(self.screen.session.send(name, text))
-        self.screen.toast("Message written to ", name, "information", suffix="'s inbox")
+        session = self.screen.session
+        self.screen.apply_changes(session.send(name, text))
+        if session.store.files_here:  # else the other machine's answer says what became of it
+            self.screen.toast("Message written to ", name, "information", suffix="'s inbox")
 
     def broadcast(self) -> None:
         from teamtui.tui.screens.message import MessageModal
@@ -48,9 +50,11 @@ class Messaging:
 
     def _broadcast(self, text: str) -> None:
         assert self.screen.session is not None
-        recipients, changes = self.screen.session.broadcast(text)
+        session = self.screen.session
+        recipients, changes = session.broadcast(text)
         self.screen.apply_changes(changes)
-        self.screen.toast("Broadcast written to ", ", ".join(recipients) or "nobody", "information")
+        if session.store.files_here:  # else the other machine's answer says what became of it
+            self.screen.toast("Broadcast written to ", ", ".join(recipients) or "nobody", "information")
 
     def _write(self, what: str, text: str | None, write: Callable[[str], None]) -> None:
         if text is None or self.screen.session is None:

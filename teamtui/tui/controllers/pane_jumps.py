@@ -21,6 +21,8 @@ class PaneJumps:
         session = self.screen.session
         if not self.sync_enabled or not self.panes.active or session is None or not self.screen.is_current:
             return  # a team not on screen (the fleet keeps several) leaves the panes to the one that is
+        if not session.store.files_here:
+            return  # `teamtui follow` here cannot follow another machine's files
         root, team = session.store.root, session.store.name
         try:
             self.panes.sync(pane_specs(session.state, lambda name: follow_command(name, root, team), self.screen.now()))
