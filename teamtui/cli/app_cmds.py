@@ -108,15 +108,15 @@ def open_dashboard(ctx: Context) -> int:
 
 def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None,
            lines: int | None) -> FleetSession | HostsFleet | None:
-    """Every team this control room shows, when there is more than one (one: its dashboard, as
-    before; none: the dashboard says where it looked)."""
+    """Every team this control room shows (one: the control room opens its dashboard at once, so
+    it still calls the person; none: the dashboard says where it looked and waits)."""
     from teamtui.protocol.fleet.discover import discover_fleet
     from teamtui.session.fleet import FleetSession
 
     extra = [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]
     cwd = Path(ctx.root) if ctx.root is not None else None
     hosts = _hosts(ctx, settings)
-    if not hosts and len(discover_fleet(extra, cwd=cwd, settings=settings).teams) < 2:
+    if not hosts and not discover_fleet(extra, cwd=cwd, settings=settings).teams:
         return None
     fleet = FleetSession(settings, roots=extra, cwd=cwd, log_limit=lines or settings.log_lines,
                          health_timeout=health or settings.health_timeout)

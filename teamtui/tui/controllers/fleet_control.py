@@ -50,6 +50,8 @@ class FleetControl:
         """On the app's mount: the first rows, the feed, and the channels that call the person."""
         self.look(self.fleet.sessions)
         self.show()
+        if len(self.order) == 1 and not getattr(self.fleet, "hosts", None):
+            self.open_team(self.order[0])  # one team: its dashboard, as ever (escape shows the room)
         self.app.run_worker(self._follow(), group="fleet", exclusive=True, exit_on_error=False)
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)
         self._prune_timer = self.app.set_interval(60.0, self._prune)
