@@ -36,6 +36,7 @@ class FleetBatch:
     changes: dict[Key, Batch] = field(default_factory=dict)  # per team, what changed
     appeared: list[Key] = field(default_factory=list)
     gone: list[Key] = field(default_factory=list)  # no longer listed (aged out, or never read)
+    rediscovered: bool = False  # the teams were looked for again: a row's problem may have changed
     read_seconds: float = 0.0
 
 
@@ -86,8 +87,8 @@ class FleetSession:
         for key, team in found.items():
             if key in self.sessions and team.ended and self.sessions[key].live:
                 self.sessions[key].ended_at = team.ended_at or self.clock()
-            self.teams.setdefault(key, team)
             if key not in self.sessions:
+                self.teams[key] = team  # what it is now (a half-written folder may have become whole)
                 session = self._open(team)
                 if session is not None:
                     self.sessions[key] = session
@@ -235,15 +236,15 @@ class FleetSession:
                             session.note_changes(changes)
                             out.changes[key] = Batch(changes)
                     if rediscover:
-                        before = set(self.watch_dirs())
+                        before, had = set(self.watch_dirs()), set(self.sessions)
                         out.appeared, out.gone = self.discover()
-                        for key in out.appeared:
-                            if key in self.sessions:
-                                out.changes[key] = Batch([], full=True)
+                        out.rediscovered = True
+                        for key in set(self.sessions) - had:  # new, or a folder that became readable
+                            out.changes[key] = Batch([], full=True)
                         if set(self.watch_dirs()) != before:
                             again.set()  # new folders to watch: the watch starts over (its first batch re-reads)
                     out.read_seconds = time.perf_counter() - t0
-                    if out.changes or out.appeared or out.gone:
+                    if out.changes or out.rediscovered:
                         yield out
                     if out.appeared:
                         async for news in self._read_transcripts():

@@ -123,3 +123,22 @@ async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine,
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
                     "its team opened at the request")
+
+
+async def test_a_half_written_or_hostile_team_folder_is_a_row_with_its_problem(machine, tmp_path):
+    teams = machine["web"] / ".teams"
+    (teams / "half").mkdir()
+    (teams / "half" / "config.json").write_text('{"name": "half", "members": [', encoding="utf-8")
+    hostile = teams / "\x1b[31mred[b]"
+    hostile.mkdir()
+    (hostile / "config.json").write_text("[]", encoding="utf-8")
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any(n.startswith("half") for n in names(app)), "the half-written team's row")
+        row = next(r for r in cells(app.screen.query_one(FleetTable)) if r.startswith("half"))
+        assert "config.json" in row or "cannot be read" in row  # its problem, said on its row
+        assert not any("\x1b" in r for r in cells(app.screen.query_one(FleetTable)))  # escapes never reach the screen
+        assert {"api-team", "web-team"} <= {n.split()[0] for n in names(app)}  # the others are unaffected
+        (teams / "half" / "config.json").write_text('{"name": "half", "members": []}', encoding="utf-8")
+        await until(pilot, lambda: any(r.startswith("half") and "config.json" not in r
+                                       for r in cells(app.screen.query_one(FleetTable))), "the row heals once the file is whole")
