@@ -34,20 +34,29 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SCEN = HERE / "scenarios.py"
 TMUX_SCEN = HERE / "tmux_bench.py"
+FLEET_SCEN = HERE / "fleet_bench.py"
+SSH_SCEN = HERE / "ssh_bench.py"
 
 FULL = dict(quiet_n=4, lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10, cli_n=15,
-            tr_reps=3, tr_n=200, tmux_n=3, journal_n=20000)
+            tr_reps=3, tr_n=200, tmux_n=3, journal_n=20000, fleet_n=100, fleet_idle_s=10, fleet_pty=3,
+            ssh_n=200)
 QUICK = dict(quiet_n=1, lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5, cli_n=3,
-             tr_reps=1, tr_n=30, tmux_n=1, journal_n=2000)
+             tr_reps=1, tr_n=30, tmux_n=1, journal_n=2000, fleet_n=30, fleet_idle_s=5, fleet_pty=1,
+             ssh_n=30)
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
-GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli", "transcripts", "tmux", "journal")
+# The control room (11): the targets hold for FLEET_TEAMS[0] teams; the larger fleet says what happens.
+FLEET_TEAMS = (20, 100)
+FLEET_MEMBERS = 10
+GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli", "transcripts", "tmux", "journal", "fleet", "ssh")
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
     "latency": ("latency_5", "latency_50", "latency_quiet"),
     "poll": tuple(f"{k}{'' if p == 1.0 else f'@{p:g}s'}" for p in (0.5, 1.0, 2.0) for k in ("poll_5", "poll_50", "poll_idle_50")),
     "scale": ("scale",), "sustained": ("sustained",), "idle": ("idle_50",), "startup": ("startup", "import"),
     "cli": ("cli",), "transcripts": ("transcripts",), "journal": ("journal",), "tmux": ("tmux_auto", "tmux_inprocess", "tmux_before"),
+    "fleet": tuple(f"fleet_{n}" for n in FLEET_TEAMS),
+    "ssh": ("ssh",),
 }
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
@@ -137,6 +146,13 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
                               for _ in range(cfg["tr_reps"])]
     if "journal" in only:
         res["journal"] = scenario("journal", "--n", str(cfg["journal_n"]))
+    if "fleet" in only:
+        for teams in FLEET_TEAMS:
+            res[f"fleet_{teams}"] = scenario("fleet", "--teams", str(teams), "--members", str(FLEET_MEMBERS), "--changes",
+                                             str(cfg["fleet_n"]), "--idle", str(cfg["fleet_idle_s"]), "--pty", str(cfg["fleet_pty"]),
+                                             script=FLEET_SCEN)
+    if "ssh" in only:  # 12: a team on another machine (sshd on 127.0.0.1), beside the same change here
+        res["ssh"] = scenario("ssh", "--n", str(cfg["ssh_n"]), "--members", "5", script=SSH_SCEN)
     if "tmux" in only:
         common = ["--members", str(TMUX_MEMBERS), "--n", str(cfg["tmux_n"])]
         res["tmux_inprocess"] = scenario("tmux", *common, "--mode", "in-process", script=TMUX_SCEN)
@@ -273,6 +289,14 @@ def figures(res: dict) -> list[dict]:
             f"{jo['dropped']} dropped (bound: one file and one older generation)",
             jo["bytes"] / (1 << 20), "MB", f"≤ {jo['limit_bytes'] / (1 << 20):g} MB, none dropped", None)
         rows[-1]["ok"] = jo["bytes"] <= jo["limit_bytes"] and jo["dropped"] == 0
+    sh = res.get("ssh")
+    if sh:
+        r, lo = sh["ssh"], sh["local"]
+        row("ssh_p50", f"12. a change on another machine → the state here, over ssh to 127.0.0.1, p50 (n={r['n']}, "
+            f"{r['missed']} missed)", 1000 * r["p50"], "ms")
+        row("ssh_p99", "12. over ssh, p99", 1000 * r["p99"], "ms")
+        row("ssh_local", f"    the same change on this machine → its state, p50 / p99 (n={lo['n']}, {lo['missed']} missed)",
+            f"{1000 * lo['p50']:.0f} / {1000 * lo['p99']:.0f} ms", "ms")
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
         n = len(ta["runs"])
@@ -295,6 +319,30 @@ def figures(res: dict) -> list[dict]:
         was = f" (at {tb['ref']}: {tb['follows_max']})" if tb else ""
         row("tmux_panes", f"9. `follow` panes running 10 s after start, max over runs{was}", ta["follows_max"], "",
             "≤ 8 (max_panes)", 8)
+    for teams in FLEET_TEAMS:
+        f = res.get(f"fleet_{teams}")
+        if not f:
+            continue
+        # The targets are the first size's; a larger fleet has none: its rows say what happens.
+        held = teams == FLEET_TEAMS[0]
+        first_t, ms50_t, ms150_t, idle_t, rss_t = (("≤ 2 s", 2), ("≤ 50 ms", 50), ("≤ 150 ms", 150), ("≤ 1 %", 1), ("≤ 300 MB", 300)) \
+            if held else ((), (), (), (), ())
+        k = f"fleet{teams}"
+        what = f"{f['teams']} teams × {f['members']} teammates ({f['native']} native, {f['claude']} Claude Code)"
+        row(f"{k}_first", f"11. control room over {what}{'' if held else ', no target'}: first screen, every row",
+            f["first_screen_s"], "s", *first_t)
+        if f.get("pty_p50_s") is not None:
+            row(f"{k}_pty", f"   `teamtui ROOT…` in a pty: exec → every row, p50 (n={len(f['pty_s'])})", f["pty_p50_s"], "s",
+                *first_t)
+        row(f"{k}_complete", "   every Claude Code row's tokens in (its transcripts read)", f["complete_s"], "s")
+        row(f"{k}_p50", f"11. change → overview row, p50 (n={f['change']['n']}, {f['missed']} missed)", 1000 * f["change"]["p50"], "ms",
+            *ms50_t)
+        row(f"{k}_p99", "11. change → overview row, p99", 1000 * f["change"]["p99"], "ms", *ms150_t)
+        row(f"{k}_handled", "   of which written → through FleetControl.changed, p50 / p99; changed itself, p50 / p99",
+            f"{1000 * f['handled']['p50']:.0f} / {1000 * f['handled']['p99']:.0f}; "
+            f"{f['changed_ms']['p50']:.1f} / {f['changed_ms']['p99']:.1f} ms", "")
+        row(f"{k}_idle", f"11. idle, {f['idle_wall_s']:.0f} s: CPU of one core", f["idle_pct"], "%", *idle_t)
+        row(f"{k}_rss", "11. resident memory, peak", f["rss_peak_mb"], "MB", *rss_t)
     return rows
 
 
@@ -346,6 +394,50 @@ def peers_section(res: dict) -> str:
                      f"{pi['core_pct']:.2f} % ({pi['core_pct'] / idle['core_pct']:.1f}×) | {seen(by_m[5], by_m[50])} |")
     lines += ["", "*Changes never seen*: for teamtui, changes not on screen within 5 s; for a poller, task rewrites "
               "overwritten before any poll read them, which are left out of its percentiles (that flatters it).", ""]
+    return "\n".join(lines)
+
+
+def fleet_section(res: dict) -> str:
+    """The control room's figures at each fleet size, side by side (rows 11, one run)."""
+    runs = [(n, res[f"fleet_{n}"]) for n in FLEET_TEAMS if res.get(f"fleet_{n}")]
+    if len(runs) < 2:
+        return ""
+    first, last = runs[0][1], runs[-1][1]
+
+    def ms(s: dict) -> str:
+        return f"{1000 * s['p50']:.0f} / {1000 * s['p99']:.0f} ms"
+
+    figures = [
+        ("first screen, every row (FleetSession → frame)", lambda f: f"{f['first_screen_s']:.2f} s", "first_screen_s"),
+        ("of which discovery and every team read (`FleetSession.discover`)", lambda f: f"{f['discover_s']:.2f} s", "discover_s"),
+        ("`teamtui ROOT…` in a pty: exec → every row, p50",
+         lambda f: f"{f['pty_p50_s']:.2f} s" if f.get("pty_p50_s") is not None else "n/a", "pty_p50_s"),
+        ("every Claude Code row's tokens in", lambda f: f"{f['complete_s']:.2f} s", "complete_s"),
+        ("change → overview row, p50 / p99", lambda f: ms(f["change"]), None),
+        ("written → through FleetControl.changed, p50 / p99", lambda f: ms(f["handled"]), None),
+        ("FleetControl.changed (needs, every row, the table), p50 / p99",
+         lambda f: f"{f['changed_ms']['p50']:.1f} / {f['changed_ms']['p99']:.1f} ms", None),
+        ("reading the changed files, p50", lambda f: f"{f['read_ms']['p50']:.1f} ms", None),
+        ("idle CPU of one core", lambda f: f"{f['idle_pct']:.2f} %", "idle_pct"),
+        ("resident memory, peak", lambda f: f"{f['rss_peak_mb']:.0f} MB", "rss_peak_mb"),
+        ("folders watched (one watcher)", lambda f: f"{f['watched_dirs']}", "watched_dirs"),
+    ]
+    head = " | ".join(f"{n} teams" for n, _ in runs)
+    lines = ["## The control room: fleet sizes side by side", "",
+             f"Rows 11, one run: {first['members']} teammates a team, half native, half Claude Code (pane and in-process",
+             "teammates in turn); the last column is the largest fleet's figure over the smallest's.", "",
+             f"| Figure | {head} | × |", "|---|" + "---|" * len(runs) + "---|"]
+    for label, cell, key in figures:
+        ratio = ""
+        if key is not None and isinstance(first.get(key), (int, float)) and first[key] and last.get(key) is not None:
+            ratio = f"{last[key] / first[key]:.1f}×"
+        elif key is None and label.startswith("change"):
+            ratio = f"{last['change']['p50'] / first['change']['p50']:.1f}× · {last['change']['p99'] / first['change']['p99']:.1f}×"
+        elif key is None and label.startswith("FleetControl"):
+            ratio = f"{last['changed_ms']['p50'] / first['changed_ms']['p50']:.1f}×"
+        lines.append(f"| {label} | " + " | ".join(cell(f) for _, f in runs) + f" | {ratio} |")
+    loads = "; ".join(f"{n} teams {f['load'][0]:.2f}" for n, f in runs if f.get("load"))
+    lines += ["", f"Load average (1 min) when each run ended: {loads}.", ""]
     return "\n".join(lines)
 
 
@@ -472,6 +564,34 @@ DEFINITIONS = """\
   the writing is the journal's own thread), which a dashboard pays on its loop. *On disk after
   the last batch*: `journal.flush()` after the loop. *Journal on disk*: bytes of every journal
   file at the end (rotated at 4 MB, one older generation kept) and records the full queue dropped.
+- **Control room (11).** `benchmarks/fleet_bench.py`, one fresh process per fleet size: N teams
+  of 10 teammates (`benchmarks/fleetgen.py`), half native (a project root each, 20 tasks, 50 KB of
+  log per teammate), half Claude Code 2.1.328 teams in one config folder, made from the
+  `tmux-running` and `inprocess-running` fixtures in turn (pane and in-process teammates: the team,
+  its sessions and cwd renamed, its teammates grown to 10 by copying the fixture's under new names,
+  transcripts included; the lead's `leadProcess` is the benchmark process, so it reads as alive).
+  The app is `TeamTUI(fleet=FleetSession(...))` with the frame probe of (1), headless, 160×50.
+  *First screen*: from `FleetSession(...)` (discovery and every team read, which `teamtui ROOT…`
+  does before its app starts) to the first frame with every team's row in the table; *tokens in*:
+  to the first frame where every Claude Code row has its tokens (each team's transcripts read from
+  the end, one team at a time, in a thread). *In a pty*: `teamtui ROOT… --teammate-mode in-process`
+  from exec until the header says "N teams" (one run not counted warms the page cache).
+  *Change → overview row*: another process (`fleetgen.py write`) adds a task file to a random team
+  or completes one it added (atomic rewrite), taking `time.time()` before the write; the latency
+  ends at the first frame drawn while that team's Tasks cell holds the new done/total. Each change
+  waits for the previous one (5 s: missed), then 20–80 ms. *Written → through
+  FleetControl.changed*: until `on_batch` reported the batch (the rest is the frame);
+  *FleetControl.changed*: the time `on_batch` reports for it (the needs of the changed team, every
+  row, the table). *Idle*: as (4), over 10 s after a 2 s warm-up. *Resident memory*: VmHWM at the
+  end of the run. The targets are for 20 teams; 100 teams has none (what happens).
+- **Another machine (12).** `benchmarks/ssh_bench.py`: a real OpenSSH server on 127.0.0.1 (its
+  own sshd_config and throwaway keys) serves a second HOME with a native team of 5 teammates;
+  `RemoteHost` follows it over `ssh -T ... teamtui stream` (session/remote.py). In the same
+  process and loop a `FleetSession` follows an identical team of this machine. Each round
+  rewrites one task's subject (`NativeTeam.update_task`) in the remote team, then in the local
+  one, from just before the write until the feed's batch holding it was applied to the team's
+  state (no screen: the state is what the overview and dashboard draw from). 5 s: missed; 20–80
+  ms between rounds. The difference is what the stream and ssh add (to 127.0.0.1: no network).
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """
@@ -511,6 +631,9 @@ def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, 
     peers = peers_section(res) if len({run_of.get(g) for g in ("poll", "latency", "idle")}) == 1 else ""
     if peers:
         lines.append(peers)
+    fleet = fleet_section(res)
+    if fleet:
+        lines.append(fleet)
     if extra:
         lines.append(extra.rstrip() + "\n")
     lines.append(DEFINITIONS)

@@ -406,7 +406,7 @@ def read_view(d: Any) -> dict[str, Any] | None:
 _ROW_KEYS: dict[str, Any] = {
     "team": name, "folder": name, "root": lambda v: name(v, 4096), "layout": name, "source": name, "label": name,
     "lead": name, "ended": _opt_bool, "ended_at": number, "needs_you": whole, "tokens": whole, "last_activity": number,
-    "cwd": lambda v: name(v, 4096), "errors": whole, "problem": name,
+    "cwd": lambda v: name(v, 4096), "errors": whole, "problem": name, "run_status": name,
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from teamtui.notify.events import NotifyEvent, NotifyKind
+from teamtui.protocol.board import TaskState
 from teamtui.protocol.models import MemberStatus, TaskStatus
 from teamtui.session.team import TeamSession
 
@@ -59,7 +60,7 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
         if v.disappeared:
             out.append(Need(key, name, "disappeared", v.name, "no activity while holding a task", f"gone:{v.name}", v.last_activity))
     for view in state.board.views():
-        if view.held:
+        if view.held and view.state == TaskState.BLOCKED:  # held after failures (a failed step is over: not held)
             task = view.task
             out.append(Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {view.held}", f"held:{task.id}"))
     if session.store.lead_state() == "ended":

@@ -189,6 +189,8 @@ class FleetSession:
                 rediscover = True
             elif path.name == "config.json" and path.parent.parent in discovery and not self._known_folder(path.parent):
                 rediscover = True  # a half-written team's config arrived
+            elif path.name == "journal.jsonl" and path.parent.parent.name == "workflows" and not self._known_folder(path.parent):
+                rediscover = True  # a workflow run started in a session folder already watched
         return per_key, rediscover
 
     def _known_folder(self, folder: Path) -> bool:

@@ -588,6 +588,7 @@ class RemoteHost:
                        errors=said.get("errors") or 0, problem=problem)
         row.working, row.idle, row.gone, row.unknown = (said.get(f"members_{k}", 0) for k in ("working", "idle", "gone", "unknown"))
         row.tasks_done, row.tasks_total = said.get("tasks_done", 0), said.get("tasks_total", 0)
+        row.run_status = said.get("run_status")  # a workflow run's, as the other machine says
         if session is not None and session.state.config is not None:  # counted here, on this clock (the health rule)
             row.working = row.idle = row.gone = row.unknown = 0
             for v in session.state.member_views(now):

@@ -2,7 +2,9 @@
 demand (kept, with its state, while the person looks elsewhere), the "needs you" items across
 teams, and the calls to the person (bell, desktop notification, their command).
 
-The app owns one of these when it shows more than one team; a single-team app has none.
+The app owns one whenever the command line found teams without being told which one (with a
+lone team it opens that team's dashboard at once); `--team`, `run` and `demo` show one team
+without it.
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ class FleetControl:
     # ------------------------------------------------------------------ changes
     def changed(self, batch: FleetBatch) -> None:
         """A batch applied to the sessions: the open dashboards, the rows, the needs, the calls."""
+        if not self.app.is_running:  # quitting: the screens are being taken down (a batch may still come)
+            return
         for key in batch.gone:
             self.needs.pop(key, None)
             self.alerts.forget(key)
@@ -146,11 +150,14 @@ class FleetControl:
             self.show()
 
     def show(self) -> None:
+        if not self.app.is_running:  # quitting (a timer may still fire): the overview's widgets are going
+            return
         now = self.fleet.clock()
         rows = self.fleet.rows(now)
         self.order = [row_key(r.team.key) for r in rows]
-        for r in rows:  # the row's needs count is the control room's (it sees more than transcripts)
-            r.needs_you = len(self.needs.get(r.team.key, ()))
+        for r in rows:  # the control room's count (it sees more than transcripts); another machine's own, if more
+            remote = getattr(r.team, "host", "")  # a RemoteTeam: its requests are counted over there
+            r.needs_you = max(len(self.needs.get(r.team.key, ())), r.needs_you if remote else 0)
         rows.sort(key=lambda r: (0 if r.needs_you and not r.ended else 2 if r.ended else 1, -r.needs_you,
                                  -(r.last_activity or 0.0)))
         self.order = [row_key(r.team.key) for r in rows]
