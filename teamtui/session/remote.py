@@ -485,9 +485,8 @@ class RemoteTeam(FleetTeam):
 
     host: str = ""
 
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return host_key(self.host, str(self.root), self.name)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", host_key(self.host, str(self.root), self.name))
 
 
 @dataclass

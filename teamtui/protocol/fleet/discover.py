@@ -48,10 +48,11 @@ class FleetTeam:
     problem: str | None = None
     run: RunEntry | None = None  # the registration of a "run" team
     journal: Path | None = None  # the journal file an ended team is read back from
+    # Worked out once (a realpath): the control room asks it several times per row per change.
+    key: tuple[str, str, str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return team_key(self.layout, self.root, self.name)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", team_key(self.layout, self.root, self.name))
 
 
 @dataclass(slots=True)
