@@ -142,3 +142,28 @@ async def test_a_half_written_or_hostile_team_folder_is_a_row_with_its_problem(m
         (teams / "half" / "config.json").write_text('{"name": "half", "members": []}', encoding="utf-8")
         await until(pilot, lambda: any(r.startswith("half") and "config.json" not in r
                                        for r in cells(app.screen.query_one(FleetTable))), "the row heals once the file is whole")
+
+
+async def test_the_teammate_panes_follow_the_team_on_screen_and_the_overview_opens_none(machine, tmp_path):
+    from .conftest import RecordingPanes
+
+    panes = RecordingPanes()
+    settings = load_settings(tmp_path / "none.toml")
+    fleet = FleetSession(settings, roots=[machine["api"], machine["web"]], cwd=tmp_path, claude_root=machine["claude"])
+    fleet.discover()
+    app = TeamTUI(fleet=fleet, panes=panes, config_path=tmp_path / "none.toml", cursor_blink=False)
+    synced = lambda: [names for call, names in panes.calls if call == "sync"]  # noqa: E731
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(names(app)) == 3, "three rows")
+        await pilot.pause(0.2)
+        assert synced() == []  # the overview opens no pane
+        table = app.screen.query_one(FleetTable)
+        table.move_cursor(row=next(i for i, n in enumerate(names(app)) if n.startswith("api-team")))
+        await pilot.press("enter")
+        await until(pilot, lambda: synced() and synced()[-1] == ["ana", "bo"], "the api team's panes")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, FleetScreen), "back to the overview")
+        table = app.screen.query_one(FleetTable)
+        table.move_cursor(row=next(i for i, n in enumerate(names(app)) if n.startswith("web-team")))
+        await pilot.press("enter")
+        await until(pilot, lambda: synced()[-1] == ["cy"], "the web team's panes, in their place")

@@ -1,10 +1,6 @@
-"""The dashboard: one team session's panels, the selection, and the keys that act on it.
-
-The session (teamtui/session) owns the team: its files, its state, its feed, its health rule
-and what acts on it. This screen composes the widgets, routes each batch of changes to the
-panels it concerns (controllers/panels.py draws them) and turns keys into the session's
-actions; a shutdown is controllers/shutdown_flow.py's.
-"""
+"""The dashboard: one team session's panels and the keys that act on it. The session (teamtui/session)
+owns the team; this screen composes the widgets, routes each batch of changes to the panels it
+concerns (controllers/panels.py) and turns keys into the session's actions (the other controllers)."""
 
 from __future__ import annotations
 
