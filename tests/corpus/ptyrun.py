@@ -22,6 +22,9 @@ def _own_terminal() -> None:
     # A session of its own with the pty as its controlling terminal: Ctrl-C written to the pty is SIGINT.
     os.setsid()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    # As at a person's terminal: a suite started in the background (`make test &`, nohup) ignores
+    # SIGINT, and a child would inherit that and never see the Ctrl-C written to it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class PtyProcess:

@@ -132,6 +132,25 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
     assert [t["subject"] for t in json.loads(tasks.stdout)["tasks"]] == ["probe task one"]
 
 
+def test_the_leads_agent_calls_are_read_as_the_teammates_assignments(session: Session) -> None:
+    """Current models give the lead no task tools: what it asked each teammate (its Agent calls)
+    is the work. Here the lead also made a task list, which wins on the board."""
+    from teamtui.protocol.claude import ClaudeTeam
+    from teamtui.protocol.state import TeamState
+
+    def read() -> TeamState:
+        state = TeamState(ClaudeTeam(session.claude_dir, session.team))
+        state.load_all()
+        state.load_transcripts()
+        return state
+
+    wait_until(lambda: len(read().assigned) >= 2, "both Agent calls read from the lead's transcript", 60)
+    state = read()
+    assert {(t.subject, t.owner) for t in state.assigned.values()} >= {("alice helper", "alice"), ("bob helper", "bob")}
+    assert state.task_source == "task list"  # a real task list wins
+    assert [t.subject for t in state.shown_tasks.values()] == ["probe task one"]
+
+
 def squeezed(text: str) -> str:
     """Screen text without whitespace and box lines: what a dialog wrapped still reads whole."""
     return re.sub(r"[\s│╭╮╰╯─▔▁▊▎]+", "", text)
