@@ -167,3 +167,20 @@ async def test_the_teammate_panes_follow_the_team_on_screen_and_the_overview_ope
         table.move_cursor(row=next(i for i, n in enumerate(names(app)) if n.startswith("web-team")))
         await pilot.press("enter")
         await until(pilot, lambda: synced()[-1] == ["cy"], "the web team's panes, in their place")
+
+
+async def test_z_mutes_the_calls_and_both_headers_say_until_when(machine, tmp_path):
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.fleet is not None and app.fleet.notifier is not None, "the notifier built")
+        await pilot.press("z")
+        await until(pilot, lambda: "muted until" in app.screen.query_one("#fleet-header").render().plain, "the overview says it")
+        assert app.fleet.notifier.muted_until is not None
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "a team's dashboard")
+        from teamtui.tui.widgets.header import TeamHeader
+
+        await until(pilot, lambda: "muted until" in app.screen.query_one(TeamHeader).render().plain, "its header says it too")
+        await pilot.press("z")
+        await until(pilot, lambda: "muted until" not in app.screen.query_one(TeamHeader).render().plain, "and unmuted")
+        assert app.fleet.notifier.muted_until is None

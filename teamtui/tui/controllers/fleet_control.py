@@ -22,6 +22,7 @@ from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import row_key
+from teamtui.tui.widgets.header import TeamHeader
 
 if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
@@ -186,6 +187,7 @@ class FleetControl:
         else:
             self.app.switch_screen(screen)
         self.app.refresh_bindings()  # escape and ] / [ now mean something
+        screen.call_after_refresh(self._show_mute, screen)
         if need is not None:
             screen.call_after_refresh(screen.go_to_need, need.member, need.kind)
 
@@ -219,3 +221,10 @@ class FleetControl:
             until = self.notifier.mute(self.app.settings.notify.mute_minutes * 60)
             self.app.notify(f"Notifications muted until {time.strftime('%H:%M', time.localtime(until))} (z again: on)")
         self.overview.show_muted(self.muted_until)
+        for screen in self.dashboards.values():  # each team's header says it too
+            self._show_mute(screen)
+
+    def _show_mute(self, screen: DashboardScreen) -> None:
+        if screen.is_mounted and screen.session is not None:
+            screen.query_one(TeamHeader).muted_until = self.muted_until
+            screen.panels.header()

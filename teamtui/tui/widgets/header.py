@@ -26,6 +26,7 @@ class TeamHeader(Static):
     palette: reactive[Palette] = reactive(Palette, init=False)
     _shown: Text | None = None
     _last: tuple | None = None  # show_team's arguments, to fit the line again on resize
+    muted_until: float | None = None  # notifications muted (the control room's `z`) until then
 
     def show_team(self, state, gone: bool = False, ended_at: float | None = None) -> None:
         self._last = (state, gone, ended_at)
@@ -53,6 +54,9 @@ class TeamHeader(Static):
         details.append(f"  ·  {len(members)} member{'s' if len(members) != 1 else ''}")
         details.append(f" · {state.store.layout}")
         warning = Text(style=palette.theme_color("warning"))
+        if self.muted_until is not None and self.muted_until > time.time():
+            warning.append(f" · muted until {time.strftime('%H:%M', time.localtime(self.muted_until))}",
+                           style=palette.theme_color("secondary"))
         errors = len(state.all_errors())
         if errors:
             warning.append(f" · {errors} unreadable file{'s' if errors != 1 else ''}")
