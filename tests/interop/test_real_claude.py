@@ -87,11 +87,28 @@ def start_teamtui(s: Session) -> str:
     return pane
 
 
+def open_from_overview(s: Session, pane: str, team: str) -> None:
+    """With more than one team `teamtui` opens the control room: move to `team`'s row and open it."""
+    screen = s.capture(pane)
+    rows = [line for line in screen.splitlines() if line.startswith("│ ") and "Claude Code" in line]
+    at = next((i for i, line in enumerate(rows) if f" {team} " in line), None)
+    assert at is not None, f"no row for {team} in the overview:\n{screen}"
+    for _ in range(at):
+        s.keys(pane, "Down")
+        time.sleep(0.2)
+    s.keys(pane, "Enter")
+
+
 def dashboard(s: Session, expect: str = "alice") -> str:
-    """Start `teamtui` with no arguments beside the lead; returns its pane once it shows the team
-    (and `expect`, a member's name)."""
+    """Start `teamtui` with no arguments beside the lead; returns its pane once it shows the session
+    team's dashboard (and `expect`, a member's name): opened from the control room when earlier
+    tests left other teams (ended ones, from the journal) beside it."""
     pane = start_teamtui(s)
-    wait_until(lambda: s.team in s.capture(pane) and expect in s.capture(pane), "the dashboard to show the session team", 30)
+    screen = wait_until(lambda: (lambda c: c if s.team in c else "")(s.capture(pane)), "teamtui to show the session team", 30)
+    if " teams · " in screen.splitlines()[0]:
+        open_from_overview(s, pane, s.team)
+    wait_until(lambda: (lambda c: "Teammate" in c and s.team in c and expect in c)(s.capture(pane)),
+               "the dashboard to show the session team", 30)
     return pane
 
 
@@ -156,7 +173,7 @@ def squeezed(text: str) -> str:
     return re.sub(r"[\s│╭╮╰╯─▔▁▊▎]+", "", text)
 
 
-def test_picker_tells_the_live_team_from_an_ended_one_and_opens_it_by_keys(session: Session) -> None:
+def test_the_control_room_tells_the_live_team_from_an_ended_one_and_opens_it_by_keys(session: Session) -> None:
     team = session.team
     # A second team beside the live one: Claude Code's own files from an earlier session, whose
     # lead (a pid of this machine's pid namespace, started at another time) has ended.
@@ -171,18 +188,15 @@ def test_picker_tells_the_live_team_from_an_ended_one_and_opens_it_by_keys(sessi
     pane = ""
     try:
         pane = start_teamtui(session)
-        screen = wait_until(lambda: (lambda c: c if "2 teams found" in c and other in c and team in c else "")(
-            session.capture(pane)), "the picker with both teams", 30)
-        whole = squeezed(screen)
-        live_line = f"lead alive · 2 members (alice, bob) · {session.cwd} · started "
-        assert squeezed(live_line) in whole, screen
-        assert re.search(re.escape(squeezed(live_line)) + r"\d+[sm]ago", whole), screen
-        assert squeezed("lead ended · 2 members (alice, bob) · /src/app · started 2h ago") in whole, screen
+        # More than one team: the control room, a row each, the live team's lead alive, the other's ended.
+        screen = wait_until(lambda: (lambda c: c if " teams · " in c and other in c and team in c else "")(
+            session.capture(pane)), "the control room with both teams", 30)
+        live = next(line for line in screen.splitlines() if f" {team} " in line)
+        ended = next(line for line in screen.splitlines() if f" {other} " in line)
+        assert "Claude Code" in live and " alive " in live and session.cwd.name in live, screen
+        assert "Claude Code" in ended and " ended " in ended, screen
         # Move to the live team by keys and open it.
-        if screen.index(team) > screen.index(other):
-            session.keys(pane, "Down")
-            time.sleep(0.3)
-        session.keys(pane, "Enter")
+        open_from_overview(session, pane, team)
         # With the transcripts read, each teammate's row marks where it runs; the panel's title says what the mark means.
         mark, legend = ("▣", "▣ tmux pane") if session.mode == "tmux" else ("↳", "↳ in-process")
         rows = [rf"│ \S  {name} +{mark}  " for name in ("alice", "bob")]

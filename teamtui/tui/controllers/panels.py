@@ -71,7 +71,10 @@ class Panels:
             self.times_drawn_at = now
         # "Active" times move on the tick only: a change in between redraws the rows it touched, not
         # every row whose "12s ago" became "13s ago" (100 cells at 100 teammates, most of a task update).
-        panel.show(self.views(now), self.times_drawn_at, self.usage())
+        views = self.views(now)
+        panel.show(views, self.times_drawn_at, self.usage())
+        if screen.selected is None and len(views) > 1 and views[0].agent_type == "lead" and panel.selected == views[0].name:
+            panel.move_cursor(row=1)  # first the teammates: a team opened with its lead's row already there
         if screen.selected is None or panel.selected != screen.selected:
             screen.selected = panel.selected
         disappeared = screen.session.disappeared if screen.session is not None else set()
