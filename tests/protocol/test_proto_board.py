@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES
 from teamtui.protocol import Board, ClaudeTeam, ConflictError, NativeTeam, TaskState, detect_layout, find_team
 from teamtui.protocol.errors import NotFoundError
 from teamtui.protocol.layout import open_team, team_names
+
+# Here, not `from conftest import`: with tests/tmux collected too, "conftest" may be its conftest.
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 
 TEAM = "refactor-auth"
 

@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, SHARED_EXAMPLES
 from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.errors import NotMemberError
 from teamtui.protocol.models import ShutdownRequest, ShutdownResponse, TaskAssignment
 from teamtui.protocol.native import NativeTeam
+
+# Here, not `from conftest import`: with tests/tmux collected too, "conftest" may be its conftest.
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
+SHARED_EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "formats" / "examples"
 
 TEAM = "refactor-auth"
 
