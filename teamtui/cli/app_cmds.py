@@ -110,19 +110,16 @@ def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | 
            lines: int | None) -> FleetSession | HostsFleet | None:
     """Every team this control room shows (one: the control room opens its dashboard at once, so
     it still calls the person; none: the dashboard says where it looked and waits)."""
-    from teamtui.protocol.fleet.discover import discover_fleet
     from teamtui.session.fleet import FleetSession
 
     extra = [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]
     cwd = Path(ctx.root) if ctx.root is not None else None
     hosts = _hosts(ctx, settings)
-    if not hosts and not discover_fleet(extra, cwd=cwd, settings=settings).teams:
-        return None
     fleet = FleetSession(settings, roots=extra, cwd=cwd, log_limit=lines or settings.log_lines,
                          health_timeout=health or settings.health_timeout)
-    fleet.discover()
+    fleet.discover()  # once: the teams found are the ones shown
     if not hosts:
-        return fleet
+        return fleet if fleet.teams else None
     # Other machines' teams over ssh ([[hosts]], ssh:// ROOTs): a connection per host beside this machine's watcher.
     from teamtui.session.remote import HostsFleet, RemoteHost
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from teamtui.notify.events import NotifyEvent
-from teamtui.notify.problems import OnceReporter, Problem
-from teamtui.notify.proc import run_command
-from teamtui.tmux.worker import PaneWorker
+from teamtui.notify.problems import Problem
+from teamtui.notify.proc import CommandQueue
 
 COMMAND_TIMEOUT = 10.0  # seconds a command may run before it is killed
 
@@ -23,24 +22,15 @@ class CommandSink:
             raise ValueError("a notify command needs at least a program")
         self.argv = tuple(argv)
         self.timeout = timeout
-        self._reporter = OnceReporter(on_problem)
-        self._worker = PaneWorker("teamtui-notify-command", on_error=lambda exc: self._reporter.failed(f"notify command: {exc}"))
+        self._queue = CommandQueue("teamtui-notify-command", "notify command", timeout, on_problem)
 
     def send(self, event: NotifyEvent) -> None:
-        payload = event.cleaned().to_json().encode("utf-8")
-        self._worker.submit(lambda: self._run(payload))
-
-    def _run(self, payload: bytes) -> None:
-        problem = run_command(self.argv, payload, self.timeout)
-        if problem:
-            self._reporter.failed(problem)
-        else:
-            self._reporter.succeeded()
+        self._queue.submit(self.argv, event.cleaned().to_json().encode("utf-8"))
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until every event sent so far has been handed to the command; False on timeout."""
-        return self._worker.wait_idle(timeout)
+        return self._queue.wait_idle(timeout)
 
     def close(self) -> None:
         """Drop the events not yet run; the one running finishes (or meets its deadline)."""
-        self._worker.stop()
+        self._queue.close()

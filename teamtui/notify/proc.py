@@ -7,7 +7,9 @@ import signal
 import subprocess
 from collections.abc import Sequence
 
+from teamtui.notify.problems import OnceReporter, Problem
 from teamtui.notify.text import plain
+from teamtui.tmux.worker import PaneWorker
 
 MAX_STDERR = 200  # characters of a failed command's last error line kept in its problem
 
@@ -49,3 +51,31 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     for stream in (proc.stdin, proc.stderr):
         if stream is not None:
             stream.close()
+
+
+class CommandQueue:
+    """Programs run one at a time, in order, on a thread of its own (the caller never waits), each
+    with a deadline; a failure is told to `on_problem` once, until a run works again."""
+
+    def __init__(self, thread: str, what: str, timeout: float, on_problem: Problem | None, label: str = "") -> None:
+        self._timeout, self._label = timeout, label
+        self._reporter = OnceReporter(on_problem)
+        self._worker = PaneWorker(thread, on_error=lambda exc: self._reporter.failed(f"{what}: {exc}"))
+
+    def submit(self, argv: Sequence[str], stdin: bytes = b"") -> None:
+        self._worker.submit(lambda: self._run(argv, stdin))
+
+    def _run(self, argv: Sequence[str], stdin: bytes) -> None:
+        problem = run_command(argv, stdin, self._timeout, label=self._label)
+        if problem:
+            self._reporter.failed(problem)
+        else:
+            self._reporter.succeeded()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every run submitted so far has been handed over; False on timeout."""
+        return self._worker.wait_idle(timeout)
+
+    def close(self) -> None:
+        """Drop the runs not yet started; the one running finishes (or meets its deadline)."""
+        self._worker.stop()

@@ -7,11 +7,10 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 
-from teamtui.notify.problems import OnceReporter, Problem
-from teamtui.notify.proc import run_command
+from teamtui.notify.problems import Problem
+from teamtui.notify.proc import CommandQueue
 from teamtui.notify.text import bounded
 from teamtui.tmux.server import socket_from_env
-from teamtui.tmux.worker import PaneWorker
 
 TMUX_TIMEOUT = 5.0  # seconds; a tmux call is milliseconds unless the server hangs
 
@@ -66,25 +65,14 @@ class TmuxDisplay:
         env = dict(os.environ if env is None else env)
         self._argv = _tmux_argv(env)
         self._target = _pane_target(env)
-        self._timeout = timeout
-        self._reporter = OnceReporter(on_problem)
-        self._worker = PaneWorker("teamtui-notify-tmux", on_error=lambda exc: self._reporter.failed(f"tmux message: {exc}"))
+        self._queue = CommandQueue("teamtui-notify-tmux", "tmux message", timeout, on_problem, label="tmux display-message")
 
     def __call__(self, text: str) -> None:
-        if self._argv is None:
-            return
-        argv = [*self._argv, "display-message", *self._target, "--", tmux_message(text)]
-        self._worker.submit(lambda: self._run(argv))
-
-    def _run(self, argv: list[str]) -> None:
-        problem = run_command(argv, b"", self._timeout, label="tmux display-message")
-        if problem:
-            self._reporter.failed(problem)
-        else:
-            self._reporter.succeeded()
+        if self._argv is not None:
+            self._queue.submit([*self._argv, "display-message", *self._target, "--", tmux_message(text)])
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        return self._worker.wait_idle(timeout)
+        return self._queue.wait_idle(timeout)
 
     def close(self) -> None:
-        self._worker.stop()
+        self._queue.close()

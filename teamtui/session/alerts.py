@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from teamtui.notify.events import NotifyEvent, NotifyKind
-from teamtui.protocol.board import TaskState
 from teamtui.protocol.models import MemberStatus, TaskStatus
+from teamtui.protocol.taskmeta import failed_reason, held_reason
 from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]
+_OVER = (TaskStatus.COMPLETED, TaskStatus.IN_PROGRESS)  # a task the board never shows as held
 
 # Which notification each kind of item is.
 EVENT_OF = {
@@ -59,10 +60,11 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     for v in views:
         if v.disappeared:
             out.append(Need(key, name, "disappeared", v.name, "no activity while holding a task", f"gone:{v.name}", v.last_activity))
-    for view in state.board.views():
-        if view.held and view.state == TaskState.BLOCKED:  # held after failures (a failed step is over: not held)
-            task = view.task
-            out.append(Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {view.held}", f"held:{task.id}"))
+    # Held after failures (as the board shows it: not done, not under way, not failed for good). Only
+    # a task with metadata can be: no board views are built for it (this runs on every batch).
+    for task in state.board.tasks.values():
+        if task.metadata and task.status not in _OVER and not failed_reason(task) and (why := held_reason(task)):
+            out.append(Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {why}", f"held:{task.id}"))
     if session.store.lead_state() == "ended":
         working = [v.name for v in views if v.status == MemberStatus.WORKING and not v.departed]
         if working:

@@ -31,7 +31,7 @@ from teamtui.protocol import stream as wire
 from teamtui.protocol.changes import Change, ChangeKind, MemberView
 from teamtui.protocol.errors import ProtocolError, ReadError, UnsupportedError
 from teamtui.protocol.fleet.discover import FleetTeam
-from teamtui.protocol.fleet.overview import FleetRow, order_rows
+from teamtui.protocol.fleet.overview import FleetRow, count_members, order_rows
 from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import Member, MemberStatus, Message, Task, TaskStatus, TeamConfig
@@ -590,15 +590,7 @@ class RemoteHost:
         row.run_status = said.get("run_status")  # a workflow run's, as the other machine says
         if session is not None and session.state.config is not None:  # counted here, on this clock (the health rule)
             row.working = row.idle = row.gone = row.unknown = 0
-            for v in session.state.member_views(now):
-                if ended or v.departed or v.disappeared or v.status == MemberStatus.SHUTDOWN:
-                    row.gone += 1
-                elif v.status == MemberStatus.WORKING:
-                    row.working += 1
-                elif v.status == MemberStatus.IDLE:
-                    row.idle += 1
-                else:
-                    row.unknown += 1
+            count_members(row, session.state, now)
             row.tasks_done, row.tasks_total = session.state.board.progress()
         return row
 

@@ -130,7 +130,8 @@ def _last_activity(team: FleetTeam, state: TeamState | None) -> float | None:
     return max(stamps) if stamps else None
 
 
-def _count_members(row: FleetRow, state: TeamState, now: float) -> None:
+def count_members(row: FleetRow, state: TeamState, now: float) -> None:
+    """Who works, idles, is gone (or ended with the team) or says nothing, on `now`'s clock."""
     for v in state.member_views(now):
         if row.team.ended or v.departed or v.disappeared or v.status == MemberStatus.SHUTDOWN:
             row.gone += 1
@@ -177,7 +178,7 @@ def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str
         if feed is not None and feed.started and not team.ended:
             row.needs_you = len(feed.needs_you(now))
             row.tokens = feed.total_tokens()
-        _count_members(row, state, now)
+        count_members(row, state, now)
         row.tasks_done, row.tasks_total = state.board.progress()
         row.run_status = state.store.run_status()
     row.lead = _lead_state(team, state)

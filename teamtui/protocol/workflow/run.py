@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teamtui.protocol.claude.transcripts.render import parse_ts
 from teamtui.protocol.errors import ReadError
 from teamtui.protocol.fsio import load_json_file, parse_json_bytes, read_bytes_bounded
 from teamtui.protocol.workflow.names import AGENT_ID
@@ -143,17 +144,6 @@ def unframe(prompt: str) -> str:
     return "\n".join(line[2:] if line.startswith("  ") else line for line in body.split("\n"))
 
 
-def _iso_seconds(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 class RunReader:
     """Reads one run's files into a RunFiles, again only when one of them changed."""
 
@@ -260,7 +250,7 @@ class RunReader:
         files.workflow = _str(rec.get("workflowName"))
         files.description = _str(rec.get("summary"))
         files.started_at = _seconds(rec.get("startTime"))
-        files.ended_at = _iso_seconds(rec.get("timestamp"))
+        files.ended_at = parse_ts(rec.get("timestamp"))
         if files.ended_at is None:
             stamp = _stamp(self.record_path)
             files.ended_at = stamp[0] / 1e9 if stamp is not None else None

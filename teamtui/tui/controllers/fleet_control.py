@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from teamtui.notify.events import NotifyEvent
+from teamtui.protocol.fleet.overview import order_rows
 from teamtui.session.alerts import Alerts, Need
 from teamtui.session.fleet import FleetBatch, FleetSession, Key
 from teamtui.session.remote import HostBatch, HostsFleet
@@ -155,12 +156,10 @@ class FleetControl:
             return
         now = self.fleet.clock()
         rows = self.fleet.rows(now)
-        self.order = [row_key(r.team.key) for r in rows]
         for r in rows:  # the control room's count (it sees more than transcripts); another machine's own, if more
             remote = getattr(r.team, "host", "")  # a RemoteTeam: its requests are counted over there
             r.needs_you = max(len(self.needs.get(r.team.key, ())), r.needs_you if remote else 0)
-        rows.sort(key=lambda r: (0 if r.needs_you and not r.ended else 2 if r.ended else 1, -r.needs_you,
-                                 -(r.last_activity or 0.0)))
+        rows = order_rows(rows)  # again: the counts just set decide who comes first
         self.order = [row_key(r.team.key) for r in rows]
         needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: n.since or 0.0)
         self.overview.show([(row_key(r.team.key), r) for r in rows], needs, self.fleet.problems)
