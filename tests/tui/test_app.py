@@ -117,6 +117,24 @@ async def test_shutdown_one_clean_one_silent_native(frozen_native, config_file):
     assert scout_req["type"] == "shutdown_request" and scout_req["deadline_seconds"] == 2.0
 
 
+async def test_shutdown_news_while_the_view_is_taken_down_is_not_a_crash(frozen_native, config_file):
+    """News of the run can reach a view whose parts are already removed (the app closing): it
+    is dropped, and the app goes on instead of dying on a missing widget."""
+    from textual.containers import Vertical
+
+    app = make(frozen_native, config_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("S")
+        await _confirm(pilot, "30")
+        view = app.screen
+        assert type(view).__name__ == "ShutdownView"
+        await view.query_one(Vertical).remove()  # the parts go first when a screen is taken down
+        view.show_run(app.shutdown_run, [])
+        view.refresh_countdown()
+        await pilot.pause()
+        assert app.is_running and app._exception is None
+
+
 async def test_a_native_team_led_by_another_process_gets_teamtuis_own_name(frozen_native, config_file):
     """While `teamtui run` leads the team in another process, the dashboard is not its lead: a
     message goes under teamtui's own name, and S asks that lead instead of writing its requests."""

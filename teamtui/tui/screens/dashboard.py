@@ -126,6 +126,11 @@ class DashboardScreen(DashboardHost):
         self._painted_widgets.append(widget)
         return widget
 
+    @property
+    def drawable(self) -> bool:
+        """The panels are all there: news arriving while the screen is taken down draws nothing."""
+        return self.is_attached and all(w.is_attached for w in self._painted_widgets)
+
     def watch_palette(self, palette: Palette) -> None:
         # Handed over at once, not through a data binding: a binding starts a moment after its
         # widget mounts (later on 3.12+), and a panel drawn before then kept the old colours.
@@ -218,7 +223,7 @@ class DashboardScreen(DashboardHost):
 
     @on(TranscriptsCounted)
     def _heads_counted(self, message: TranscriptsCounted) -> None:
-        if self.session is not None and self.session.take_heads(message.heads):
+        if self.drawable and self.session is not None and self.session.take_heads(message.heads):
             self.panels.team()
             self.panels.header()
             self.panels.board()  # the lead's assignments, once its whole transcript is read
@@ -240,6 +245,8 @@ class DashboardScreen(DashboardHost):
 
     @on(TeamChanged)
     def _team_changed(self, message: TeamChanged) -> None:
+        if not self.drawable:
+            return
         t1 = time.perf_counter()
         try:
             self.apply_changes(message.changes, full=message.full)
@@ -253,11 +260,14 @@ class DashboardScreen(DashboardHost):
     @on(LeadMessagesDrained)
     def _lead_messages(self, message: LeadMessagesDrained) -> None:
         if self.session is not None:
-            self.apply_changes(self.session.ingest(message.recipient, message.messages))
+            changes = self.session.ingest(message.recipient, message.messages)  # kept even if not drawn
+            if self.drawable:
+                self.apply_changes(changes)
 
     @on(ShutdownProgress)
     def _shutdown_progress(self, message: ShutdownProgress) -> None:
-        self.shutdowns.progress(message.news)
+        if self.drawable:
+            self.shutdowns.progress(message.news)
 
     def apply_changes(self, changes: list[Change], full: bool = False) -> None:
         """Redraw the panels `changes` concern, and tell the person what they should know."""

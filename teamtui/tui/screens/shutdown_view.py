@@ -41,17 +41,27 @@ class ShutdownView(ModalScreen[None]):
         self.clock = clock
         self._ticker: Timer | None = None
         self._ready = False
+        # Held, not queried: news can arrive while the app closes and the parts are already gone.
+        self._title = Static(id="shutdown-title", classes="dialog-title")
+        self._countdown = Static(id="shutdown-countdown", classes="dialog-sub")
+        self._table: DataTable = DataTable(id="shutdown-table", cursor_type="none", show_cursor=False)
+        self._summary = Static(id="shutdown-summary")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="shutdown-dialog"):
-            yield Static(id="shutdown-title", classes="dialog-title")
-            yield Static(id="shutdown-countdown", classes="dialog-sub")
-            yield DataTable(id="shutdown-table", cursor_type="none", show_cursor=False)
-            yield Static(id="shutdown-summary")
+            yield self._title
+            yield self._countdown
+            yield self._table
+            yield self._summary
             yield Static(Text("esc hide (the shutdown goes on)", style="dim"), classes="dialog-hint")
 
+    @property
+    def _drawable(self) -> bool:
+        """Mounted, and not being taken down (a removed part is no longer attached)."""
+        return self._ready and self._table.is_attached and self._summary.is_attached
+
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        table = self._table
         table.add_column("Teammate", key="name")
         table.add_column("State", key="state")
         table.add_column("Detail", key="detail")
@@ -62,10 +72,10 @@ class ShutdownView(ModalScreen[None]):
             self._ticker = self.set_interval(1.0, self.refresh_countdown)
 
     def refresh_countdown(self) -> None:
-        if not self._ready:
+        if not self._drawable:
             return
         palette = self.palette
-        w = self.query_one("#shutdown-countdown", Static)
+        w = self._countdown
         if self.run.done:
             if self._ticker is not None:
                 self._ticker.stop()
@@ -86,13 +96,13 @@ class ShutdownView(ModalScreen[None]):
         self.refresh_run()
 
     def refresh_run(self) -> None:
-        if not self._ready:
-            return  # on_mount draws the first state
+        if not self._drawable:
+            return  # on_mount draws the first state; a closing view draws nothing
         palette = self.palette
         title = Text("Graceful shutdown · ", style="bold")
         title.append_text(safe_text(self.run.store.name, "bold"))
-        self.query_one("#shutdown-title", Static).update(title)
-        table = self.query_one(DataTable)
+        self._title.update(title)
+        table = self._table
         table.clear()
         for t in self.run.teammates.values():
             role = OUTCOME_ROLE[t.outcome]
@@ -109,7 +119,7 @@ class ShutdownView(ModalScreen[None]):
         self.refresh_countdown()
         note = getattr(self.run, "note", "")  # what teamtui did, when the lead carries the shutdown out
         waiting = safe_text(note, self.palette.theme_color("secondary")) if note else ""
-        self.query_one("#shutdown-summary", Static).update(self.summary_text() if self.run.done else waiting)
+        self._summary.update(self.summary_text() if self.run.done else waiting)
 
     def summary_text(self) -> Text:
         palette = self.palette
