@@ -72,6 +72,20 @@ async def test_every_team_is_a_row_and_a_change_reaches_its_row(machine, tmp_pat
         await until(pilot, lambda: any("1/1" in c for c in cells(table)), "the row followed the file")
 
 
+async def test_a_change_while_the_room_is_taken_down_is_not_a_crash(machine, tmp_path):
+    """A batch can reach the room after its parts are removed (the app closing): nothing is drawn."""
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(names(app)) == 3, "three rows")
+        room = app.screen
+        await room.query_one(FleetTable).remove()
+        NativeTeam(machine["api"], "api-team").complete_task("1")
+        room.show(room.rows, room.needs)
+        room.show_muted(None)
+        await until(pilot, lambda: any(r.tasks_done == 1 for _, r in room.rows), "the batch still taken in")
+        assert app.is_running and app._exception is None
+
+
 async def test_a_team_that_appears_becomes_a_row(machine, tmp_path):
     app = app_on(machine, tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -224,6 +224,6 @@ class FleetControl:
             self._show_mute(screen)
 
     def _show_mute(self, screen: DashboardScreen) -> None:
-        if screen.is_mounted and screen.session is not None:
+        if screen.is_mounted and screen.drawable and screen.session is not None:
             screen.query_one(TeamHeader).muted_until = self.muted_until
             screen.panels.header()

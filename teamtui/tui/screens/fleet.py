@@ -55,17 +55,24 @@ class FleetScreen(Screen[None]):
         self.needs: list[Need] = []
         self.muted_until: float | None = None
         self.problems: list[str] = []
+        # Held, not queried: a batch or a tick can come while the app closes and the parts are gone.
+        self._header_line = Static(id="fleet-header")
+        self._table = FleetTable(id="fleet-teams")
+        self._needs = FleetNeeds(id="fleet-needs")
 
     def compose(self) -> ComposeResult:
         self.set_reactive(FleetScreen.palette, self._palette())
-        yield Static(id="fleet-header")
-        table = FleetTable(id="fleet-teams")
-        table.set_reactive(FleetTable.palette, self.palette)
-        yield table
-        needs = FleetNeeds(id="fleet-needs")
-        needs.set_reactive(FleetNeeds.palette, self.palette)
-        yield needs
+        yield self._header_line
+        self._table.set_reactive(FleetTable.palette, self.palette)
+        yield self._table
+        self._needs.set_reactive(FleetNeeds.palette, self.palette)
+        yield self._needs
         yield KeyFooter()
+
+    @property
+    def drawable(self) -> bool:
+        """Mounted, and its parts still there (a removed part is no longer attached)."""
+        return self.is_mounted and all(w.is_attached for w in (self._header_line, self._table, self._needs))
 
     def _palette(self) -> Palette:
         return Palette.of(self.app.current_theme, self.app.get_css_variables(), {})
@@ -89,18 +96,20 @@ class FleetScreen(Screen[None]):
         self.rows, self.needs = rows, needs
         if problems is not None:
             self.problems = problems
-        if self.is_mounted:
+        if self.drawable:
             self._draw()
 
     def show_muted(self, until: float | None) -> None:
         self.muted_until = until
-        if self.is_mounted:
+        if self.drawable:
             self._header()
 
     def _draw(self) -> None:
+        if not self.drawable:
+            return
         now = self.now()
-        self.query_one(FleetTable).show(self.rows, now)
-        self.query_one(FleetNeeds).show(self.needs, now)
+        self._table.show(self.rows, now)
+        self._needs.show(self.needs, now)
         self._header()
 
     def _header(self) -> None:
@@ -117,7 +126,7 @@ class FleetScreen(Screen[None]):
                      style=p.theme_color("secondary"))
         if self.problems:
             t.append(f" · {inert(self.problems[0])}", style=p.theme_color("warning"))
-        self.query_one("#fleet-header", Static).update(t)
+        self._header_line.update(t)
 
     # ------------------------------------------------------------------ keys
     @on(FleetTable.Chosen)
