@@ -91,6 +91,7 @@ class Streamer:
         self._sent_logs: dict[Key, dict[str, tuple[int, int]]] = {}  # member -> (id of its buffer, lines sent)
         self._sent_views: dict[Key, dict[str, dict]] = {}
         self._sent_rows: dict[Key, dict] = {}
+        self._sent_insight: dict[Key, dict] = {}
         self._shutdowns: dict[Key, tuple[Any, ShutdownController]] = {}  # the request's id, its controller
         self.closed = False
 
@@ -167,6 +168,8 @@ class Streamer:
         for member, buf in list(state.logs.items()):
             self._log_lines(team, member, list(buf), reset=True)
             sent[member] = (id(buf), buf.total)
+        self._sent_insight.pop(key, None)
+        self.insight_line(key, now=now)
 
     @staticmethod
     def _lead_state(session: TeamSession) -> str | None:
@@ -228,6 +231,7 @@ class Streamer:
         if K.LOG in kinds:
             self._new_logs(key)
         self.views_line(key)
+        self.insight_line(key)
 
     def _new_logs(self, key: Key) -> None:
         """Each member's lines since those sent (its whole buffer again when the buffer started over)."""
@@ -264,7 +268,27 @@ class Streamer:
         self._sent_rows[key] = row
         self.line({"type": "views", "team": list(key), "views": changed, "row": row})
 
+    def insight_line(self, key: Key, *, now: float | None = None) -> None:
+        """What the team's transcripts tell (figures, needs, the lead's assignments), when it changed
+        since last sent: the transcripts stay here, what was made of them goes."""
+        from teamtui.protocol.stream import insight_json
+
+        session = self.fleet.sessions.get(key)
+        if session is None or session.state.transcripts is None:
+            return
+        now = self.fleet.clock() if now is None else now
+        try:
+            insight = insight_json(session.state.transcripts, session.state, now)
+        except Exception as exc:  # noqa: BLE001 - a transcript mid-rewrite: said here, the stream goes on
+            print(f"teamtui stream: the transcripts of {key[2]} could not be summed up: {exc}", file=sys.stderr)
+            return
+        if insight is None or insight == self._sent_insight.get(key):
+            return
+        self._sent_insight[key] = insight
+        self.line({"type": "insight", "team": list(key), **insight})
+
     def gone(self, key: Key) -> None:
+        self._sent_insight.pop(key, None)
         self._sent_logs.pop(key, None)
         self._sent_views.pop(key, None)
         self._sent_rows.pop(key, None)
@@ -339,6 +363,7 @@ class Streamer:
             now = self.fleet.clock()
             for key in list(self.fleet.teams):  # the lead's process, the health rule: no file says so
                 self.views_line(key, now=now)
+                self.insight_line(key, now=now)  # a task owner gone silent: time, not a file, says so
             self.line({"type": "heartbeat", "time": now})
             await self.flush()
 

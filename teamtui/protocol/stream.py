@@ -18,6 +18,9 @@ Lines from the stream (one JSON object each, `type` first):
     messages   {team, messages, update}                    update: replaces the same messages (read, delivered)
     logs       {team, member, entries, reset}              entries: [ts, level, text, line]
     views      {team, views, row}                          members' status, unread, last activity; the row
+    insight    {team, members, lead, needs, tokens, drift, assigned}
+               what the team's transcripts tell (a Claude Code team's): each member's activity and
+               tokens, the lead's row, what needs the person, the drift line, the lead's assignments
     gone       {team}                                      no longer listed
     ready      {teams}                                     the first snapshot is complete
     heartbeat  {time}                                      every few seconds, whatever happens
@@ -64,8 +67,10 @@ ERRORS_CAP = 200  # read errors sent per team (and the total)
 MESSAGES_CAP = 2000
 TASKS_CAP = 20000
 MEMBERS_CAP = 1000
-LINE_TYPES = frozenset({"hello", "problem", "team", "tasks", "messages", "logs", "views", "gone", "ready",
+LINE_TYPES = frozenset({"hello", "problem", "team", "tasks", "messages", "logs", "views", "insight", "gone", "ready",
                         "heartbeat", "result", "progress"})
+NEEDS_CAP = 200  # needs-you items per team
+ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
 OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "ping"})
 
 # What a terminal acts on (C0 but tab and newline, DEL, C1) and lone surrogates: replaced.
@@ -259,6 +264,32 @@ def view_json(v: MemberView) -> dict[str, Any]:
     return {"name": v.name[:NAME_CAP], "status": v.status.value, "unread": v.unread, "last_activity": _float(v.last_activity)}
 
 
+def insight_json(feed: Any, state: Any, now: float) -> dict[str, Any] | None:
+    """What a team's transcript feed (protocol/claude/transcripts' TranscriptFeed) tells, as one
+    record; None while it has read nothing (or the team has no transcripts)."""
+    if feed is None or not feed.started:
+        return None
+    members: dict[str, Any] = {}
+    for m in feed.members()[:MEMBERS_CAP]:
+        st = feed.stats(m)
+        if st is None:
+            continue
+        a = st.activity
+        members[m[:NAME_CAP]] = {
+            "activity": [a.kind[:NAME_CAP], _float(a.ts), a.text[:TEXT_CAP]] if a is not None else None,
+            "tokens": st.tokens.total if whole(st.tokens.total) is not None else None,
+            "context_share": _float(st.context_share), "last_write": _float(st.last_write), "counted": st.counted,
+        }
+    lead = feed.lead_view()
+    needs = [{"kind": n.kind[:NAME_CAP], "member": n.member[:NAME_CAP], "key": n.key[:NAME_CAP], "text": n.text[:TEXT_CAP],
+              "since": _float(n.since), "detail": n.detail[:TEXT_CAP]} for n in feed.needs_you(now)[:NEEDS_CAP]]
+    assigned = next(chunks((task_json(t) for t in state.assigned.values()), ASSIGNED_BUDGET), []) if not state.tasks else []
+    total = feed.total_tokens()
+    return {"members": members, "lead": view_json(lead) if lead is not None else None, "needs": needs,
+            "tokens": total if whole(total) is not None else None, "drift": feed.drift().summary()[:TEXT_CAP],
+            "assigned": assigned}
+
+
 def chunks(items: Iterable[Any], budget: int = MAX_LINE - 4096) -> Iterator[list[Any]]:
     """`items` in lists whose JSON fits one line each (an item too big for any line is left out)."""
     batch: list[Any] = []
@@ -421,3 +452,44 @@ def read_row(d: Any) -> dict[str, Any] | None:
             v = whole(sub.get(k)) if isinstance(sub, dict) else None
             fields[f"{group}_{k}"] = max(0, v) if v is not None else 0
     return fields
+
+
+_USAGE_KEYS: dict[str, Any] = {"tokens": whole, "context_share": number, "last_write": number, "counted": _opt_bool}
+_NEED_KEYS: dict[str, Any] = {"kind": name, "member": name, "key": name, "text": text, "since": number, "detail": text}
+NEED_KINDS = frozenset({"permission", "plan", "interrupted", "failed", "silent"})
+
+
+def _items(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
+def read_insight(d: dict[str, Any]) -> dict[str, Any]:
+    """An insight line's parts, each checked: members (name -> usage, activity as [kind, ts, text]
+    or None), lead (a view or None), needs (of the known kinds), tokens, drift, assigned (Tasks)."""
+    members: dict[str, dict[str, Any]] = {}
+    raw = d.get("members")
+    for key, v in (list(raw.items())[:MEMBERS_CAP] if isinstance(raw, dict) else []):
+        member = name(key)
+        usage = _pick(v, _USAGE_KEYS)
+        if not member or usage is None:
+            continue
+        a = v.get("activity")
+        if isinstance(a, list) and len(a) == 3 and (kind := name(a[0], 32)):
+            usage["activity"] = (kind, number(a[1]), text(a[2], NAME_CAP * 2) or "")
+        if usage.get("tokens") is not None and usage["tokens"] < 0:
+            usage.pop("tokens")
+        if usage.get("context_share") is not None and not 0 <= usage["context_share"] <= 1:
+            usage.pop("context_share")
+        members[member] = usage
+    lead = read_view(d.get("lead")) if isinstance(d.get("lead"), dict) else None
+    needs = []
+    for x in _items(d.get("needs"))[:NEEDS_CAP]:
+        need = _pick(x, _NEED_KEYS)
+        if need and need.get("kind") in NEED_KINDS and need.get("key") and need.get("text") is not None:
+            needs.append(need)
+    tokens = whole(d.get("tokens"))
+    drift = name(d.get("drift"), NAME_CAP * 2)
+    assigned = [t for x in _items(d.get("assigned"))[:TASKS_CAP]
+                if (t := read_task(x)) is not None]
+    return {"members": members, "lead": lead, "needs": needs, "tokens": tokens if tokens is None or tokens >= 0 else None,
+            "drift": drift or "", "assigned": assigned}

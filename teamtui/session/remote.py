@@ -325,6 +325,18 @@ class RemoteState(TeamState):
             per.setdefault(m.recipient, []).append(m)
         return [Change(ChangeKind.INBOX, owner, messages=ms) for owner, ms in per.items()]
 
+    def take_insight(self, line: dict[str, Any]) -> list[Change]:
+        """What the remote made of the team's transcripts: its figures in place of the last, a
+        MEMBER_STATUS for each member whose row changed; the lead's assignments and the drift line
+        as a local feed's would be (TeamState._sync_assignments)."""
+        from teamtui.session.remote_transcripts import StreamedTranscripts
+
+        feed = self.transcripts
+        if not isinstance(feed, StreamedTranscripts):
+            feed = self.transcripts = StreamedTranscripts()
+        moved = feed.take_insight(wire.read_insight(line))
+        return [Change(ChangeKind.MEMBER_STATUS, m) for m in sorted(moved)] + self._sync_assignments([])
+
     def take_logs(self, line: dict[str, Any]) -> list[Change]:
         member = wire.name(line.get("member"))
         raw = _list(line, "entries")
@@ -839,6 +851,8 @@ class RemoteHost:
             changes = state.take_messages(obj)
         elif kind == "logs":
             changes = state.take_logs(obj)
+        elif kind == "insight":
+            changes = state.take_insight(obj)
         elif kind == "views":
             changes = state.take_views(obj.get("views"))
             row = wire.read_row(obj.get("row"))

@@ -16,9 +16,12 @@ from pathlib import Path
 import psutil
 import pytest
 
+from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.settings import load_settings
+from teamtui.protocol.state import TeamState
+from teamtui.session.alerts import Alerts
 from teamtui.session.fleet import FleetSession
 from teamtui.session.remote import HostsFleet, RemoteHost
 
@@ -113,6 +116,57 @@ async def test_m_and_b_are_written_there_by_the_remote_under_its_honest_sender(r
         host.request("send", native.remote_store.remote_key, "message to ghost", to="ghost", text="x")  # type: ignore[attr-defined]
         await feed.until(lambda: any("message to ghost not carried out" in n and "not a member" in n for n in feed.notices),
                          "the remote's refusal")
+
+
+def read_here(remote: Remote) -> TeamState:
+    """The Claude Code team as a local control room would read it, from the same files."""
+    state = TeamState(ClaudeTeam(remote.claude, CLAUDE_TEAM))
+    state.load_all()
+    state.load_transcripts()
+    state.take_heads(state.count_heads())
+    return state
+
+
+async def test_what_the_transcripts_tell_is_told_there_and_shown_here(remote: Remote) -> None:
+    """The transcripts stay on the other machine; what it makes of them (each member's tokens and
+    activity, the lead's row and assignments, what needs the person) arrives, as a local read has it."""
+    host = remote.host()
+    here = read_here(remote)
+    async with following(host) as feed:
+        await feed.until(lambda: host.connected, "connected")
+        session = host.sessions[remote.claude_key]
+        state = session.state
+
+        def figures_in() -> bool:
+            t = state.transcripts
+            return t is not None and t.total_tokens() is not None and set(t.members()) == set(here.transcripts.members())
+
+        await feed.until(figures_in, "the transcripts' figures")
+        there = state.transcripts
+        for m in here.transcripts.members():
+            mine, theirs = here.transcripts.stats(m), there.stats(m)
+            assert theirs.tokens.total == mine.tokens.total and theirs.last_write == mine.last_write
+            assert (theirs.activity.label() if theirs.activity else None) == (mine.activity.label() if mine.activity else None)
+        assert there.total_tokens() == here.transcripts.total_tokens() > 0
+        lead = there.lead_view()
+        assert lead is not None and lead.name == here.lead and lead.agent_type == "lead"
+        # No task list there: the board shows the lead's assignments, as here.
+        assert state.task_source == here.task_source == "assignments"
+        assert {t.subject for t in state.board.tasks.values()} == {t.subject for t in here.board.tasks.values()}
+        # A permission request there: listed here, in the team's strip and in the room's needs.
+        inbox = remote.claude / "teams" / CLAUDE_TEAM / "inboxes" / f"{here.lead}.json"
+        entries = json.loads(inbox.read_text()) if inbox.exists() else []
+        request = {"type": "permission_request", "request_id": "perm-9", "agent_id": "alice", "tool_name": "Bash",
+                   "input": {"command": "rm -rf build"}, "description": "clean the build"}
+        entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
+        inbox.write_text(json.dumps(entries))
+        await feed.until(lambda: any(n.kind == "permission" for n in there.needs_you(time.time())), "the request, here")
+        need = next(n for n in there.needs_you(time.time()) if n.kind == "permission")
+        assert need.member == "alice" and "rm -rf build" in need.detail
+        alerts = Alerts()
+        alerts.look(remote.claude_key, session, time.time())
+        listed, _ = alerts.look(remote.claude_key, session, time.time())
+        assert any(n.kind == "permission" and n.member == "alice" for n in listed)
 
 
 async def test_a_claude_code_shutdown_goes_through_its_lead_there(remote: Remote) -> None:

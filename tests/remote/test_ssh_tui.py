@@ -16,8 +16,11 @@ from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetTable
+from teamtui.tui.widgets.header import TeamHeader
+from teamtui.tui.widgets.tasks import TaskBoard
+from teamtui.tui.widgets.team import TeamPanel
 
-from .conftest import NATIVE_TEAM, Remote
+from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote
 
 SIZE = (180, 40)
 
@@ -74,3 +77,31 @@ async def test_remote_rows_a_remote_dashboard_and_m_over_ssh(remote: Remote, tmp
         await until(pilot, lambda: sum("disconnected since" in c for c in cells(table)) == 2, "the rows say it")
         await until(pilot, lambda: host.connected, "connected again", limit=15)
         await until(pilot, lambda: not any("disconnected since" in c for c in cells(table)), "the rows recovered")
+
+
+async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote: Remote, tmp_path: Path) -> None:
+    """Its dashboard has the transcript columns (doing, tokens), the team's tokens in the header,
+    the lead's row and the board of its assignments: what the other machine made of them."""
+    settings = load_settings(tmp_path / "none.toml")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    local = FleetSession(settings, cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "journal")
+    local.discover()
+    host = remote.host()
+    app = TeamTUI(fleet=HostsFleet(local, [host]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(FleetTable)
+        await until(pilot, lambda: any(c.startswith(CLAUDE_TEAM) for c in cells(table)), "the Claude Code team's row", limit=20)
+        session = host.sessions[remote.claude_key]
+        await until(pilot, lambda: session.state.transcripts is not None and session.state.transcripts.total_tokens(),
+                    "the figures", limit=20)
+        table.move_cursor(row=next(i for i, c in enumerate(cells(table)) if c.startswith(CLAUDE_TEAM)))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "its dashboard")
+        screen = app.screen
+        panel = screen.query_one(TeamPanel)
+        await until(pilot, lambda: [c.label.plain for c in panel.columns.values()][3:5] == ["Doing", "Tok"], "the columns")
+        assert any(c.split(" | ")[1].strip() == "team-lead" for c in cells(panel)), "the lead's row"
+        assert "tokens" in screen.query_one(TeamHeader).render().plain
+        assert screen.query_one(TaskBoard).border_title == "Tasks · assignments"
+        assert len(screen.query_one(TaskBoard).rows) == len(session.state.assigned) > 0

@@ -142,6 +142,39 @@ def test_records_of_wrong_shape_are_dropped_the_rest_kept() -> None:
     assert batch.changes and h.dropped == 1
 
 
+def test_a_hostile_insight_is_typed_capped_and_cleaned() -> None:
+    """What the other machine says its transcripts tell is checked like the rest: wrong shapes
+    dropped, figures out of range dropped, text cleaned of what a terminal acts on."""
+    h = host()
+    take(h, header())
+    state = h.sessions[("ssh:box", "/srv/p", "t")].state
+    take(h, {"type": "insight", "team": KEY, "tokens": -4, "drift": ESC * 500,
+             "members": {"ann": {"activity": ["tool", "soon", "Bash: " + ESC], "tokens": 2**80, "context_share": 1e9,
+                                 "last_write": 1e300, "counted": "yes"},
+                         ESC: {"activity": "busy"}, "bob": "x", "cy": {"activity": [1, 2, 3], "tokens": 12}},
+             "lead": {"name": "lead" + ESC, "status": "plotting", "unread": -1},
+             "needs": [{"kind": "permission", "member": "ann", "key": "p1", "text": "ok" + ESC, "detail": ESC},
+                       {"kind": "rm -rf", "key": "x", "text": "x"}, {"kind": "plan", "text": "no key"}, "need", None],
+             "assigned": [{"id": "a1", "subject": "work" + ESC, "status": "done?"}, {"subject": "no id"}, 7]})
+    feed = state.transcripts
+    assert feed is not None and feed.total_tokens() is None
+    assert sorted(feed.members()) == sorted(["ann", "\ufffd]52;c;cm0gLXJmIH4=\ufffd\ufffd[2J\ufffd31m", "cy"])
+    ann = feed.stats("ann")
+    assert ann.tokens.total is None and ann.context_share is None and ann.last_write is None
+    assert ann.activity is not None and ann.activity.ts is None and "\x1b" not in ann.activity.label()
+    assert feed.stats("cy").activity is None and feed.stats("cy").tokens.total == 12
+    lead = feed.lead_view()
+    assert lead is not None and lead.name.startswith("lead\ufffd") and lead.status.value == "unknown" and lead.unread == 0
+    needs = feed.needs_you(time.time())
+    assert [(n.kind, n.key) for n in needs] == [("permission", "p1")] and "\x1b" not in needs[0].text + needs[0].detail
+    assert "\x1b" not in feed.drift().summary() and len(feed.drift().summary()) <= 2 * wire.NAME_CAP
+    assert list(state.assigned) == ["a1"] and state.task_source == "assignments"
+    assert state.board.tasks["a1"].status.value == "pending" and "\x1b" not in state.board.tasks["a1"].subject
+    # A later insight replaces the last: the need answered there is gone here.
+    take(h, {"type": "insight", "team": KEY, "members": {}, "needs": [], "assigned": []})
+    assert feed.needs_you(time.time()) == [] and not state.assigned
+
+
 def test_a_flood_of_teams_is_bounded() -> None:
     h = host()
     from teamtui.session import remote
