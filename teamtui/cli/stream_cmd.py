@@ -38,7 +38,7 @@ def register(sub, parents, only: str | None = None) -> None:
         "current directory, each ROOT and config.toml's roots) as JSON lines, then their changes, with a heartbeat "
         "line every few seconds; read requests (send, broadcast, shutdown) as JSON lines on stdin and answer each. "
         "Another machine's `teamtui watch` runs it over ssh ([[hosts]] in its config.toml, or ssh://host/ROOT). "
-        "Ends when stdin closes.",
+        "With --team or --layout, only the teams of that name or layout. Ends when stdin closes.",
     )
     p.add_argument("stream_roots", nargs="*", metavar="ROOT", help="a project root (or a Claude Code folder) to add")
     p.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT, metavar="S",
@@ -59,7 +59,7 @@ def stream(ctx: Context) -> int:
     roots = [*ctx.args.stream_roots, *([ctx.root] if ctx.root is not None else [])]
     settings = load_settings()
     fleet = FleetSession(settings, roots=[Path(r) for r in roots], log_limit=settings.log_lines,
-                         health_timeout=settings.health_timeout)
+                         health_timeout=settings.health_timeout, only_team=ctx.team, only_layout=ctx.layout)
     try:
         asyncio.run(Streamer(fleet, heartbeat=beat).run())
     except (BrokenPipeError, ConnectionResetError):
@@ -308,6 +308,9 @@ class Streamer:
         await asyncio.to_thread(fleet.discover)
         for problem in fleet.problems:
             self.line({"type": "problem", "text": str(problem)})
+        if not fleet.teams and (fleet.only_team or fleet.only_layout):  # said, and followed: it may yet appear
+            which = " ".join(f"{k} {v!r}" for k, v in (("team", fleet.only_team), ("layout", fleet.only_layout)) if v)
+            self.line({"type": "problem", "text": f"no {which} here yet: only that is streamed"})
         for key in list(fleet.teams):
             self.team_lines(key, full=True)
             await self.flush()

@@ -57,6 +57,8 @@ class FleetSession:
         journal: Path | None = None,
         on_shutdown: OnShutdown | None = None,
         lead_of: tuple[str, str] | None = None,
+        only_team: str | None = None,
+        only_layout: str | None = None,
     ):
         self.settings = settings
         self.roots = list(roots)
@@ -64,6 +66,7 @@ class FleetSession:
         self.cwd, self.claude_root, self.registry, self.journal = cwd, claude_root, registry, journal
         self.on_shutdown = on_shutdown  # the lead of this process (teamtui run/demo) ...
         self.lead_of = lead_of  # ... and the team it leads: (real root, name)
+        self.only_team, self.only_layout = only_team, only_layout  # `teamtui stream --team/--layout`: the rest left out
         self.teams: dict[Key, FleetTeam] = {}
         self.sessions: dict[Key, TeamSession] = {}
         self.problems: list[str] = []
@@ -77,7 +80,7 @@ class FleetSession:
             registry=self.registry, journal=self.journal,
         )
         self.problems = fleet.problems
-        found = {t.key: t for t in fleet.teams}
+        found = {t.key: t for t in fleet.teams if self._selected(t)}
         appeared = [k for k in found if k not in self.teams]
         # A live session whose team was just seen ending keeps its state: it is marked, not re-read.
         gone = [k for k in self.teams if k not in found and not self._keeps(k)]
@@ -94,6 +97,10 @@ class FleetSession:
                     self.sessions[key] = session
         self._index()
         return appeared, gone
+
+    def _selected(self, team: FleetTeam) -> bool:
+        return (self.only_team is None or team.name == self.only_team) and (
+            self.only_layout is None or team.layout == self.only_layout)
 
     def _keeps(self, key: Key) -> bool:
         """A session this control room followed to its end stays listed for fleet_keep_hours."""
@@ -218,9 +225,17 @@ class FleetSession:
                             if changes:
                                 self.sessions[key].note_changes(changes)
                                 out.changes[key] = Batch(changes)
+                        # A team that came between the last look and the watches being in place: looked for now.
+                        had = set(self.sessions)
+                        out.appeared, out.gone = self.discover()
+                        for key in set(self.sessions) - had:
+                            out.changes[key] = Batch([], full=True)
                         out.read_seconds = time.perf_counter() - t0
-                        if out.changes:
+                        if out.changes or out.appeared or out.gone:
+                            out.rediscovered = bool(out.appeared or out.gone)
                             yield out
+                        if out.appeared and set(self.watch_dirs()) != set(dirs):
+                            again.set()  # its folders to watch too: the watch starts over
                         if first:
                             first = False
                             async for news in self._read_transcripts():

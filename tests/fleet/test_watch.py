@@ -85,3 +85,27 @@ async def test_the_first_run_on_a_machine_is_seen_though_its_folder_did_not_exis
         register_run(machine.project, NATIVE_TEAM)
         await seen.rescan()  # awaited on its nearest parent: look again
         assert [t.source for t in discover_fleet().teams if t.name == NATIVE_TEAM] == ["run"]
+
+
+async def test_a_team_made_before_the_watches_are_in_place_is_found(machine: Machine) -> None:
+    """Between the first look and the watches starting nothing is lost: when they are in place the
+    teams are looked for again, and one made meanwhile arrives with the first batch."""
+    from teamtui.protocol.native import NativeTeam
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.fleet import FleetSession
+
+    fleet = FleetSession(load_settings(), cwd=machine.project, claude_root=machine.claude,
+                         registry=machine.registry, journal=machine.journal)
+    fleet.discover()
+    team = NativeTeam(machine.project, "made-meanwhile")
+    team.create(description="")
+    team.add_member("eve")
+    stop = asyncio.Event()
+    appeared: list = []
+    async with asyncio.timeout(15):
+        async for batch in fleet.follow(stop):
+            appeared += [k[2] for k in batch.appeared]
+            if "made-meanwhile" in appeared:
+                stop.set()
+    assert appeared == ["made-meanwhile"]
+    assert fleet.sessions[next(k for k in fleet.sessions if k[2] == "made-meanwhile")].state.config is not None

@@ -131,3 +131,47 @@ def test_a_big_team_is_split_into_lines_under_the_cap(there: Path) -> None:
     assert all(len(line) < wire.MAX_LINE for line in lines)
     tasks = [t for line in lines if (o := json.loads(line))["type"] == "tasks" for t in o["tasks"]]
     assert len(tasks) == 800 and sum(json.loads(line)["type"] == "tasks" for line in lines) >= 3
+
+
+def run_stream(there: Path, *args: str) -> Stream:
+    env = {**os.environ, "HOME": str(there), "CLAUDE_CONFIG_DIR": str(there / "claude"),
+           "XDG_CONFIG_HOME": str(there / ".config"), "XDG_STATE_HOME": str(there / "state")}
+    env.pop("TEAMTUI_TEAM", None)
+    proc = subprocess.Popen([sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", *args, str(there / "proj")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=there)
+    return Stream(proc)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (("--team", "second"), ["second"]),
+    (("--layout", "native"), sorted([NATIVE_TEAM, "second"])),
+    ((), sorted([NATIVE_TEAM, "second"])),
+])
+def test_team_and_layout_choose_what_is_streamed(there: Path, args: tuple[str, ...], expected: list[str]) -> None:
+    second = NativeTeam(there / "proj", "second")
+    second.create(description="")
+    second.add_member("dee")
+    stream = run_stream(there, *args)
+    try:
+        ready = stream.until(lambda o: o["type"] == "ready", "ready")
+        assert sorted(o["team"][2] for o in stream.lines if o["type"] == "team") == expected
+        assert ready["teams"] == len(expected)
+    finally:
+        stream.proc.kill()
+        stream.proc.wait()
+
+
+def test_a_team_not_there_yet_is_said_and_streamed_when_it_comes(there: Path) -> None:
+    stream = run_stream(there, "--team", "later")
+    try:
+        problem = stream.until(lambda o: o["type"] == "problem", "the problem")
+        assert problem["text"] == "no team 'later' here yet: only that is streamed"
+        assert stream.until(lambda o: o["type"] == "ready", "ready")["teams"] == 0
+        later = NativeTeam(there / "proj", "later")
+        later.create(description="")
+        later.add_member("eve")
+        assert stream.until(lambda o: o["type"] == "team", "the team, once there")["team"][2] == "later"
+        assert not any(o["type"] == "team" and o["team"][2] == NATIVE_TEAM for o in stream.lines)
+    finally:
+        stream.proc.kill()
+        stream.proc.wait()
