@@ -72,11 +72,12 @@ def timeline_line(r: dict[str, Any]) -> str:
         return f"{_one_line(r.get('from'), 40)} → {_one_line(r.get('to'), 40)}: {what}{_one_line(r.get('text'))}"
     if kind == "delivered":
         return f"delivered to {_one_line(r.get('to'), 40)}"
-    if kind == "task":
+    if kind in ("task", "assigned"):
         owner = f" ({_one_line(r.get('owner'), 40)})" if r.get("owner") else ""
-        return f"task #{_one_line(r.get('id'), 20)} {_one_line(r.get('status'), 20)}{owner}: {_one_line(r.get('subject'))}"
-    if kind == "task_removed":
-        return f"task #{_one_line(r.get('id'), 20)} removed"
+        what = "task" if kind == "task" else "assignment"  # the lead's, handed out without a task list
+        return f"{what} #{_one_line(r.get('id'), 20)} {_one_line(r.get('status'), 20)}{owner}: {_one_line(r.get('subject'))}"
+    if kind in ("task_removed", "assigned_removed"):
+        return f"{'task' if kind == 'task_removed' else 'assignment'} #{_one_line(r.get('id'), 20)} removed"
     if kind in ("member_joined", "member_left"):
         return f"{_one_line(r.get('name'), 40)} {'joined' if kind == 'member_joined' else 'left'}"
     if kind == "member_status":

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         """Told of every batch a TeamState applies (the journal is one)."""
 
         def observe(self, state: Any, changes: Iterable[Change]) -> None: ...
+        def assignments(self, assigned: dict[str, Task]) -> None: ...
 
     class MemberTranscripts(Protocol):
         """The members' transcripts as TeamState uses them (a Claude Code team's TranscriptFeed)."""

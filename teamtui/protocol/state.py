@@ -354,6 +354,8 @@ class TeamState:
         if found is None:
             return news
         old, self.assigned = self.assigned, found
+        if self.journal is not None:
+            self.journal.assignments(found)  # an ended team's board is read back from it
         shown = not self.tasks
         if shown and (not old or not found):
             self._board = None  # the board changes source: built again when asked
@@ -387,11 +389,14 @@ class TeamState:
                 changes.append(Change(ChangeKind.LOG, u.member, entries=u.entries))
         return changes
 
-    def restore(self, config: TeamConfig, departed: dict[str, Member], tasks: dict[str, Task], messages: list[Message]) -> None:
+    def restore(self, config: TeamConfig, departed: dict[str, Member], tasks: dict[str, Task], messages: list[Message],
+                assigned: dict[str, Task] | None = None) -> None:
         """A team rebuilt from a record of it (the journal) rather than read from its files."""
         self.config = config
         self.departed = departed
         self.tasks = tasks
+        if assigned is not None:
+            self.assigned = assigned
         self._board = None
         self.messages.clear()
         self.messages.extend(sorted(messages, key=lambda m: m.timestamp)[-self.message_limit :])

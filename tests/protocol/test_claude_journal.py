@@ -76,6 +76,35 @@ def test_a_team_is_journaled_until_its_end_and_read_back(root: Path) -> None:
     assert (msg.sender, msg.recipient, msg.content, msg.delivered) == ("teamtui", "alice", "hello <b>alice</b>", True)
 
 
+def test_a_leads_assignments_are_journaled_and_an_ended_teams_board_shows_them(tmp_path: Path) -> None:
+    """Without a task list the board is the work the lead handed out (its transcript): kept in the
+    journal, so the team's board is still there once Claude Code deleted its folder."""
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURES / "tmux-running", root)
+    for p in [root, *root.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    store = ClaudeTeam(root, TEAM)
+    state = TeamState(store, journal=TeamJournal.open(store))
+    state.load_all()
+    state.load_transcripts()
+    state.take_heads(state.count_heads())
+    assert state.task_source == "assignments" and state.assigned
+    seen = {t.id: (t.subject, t.status, t.owner) for t in state.assigned.values()}
+    shutil.rmtree(store.team_dir)
+    state.apply(store.config_path)
+    journal.flush()
+
+    ended = load_state(journal_file(store))
+    assert ended.task_source == "assignments"
+    assert {t.id: (t.subject, t.status, t.owner) for t in ended.board.tasks.values()} == seen
+    kinds = [r["kind"] for r in read_records(journal_file(store))]
+    assert kinds.count("assigned") == len(seen)  # each once: unchanged ones are not written again
+    from teamtui.cli.history_cmds import timeline_line
+
+    first = next(r for r in read_records(journal_file(store)) if r["kind"] == "assigned")
+    assert timeline_line(first).startswith(f"assignment #{first['id']} ")
+
+
 def test_a_message_taken_before_the_next_read_is_journaled_with_its_delivery(root: Path) -> None:
     """A teammate may take what the dashboard wrote out of its inbox before the dashboard reads that
     inbox again: what it sent is recorded when sent, and the entry's absence is its delivery."""

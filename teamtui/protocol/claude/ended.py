@@ -12,7 +12,7 @@ from teamtui.protocol.state import TeamState
 
 def load_state(path: Path) -> TeamState:
     """An ended team rebuilt from its journal: config (members who left included as departed),
-    tasks and every message with its delivered flag. Read-only: its store's paths are gone."""
+    tasks (or the lead's assignments) and every message with its delivered flag. Read-only: its store's paths are gone."""
     records = read_records(path)
     head = next((r for r in records if r.get("kind") == "team"), None)
     if head is None:
@@ -26,6 +26,7 @@ def load_state(path: Path) -> TeamState:
     left: dict[str, Member] = {}
     messages: dict[str, Message] = {}
     tasks: dict[str, Task] = {}
+    assigned: dict[str, Task] = {}  # the lead's, while the team kept no task list
     for rec in records:
         kind = rec.get("kind")
         if kind == "team":
@@ -51,9 +52,9 @@ def load_state(path: Path) -> TeamState:
         elif kind == "delivered" and rec.get("key") in messages:
             messages[rec["key"]].delivered = True
             messages[rec["key"]].read = True
-        elif kind == "task" and isinstance(rec.get("id"), str):
+        elif kind in ("task", "assigned") and isinstance(rec.get("id"), str):
             try:
-                tasks[rec["id"]] = Task(
+                (tasks if kind == "task" else assigned)[rec["id"]] = Task(
                     id=rec["id"], subject=rec.get("subject") or "", description=rec.get("description") or "",
                     status=rec.get("status") or "pending", owner=rec.get("owner") or "",
                     blocked_by=rec.get("blocked_by") or [],
@@ -62,9 +63,11 @@ def load_state(path: Path) -> TeamState:
                 continue
         elif kind == "task_removed":
             tasks.pop(str(rec.get("id")), None)
+        elif kind == "assigned_removed":
+            assigned.pop(str(rec.get("id")), None)
     cfg = TeamConfig(name=name, lead=str(head.get("lead") or store.default_lead), description=str(head.get("description") or ""))
     cfg.members = list(members.values())
     for m in left.values():
         m.status = MemberStatus.SHUTDOWN
-    state.restore(cfg, left, tasks, list(messages.values()))
+    state.restore(cfg, left, tasks, list(messages.values()), assigned)
     return state

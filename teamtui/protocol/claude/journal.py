@@ -8,7 +8,8 @@ older generation dropped). Records are built by the caller (cheap) and written b
 thread: a dashboard's loop never waits on the disk.
 
 Record kinds: team (a header: layout, root, lead, members, task list), message, delivered,
-task, task_removed, member_joined, member_left, member_status, lead_ended, team_gone.
+task, task_removed, assigned, assigned_removed (the work a lead handed out without a task list),
+member_joined, member_left, member_status, lead_ended, team_gone.
 """
 
 from __future__ import annotations
@@ -168,6 +169,7 @@ class TeamJournal:
     path: Path
     _header: str = ""
     _tasks: dict[str, tuple] = field(default_factory=dict)
+    _assigned: dict[str, tuple] = field(default_factory=dict)
     _ended: bool = False
 
     @classmethod
@@ -218,6 +220,7 @@ class TeamJournal:
                 self._put(message_record(m, entry_key(m)))
             for t in state.tasks.values():
                 self._task(t)
+            self.assignments(state.assigned)
         for c in changes:
             kind = c.kind
             if kind == "inbox":
@@ -257,14 +260,26 @@ class TeamJournal:
         if lead is not None and lead_state(lead) != "alive":
             self._put({"kind": "lead_ended", "pid": lead.pid})
 
-    def _task(self, t: Any) -> None:
-        sig = (t.subject, t.status.value, t.owner, tuple(t.blocked_by))
-        if self._tasks.get(t.id) == sig:
+    def assignments(self, assigned: dict[str, Any]) -> None:
+        """The lead's assignments as they are now (TeamState._sync_assignments, on every change of
+        them): what is new or changed, and what went. Nothing before the team's header."""
+        if not self._header:
             return
-        self._tasks[t.id] = sig
+        for t in assigned.values():
+            self._task(t, kind="assigned", seen=self._assigned)
+        for tid in [i for i in self._assigned if i not in assigned]:
+            del self._assigned[tid]
+            self._put({"kind": "assigned_removed", "id": tid})
+
+    def _task(self, t: Any, kind: str = "task", seen: dict[str, tuple] | None = None) -> None:
+        seen = self._tasks if seen is None else seen
+        sig = (t.subject, t.status.value, t.owner, tuple(t.blocked_by))
+        if seen.get(t.id) == sig:
+            return
+        seen[t.id] = sig
         self._put(
             {
-                "kind": "task", "id": t.id, "subject": _cut(t.subject), "status": t.status.value,
+                "kind": kind, "id": t.id, "subject": _cut(t.subject), "status": t.status.value,
                 "owner": t.owner, "blocked_by": list(t.blocked_by), "description": _cut(t.description),
             }
         )
