@@ -403,6 +403,10 @@ class RemoteSession(TeamSession):
         """Asked of the remote, which carries it out by its own rules (a Claude Code team's through its lead)."""
         return RemoteShutdown(report, self, only)
 
+    @property
+    def panes_on(self) -> str:
+        return self.host.name
+
     def pane_of(self, name: str, lead: bool = True) -> str | None:
         return None
 

@@ -242,6 +242,11 @@ class TeamSession:
         )
 
     # ------------------------------------------------------------------ panes (slow: tmux, /proc)
+    @property
+    def panes_on(self) -> str:
+        """"" when the team's panes are on this machine; else the machine they are on (nothing to select here)."""
+        return ""
+
     def pane_of(self, name: str, lead: bool = True) -> str | None:
         """The tmux pane that answers for `name`: its own, else (with `lead`) the lead's."""
         member = self.state.config.member(name) if self.state.config is not None else None

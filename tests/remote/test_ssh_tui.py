@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
+
+from textual.widgets import Static
 
 from teamtui.protocol.settings import load_settings
 from teamtui.session.fleet import FleetSession
@@ -15,8 +18,10 @@ from teamtui.session.remote import HostsFleet
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
+from teamtui.tui.screens.request import RequestDetail
 from teamtui.tui.widgets.fleet import FleetTable
 from teamtui.tui.widgets.header import TeamHeader
+from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
@@ -105,3 +110,24 @@ async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote:
         assert "tokens" in screen.query_one(TeamHeader).render().plain
         assert screen.query_one(TaskBoard).border_title == "Tasks · assignments"
         assert len(screen.query_one(TaskBoard).rows) == len(session.state.assigned) > 0
+        # A permission request there: in the team's strip; its detail says where it is answered,
+        # and there is no pane here to go to.
+        inbox = remote.claude / "teams" / CLAUDE_TEAM / "inboxes" / "team-lead.json"
+        entries = json.loads(inbox.read_text()) if inbox.exists() else []
+        request = {"type": "permission_request", "request_id": "perm-7", "agent_id": "alice", "tool_name": "Bash",
+                   "input": {"command": "make clean"}, "description": "clean"}
+        entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
+        inbox.write_text(json.dumps(entries))
+        strip = screen.query_one(NeedsYouStrip)
+        await until(pilot, lambda: any(i.kind == "permission" for i in strip.items), "the request in the strip", limit=15)
+        screen.go_to_need("alice", "permission")
+        await until(pilot, lambda: isinstance(app.screen, RequestDetail) and app.screen.query(".dialog-hint"), "the request in full")
+        assert "make clean" in app.screen.render_request().plain
+        hint = str(app.screen.query_one(".dialog-hint", Static).render())
+        assert hint.startswith("it is answered in the team's panes on box")
+        await pilot.press("p")  # nothing to go to here: the detail stays
+        assert isinstance(app.screen, RequestDetail)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back")
+        screen.pane_jumps.go_to("alice")
+        await until(pilot, lambda: any("alice's pane is on box: select it there" in t for t in toasts(app)), "said where")

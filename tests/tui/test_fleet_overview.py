@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.widgets._footer import FooterKey
 
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.settings import load_settings
@@ -107,6 +108,9 @@ async def test_enter_opens_the_dashboard_escape_returns_and_the_state_is_kept(ma
         state = first.session.state
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, FleetScreen), "back to the overview")
+        await pilot.pause()
+        # The key bar is the overview's: no "Overview" key (not even dimmed) where it is the overview.
+        assert "Overview" not in [k.description for k in app.screen.query(FooterKey)]
         NativeTeam(machine["api"], "api-team").send("ana", "while you were away", "lead")
         await until(pilot, lambda: any(m.content == "while you were away" for m in state.messages), "followed meanwhile")
         await pilot.press("enter")

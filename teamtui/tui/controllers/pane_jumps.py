@@ -73,8 +73,10 @@ class PaneJumps:
 
         session = self.screen.session
         if item.kind in ("permission", "plan") and session is not None:
-            where = f"{item.member}'s pane" if session.pane_of(item.member, lead=False) else "the lead's pane"
-            detail = RequestDetail(item, self.screen.palette, where)
+            away = session.panes_on  # another machine's panes: which one answers is not known here
+            where = ("the team's panes" if away else f"{item.member}'s pane" if session.pane_of(item.member, lead=False)
+                     else "the lead's pane")
+            detail = RequestDetail(item, self.screen.palette, where, away)
             self.screen.app.push_screen(detail, lambda go: self.go_to(item.member) if go else None)
         else:
             self.go_to(item.member)
@@ -83,6 +85,9 @@ class PaneJumps:
         """Bring the team's own pane of `name` (else its lead's) forward."""
         session = self.screen.session
         assert session is not None
+        if session.panes_on:
+            self.screen.toast("", f"{name}'s pane is on {session.panes_on}: select it there", "warning")
+            return
         try:
             pane = session.select_pane(name)
         except Exception as exc:  # noqa: BLE001 - tmux is a convenience: say why, keep the dashboard

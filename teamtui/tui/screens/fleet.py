@@ -46,6 +46,9 @@ class FleetScreen(Screen[None]):
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
+        # Escape means "back to the overview" on a team's screen; here it is taken, so the key bar
+        # never lists the app's escape (it did, dimmed, after coming back from a team).
+        Binding("escape", "nothing", show=False, id="overview_here"),
     ]
 
     def __init__(self, clock: Callable[[], float] | None = None, **kw: Any) -> None:
@@ -146,6 +149,9 @@ class FleetScreen(Screen[None]):
         key = self.query_one(FleetTable).selected
         if key is not None:
             self.app.open_team(key)  # type: ignore[attr-defined]
+
+    def action_nothing(self) -> None:
+        pass
 
     def action_mute(self) -> None:
         self.app.toggle_mute()  # type: ignore[attr-defined]

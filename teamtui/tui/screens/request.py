@@ -22,16 +22,19 @@ class RequestDetail(ModalScreen[bool]):
         Binding("p", "pane", "Go to the pane", id="request.pane"),
     ]
 
-    def __init__(self, item: NeedsYou, palette: Palette, where: str):
+    def __init__(self, item: NeedsYou, palette: Palette, where: str, elsewhere: str = ""):
         super().__init__()
         self.item = item
         self.palette = palette
         self.where = where  # whose pane answers it, in words
+        self.elsewhere = elsewhere  # the machine whose panes answer it (a remote team): no pane to go to here
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog wide"):
             yield Static(self.render_request())
-            yield Static(Text(f"p go to {self.where} · esc close (it is answered there, not here)", style="dim"), classes="dialog-hint")
+            hint = (f"it is answered in {self.where} on {self.elsewhere} · esc close" if self.elsewhere
+                    else f"p go to {self.where} · esc close (it is answered there, not here)")
+            yield Static(Text(hint, style="dim"), classes="dialog-hint")
 
     def render_request(self) -> Text:
         out = safe_text(self.item.text, "bold")
@@ -42,6 +45,9 @@ class RequestDetail(ModalScreen[bool]):
 
     def action_close(self) -> None:
         self.dismiss(False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "pane" and self.elsewhere)
 
     def action_pane(self) -> None:
         self.dismiss(True)
