@@ -131,3 +131,5 @@ async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote:
         await until(pilot, lambda: app.screen is screen, "back")
         screen.pane_jumps.go_to("alice")
         await until(pilot, lambda: any("alice's pane is on box: select it there" in t for t in toasts(app)), "said where")
+        await pilot.press("t")
+        await until(pilot, lambda: any("this team's panes are on box: none are opened here" in t for t in toasts(app)), "t")

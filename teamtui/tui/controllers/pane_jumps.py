@@ -57,6 +57,10 @@ class PaneJumps:
         self.screen.toast("Focused ", name, "information", suffix=suffix)
 
     def toggle(self) -> None:
+        session = self.screen.session
+        if session is not None and session.panes_on:  # a remote team: its panes are that machine's
+            self.screen.toast("", f"this team's panes are on {session.panes_on}: none are opened here", "information")
+            return
         try:
             shown = self.panes.toggle()
         except Exception as exc:  # noqa: BLE001
