@@ -170,6 +170,14 @@ def test_a_hostile_insight_is_typed_capped_and_cleaned() -> None:
     assert "\x1b" not in feed.drift().summary() and len(feed.drift().summary()) <= 2 * wire.NAME_CAP
     assert list(state.assigned) == ["a1"] and state.task_source == "assignments"
     assert state.board.tasks["a1"].status.value == "pending" and "\x1b" not in state.board.tasks["a1"].subject
+    # A flood is bounded (within a line's size): members, needs and assignments each capped.
+    flood = {"type": "insight", "team": KEY, "members": {f"m{i}": {"tokens": i} for i in range(1200)},
+             "needs": [{"kind": "silent", "member": "ann", "key": f"s{i}", "text": "quiet"} for i in range(300)],
+             "assigned": [{"id": f"a{i}", "subject": "x"} for i in range(21000)]}
+    assert len(wire.dumps(flood)) < wire.MAX_LINE
+    take(h, flood)
+    assert len(feed.members()) == wire.MEMBERS_CAP and len(feed.needs_you(time.time())) == wire.NEEDS_CAP
+    assert len(state.assigned) == wire.TASKS_CAP
     # A later insight replaces the last: the need answered there is gone here.
     take(h, {"type": "insight", "team": KEY, "members": {}, "needs": [], "assigned": []})
     assert feed.needs_you(time.time()) == [] and not state.assigned
