@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +27,9 @@ from teamtui.session.team import Batch, TeamSession
 
 Key = tuple[str, str, str]
 HOUR = 3600.0
+# A row whose team had no change is built again after this long: what moves with time alone (the
+# lead's process, a teammate past the health timeout, "silent" owners) is never older than this.
+ROW_FRESH = 2.0
 
 
 @dataclass
@@ -71,6 +74,7 @@ class FleetSession:
         self.sessions: dict[Key, TeamSession] = {}
         self.problems: list[str] = []
         self._dir_keys: dict[Path, set[Key]] = {}  # watched folder -> the teams whose files are under it
+        self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
 
     # ------------------------------------------------------------------ which teams
     def discover(self) -> tuple[list[Key], list[Key]]:
@@ -156,9 +160,22 @@ class FleetSession:
         return row_of(team, session.state if session is not None else None, now=now,
                       problem=None if session is not None or team.problem else "cannot be read")
 
-    def rows(self, now: float | None = None) -> list[FleetRow]:
+    def rows(self, now: float | None = None, changed: Collection[Key] | None = None) -> list[FleetRow]:
+        """Every row, in order. With `changed` (the teams a batch touched), only those rows and the
+        ones older than ROW_FRESH are built again: at 100 teams a row each is most of a batch's cost."""
         now = self.clock() if now is None else now
-        return order_rows(self.row(k, now) for k in self.teams)
+        if changed is None:
+            self._rows.clear()
+        out = []
+        for key in self.teams:
+            kept = self._rows.get(key)
+            if kept is None or key in changed or not 0 <= now - kept[1] <= ROW_FRESH:  # type: ignore[operator]
+                kept = self._rows[key] = (self.row(key, now), now)
+            out.append(kept[0])
+        if len(self._rows) > len(self.teams):
+            for key in [k for k in self._rows if k not in self.teams]:
+                del self._rows[key]
+        return order_rows(out)
 
     # ------------------------------------------------------------------ following the files
     def _discovery_dirs(self) -> list[Path]:

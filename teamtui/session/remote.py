@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import shlex
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -988,9 +988,9 @@ class HostsFleet:
     def problems(self) -> list[str]:
         return [*self.local.problems, *(p for h in self.hosts for p in h.problems)]
 
-    def rows(self, now: float | None = None) -> list[FleetRow]:
-        now = self.clock() if now is None else now
-        return order_rows([*self.local.rows(now), *(r for h in self.hosts for r in h.rows(now))])
+    def rows(self, now: float | None = None, changed: Collection[Key] | None = None) -> list[FleetRow]:
+        now = self.clock() if now is None else now  # a host's rows are as streamed: cheap to build each time
+        return order_rows([*self.local.rows(now, changed), *(r for h in self.hosts for r in h.rows(now))])
 
     def discover(self) -> tuple[list[Key], list[Key]]:
         return self.local.discover()

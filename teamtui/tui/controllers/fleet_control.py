@@ -107,7 +107,8 @@ class FleetControl:
             for text, severity in batch.notices:
                 self.app.notify(text, severity=severity, markup=False)
         self.look([*batch.changes, *batch.appeared])
-        self.show()
+        # Only the rows of the teams it touched are built again (a host's rows are its stream's: cheap).
+        self.show(None if batch.gone or batch.rediscovered else {*batch.changes, *batch.appeared})
 
     def look(self, keys: Iterable[Key]) -> None:
         """Each team's needs again; what is new calls the person."""
@@ -151,11 +152,12 @@ class FleetControl:
         if gone:
             self.show()
 
-    def show(self) -> None:
+    def show(self, changed: set[Key] | None = None) -> None:
+        """The overview as the sessions are now; with `changed`, rows of other teams may be kept (FleetSession.rows)."""
         if not self.app.is_running:  # quitting (a timer may still fire): the overview's widgets are going
             return
         now = self.fleet.clock()
-        rows = self.fleet.rows(now)
+        rows = self.fleet.rows(now, changed)
         for r in rows:  # the control room's count (it sees more than transcripts); another machine's own, if more
             remote = getattr(r.team, "host", "")  # a RemoteTeam: its requests are counted over there
             r.needs_you = max(len(self.needs.get(r.team.key, ())), r.needs_you if remote else 0)
