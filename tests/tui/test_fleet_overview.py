@@ -73,6 +73,13 @@ async def test_every_team_is_a_row_and_a_change_reaches_its_row(machine, tmp_pat
         await until(pilot, lambda: any("1/1" in c for c in cells(table)), "the row followed the file")
 
 
+async def test_the_rows_are_on_the_first_frame(machine, tmp_path):
+    """The overview draws its rows as it mounts, not on the next batch or tick."""
+    app = app_on(machine, tmp_path)
+    async with app.run_test(size=SIZE):
+        assert len(names(app)) == 3  # no pause: what on_mount drew
+
+
 async def test_a_change_while_the_room_is_taken_down_is_not_a_crash(machine, tmp_path):
     """A batch can reach the room after its parts are removed (the app closing): nothing is drawn."""
     app = app_on(machine, tmp_path)

@@ -74,8 +74,9 @@ class FleetScreen(Screen[None]):
 
     @property
     def drawable(self) -> bool:
-        """Mounted, and its parts still there (a removed part is no longer attached)."""
-        return self.is_mounted and all(w.is_attached for w in (self._header_line, self._table, self._needs))
+        """Its parts are there: composed (on_mount draws first) and not being removed (a removed
+        part is no longer attached). Not `is_mounted`: that turns true only after on_mount."""
+        return all(w.is_attached for w in (self._header_line, self._table, self._needs))
 
     def _palette(self) -> Palette:
         return Palette.of(self.app.current_theme, self.app.get_css_variables(), {})
