@@ -31,7 +31,6 @@ import random
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,9 +39,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from fleetgen import claude_task, make_fleet, native_task  # noqa: E402
+from ptyrun import exec_until  # noqa: E402
 
 SIZE = (160, 50)
-_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
 _DONE = re.compile(r"(\d+)/(\d+)")
 
 
@@ -207,50 +206,9 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
 
 def pty_once(base: Path, made: dict, teams: int, timeout: float = 120.0) -> float:
     """`teamtui ROOT… --teammate-mode in-process` in a pseudo-terminal: exec → "N teams" in the header."""
-    import fcntl
-    import pty
-    import select
-    import struct
-    import termios
-
     exe = Path(sys.executable).with_name("teamtui")
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    env.update(TERM="xterm-256color", COLUMNS=str(SIZE[0]), LINES=str(SIZE[1]))
-    needle = f"{teams} teams".encode()
-    t0 = time.time()
-    proc = subprocess.Popen([str(exe), *map(str, made["roots"]), "--teammate-mode", "in-process"], cwd=base / "cwd",
-                            stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True, start_new_session=True)
-    os.close(slave)
-    buf, found = b"", None
-    try:
-        while time.time() - t0 < timeout:
-            r, _, _ = select.select([master], [], [], 0.05)
-            if r:
-                try:
-                    buf += os.read(master, 1 << 16)
-                except OSError:
-                    break
-                if needle in _ANSI.sub(b"", buf):
-                    found = time.time() - t0
-                    break
-        os.write(master, b"q")
-        deadline = time.time() + 10
-        while proc.poll() is None and time.time() < deadline:
-            if select.select([master], [], [], 0.05)[0]:
-                try:
-                    os.read(master, 1 << 16)
-                except OSError:
-                    break
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        os.close(master)
-    if found is None:
-        raise RuntimeError(f"no overview within {timeout}s: {_ANSI.sub(b'', buf)[-400:]!r}")
-    return found
+    return exec_until([str(exe), *map(str, made["roots"]), "--teammate-mode", "in-process"], f"{teams} teams".encode(),
+                      size=SIZE, what="overview", timeout=timeout, cwd=base / "cwd")
 
 
 def main() -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from teamgen import member_name, task_dict  # noqa: E402
+from writer import rewrite_atomic  # noqa: E402
 
 FIXTURES = HERE.parent / "tests" / "fixtures" / "examples" / "claude-2.1.328"
 CLAUDE_FIXTURES = ("tmux-running", "inprocess-running")
@@ -185,23 +186,13 @@ def make_fleet(base: Path, teams: int, members: int, log_bytes: int = 50 * 1024,
 
 
 # ------------------------------------------------------------------ the writer process
-def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
 def serve() -> None:
     for line in sys.stdin:
         cmd = json.loads(line)
         if cmd.get("op") == "quit":
             return
         t = time.time()
-        write_atomic(Path(cmd["path"]), cmd["data"].encode())
+        rewrite_atomic(Path(cmd["path"]), cmd["data"].encode())
         sys.stdout.write(json.dumps({"t": t}) + "\n")
         sys.stdout.flush()
 

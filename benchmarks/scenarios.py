@@ -13,7 +13,6 @@ import gc
 import json
 import os
 import random
-import re
 import resource
 import shutil
 import statistics
@@ -25,6 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from ptyrun import exec_until  # noqa: E402
 from teamgen import TEAM, inbox_path, log_path, make_team, member_name, task_path, team_dir  # noqa: E402
 
 WRITER = HERE / "writer.py"
@@ -546,65 +546,11 @@ async def idle(members: int, seconds: float, warmup: float) -> dict:
 
 
 # ---------------------------------------------------------------- 6. start-up and import
-_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
-
-
 def startup_once(root: Path, needle: bytes, timeout: float = 20.0) -> float:
     """`teamtui watch ROOT` in a real pseudo-terminal: seconds from exec to the first screen."""
-    import fcntl
-    import pty
-    import select
-    import struct
-    import termios
-
     exe = Path(sys.executable).with_name("teamtui")
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    env.update(TERM="xterm-256color", XDG_CONFIG_HOME=str(root / "_config"), COLUMNS=str(SIZE[0]), LINES=str(SIZE[1]))
-    t0 = time.time()
-    proc = subprocess.Popen(
-        [str(exe), "watch", str(root), "--team", TEAM, "--teammate-mode", "in-process"],
-        stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True, start_new_session=True,
-    )
-    os.close(slave)
-    buf = b""
-    found = None
-    try:
-        while time.time() - t0 < timeout:
-            r, _, _ = select.select([master], [], [], 0.05)
-            if r:
-                try:
-                    chunk = os.read(master, 1 << 16)
-                except OSError:
-                    break
-                buf += chunk
-                if needle in _ANSI.sub(b"", buf):
-                    found = time.time() - t0
-                    break
-        os.write(master, b"q")
-        try:
-            deadline = time.time() + 5
-            while proc.poll() is None and time.time() < deadline:
-                r, _, _ = select.select([master], [], [], 0.05)
-                if r:
-                    try:
-                        os.read(master, 1 << 16)
-                    except OSError:
-                        break
-            proc.wait(timeout=0.1)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-    if found is None:
-        tail = _ANSI.sub(b"", buf)[-400:]
-        raise RuntimeError(f"no first screen within {timeout}s: {tail!r}")
-    return found
+    return exec_until([str(exe), "watch", str(root), "--team", TEAM, "--teammate-mode", "in-process"], needle,
+                      size=SIZE, what="first screen", timeout=timeout, env={"XDG_CONFIG_HOME": str(root / "_config")})
 
 
 def startup(reps: int) -> dict:
