@@ -165,11 +165,12 @@ class FleetSession:
         ones older than ROW_FRESH are built again: at 100 teams a row each is most of a batch's cost."""
         now = self.clock() if now is None else now
         if changed is None:
-            self._rows.clear()
+            self._rows.clear()  # every row built again
+        touched = changed or ()
         out = []
         for key in self.teams:
             kept = self._rows.get(key)
-            if kept is None or key in changed or not 0 <= now - kept[1] <= ROW_FRESH:  # type: ignore[operator]
+            if kept is None or key in touched or not 0 <= now - kept[1] <= ROW_FRESH:
                 kept = self._rows[key] = (self.row(key, now), now)
             out.append(kept[0])
         if len(self._rows) > len(self.teams):

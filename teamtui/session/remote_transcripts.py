@@ -67,7 +67,7 @@ class StreamedTranscripts:
         view = (MemberView(name=lead["name"], status=MemberStatus(lead.get("status", "unknown")), agent_type="lead",
                            last_activity=lead.get("last_activity"), unread=lead.get("unread", 0))
                 if lead is not None else None)
-        if _view_sig(view) != _view_sig(self._lead):
+        if view != self._lead:  # a Record: compared by value
             moved.add(view.name if view is not None else self._lead.name if self._lead is not None else "")
         self._lead = view
         needs = [NeedsYou(n["kind"], n.get("member", ""), n["key"], n["text"], n.get("since"), n.get("detail", ""))
@@ -151,6 +151,3 @@ def _stats(usage: dict[str, Any]) -> StreamedStats:
         counted=usage.get("counted", True) is not False,
     )
 
-
-def _view_sig(v: MemberView | None) -> tuple | None:
-    return None if v is None else (v.name, v.status, v.last_activity, v.unread)
