@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol import processes
-from teamtui.protocol.settings import HostSettings
+from teamtui.protocol.settings import HostSettings, load_settings
+from teamtui.session.fleet import FleetSession
 from teamtui.session.remote import HostBatch, RemoteHost, host_key
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
@@ -169,6 +170,16 @@ def remote(tmp_path: Path, sshd: Sshd) -> Iterator[Remote]:
     finally:
         lead.kill()
         lead.wait()
+
+
+def empty_local_fleet(tmp_path: Path) -> FleetSession:
+    """This machine's side of a room with no team of its own: what stands beside the hosts."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    local = FleetSession(load_settings(tmp_path / "none.toml"), cwd=empty, claude_root=empty, registry=empty / "runs",
+                         journal=empty / "journal")
+    local.discover()
+    return local
 
 
 class Feed:

@@ -19,13 +19,11 @@ import pytest
 from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.settings import load_settings
 from teamtui.protocol.state import TeamState
 from teamtui.session.alerts import Alerts
-from teamtui.session.fleet import FleetSession
 from teamtui.session.remote import HostsFleet, RemoteHost
 
-from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, following
+from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, empty_local_fleet, following
 
 
 def claude_inbox(remote: Remote, member: str) -> list[dict]:
@@ -296,11 +294,7 @@ async def test_an_incompatible_teamtui_says_to_install_the_same_one(remote: Remo
 
 
 async def test_one_host_down_leaves_the_others_and_the_local_fleet_unaffected(remote: Remote, tmp_path: Path) -> None:
-    settings = load_settings(tmp_path / "none.toml")
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    local = FleetSession(settings, cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "journal")
-    local.discover()
+    local = empty_local_fleet(tmp_path)
     good = remote.host()
     bad = remote.host(name="gone", teamtui="/nonexistent/teamtui")
     fleet = HostsFleet(local, [good, bad])

@@ -12,9 +12,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from teamtui.protocol.settings import load_settings
-from teamtui.session.fleet import FleetSession
-from teamtui.session.remote import HostsFleet
+from teamtui.session.remote import HostsFleet, RemoteHost
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -25,7 +23,7 @@ from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
-from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote
+from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, empty_local_fleet
 
 SIZE = (180, 40)
 
@@ -48,14 +46,16 @@ def toasts(app: TeamTUI) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-async def test_remote_rows_a_remote_dashboard_and_m_over_ssh(remote: Remote, tmp_path: Path) -> None:
-    settings = load_settings(tmp_path / "none.toml")
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    local = FleetSession(settings, cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "journal")
-    local.discover()
+def room(remote: Remote, tmp_path: Path) -> tuple[TeamTUI, RemoteHost]:
+    """The control room over the one host, with no local team."""
     host = remote.host()
-    app = TeamTUI(fleet=HostsFleet(local, [host]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+    app = TeamTUI(fleet=HostsFleet(empty_local_fleet(tmp_path), [host]), config_path=tmp_path / "none.toml",
+                  cursor_blink=False, sync_panes=False)
+    return app, host
+
+
+async def test_remote_rows_a_remote_dashboard_and_m_over_ssh(remote: Remote, tmp_path: Path) -> None:
+    app, host = room(remote, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         assert isinstance(app.screen, FleetScreen)
         table = app.screen.query_one(FleetTable)
@@ -87,13 +87,7 @@ async def test_remote_rows_a_remote_dashboard_and_m_over_ssh(remote: Remote, tmp
 async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote: Remote, tmp_path: Path) -> None:
     """Its dashboard has the transcript columns (doing, tokens), the team's tokens in the header,
     the lead's row and the board of its assignments: what the other machine made of them."""
-    settings = load_settings(tmp_path / "none.toml")
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    local = FleetSession(settings, cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "journal")
-    local.discover()
-    host = remote.host()
-    app = TeamTUI(fleet=HostsFleet(local, [host]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+    app, host = room(remote, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         table = app.screen.query_one(FleetTable)
         await until(pilot, lambda: any(c.startswith(CLAUDE_TEAM) for c in cells(table)), "the Claude Code team's row", limit=20)
