@@ -6,8 +6,11 @@ Every pane teamtui opens carries pane user options:
                     mistaken for the owner)
   @teamtui-team     the team's name
   @teamtui-teammate the teammate's name
-A marked pane whose owner is no longer running is a leftover: its processes are ended
-and the pane closed, at the next start (TmuxPanes.from_env) or by `teamtui cleanup`.
+The same three also go into the pane's environment when it is opened (OWNER_ENV, TEAM_ENV,
+TEAMMATE_ENV, with `split-window -e`): the options are set by a second tmux call, and a
+teamtui killed between the two leaves a pane only its process's environment names.
+A pane whose owner is no longer running is a leftover: its processes are ended and the
+pane closed, at the next start (TmuxPanes.from_env) or by `teamtui cleanup`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ from teamtui.tmux.server import Tmux
 OWNER = "@teamtui-owner"
 TEAM = "@teamtui-team"
 TEAMMATE = "@teamtui-teammate"
+OWNER_ENV = "TEAMTUI_PANE_OWNER"
+TEAM_ENV = "TEAMTUI_PANE_TEAM"
+TEAMMATE_ENV = "TEAMTUI_PANE_TEAMMATE"
 # How long a leftover's processes get between SIGTERM and SIGKILL.
 GRACE_SECONDS = 1.0
 
@@ -73,22 +79,34 @@ class Leftover:
     owner: str
 
 
+def pane_env(owner: str, team: str, teammate: str) -> dict[str, str]:
+    """The marks a pane is opened with, in its process's environment (see the module doc)."""
+    return {OWNER_ENV: owner, TEAM_ENV: team, TEAMMATE_ENV: teammate}
+
+
 def find_leftovers(tmux: Tmux, team: str | None = None) -> list[Leftover]:
     found = []
     # Only fields teamtui wrote itself in the listing: a name with a newline or tab must not forge a row.
     for row in tmux.list_panes(["pane_id", "pane_pid", OWNER]):
-        owner = row.get(OWNER, "")
-        if not owner or owner_alive(owner):
-            continue
-        pane_team = tmux.pane_info(row["pane_id"], "#{%s}" % TEAM) or ""
-        if team is not None and pane_team != team:
-            continue
         try:
             pid = int(row.get("pane_pid") or 0)
         except ValueError:
             pid = 0
-        teammate = tmux.pane_info(row["pane_id"], "#{%s}" % TEAMMATE) or ""
-        found.append(Leftover(row["pane_id"], pid, pane_team, teammate, owner))
+        owner = row.get(OWNER, "")
+        # Not marked (yet, or ever): its opener may have died between opening and marking it.
+        marks = {} if owner else processes.environment(pid)[1]
+        owner = owner or marks.get(OWNER_ENV, "")
+        if not owner or owner_alive(owner):
+            continue
+        if row.get(OWNER):
+            marks = {
+                TEAM_ENV: tmux.pane_info(row["pane_id"], "#{%s}" % TEAM) or "",
+                TEAMMATE_ENV: tmux.pane_info(row["pane_id"], "#{%s}" % TEAMMATE) or "",
+            }
+        pane_team = marks.get(TEAM_ENV, "")
+        if team is not None and pane_team != team:
+            continue
+        found.append(Leftover(row["pane_id"], pid, pane_team, marks.get(TEAMMATE_ENV, ""), owner))
     return found
 
 

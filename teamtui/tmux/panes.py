@@ -50,6 +50,7 @@ from teamtui.tmux.cleanup import (
     cleanup_leftovers,
     close_panes,
     owner_token,
+    pane_env,
 )
 from teamtui.tmux.server import Tmux, TmuxError, TmuxUnavailable, socket_from_env
 from teamtui.tmux.style import pane_title, tmux_color
@@ -298,7 +299,9 @@ class TmuxPanes:
             args = ["-d", "-P", "-F", "#{pane_id}\t#{pane_pid}\t#{window_id}"]
             if cwd is not None:
                 args += ["-c", str(cwd)]
-            for key, value in (env or {}).items():
+            # Marked in its environment from birth: _mark below is a second call a kill can fall before.
+            marks = pane_env(self._token, _option_text(self.team), _option_text(name))
+            for key, value in {**(env or {}), **marks}.items():
                 if key not in _TMUX_OWN_ENV:
                     args += ["-e", f"{key}={value}"]
             tail = [command] if command else []

@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     if os.isatty(1):  # teammates using the Teammate API show their log lines on the pane too
         env[PANE_TTY_ENV] = os.ttyname(1)
     child = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    if hung_up:  # the pane closed while the child was being started: the hangup must reach it too
+        os.killpg(os.getpgrp(), signal.SIGHUP)
     assert child.stdout is not None
     fd = child.stdout.fileno()
     show = True

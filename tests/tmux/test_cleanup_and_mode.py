@@ -63,6 +63,34 @@ def test_teamtui_cleanup_closes_the_panes_and_processes_of_a_killed_teamtui(tmux
     mine.close_all()
 
 
+# A teamtui SIGKILLed after tmux opened a pane and before it marked it (two tmux calls).
+KILLED_WHILE_MARKING = """
+import os, signal
+from teamtui.tmux.api import PaneSpec
+from teamtui.tmux.panes import TmuxPanes
+class Dies(TmuxPanes):
+    def _mark(self, pane, color):
+        print(pane.pid, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+panes, _ = Dies.from_env("doomed")
+panes.open("half", command="sleep 600")
+"""
+
+
+def test_a_pane_its_teamtui_died_before_marking_is_still_cleaned_up(tmux_server: TmuxServer) -> None:
+    env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
+    died = subprocess.run([sys.executable, "-c", KILLED_WHILE_MARKING], capture_output=True, text=True, env=env, timeout=30)
+    assert died.returncode == -signal.SIGKILL, died.stderr
+    pid = int(died.stdout.split()[0])
+    assert tmux_server.marked() == {} and group_alive(pid)  # no pane option names it: only its environment does
+    done = subprocess.run([sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "(team doomed, teammate half;" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "1 leftover pane(s) closed"
+    wait_for(lambda: not group_alive(pid), "the unmarked pane's process to end")
+    assert tmux_server.tmux.pane_exists(tmux_server.dashboard)
+
+
 def test_the_next_start_cleans_leftovers_and_says_so(tmux_server: TmuxServer) -> None:
     pids = _killed_owner(tmux_server)
     panes, notice = make_panes(ModeDecision("tmux"), "next", tmux_server.env())

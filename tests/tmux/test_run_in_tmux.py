@@ -115,11 +115,14 @@ def test_demo_in_tmux_leaves_nothing_behind(tmux_server: TmuxServer, tmp_path: P
 @pytest.mark.parametrize("then", ["teamtui cleanup", "the next start"])
 def test_a_sigkilled_demo_is_cleaned_up(tmux_server: TmuxServer, tmp_path: Path, then: str) -> None:
     root = tmp_path / "demo"
-    _, pid, panes = _demo_running(tmux_server, root)
+    demo_pane, pid, marked = _demo_running(tmux_server, root)
     before = len(processes_of(root))
     os.kill(pid, signal.SIGKILL)
     wait_for(lambda: not running(pid), "teamtui demo to die", 10)
     assert tmux_server.marked("demo"), "SIGKILL leaves the panes (nothing can run after it)"
+    # Every pane but the fixture's and the demo's own: also one the kill caught before it was marked.
+    panes = [p for p in tmux_server.run("list-panes", "-a", "-F", "#{pane_id}") if p not in (tmux_server.dashboard, demo_pane)]
+    assert set(marked) <= set(panes)
     if then == "teamtui cleanup":
         done = run_cmd(["cleanup"], **tmux_server.env())
         assert done.returncode == 0, done.stderr
