@@ -169,7 +169,7 @@ async def test_a_half_written_or_hostile_team_folder_is_a_row_with_its_problem(m
                                        for r in cells(app.screen.query_one(FleetTable))), "the row heals once the file is whole")
 
 
-async def test_the_teammate_panes_follow_the_team_on_screen_and_the_overview_opens_none(machine, tmp_path):
+async def test_the_teammate_panes_follow_the_team_on_screen_and_the_overview_has_none(machine, tmp_path):
     from .conftest import RecordingPanes
 
     panes = RecordingPanes()
@@ -188,6 +188,7 @@ async def test_the_teammate_panes_follow_the_team_on_screen_and_the_overview_ope
         await until(pilot, lambda: synced() and synced()[-1] == ["ana", "bo"], "the api team's panes")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, FleetScreen), "back to the overview")
+        assert synced()[-1] == []  # back on the overview: the team's panes close, the room gets its width back
         table = app.screen.query_one(FleetTable)
         table.move_cursor(row=next(i for i, n in enumerate(names(app)) if n.startswith("web-team")))
         await pilot.press("enter")

@@ -205,6 +205,8 @@ class FleetControl:
             self.app.pop_screen()
             self.app.sub_title = ""
             self.app.refresh_bindings()
+            if self.sync_panes:  # the overview is no team's: its follow panes close (adopted ones stay)
+                self.app.panes.sync([])
 
     # ------------------------------------------------------------------ muting
     @property
