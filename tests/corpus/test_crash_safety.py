@@ -76,6 +76,7 @@ def _verify(native_root: Path, claude_root: Path) -> dict[str, int]:
     # The next writer gets in, through the stale-lock path when the killed one left a lock.
     _age(locks)
     store.send("hunter", "after the crash", "lead")
+    store.send("lead", "after the crash", "hunter")  # the worker also writes to the lead's inbox
     store.create_task("after the crash")
     store.update_member("scout", status="idle")
     store.drain("scout")
