@@ -92,21 +92,19 @@ def find_leftovers(tmux: Tmux, team: str | None = None) -> list[Leftover]:
             pid = int(row.get("pane_pid") or 0)
         except ValueError:
             pid = 0
-        owner = row.get(OWNER, "")
         # Not marked (yet, or ever): its opener may have died between opening and marking it.
-        marks = {} if owner else processes.environment(pid)[1]
-        owner = owner or marks.get(OWNER_ENV, "")
+        env = None if row.get(OWNER) else processes.environment(pid)[1]
+        owner = row.get(OWNER, "") if env is None else env.get(OWNER_ENV, "")
         if not owner or owner_alive(owner):
             continue
-        if row.get(OWNER):
-            marks = {
-                TEAM_ENV: tmux.pane_info(row["pane_id"], "#{%s}" % TEAM) or "",
-                TEAMMATE_ENV: tmux.pane_info(row["pane_id"], "#{%s}" % TEAMMATE) or "",
-            }
-        pane_team = marks.get(TEAM_ENV, "")
+        if env is None:
+            pane_team = tmux.pane_info(row["pane_id"], "#{%s}" % TEAM) or ""
+            teammate = tmux.pane_info(row["pane_id"], "#{%s}" % TEAMMATE) or ""
+        else:
+            pane_team, teammate = env.get(TEAM_ENV, ""), env.get(TEAMMATE_ENV, "")
         if team is not None and pane_team != team:
             continue
-        found.append(Leftover(row["pane_id"], pid, pane_team, marks.get(TEAMMATE_ENV, ""), owner))
+        found.append(Leftover(row["pane_id"], pid, pane_team, teammate, owner))
     return found
 
 

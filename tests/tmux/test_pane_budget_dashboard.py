@@ -29,10 +29,6 @@ def _follows(server: TmuxServer) -> dict[str, dict[str, str]]:
     return {r["@teamtui-teammate"]: r for r in server.marked("refactor-auth").values()}
 
 
-def _screen(server: TmuxServer, pane: str) -> str:
-    return "\n".join(server.tmux.try_run("capture-pane", "-p", "-t", pane) or [])
-
-
 def test_twelve_teammates_get_eight_panes_enter_opens_the_tenth_and_quitting_closes_them_all(
     tmux_server: TmuxServer, native_root: Path
 ) -> None:
@@ -44,7 +40,7 @@ def test_twelve_teammates_get_eight_panes_enter_opens_the_tenth_and_quitting_clo
     wait_for(lambda: len(_follows(tmux_server)) == 8, "eight follow panes", timeout=60)
     first = ["hunter", "scout", *MATES[:6]]
     assert sorted(_follows(tmux_server)) == sorted(first)  # the first eight in team order
-    wait_for(lambda: "4 without a pane" in _screen(tmux_server, dashboard), "the team table to say 4 have no pane")
+    wait_for(lambda: "4 without a pane" in tmux_server.screen(dashboard), "the team table to say 4 have no pane")
     # The 10th live teammate is mate7: row 11 of the team table (hunter, scout, tracer, mate0...).
     tmux_server.run("send-keys", "-t", dashboard, *["Down"] * 10, "Enter")
     wait_for(lambda: "mate7" in _follows(tmux_server), "mate7's pane to open on enter", timeout=30)

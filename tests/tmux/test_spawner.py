@@ -15,10 +15,6 @@ from teamtui.tmux.spawner import TmuxSpawner
 pytestmark = pytest.mark.tmux
 
 
-def _screen(server: TmuxServer, pane: str) -> str:
-    return "\n".join(server.tmux.try_run("capture-pane", "-p", "-t", pane) or [])
-
-
 def _first_line(path: Path) -> str:
     text = path.read_text() if path.exists() else ""
     return text.partition("\n")[0] if "\n" in text else ""
@@ -42,7 +38,7 @@ def test_output_lands_in_the_pane_and_the_log_and_the_exit_status_is_kept(tmux_s
         cwd=tmp_path, env={"TEAMTUI_NAME": "hunter"}, log_path=log,
     )
     assert proc.pid and tmux_server.marked()[proc.pane_id]["@teamtui-teammate"] == "hunter"
-    wait_for(lambda: f"name=hunter in {tmp_path}" in _screen(tmux_server, proc.pane_id), "output in the pane")
+    wait_for(lambda: f"name=hunter in {tmp_path}" in tmux_server.screen(proc.pane_id), "output in the pane")
     assert proc.poll() is None
     (tmp_path / "go").touch()
     assert wait_for(lambda: proc.poll() is not None, "the teammate to exit") and proc.poll() == 5
@@ -79,7 +75,7 @@ def test_kill_leaves_no_process_behind(tmux_server: TmuxServer, tmp_path: Path) 
     proc = TmuxSpawner(panes).spawn(
         "tracer", "trap '' TERM; sleep 600 & echo up; wait", cwd=tmp_path, env={}, log_path=tmp_path / "tracer.log"
     )
-    wait_for(lambda: "up" in _screen(tmux_server, proc.pane_id), "the teammate to start")
+    wait_for(lambda: "up" in tmux_server.screen(proc.pane_id), "the teammate to start")
     proc.kill()
     wait_for(lambda: proc.poll() is not None, "the teammate to die")
     assert proc.poll() == -signal.SIGKILL

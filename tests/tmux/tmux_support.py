@@ -26,6 +26,10 @@ class TmuxServer:
     def run(self, *args: str) -> list[str]:
         return self.tmux.run(*args)
 
+    def screen(self, pane: str) -> str:
+        """What `pane` shows now ("" once it is gone)."""
+        return "\n".join(self.tmux.try_run("capture-pane", "-p", "-t", pane) or [])
+
     def env(self, pane: str | None = None) -> dict[str, str]:
         """The $TMUX / $TMUX_PANE a process inside `pane` would see."""
         pid = self.run("display-message", "-p", "#{pid}")[0]
