@@ -31,6 +31,10 @@ V328 = EXAMPLES / "claude-2.1.328"
 _V328_CONFIGS = sorted(V328.glob("*/teams/*/config.json"))
 _V328_INBOXES = sorted(V328.glob("*/teams/*/inboxes/*.json"))
 _V328_TASKS = sorted(V328.glob("*/tasks/*/[0-9]*.json"))
+# What the real 2.1.332 wrote (FORMATS.md §4, §5): an in-process team whose teammates edited one file.
+V332_EDITS = EXAMPLES / "claude-2.1.332-edits" / ".claude"
+_V332_CONFIGS = sorted(V332_EDITS.glob("teams/*/config.json"))
+_V332_INBOXES = sorted(V332_EDITS.glob("teams/*/inboxes/*.json"))
 
 
 def test_fixture_copy_matches_the_shared_examples() -> None:
@@ -60,6 +64,11 @@ def test_every_example_file_is_covered_by_a_round_trip_below() -> None:
         *(str(p.relative_to(EXAMPLES)) for p in V328.glob("*/tmux-panes.txt")),
         *(str(p.relative_to(EXAMPLES)) for p in V328.glob("*/tasks/*/.highwatermark")),
         *(str(p.relative_to(EXAMPLES)) for p in V328.glob("*/tasks/*/.lock")),
+        *(str(p.relative_to(EXAMPLES)) for p in _V332_CONFIGS + _V332_INBOXES),
+        # Read only: the edits' transcripts, the live session and settings (tests/protocol/test_claude_2_1_332.py),
+        # and the hook events and dialog (the same file).
+        *(str(p.relative_to(EXAMPLES)) for p in V332_EDITS.rglob("*") if p.is_file() and p not in _V332_CONFIGS + _V332_INBOXES),
+        *(str(p.relative_to(EXAMPLES)) for p in (EXAMPLES / "claude-2.1.332-hooks").rglob("*") if p.is_file()),
     }
     assert {str(p) for p in _all_files(EXAMPLES)} == covered
 
@@ -298,3 +307,32 @@ def test_v328_task_read_keeps_raw(tmp_path: Path, path: Path) -> None:
     task = store.read_task(copied)
     assert task.raw == json.loads(copied.read_text())
     assert task.id == copied.stem
+
+
+# ---------------------------------------------------------------- claude 2.1.332
+
+
+def _v332_team(tmp_path: Path, file: Path) -> tuple[ClaudeTeam, Path]:
+    root = tmp_path / ".claude"
+    shutil.copytree(V332_EDITS, root)
+    copied = root / file.relative_to(V332_EDITS)
+    return ClaudeTeam(root, next((root / "teams").iterdir()).name), copied
+
+
+@pytest.mark.parametrize("path", _V332_CONFIGS, ids=lambda p: str(p.relative_to(V332_EDITS)))
+def test_v332_config_decodes_and_keeps_raw(tmp_path: Path, path: Path) -> None:
+    store, copied = _v332_team(tmp_path, path)
+    original = json.loads(copied.read_text())
+    cfg = store.read_config()
+    assert cfg.raw == original
+    assert {m.name for m in cfg.members} | {cfg.lead} == {m["name"] for m in original["members"]}
+
+
+@pytest.mark.parametrize("path", _V332_INBOXES, ids=lambda p: str(p.relative_to(V332_EDITS)))
+def test_v332_inbox_round_trip(tmp_path: Path, path: Path) -> None:
+    store, copied = _v332_team(tmp_path, path)
+    before = json.loads(copied.read_text())
+    store.send(copied.stem, "appended", "teamtui")
+    after = json.loads(copied.read_text())
+    assert after[:-1] == before
+    assert (after[-1]["from"], after[-1]["text"], after[-1]["read"]) == ("teamtui", "appended", False)
