@@ -34,11 +34,12 @@ $(LSTAMP): pyproject.toml $(STAMP)
 	$(PY) -m pip install --quiet -e '.[lint]'
 	touch $@
 
-# The linter and the type checker (pinned in the `lint` extra; their settings are in pyproject.toml).
-# Both run, and the target fails if either found something.
+# The linter, the formatter's check and the type checker (pinned in the `lint` extra; their settings are
+# in pyproject.toml). All run, and the target fails if any found something (`ruff format` mends the second).
 lint: $(LSTAMP)
 	@status=0; \
 	$(VENV)/bin/ruff check teamtui || status=1; \
+	$(VENV)/bin/ruff format --check teamtui tests benchmarks || status=1; \
 	$(PY) -m mypy teamtui || status=1; \
 	exit $$status
 

@@ -85,8 +85,11 @@ def make_app(fleet, config: Path, teams: int):
                 table = self._table
                 if self.rows_at is None and table.row_count >= teams:
                     self.rows_at = t
-                if self.complete_at is None and self.rows_at is not None and all(
-                        r.tokens is not None for _, r in self.fleet.overview.rows if r.label == "Claude Code"):
+                if (
+                    self.complete_at is None
+                    and self.rows_at is not None
+                    and all(r.tokens is not None for _, r in self.fleet.overview.rows if r.label == "Claude Code")
+                ):
                     self.complete_at = t
                 for (key, text), fut in list(self.cells.items()):
                     try:
@@ -104,13 +107,20 @@ def make_app(fleet, config: Path, teams: int):
 
 class Writer:
     async def __aenter__(self) -> Writer:
-        self.proc = await asyncio.create_subprocess_exec(sys.executable, str(HERE / "fleetgen.py"), "write",
-                                                         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(HERE / "fleetgen.py"),
+            "write",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
         return self
 
     async def write(self, path: Path, data: dict) -> float:
         assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write((json.dumps({"path": str(path), "data": json.dumps(data, indent=2) + "\n"}) + "\n").encode())
+        self.proc.stdin.write(
+            (json.dumps({"path": str(path), "data": json.dumps(data, indent=2) + "\n"}) + "\n").encode()
+        )
         await self.proc.stdin.drain()
         return json.loads(await self.proc.stdout.readline())["t"]
 
@@ -130,12 +140,20 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
     from teamtui.tui.widgets.fleet import row_key
 
     wait = textual.pilot.Pilot._wait_for_screen
-    textual.pilot.Pilot._wait_for_screen = lambda self, timeout=600.0: wait(self, timeout)  # a slow first screen is measured
+    textual.pilot.Pilot._wait_for_screen = lambda self, timeout=600.0: wait(
+        self, timeout
+    )  # a slow first screen is measured
     rnd = random.Random(seed)
     config = base / "config" / "teamtui" / "config.toml"
     t0 = time.time()
-    fleet = FleetSession(load_settings(config), roots=made["roots"], cwd=base / "cwd", claude_root=made["claude"],
-                         registry=base / "state" / "running", journal=base / "state" / "journal")
+    fleet = FleetSession(
+        load_settings(config),
+        roots=made["roots"],
+        cwd=base / "cwd",
+        claude_root=made["claude"],
+        registry=base / "state" / "running",
+        journal=base / "state" / "journal",
+    )
     fleet.discover()
     discovered = time.time() - t0
     app = make_app(fleet, config, teams)
@@ -182,8 +200,11 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
                     missed += 1
                     app.cells.pop((row_key(key), want), None)
                     if os.environ.get("FLEET_BENCH_DEBUG"):
-                        print(f"missed: {key[2]} {kind} #{tid} want {want}, shows "
-                              f"{app._table.get_cell(row_key(key), 'Tasks').plain}", file=sys.stderr)
+                        print(
+                            f"missed: {key[2]} {kind} #{tid} want {want}, shows "
+                            f"{app._table.get_cell(row_key(key), 'Tasks').plain}",
+                            file=sys.stderr,
+                        )
                 await asyncio.sleep(rnd.uniform(0.02, 0.08))
         batches = list(app.batches)
         await asyncio.sleep(2.0)  # warm-up: the last batches and frames
@@ -194,12 +215,24 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
         watched = len(fleet.watch_dirs())
     all_ = lat["add"] + lat["complete"]
     return {
-        "discover_s": discovered, "first_screen_s": first, "complete_s": complete,
-        "change": summary(all_), "add": summary(lat["add"]), "complete": summary(lat["complete"]), "missed": missed,
+        "discover_s": discovered,
+        "first_screen_s": first,
+        "complete_s": complete,
+        "change": summary(all_),
+        "add": summary(lat["add"]),
+        "complete": summary(lat["complete"]),
+        "missed": missed,
         "handled": summary(handled),
-        "read_ms": summary([1000 * r for r, _, _ in batches]), "changed_ms": summary([1000 * c for _, c, _ in batches]),
-        "idle_cpu_s": cpu, "idle_wall_s": wall, "idle_pct": 100 * cpu / wall, "idle_frames": frames,
-        "rss_first_mb": rss_first, "rss_end_mb": rss_now, "rss_peak_mb": rss_peak, "watched_dirs": watched,
+        "read_ms": summary([1000 * r for r, _, _ in batches]),
+        "changed_ms": summary([1000 * c for _, c, _ in batches]),
+        "idle_cpu_s": cpu,
+        "idle_wall_s": wall,
+        "idle_pct": 100 * cpu / wall,
+        "idle_frames": frames,
+        "rss_first_mb": rss_first,
+        "rss_end_mb": rss_now,
+        "rss_peak_mb": rss_peak,
+        "watched_dirs": watched,
         "samples": all_,
     }
 
@@ -207,8 +240,14 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
 def pty_once(base: Path, made: dict, teams: int, timeout: float = 120.0) -> float:
     """`teamtui ROOT… --teammate-mode in-process` in a pseudo-terminal: exec → "N teams" in the header."""
     exe = Path(sys.executable).with_name("teamtui")
-    return exec_until([str(exe), *map(str, made["roots"]), "--teammate-mode", "in-process"], f"{teams} teams".encode(),
-                      size=SIZE, what="overview", timeout=timeout, cwd=base / "cwd")
+    return exec_until(
+        [str(exe), *map(str, made["roots"]), "--teammate-mode", "in-process"],
+        f"{teams} teams".encode(),
+        size=SIZE,
+        what="overview",
+        timeout=timeout,
+        cwd=base / "cwd",
+    )
 
 
 def main() -> None:
@@ -225,8 +264,12 @@ def main() -> None:
         # teamtui's own state (journal, registry of runs), config and Claude folder: the run's, not the user's.
         for d in ("state", "config/teamtui", "cwd", "home"):
             (base / d).mkdir(parents=True)
-        os.environ.update(XDG_STATE_HOME=str(base / "state"), XDG_CONFIG_HOME=str(base / "config"),
-                          CLAUDE_CONFIG_DIR=str(base / "claude"), HOME=str(base / "home"))
+        os.environ.update(
+            XDG_STATE_HOME=str(base / "state"),
+            XDG_CONFIG_HOME=str(base / "config"),
+            CLAUDE_CONFIG_DIR=str(base / "claude"),
+            HOME=str(base / "home"),
+        )
         os.environ.pop("TEAMTUI_ROOT", None)
         os.environ.pop("TEAMTUI_TEAM", None)
         t0 = time.time()
@@ -234,9 +277,17 @@ def main() -> None:
         made_s = time.time() - t0
         res = asyncio.run(headless(base, made, a.teams, a.members, a.changes, a.idle, a.seed))
         ptys = [pty_once(base, made, a.teams) for _ in range(a.pty + 1)][1:] if a.pty else []
-        res.update(teams=a.teams, members=a.members, native=len(made["roots"]), claude=a.teams - len(made["roots"]),
-                   made_s=made_s, pty_s=ptys, pty_p50_s=statistics.median(ptys) if ptys else None,
-                   pty_max_s=max(ptys) if ptys else None, load=os.getloadavg())
+        res.update(
+            teams=a.teams,
+            members=a.members,
+            native=len(made["roots"]),
+            claude=a.teams - len(made["roots"]),
+            made_s=made_s,
+            pty_s=ptys,
+            pty_p50_s=statistics.median(ptys) if ptys else None,
+            pty_max_s=max(ptys) if ptys else None,
+            load=os.getloadavg(),
+        )
     finally:
         shutil.rmtree(base, ignore_errors=True)
     sys.stdout.write("\n" + json.dumps(res) + "\n")

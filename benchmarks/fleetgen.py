@@ -49,8 +49,13 @@ def make_native(base: Path, i: int, members: int, log_bytes: int) -> Path:
     (td / "logs").mkdir(parents=True, exist_ok=True)
     (root / ".tasks").mkdir(parents=True, exist_ok=True)
     now = time.time() - 30
-    config = {"name": name, "created_at": now,
-              "members": [{"name": member_name(k), "agent_id": f"{member_name(k)}@{name}", "status": "active"} for k in range(members)]}
+    config = {
+        "name": name,
+        "created_at": now,
+        "members": [
+            {"name": member_name(k), "agent_id": f"{member_name(k)}@{name}", "status": "active"} for k in range(members)
+        ],
+    }
     (td / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     for t in range(1, NATIVE_TASKS + 1):
         (root / ".tasks" / f"task_{t}.json").write_text(json.dumps(task_dict(t, members), indent=2) + "\n")
@@ -59,7 +64,12 @@ def make_native(base: Path, i: int, members: int, log_bytes: int) -> Path:
         m = member_name(k)
         with open(td / f"{m}_inbox.jsonl", "w") as fh:
             for j in range(2):
-                fh.write(json.dumps({"type": "message", "sender": "lead", "content": f"hello {m} #{j}", "timestamp": now + j}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"type": "message", "sender": "lead", "content": f"hello {m} #{j}", "timestamp": now + j}
+                    )
+                    + "\n"
+                )
         with open(td / "logs" / f"{m}.jsonl", "wb") as fh:
             fh.write(line * max(1, log_bytes // len(line)))
             fh.write((json.dumps({"ts": now, "level": "info", "text": f"END-{m}"}) + "\n").encode())
@@ -104,7 +114,12 @@ def _pid_identity() -> dict:
     from teamtui.protocol import processes
 
     pid = os.getpid()
-    return {"pid": pid, "pidSpace": processes.pid_space(), "claimedAt": int(time.time() * 1000), "procStart": processes.start_of(pid)}
+    return {
+        "pid": pid,
+        "pidSpace": processes.pid_space(),
+        "claimedAt": int(time.time() * 1000),
+        "procStart": processes.start_of(pid),
+    }
 
 
 def make_claude(claude: Path, i: int, members: int, rnd: random.Random) -> str:
@@ -151,22 +166,38 @@ def make_claude(claude: Path, i: int, members: int, rnd: random.Random) -> str:
 
     td = claude / "teams" / team
     (td / "inboxes").mkdir(parents=True)
-    config.update(name=team, leadAgentId=f"team-lead@{team}", leadSessionId=lead, members=new_members,
-                  createdAt=int((time.time() - 3600) * 1000), leadProcess=_pid_identity())
+    config.update(
+        name=team,
+        leadAgentId=f"team-lead@{team}",
+        leadSessionId=lead,
+        members=new_members,
+        createdAt=int((time.time() - 3600) * 1000),
+        leadProcess=_pid_identity(),
+    )
     (td / "config.json").write_text(json.dumps(config, indent=2))
     for m in new_members:
         src = fixture / "teams" / old_team / "inboxes" / f"{m['name']}.json"
         (td / "inboxes" / f"{m['name']}.json").write_text(src.read_text() if src.exists() else "[]")
     # The fixture's task list; `tmux-running` has none yet (its board is the lead's assignments, which a
     # first task file would replace): it gets `inprocess-running`'s, whose owners (alice, bob) it has too.
-    lists = [d for f in (fixture, *(FIXTURES / n for n in CLAUDE_FIXTURES)) for d in (f / "tasks").glob("*") if d.is_dir()]
+    lists = [
+        d for f in (fixture, *(FIXTURES / n for n in CLAUDE_FIXTURES)) for d in (f / "tasks").glob("*") if d.is_dir()
+    ]
     shutil.copytree(lists[0], claude / "tasks" / team)
     return team
 
 
 def claude_task(task_id: int, status: str, owner: str = "") -> dict:
-    return {"id": str(task_id), "subject": f"fleet benchmark task {task_id}", "description": "benchmark",
-            "activeForm": "benchmarking", "status": status, "blocks": [], "blockedBy": [], "owner": owner}
+    return {
+        "id": str(task_id),
+        "subject": f"fleet benchmark task {task_id}",
+        "description": "benchmark",
+        "activeForm": "benchmarking",
+        "status": status,
+        "blocks": [],
+        "blockedBy": [],
+        "owner": owner,
+    }
 
 
 # ------------------------------------------------------------------ the fleet

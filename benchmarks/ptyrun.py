@@ -11,8 +11,16 @@ from pathlib import Path
 _ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
 
 
-def exec_until(argv: list[str], needle: bytes, *, size: tuple[int, int], what: str, timeout: float,
-               env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
+def exec_until(
+    argv: list[str],
+    needle: bytes,
+    *,
+    size: tuple[int, int],
+    what: str,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> float:
     """Seconds from exec of `argv` (size columns × rows, outside tmux) until `needle` is on its
     screen; then `q`, and the process is waited for (killed after 5 s)."""
     import fcntl
@@ -26,8 +34,9 @@ def exec_until(argv: list[str], needle: bytes, *, size: tuple[int, int], what: s
     full = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
     full.update(TERM="xterm-256color", COLUMNS=str(size[0]), LINES=str(size[1]), **(env or {}))
     t0 = time.time()
-    proc = subprocess.Popen(argv, cwd=cwd, stdin=slave, stdout=slave, stderr=slave, env=full, close_fds=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdin=slave, stdout=slave, stderr=slave, env=full, close_fds=True, start_new_session=True
+    )
     os.close(slave)
     buf, found = b"", None
     try:

@@ -37,24 +37,81 @@ TMUX_SCEN = HERE / "tmux_bench.py"
 FLEET_SCEN = HERE / "fleet_bench.py"
 SSH_SCEN = HERE / "ssh_bench.py"
 
-FULL = dict(quiet_n=4, lat_n=200, poll_n=200, scale_reps=3, scale_updates=20, sus_s=60, idle_s=60, idle_warm=5, start_n=10, imp_n=10, cli_n=15,
-            tr_reps=3, tr_n=200, tmux_n=3, journal_n=20000, fleet_n=100, fleet_idle_s=10, fleet_pty=3,
-            ssh_n=200)
-QUICK = dict(quiet_n=1, lat_n=30, poll_n=30, scale_reps=1, scale_updates=5, sus_s=10, idle_s=10, idle_warm=2, start_n=3, imp_n=5, cli_n=3,
-             tr_reps=1, tr_n=30, tmux_n=1, journal_n=2000, fleet_n=30, fleet_idle_s=5, fleet_pty=1,
-             ssh_n=30)
+FULL = dict(
+    quiet_n=4,
+    lat_n=200,
+    poll_n=200,
+    scale_reps=3,
+    scale_updates=20,
+    sus_s=60,
+    idle_s=60,
+    idle_warm=5,
+    start_n=10,
+    imp_n=10,
+    cli_n=15,
+    tr_reps=3,
+    tr_n=200,
+    tmux_n=3,
+    journal_n=20000,
+    fleet_n=100,
+    fleet_idle_s=10,
+    fleet_pty=3,
+    ssh_n=200,
+)
+QUICK = dict(
+    quiet_n=1,
+    lat_n=30,
+    poll_n=30,
+    scale_reps=1,
+    scale_updates=5,
+    sus_s=10,
+    idle_s=10,
+    idle_warm=2,
+    start_n=3,
+    imp_n=5,
+    cli_n=3,
+    tr_reps=1,
+    tr_n=30,
+    tmux_n=1,
+    journal_n=2000,
+    fleet_n=30,
+    fleet_idle_s=5,
+    fleet_pty=1,
+    ssh_n=30,
+)
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
 # The control room (11): the targets hold for FLEET_TEAMS[0] teams; the larger fleet says what happens.
 FLEET_TEAMS = (20, 100)
 FLEET_MEMBERS = 10
-GROUPS = ("latency", "scale", "sustained", "idle", "poll", "startup", "cli", "transcripts", "tmux", "journal", "fleet", "ssh")
+GROUPS = (
+    "latency",
+    "scale",
+    "sustained",
+    "idle",
+    "poll",
+    "startup",
+    "cli",
+    "transcripts",
+    "tmux",
+    "journal",
+    "fleet",
+    "ssh",
+)
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
     "latency": ("latency_5", "latency_50", "latency_quiet"),
-    "poll": tuple(f"{k}{'' if p == 1.0 else f'@{p:g}s'}" for p in (0.5, 1.0, 2.0) for k in ("poll_5", "poll_50", "poll_idle_50")),
-    "scale": ("scale",), "sustained": ("sustained",), "idle": ("idle_50",), "startup": ("startup", "import"),
-    "cli": ("cli",), "transcripts": ("transcripts",), "journal": ("journal",), "tmux": ("tmux_auto", "tmux_inprocess", "tmux_before"),
+    "poll": tuple(
+        f"{k}{'' if p == 1.0 else f'@{p:g}s'}" for p in (0.5, 1.0, 2.0) for k in ("poll_5", "poll_50", "poll_idle_50")
+    ),
+    "scale": ("scale",),
+    "sustained": ("sustained",),
+    "idle": ("idle_50",),
+    "startup": ("startup", "import"),
+    "cli": ("cli",),
+    "transcripts": ("transcripts",),
+    "journal": ("journal",),
+    "tmux": ("tmux_auto", "tmux_inprocess", "tmux_before"),
     "fleet": tuple(f"fleet_{n}" for n in FLEET_TEAMS),
     "ssh": ("ssh",),
 }
@@ -105,20 +162,34 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
     if "latency" in only:
         for m in (5, 50):
             res[f"latency_{m}"] = scenario("latency", "--members", str(m), "--n", str(cfg["lat_n"]))
-        res["latency_quiet"] = scenario("latency", "--members", "5", "--n", str(cfg["quiet_n"]), "--gap", str(QUIET_GAP_S))
+        res["latency_quiet"] = scenario(
+            "latency", "--members", "5", "--n", str(cfg["quiet_n"]), "--gap", str(QUIET_GAP_S)
+        )
     if "poll" in only:
         for period in POLL_PERIODS:
             for m in (5, 50):
-                res[poll_key(f"poll_{m}", period)] = scenario("poll", "--members", str(m), "--n", str(cfg["poll_n"]), "--period", str(period))
-            res[poll_key("poll_idle_50", period)] = scenario("poll_idle", "--members", "50", "--seconds", str(cfg["idle_s"]),
-                                                             "--period", str(period))
+                res[poll_key(f"poll_{m}", period)] = scenario(
+                    "poll", "--members", str(m), "--n", str(cfg["poll_n"]), "--period", str(period)
+                )
+            res[poll_key("poll_idle_50", period)] = scenario(
+                "poll_idle", "--members", "50", "--seconds", str(cfg["idle_s"]), "--period", str(period)
+            )
     if "scale" in only:
         tmp = Path(tempfile.mkdtemp(prefix="tt-bench-scale-"))
         try:
             scenario("make_scale", "--root", str(tmp), "--members", "100", "--tasks", "10000", "--log-mb", "100")
             res["scale"] = [
-                scenario("scale", "--root", str(tmp), "--members", "100", "--tasks", "10000",
-                         "--updates", str(cfg["scale_updates"]))
+                scenario(
+                    "scale",
+                    "--root",
+                    str(tmp),
+                    "--members",
+                    "100",
+                    "--tasks",
+                    "10000",
+                    "--updates",
+                    str(cfg["scale_updates"]),
+                )
                 for _ in range(cfg["scale_reps"])
             ]
         finally:
@@ -126,7 +197,9 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
     if "sustained" in only:
         res["sustained"] = scenario("sustained", "--members", "100", "--rate", "10", "--seconds", str(cfg["sus_s"]))
     if "idle" in only:
-        res["idle_50"] = scenario("idle", "--members", "50", "--seconds", str(cfg["idle_s"]), "--warmup", str(cfg["idle_warm"]))
+        res["idle_50"] = scenario(
+            "idle", "--members", "50", "--seconds", str(cfg["idle_s"]), "--warmup", str(cfg["idle_warm"])
+        )
     if "startup" in only:
         res["startup"] = scenario("startup", "--n", str(cfg["start_n"]))
         res["import"] = scenario("import", "--n", str(cfg["imp_n"]))
@@ -134,23 +207,39 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
         with tempfile.TemporaryDirectory(prefix="tt-bench-tree-") as tree:
             args = ["--n", str(cfg["cli_n"])]
             if cli_before:
-                archive = subprocess.run(["git", "-C", str(REPO), "archive", cli_before, "teamtui"], capture_output=True, check=True)
+                archive = subprocess.run(
+                    ["git", "-C", str(REPO), "archive", cli_before, "teamtui"], capture_output=True, check=True
+                )
                 subprocess.run(["tar", "-x", "-C", tree], input=archive.stdout, check=True)
                 args += ["--before-tree", tree]
             res["cli"] = scenario("cli", *args)
             if cli_before:
-                res["cli"]["before_ref"] = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", cli_before],
-                                                          capture_output=True, text=True).stdout.strip()
+                res["cli"]["before_ref"] = subprocess.run(
+                    ["git", "-C", str(REPO), "rev-parse", "--short", cli_before], capture_output=True, text=True
+                ).stdout.strip()
     if "transcripts" in only:
-        res["transcripts"] = [scenario("transcripts", "--members", "10", "--log-mb", "10", "--n", str(cfg["tr_n"]))
-                              for _ in range(cfg["tr_reps"])]
+        res["transcripts"] = [
+            scenario("transcripts", "--members", "10", "--log-mb", "10", "--n", str(cfg["tr_n"]))
+            for _ in range(cfg["tr_reps"])
+        ]
     if "journal" in only:
         res["journal"] = scenario("journal", "--n", str(cfg["journal_n"]))
     if "fleet" in only:
         for teams in FLEET_TEAMS:
-            res[f"fleet_{teams}"] = scenario("fleet", "--teams", str(teams), "--members", str(FLEET_MEMBERS), "--changes",
-                                             str(cfg["fleet_n"]), "--idle", str(cfg["fleet_idle_s"]), "--pty", str(cfg["fleet_pty"]),
-                                             script=FLEET_SCEN)
+            res[f"fleet_{teams}"] = scenario(
+                "fleet",
+                "--teams",
+                str(teams),
+                "--members",
+                str(FLEET_MEMBERS),
+                "--changes",
+                str(cfg["fleet_n"]),
+                "--idle",
+                str(cfg["fleet_idle_s"]),
+                "--pty",
+                str(cfg["fleet_pty"]),
+                script=FLEET_SCEN,
+            )
     if "ssh" in only:  # 12: a team on another machine (sshd on 127.0.0.1), beside the same change here
         res["ssh"] = scenario("ssh", "--n", str(cfg["ssh_n"]), "--members", "5", script=SSH_SCEN)
     if "tmux" in only:
@@ -159,12 +248,27 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
         res["tmux_auto"] = scenario("tmux", *common, "--mode", "auto", script=TMUX_SCEN)
         if tmux_before:
             with tempfile.TemporaryDirectory(prefix="tt-bench-tree-") as tree:
-                archive = subprocess.run(["git", "-C", str(REPO), "archive", tmux_before, "teamtui", "themes"], capture_output=True, check=True)
+                archive = subprocess.run(
+                    ["git", "-C", str(REPO), "archive", tmux_before, "teamtui", "themes"],
+                    capture_output=True,
+                    check=True,
+                )
                 subprocess.run(["tar", "-x", "-C", tree], input=archive.stdout, check=True)
-                res["tmux_before"] = scenario("tmux", "--members", str(TMUX_MEMBERS), "--n", "1", "--mode", "auto",
-                                              "--tree", tree, script=TMUX_SCEN)
-            res["tmux_before"]["ref"] = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", tmux_before],
-                                                       capture_output=True, text=True).stdout.strip()
+                res["tmux_before"] = scenario(
+                    "tmux",
+                    "--members",
+                    str(TMUX_MEMBERS),
+                    "--n",
+                    "1",
+                    "--mode",
+                    "auto",
+                    "--tree",
+                    tree,
+                    script=TMUX_SCEN,
+                )
+            res["tmux_before"]["ref"] = subprocess.run(
+                ["git", "-C", str(REPO), "rev-parse", "--short", tmux_before], capture_output=True, text=True
+            ).stdout.strip()
     return res
 
 
@@ -183,164 +287,392 @@ def figures(res: dict) -> list[dict]:
         r = res.get(f"latency_{m}")
         if r:
             n = r["all"]["n"]
-            row(f"lat{m}_p50", f"1. change→screen, {m} teammates, p50 (n={n}, {r['missed']} missed)", 1000 * r["all"]["p50"], "ms", "≤ 50 ms", 50)
+            row(
+                f"lat{m}_p50",
+                f"1. change→screen, {m} teammates, p50 (n={n}, {r['missed']} missed)",
+                1000 * r["all"]["p50"],
+                "ms",
+                "≤ 50 ms",
+                50,
+            )
             row(f"lat{m}_p99", f"1. change→screen, {m} teammates, p99", 1000 * r["all"]["p99"], "ms", "≤ 150 ms", 150)
             for kind in ("task", "log", "inbox"):
-                row(f"lat{m}_{kind}", f"   {kind}: p50 / p99", f"{1000 * r[kind]['p50']:.0f} / {1000 * r[kind]['p99']:.0f}", "ms")
+                row(
+                    f"lat{m}_{kind}",
+                    f"   {kind}: p50 / p99",
+                    f"{1000 * r[kind]['p50']:.0f} / {1000 * r[kind]['p99']:.0f}",
+                    "ms",
+                )
     q = res.get("latency_quiet")
     if q:
-        row("lat_quiet", f"   after {QUIET_GAP_S:g} s without a change, 5 teammates: p50 / max (n={q['all']['n']})",
-            f"{1000 * q['all']['p50']:.0f} / {1000 * q['all']['max']:.0f}", "ms")
+        row(
+            "lat_quiet",
+            f"   after {QUIET_GAP_S:g} s without a change, 5 teammates: p50 / max (n={q['all']['n']})",
+            f"{1000 * q['all']['p50']:.0f} / {1000 * q['all']['max']:.0f}",
+            "ms",
+        )
     sc = res.get("scale")
     if sc:
         first = [x["first_screen_s"] for x in sc]
-        row("scale_first", f"2. 100 teammates, 10,000 tasks, 100 MB logs: first complete screen (median of {len(sc)})", median(first), "s", "≤ 2 s", 2)
-        row("scale_load", "   of which TeamState.load_all + first fill of the panels (median)", median([x["load_s"] for x in sc]), "s")
-        row("scale_rss", "2. resident memory, peak (max over runs)", max(x["rss_peak_mb"] for x in sc), "MB", "≤ 300 MB", 300)
+        row(
+            "scale_first",
+            f"2. 100 teammates, 10,000 tasks, 100 MB logs: first complete screen (median of {len(sc)})",
+            median(first),
+            "s",
+            "≤ 2 s",
+            2,
+        )
+        row(
+            "scale_load",
+            "   of which TeamState.load_all + first fill of the panels (median)",
+            median([x["load_s"] for x in sc]),
+            "s",
+        )
+        row(
+            "scale_rss",
+            "2. resident memory, peak (max over runs)",
+            max(x["rss_peak_mb"] for x in sc),
+            "MB",
+            "≤ 300 MB",
+            300,
+        )
         handle = [v for x in sc for v in x["update_handle_ms"]]
         apply_ = [v for x in sc for v in x["update_apply_ms"]]
         lat = [v for x in sc for v in x["update_latency_s"]]
-        row("scale_update", f"2. one task update among 10,000: app time, p50 (n={len(handle)})", median(handle), "ms", "≤ 5 ms", 5)
+        row(
+            "scale_update",
+            f"2. one task update among 10,000: app time, p50 (n={len(handle)})",
+            median(handle),
+            "ms",
+            "≤ 5 ms",
+            5,
+        )
         row("scale_update_p99", "   app time p99", pct(handle, 99), "ms", "≤ 5 ms", 5)
         row("scale_update_apply", "   of which TeamState.apply (re-read one file), p50", median(apply_), "ms")
         row("scale_update_lat", "   change→screen at this scale, p50", 1000 * median(lat), "ms")
     s = res.get("sustained")
     if s:
         secs = s["seconds"]
-        row("sus_p99", f"3. {s['members']}×{s['rate']:g} lines/s for {secs:g}s: change→screen p99 (n={s['screen_latency']['n']})", 1000 * s["screen_latency"]["p99"], "ms", "≤ 250 ms", 250)
-        row("sus_handled_p99", f"   line written→handled by the feed, p99 (n={s['handled_latency']['n']})", 1000 * s["handled_latency"]["p99"], "ms")
+        row(
+            "sus_p99",
+            f"3. {s['members']}×{s['rate']:g} lines/s for {secs:g}s: change→screen p99 (n={s['screen_latency']['n']})",
+            1000 * s["screen_latency"]["p99"],
+            "ms",
+            "≤ 250 ms",
+            250,
+        )
+        row(
+            "sus_handled_p99",
+            f"   line written→handled by the feed, p99 (n={s['handled_latency']['n']})",
+            1000 * s["handled_latency"]["p99"],
+            "ms",
+        )
         growth = s["last_fifth_p50"] - s["first_fifth_p50"]
         backlog_ok = s["handled"] >= s["written"] and s["drain_s"] <= 1.0 and growth <= 0.1
-        row("sus_backlog", "3. backlog: drain after the writer stops; p50 first→last fifth", f"{s['drain_s']:.2f} s; {1000 * s['first_fifth_p50']:.0f}→{1000 * s['last_fifth_p50']:.0f} ms", "",
-            "drain ≤ 1 s, growth ≤ 100 ms", None)
+        row(
+            "sus_backlog",
+            "3. backlog: drain after the writer stops; p50 first→last fifth",
+            f"{s['drain_s']:.2f} s; {1000 * s['first_fifth_p50']:.0f}→{1000 * s['last_fifth_p50']:.0f} ms",
+            "",
+            "drain ≤ 1 s, growth ≤ 100 ms",
+            None,
+        )
         rows[-1]["ok"] = backlog_ok
         row("sus_key", f"3. key press answered, max (n={s['key']['n']})", 1000 * s["key"]["max"], "ms", "≤ 100 ms", 100)
         row("sus_key_p50", "   key press p50", 1000 * s["key"]["p50"], "ms")
         if "key_open" in s:
             o, c = s["key_open"], s["key_close"]
-            row("sus_key_split", "   `/` p50 · max; escape p50 · max",
-                f"{1000 * o['p50']:.0f} · {1000 * o['max']:.0f}; {1000 * c['p50']:.0f} · {1000 * c['max']:.0f} ms", "")
+            row(
+                "sus_key_split",
+                "   `/` p50 · max; escape p50 · max",
+                f"{1000 * o['p50']:.0f} · {1000 * o['max']:.0f}; {1000 * c['p50']:.0f} · {1000 * c['max']:.0f} ms",
+                "",
+            )
             g = s["full_gc"]
-            row("sus_gc", "   CPython full collections during the run: count; p50 · max",
-                f"{g['n']}; {1000 * g['p50']:.0f} · {1000 * g['max']:.0f} ms" if g["n"] else "0", "")
+            row(
+                "sus_gc",
+                "   CPython full collections during the run: count; p50 · max",
+                f"{g['n']}; {1000 * g['p50']:.0f} · {1000 * g['max']:.0f} ms" if g["n"] else "0",
+                "",
+            )
     i = res.get("idle_50")
     if i:
         row("idle", f"4. idle, 50 teammates, {i['wall_s']:.0f} s: CPU of one core", i["core_pct"], "%", "≤ 1 %", 1)
         if i.get("windows_pct"):
-            row("idle_win", f"   worst 10 s window (of {len(i['windows_pct'])}); frames drawn", f"{max(i['windows_pct']):.2f} %; {i['frames']}", "")
+            row(
+                "idle_win",
+                f"   worst 10 s window (of {len(i['windows_pct'])}); frames drawn",
+                f"{max(i['windows_pct']):.2f} %; {i['frames']}",
+                "",
+            )
     for m in (5, 50):
         p, a = res.get(f"poll_{m}"), res.get(f"latency_{m}")
         if p:
-            row(f"poll{m}_p50", f"5. poll-and-rescan (1 s), {m} teammates: p50 (n={p['all']['n']}, {p['missed']} missed)", 1000 * p["all"]["p50"], "ms")
+            row(
+                f"poll{m}_p50",
+                f"5. poll-and-rescan (1 s), {m} teammates: p50 (n={p['all']['n']}, {p['missed']} missed)",
+                1000 * p["all"]["p50"],
+                "ms",
+            )
             row(f"poll{m}_p99", f"5. poll-and-rescan (1 s), {m} teammates: p99", 1000 * p["all"]["p99"], "ms")
             if a:
-                row(f"ratio{m}", f"5. ratio poll/teamtui at {m} teammates, p50 · p99",
-                    f"{p['all']['p50'] / a['all']['p50']:.1f}× · {p['all']['p99'] / a['all']['p99']:.1f}×", "")
+                row(
+                    f"ratio{m}",
+                    f"5. ratio poll/teamtui at {m} teammates, p50 · p99",
+                    f"{p['all']['p50'] / a['all']['p50']:.1f}× · {p['all']['p99'] / a['all']['p99']:.1f}×",
+                    "",
+                )
     pi = res.get("poll_idle_50")
     if pi:
         row("poll_idle", "5. poll-and-rescan idle CPU, 50 teammates (compare 4.)", pi["core_pct"], "%")
     st = res.get("startup")
     if st:
-        row("startup", f"6. `teamtui watch` in a pty: exec → first screen, p50 (n={st['startup']['n']})", st["startup"]["p50"], "s")
+        row(
+            "startup",
+            f"6. `teamtui watch` in a pty: exec → first screen, p50 (n={st['startup']['n']})",
+            st["startup"]["p50"],
+            "s",
+        )
         row("startup_max", "   max", st["startup"]["max"], "s")
     im = res.get("import")
     if im:
-        row("import", "6. import teamtui.protocol: -X importtime cumulative, p50", 1000 * im["importtime_cumulative_s"]["p50"], "ms")
-        row("import_wall", "   subprocess wall, `import teamtui.protocol` minus bare python, p50", 1000 * im["import_only_p50_s"], "ms")
+        row(
+            "import",
+            "6. import teamtui.protocol: -X importtime cumulative, p50",
+            1000 * im["importtime_cumulative_s"]["p50"],
+            "ms",
+        )
+        row(
+            "import_wall",
+            "   subprocess wall, `import teamtui.protocol` minus bare python, p50",
+            1000 * im["import_only_p50_s"],
+            "ms",
+        )
     c = res.get("cli")
     if c:
         base = c["python_p50_s"]
-        row("cli_python", f"7. bare `python -c pass` of the same venv, median (n={c['python_s']['n']})", 1000 * base, "ms")
+        row(
+            "cli_python",
+            f"7. bare `python -c pass` of the same venv, median (n={c['python_s']['n']})",
+            1000 * base,
+            "ms",
+        )
         before = c["trees"].get("before")
         for command, v in c["trees"]["now"].items():
             what = "first screen" if command == "follow" else "median wall"
             b = before.get(command) if before else None
             was = f"; at {c.get('before_ref', 'before')} {1000 * b['p50_s']:.0f} ms · {b['ratio']:.1f}×" if b else ""
-            row(f"cli_{command.replace(' ', '_')}",
+            row(
+                f"cli_{command.replace(' ', '_')}",
                 f"7. `teamtui {command}` {what}, cold process (n={v['summary']['n']}){was}",
-                f"{1000 * v['p50_s']:.0f} ms · {v['ratio']:.1f}×", "", f"≤ {CLI_RATIO:g}× python", None)
+                f"{1000 * v['p50_s']:.0f} ms · {v['ratio']:.1f}×",
+                "",
+                f"≤ {CLI_RATIO:g}× python",
+                None,
+            )
             rows[-1]["ok"] = v["ratio"] <= CLI_RATIO
         cpu = c.get("cpu_p50_s", {})
-        for tree, label in (("now", "CPU (user + sys) of one run, median, ms"), ("before", f"at {c.get('before_ref', 'before')}")):
-            parts = [f"{k.removeprefix(tree + ' ')} {1000 * v:.0f}" for k, v in sorted(cpu.items()) if k.startswith(tree + " ")]
+        for tree, label in (
+            ("now", "CPU (user + sys) of one run, median, ms"),
+            ("before", f"at {c.get('before_ref', 'before')}"),
+        ):
+            parts = [
+                f"{k.removeprefix(tree + ' ')} {1000 * v:.0f}"
+                for k, v in sorted(cpu.items())
+                if k.startswith(tree + " ")
+            ]
             if parts:
                 head = f"pass {1000 * cpu['pass']:.0f} · " if tree == "now" else ""
                 row(f"cli_cpu_{tree}", f"   {label}: {head}" + " · ".join(parts), "", "")
     tr = res.get("transcripts")
     if tr:
         first = [x["first_screen_s"] for x in tr]
-        row("tr_first", f"8. Claude Code team, 10 teammates (and the lead) with 10 MB of transcript each: first screen (median of {len(tr)})",
-            median(first), "s", "≤ 2 s", 2)
+        row(
+            "tr_first",
+            f"8. Claude Code team, 10 teammates (and the lead) with 10 MB of transcript each: first screen (median of {len(tr)})",
+            median(first),
+            "s",
+            "≤ 2 s",
+            2,
+        )
         if all("tokens_s" in x for x in tr):
-            row("tr_tokens", f"   every transcript's tokens filled in, counted after the first screen (median of {len(tr)})",
-                median([x["tokens_s"] for x in tr]), "s")
-        row("tr_rss", "   resident memory, peak (max over runs)", max(x["rss_peak_mb"] for x in tr), "MB", "≤ 300 MB", 300)
+            row(
+                "tr_tokens",
+                f"   every transcript's tokens filled in, counted after the first screen (median of {len(tr)})",
+                median([x["tokens_s"] for x in tr]),
+                "s",
+            )
+        row(
+            "tr_rss",
+            "   resident memory, peak (max over runs)",
+            max(x["rss_peak_mb"] for x in tr),
+            "MB",
+            "≤ 300 MB",
+            300,
+        )
         lines = [v for x in tr for v in x["samples"]]
         missed = sum(x["missed"] for x in tr)
-        row("tr_line_p50", f"8. a new transcript line reaches the screen, p50 (n={len(lines)}, {missed} missed)", 1000 * pct(lines, 50), "ms", "≤ 50 ms", 50)
-        row("tr_line_p99", "8. a new transcript line reaches the screen, p99", 1000 * pct(lines, 99), "ms", "≤ 150 ms", 150)
+        row(
+            "tr_line_p50",
+            f"8. a new transcript line reaches the screen, p50 (n={len(lines)}, {missed} missed)",
+            1000 * pct(lines, 50),
+            "ms",
+            "≤ 50 ms",
+            50,
+        )
+        row(
+            "tr_line_p99",
+            "8. a new transcript line reaches the screen, p99",
+            1000 * pct(lines, 99),
+            "ms",
+            "≤ 150 ms",
+            150,
+        )
     jo = res.get("journal")
     if jo:
-        row("journal_cost", f"10. journal of a Claude Code team, {jo['messages']:,} messages seen and delivered: "
+        row(
+            "journal_cost",
+            f"10. journal of a Claude Code team, {jo['messages']:,} messages seen and delivered: "
             f"cost on the dashboard's loop per batch, p99 (n={jo['observe']['n']:,}; p50 {1e6 * jo['observe']['p50']:.0f} µs)",
-            1000 * jo["observe"]["p99"], "ms", "≤ 1 ms", 1)
+            1000 * jo["observe"]["p99"],
+            "ms",
+            "≤ 1 ms",
+            1,
+        )
         row("journal_drain", "    on disk after the last batch (the writer thread's lag)", 1000 * jo["drain_s"], "ms")
-        row("journal_bytes", f"10. journal on disk at the end: {jo['files']} files, {jo['records_on_disk']:,} records, "
+        row(
+            "journal_bytes",
+            f"10. journal on disk at the end: {jo['files']} files, {jo['records_on_disk']:,} records, "
             f"{jo['dropped']} dropped (bound: one file and one older generation)",
-            jo["bytes"] / (1 << 20), "MB", f"≤ {jo['limit_bytes'] / (1 << 20):g} MB, none dropped", None)
+            jo["bytes"] / (1 << 20),
+            "MB",
+            f"≤ {jo['limit_bytes'] / (1 << 20):g} MB, none dropped",
+            None,
+        )
         rows[-1]["ok"] = jo["bytes"] <= jo["limit_bytes"] and jo["dropped"] == 0
     sh = res.get("ssh")
     if sh:
         r, lo = sh["ssh"], sh["local"]
-        row("ssh_p50", f"12. a change on another machine → the state here, over ssh to 127.0.0.1, p50 (n={r['n']}, "
-            f"{r['missed']} missed)", 1000 * r["p50"], "ms")
+        row(
+            "ssh_p50",
+            f"12. a change on another machine → the state here, over ssh to 127.0.0.1, p50 (n={r['n']}, "
+            f"{r['missed']} missed)",
+            1000 * r["p50"],
+            "ms",
+        )
         row("ssh_p99", "12. over ssh, p99", 1000 * r["p99"], "ms")
-        row("ssh_local", f"    the same change on this machine → its state, p50 / p99 (n={lo['n']}, {lo['missed']} missed)",
-            f"{1000 * lo['p50']:.0f} / {1000 * lo['p99']:.0f} ms", "ms")
+        row(
+            "ssh_local",
+            f"    the same change on this machine → its state, p50 / p99 (n={lo['n']}, {lo['missed']} missed)",
+            f"{1000 * lo['p50']:.0f} / {1000 * lo['p99']:.0f} ms",
+            "ms",
+        )
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
         n = len(ta["runs"])
         was = f"; at {tb['ref']} {tb['first_screen_p50_s']:.1f} s" if tb else ""
-        row("tmux_first", f"9. {ta['members']} teammates inside tmux, auto mode: exec → first screen, p50 (n={n}){was}",
-            ta["first_screen_p50_s"], "s", f"≤ {FIRST_SCREEN_S:g} s", FIRST_SCREEN_S)
+        row(
+            "tmux_first",
+            f"9. {ta['members']} teammates inside tmux, auto mode: exec → first screen, p50 (n={n}){was}",
+            ta["first_screen_p50_s"],
+            "s",
+            f"≤ {FIRST_SCREEN_S:g} s",
+            FIRST_SCREEN_S,
+        )
         row("tmux_first_max", "   max", ta["first_screen_max_s"], "s")
     if ti:
-        row("tmux_first_inproc", f"9. the same with --teammate-mode in-process: first screen, p50 (n={len(ti['runs'])})",
-            ti["first_screen_p50_s"], "s", f"≤ {FIRST_SCREEN_S:g} s", FIRST_SCREEN_S)
+        row(
+            "tmux_first_inproc",
+            f"9. the same with --teammate-mode in-process: first screen, p50 (n={len(ti['runs'])})",
+            ti["first_screen_p50_s"],
+            "s",
+            f"≤ {FIRST_SCREEN_S:g} s",
+            FIRST_SCREEN_S,
+        )
     if ta and ti:
-        row("tmux_first_ratio", "   auto / in-process, first screen p50", f"{ta['first_screen_p50_s'] / ti['first_screen_p50_s']:.2f}×", "")
+        row(
+            "tmux_first_ratio",
+            "   auto / in-process, first screen p50",
+            f"{ta['first_screen_p50_s'] / ti['first_screen_p50_s']:.2f}×",
+            "",
+        )
     if ta or ti:
-        parts = [f"{label} {r['cpu_p50_s']:.1f} s" for label, r in (("auto", ta), ("in-process", ti), (f"at {tb['ref']}" if tb else "", tb)) if r]
-        row("tmux_cpu", "9. CPU (user + sys, all processes under tmux) in the first 10 s, median: " + " · ".join(parts), "", "")
-        parts = [f"{label} {1000 * r['keys_p50_s']:.0f} · {1000 * r['keys_max_s']:.0f} ms"
-                 for label, r in (("auto", ta), ("in-process", ti)) if r and r["keys_n"]]
-        row("tmux_keys", "   `/` answered while the panes open (every 0.5 s up to 10 s), p50 · max: " + "; ".join(parts), "", "")
+        parts = [
+            f"{label} {r['cpu_p50_s']:.1f} s"
+            for label, r in (("auto", ta), ("in-process", ti), (f"at {tb['ref']}" if tb else "", tb))
+            if r
+        ]
+        row(
+            "tmux_cpu",
+            "9. CPU (user + sys, all processes under tmux) in the first 10 s, median: " + " · ".join(parts),
+            "",
+            "",
+        )
+        parts = [
+            f"{label} {1000 * r['keys_p50_s']:.0f} · {1000 * r['keys_max_s']:.0f} ms"
+            for label, r in (("auto", ta), ("in-process", ti))
+            if r and r["keys_n"]
+        ]
+        row(
+            "tmux_keys",
+            "   `/` answered while the panes open (every 0.5 s up to 10 s), p50 · max: " + "; ".join(parts),
+            "",
+            "",
+        )
     if ta:
         was = f" (at {tb['ref']}: {tb['follows_max']})" if tb else ""
-        row("tmux_panes", f"9. `follow` panes running 10 s after start, max over runs{was}", ta["follows_max"], "",
-            "≤ 8 (max_panes)", 8)
+        row(
+            "tmux_panes",
+            f"9. `follow` panes running 10 s after start, max over runs{was}",
+            ta["follows_max"],
+            "",
+            "≤ 8 (max_panes)",
+            8,
+        )
     for teams in FLEET_TEAMS:
         f = res.get(f"fleet_{teams}")
         if not f:
             continue
         # The targets are the first size's; a larger fleet has none: its rows say what happens.
         held = teams == FLEET_TEAMS[0]
-        first_t, ms50_t, ms150_t, idle_t, rss_t = (("≤ 2 s", 2), ("≤ 50 ms", 50), ("≤ 150 ms", 150), ("≤ 1 %", 1), ("≤ 300 MB", 300)) \
-            if held else ((), (), (), (), ())
+        first_t, ms50_t, ms150_t, idle_t, rss_t = (
+            (("≤ 2 s", 2), ("≤ 50 ms", 50), ("≤ 150 ms", 150), ("≤ 1 %", 1), ("≤ 300 MB", 300))
+            if held
+            else ((), (), (), (), ())
+        )
         k = f"fleet{teams}"
         what = f"{f['teams']} teams × {f['members']} teammates ({f['native']} native, {f['claude']} Claude Code)"
-        row(f"{k}_first", f"11. control room over {what}{'' if held else ', no target'}: first screen, every row",
-            f["first_screen_s"], "s", *first_t)
+        row(
+            f"{k}_first",
+            f"11. control room over {what}{'' if held else ', no target'}: first screen, every row",
+            f["first_screen_s"],
+            "s",
+            *first_t,
+        )
         if f.get("pty_p50_s") is not None:
-            row(f"{k}_pty", f"   `teamtui ROOT…` in a pty: exec → every row, p50 (n={len(f['pty_s'])})", f["pty_p50_s"], "s",
-                *first_t)
+            row(
+                f"{k}_pty",
+                f"   `teamtui ROOT…` in a pty: exec → every row, p50 (n={len(f['pty_s'])})",
+                f["pty_p50_s"],
+                "s",
+                *first_t,
+            )
         row(f"{k}_complete", "   every Claude Code row's tokens in (its transcripts read)", f["complete_s"], "s")
-        row(f"{k}_p50", f"11. change → overview row, p50 (n={f['change']['n']}, {f['missed']} missed)", 1000 * f["change"]["p50"], "ms",
-            *ms50_t)
+        row(
+            f"{k}_p50",
+            f"11. change → overview row, p50 (n={f['change']['n']}, {f['missed']} missed)",
+            1000 * f["change"]["p50"],
+            "ms",
+            *ms50_t,
+        )
         row(f"{k}_p99", "11. change → overview row, p99", 1000 * f["change"]["p99"], "ms", *ms150_t)
-        row(f"{k}_handled", "   of which written → through FleetControl.changed, p50 / p99; changed itself, p50 / p99",
+        row(
+            f"{k}_handled",
+            "   of which written → through FleetControl.changed, p50 / p99; changed itself, p50 / p99",
             f"{1000 * f['handled']['p50']:.0f} / {1000 * f['handled']['p99']:.0f}; "
-            f"{f['changed_ms']['p50']:.1f} / {f['changed_ms']['p99']:.1f} ms", "")
+            f"{f['changed_ms']['p50']:.1f} / {f['changed_ms']['p99']:.1f} ms",
+            "",
+        )
         row(f"{k}_idle", f"11. idle, {f['idle_wall_s']:.0f} s: CPU of one core", f["idle_pct"], "%", *idle_t)
         row(f"{k}_rss", "11. resident memory, peak", f["rss_peak_mb"], "MB", *rss_t)
     return rows
@@ -366,34 +698,51 @@ def peers_section(res: dict) -> str:
     """teamtui beside the polling peers at their periods, as ratios; empty unless one run measured both."""
     ours = {m: res.get(f"latency_{m}") for m in (5, 50)}
     idle = res.get("idle_50")
-    polls = [(p, {m: res.get(poll_key(f"poll_{m}", p)) for m in (5, 50)}, res.get(poll_key("poll_idle_50", p))) for p in POLL_PERIODS]
+    polls = [
+        (p, {m: res.get(poll_key(f"poll_{m}", p)) for m in (5, 50)}, res.get(poll_key("poll_idle_50", p)))
+        for p in POLL_PERIODS
+    ]
     if not all(ours.values()) or not idle or not all(all(by_m.values()) and pi for _, by_m, pi in polls):
         return ""
 
     def cell(m: int, r: dict) -> str:
         a = ours[m]["all"]
-        return (f"{1000 * r['all']['p50']:.0f} / {1000 * r['all']['p99']:.0f} ms "
-                f"({r['all']['p50'] / a['p50']:.1f}× · {r['all']['p99'] / a['p99']:.1f}×)")
+        return (
+            f"{1000 * r['all']['p50']:.0f} / {1000 * r['all']['p99']:.0f} ms "
+            f"({r['all']['p50'] / a['p50']:.1f}× · {r['all']['p99'] / a['p99']:.1f}×)"
+        )
 
     def seen(*runs: dict) -> str:
         missed = sum(r["missed"] for r in runs)
         return f"{missed} of {missed + sum(r['all']['n'] for r in runs)}"
 
-    lines = ["## Beside the polling peers", "",
-             "The peers (tmai, agent-deck and the like) poll: every period they list the team folders and re-read",
-             "and parse every file. The same scenario as rows 1, 4 and 5, at the periods they use, in the same run:",
-             "change→screen for teamtui, change→seen for the poller (it renders nothing), and idle CPU with 50",
-             "teammates. In brackets, the poller's figure over teamtui's.", "",
-             "| Watcher | 5 teammates: p50 / p99 (× teamtui) | 50 teammates: p50 / p99 (× teamtui) | idle CPU, 50 teammates (× teamtui) | changes never seen |",
-             "|---|---|---|---|---|"]
-    lines.append(f"| teamtui (file events) | {1000 * ours[5]['all']['p50']:.0f} / {1000 * ours[5]['all']['p99']:.0f} ms | "
-                 f"{1000 * ours[50]['all']['p50']:.0f} / {1000 * ours[50]['all']['p99']:.0f} ms | {idle['core_pct']:.2f} % | "
-                 f"{seen(ours[5], ours[50])} |")
+    lines = [
+        "## Beside the polling peers",
+        "",
+        "The peers (tmai, agent-deck and the like) poll: every period they list the team folders and re-read",
+        "and parse every file. The same scenario as rows 1, 4 and 5, at the periods they use, in the same run:",
+        "change→screen for teamtui, change→seen for the poller (it renders nothing), and idle CPU with 50",
+        "teammates. In brackets, the poller's figure over teamtui's.",
+        "",
+        "| Watcher | 5 teammates: p50 / p99 (× teamtui) | 50 teammates: p50 / p99 (× teamtui) | idle CPU, 50 teammates (× teamtui) | changes never seen |",
+        "|---|---|---|---|---|",
+    ]
+    lines.append(
+        f"| teamtui (file events) | {1000 * ours[5]['all']['p50']:.0f} / {1000 * ours[5]['all']['p99']:.0f} ms | "
+        f"{1000 * ours[50]['all']['p50']:.0f} / {1000 * ours[50]['all']['p99']:.0f} ms | {idle['core_pct']:.2f} % | "
+        f"{seen(ours[5], ours[50])} |"
+    )
     for p, by_m, pi in polls:
-        lines.append(f"| poll-and-rescan every {p:g} s | {cell(5, by_m[5])} | {cell(50, by_m[50])} | "
-                     f"{pi['core_pct']:.2f} % ({pi['core_pct'] / idle['core_pct']:.1f}×) | {seen(by_m[5], by_m[50])} |")
-    lines += ["", "*Changes never seen*: for teamtui, changes not on screen within 5 s; for a poller, task rewrites "
-              "overwritten before any poll read them, which are left out of its percentiles (that flatters it).", ""]
+        lines.append(
+            f"| poll-and-rescan every {p:g} s | {cell(5, by_m[5])} | {cell(50, by_m[50])} | "
+            f"{pi['core_pct']:.2f} % ({pi['core_pct'] / idle['core_pct']:.1f}×) | {seen(by_m[5], by_m[50])} |"
+        )
+    lines += [
+        "",
+        "*Changes never seen*: for teamtui, changes not on screen within 5 s; for a poller, task rewrites "
+        "overwritten before any poll read them, which are left out of its percentiles (that flatters it).",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -409,24 +758,39 @@ def fleet_section(res: dict) -> str:
 
     figures = [
         ("first screen, every row (FleetSession → frame)", lambda f: f"{f['first_screen_s']:.2f} s", "first_screen_s"),
-        ("of which discovery and every team read (`FleetSession.discover`)", lambda f: f"{f['discover_s']:.2f} s", "discover_s"),
-        ("`teamtui ROOT…` in a pty: exec → every row, p50",
-         lambda f: f"{f['pty_p50_s']:.2f} s" if f.get("pty_p50_s") is not None else "n/a", "pty_p50_s"),
+        (
+            "of which discovery and every team read (`FleetSession.discover`)",
+            lambda f: f"{f['discover_s']:.2f} s",
+            "discover_s",
+        ),
+        (
+            "`teamtui ROOT…` in a pty: exec → every row, p50",
+            lambda f: f"{f['pty_p50_s']:.2f} s" if f.get("pty_p50_s") is not None else "n/a",
+            "pty_p50_s",
+        ),
         ("every Claude Code row's tokens in", lambda f: f"{f['complete_s']:.2f} s", "complete_s"),
         ("change → overview row, p50 / p99", lambda f: ms(f["change"]), None),
         ("written → through FleetControl.changed, p50 / p99", lambda f: ms(f["handled"]), None),
-        ("FleetControl.changed (needs, every row, the table), p50 / p99",
-         lambda f: f"{f['changed_ms']['p50']:.1f} / {f['changed_ms']['p99']:.1f} ms", None),
+        (
+            "FleetControl.changed (needs, every row, the table), p50 / p99",
+            lambda f: f"{f['changed_ms']['p50']:.1f} / {f['changed_ms']['p99']:.1f} ms",
+            None,
+        ),
         ("reading the changed files, p50", lambda f: f"{f['read_ms']['p50']:.1f} ms", None),
         ("idle CPU of one core", lambda f: f"{f['idle_pct']:.2f} %", "idle_pct"),
         ("resident memory, peak", lambda f: f"{f['rss_peak_mb']:.0f} MB", "rss_peak_mb"),
         ("folders watched (one watcher)", lambda f: f"{f['watched_dirs']}", "watched_dirs"),
     ]
     head = " | ".join(f"{n} teams" for n, _ in runs)
-    lines = ["## The control room: fleet sizes side by side", "",
-             f"Rows 11, one run: {first['members']} teammates a team, half native, half Claude Code (pane and in-process",
-             "teammates in turn); the last column is the largest fleet's figure over the smallest's.", "",
-             f"| Figure | {head} | × |", "|---|" + "---|" * len(runs) + "---|"]
+    lines = [
+        "## The control room: fleet sizes side by side",
+        "",
+        f"Rows 11, one run: {first['members']} teammates a team, half native, half Claude Code (pane and in-process",
+        "teammates in turn); the last column is the largest fleet's figure over the smallest's.",
+        "",
+        f"| Figure | {head} | × |",
+        "|---|" + "---|" * len(runs) + "---|",
+    ]
     for label, cell, key in figures:
         ratio = ""
         if key is not None and isinstance(first.get(key), (int, float)) and first[key] and last.get(key) is not None:
@@ -466,11 +830,23 @@ def machine() -> dict:
             return "?"
 
     return {
-        "nproc": os.cpu_count(), "cpu": cpu, "ram": ram, "kernel": platform.release(),
-        "python": platform.python_version(), "textual": ver("textual"), "watchfiles": ver("watchfiles"),
-        "teamtui": ver("teamtui"), "rich": ver("rich"),
-        "commit": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
-        "dirty": bool(subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "teamtui"], capture_output=True, text=True).stdout.strip()),
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram": ram,
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "textual": ver("textual"),
+        "watchfiles": ver("watchfiles"),
+        "teamtui": ver("teamtui"),
+        "rich": ver("rich"),
+        "commit": subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip(),
+        "dirty": bool(
+            subprocess.run(
+                ["git", "-C", str(REPO), "status", "--porcelain", "teamtui"], capture_output=True, text=True
+            ).stdout.strip()
+        ),
     }
 
 
@@ -597,25 +973,44 @@ DEFINITIONS = """\
 """
 
 
-def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, elapsed: float,
-              load_before: tuple, before: dict | None, before_label: str, extra: str, reruns: list | None = None) -> None:
+def write_doc(
+    path: Path,
+    res: dict,
+    cfg_name: str,
+    mach: dict,
+    started: float,
+    elapsed: float,
+    load_before: tuple,
+    before: dict | None,
+    before_label: str,
+    extra: str,
+    reruns: list | None = None,
+) -> None:
     rows = figures(res)
     brows = {r["key"]: r for r in figures(before)} if before else {}
     lines = ["# Benchmarks", ""]
-    lines.append(f"Generated by `python benchmarks/run.py{' --quick' if cfg_name == 'quick' else ''}` "
-                 f"(`make bench`) on {dt.datetime.fromtimestamp(started).strftime('%Y-%m-%d %H:%M')}, "
-                 f"{cfg_name} run, {elapsed / 60:.1f} min. Numbers are from that run; nothing is typed in by hand.")
+    lines.append(
+        f"Generated by `python benchmarks/run.py{' --quick' if cfg_name == 'quick' else ''}` "
+        f"(`make bench`) on {dt.datetime.fromtimestamp(started).strftime('%Y-%m-%d %H:%M')}, "
+        f"{cfg_name} run, {elapsed / 60:.1f} min. Numbers are from that run; nothing is typed in by hand."
+    )
     lines.append("")
     lines.append(f"- Machine: {mach['nproc']} CPUs ({mach['cpu']}), {mach['ram']} RAM, Linux {mach['kernel']}.")
-    lines.append(f"- Load average when the run started: {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} "
-                 f"(1/5/15 min){' — above 0.5, so the figures may be noisier than on an idle machine' if load_before[0] > 0.5 else ''}.")
+    lines.append(
+        f"- Load average when the run started: {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f} "
+        f"(1/5/15 min){' — above 0.5, so the figures may be noisier than on an idle machine' if load_before[0] > 0.5 else ''}."
+    )
     for rerun in reruns or []:
-        lines.append(f"- Rows of {', '.join(rerun['groups'])} re-run alone (`--only {','.join(rerun['groups'])}`) on "
-                     f"{dt.datetime.fromtimestamp(rerun['started']).strftime('%Y-%m-%d %H:%M')} at commit {rerun['machine']['commit']}"
-                     f"{' + uncommitted changes' if rerun['machine']['dirty'] else ''}, load average "
-                     f"{rerun['load'][0]:.2f} / {rerun['load'][1]:.2f} / {rerun['load'][2]:.2f}; the other rows are from the run above.")
-    lines.append(f"- Versions: Python {mach['python']}, textual {mach['textual']}, rich {mach['rich']}, watchfiles {mach['watchfiles']}, "
-                 f"teamtui {mach['teamtui']} (commit {mach['commit']}{' + uncommitted changes' if mach['dirty'] else ''}).")
+        lines.append(
+            f"- Rows of {', '.join(rerun['groups'])} re-run alone (`--only {','.join(rerun['groups'])}`) on "
+            f"{dt.datetime.fromtimestamp(rerun['started']).strftime('%Y-%m-%d %H:%M')} at commit {rerun['machine']['commit']}"
+            f"{' + uncommitted changes' if rerun['machine']['dirty'] else ''}, load average "
+            f"{rerun['load'][0]:.2f} / {rerun['load'][1]:.2f} / {rerun['load'][2]:.2f}; the other rows are from the run above."
+        )
+    lines.append(
+        f"- Versions: Python {mach['python']}, textual {mach['textual']}, rich {mach['rich']}, watchfiles {mach['watchfiles']}, "
+        f"teamtui {mach['teamtui']} (commit {mach['commit']}{' + uncommitted changes' if mach['dirty'] else ''})."
+    )
     lines.append("")
     head = "| Figure | Target |" + (f" Before ({before_label}) |" if before else "") + " Measured | |"
     lines.append(head)
@@ -623,7 +1018,15 @@ def write_doc(path: Path, res: dict, cfg_name: str, mach: dict, started: float, 
     for r in rows:
         mark = "" if r["ok"] is None else ("pass" if r["ok"] else "**miss**")
         b = brows.get(r["key"])
-        bcell = (f" {fmt(b['value'], b['unit'])}{'' if b['ok'] is None else (' pass' if b['ok'] else ' miss')} |" if b else " |") if before else ""
+        bcell = (
+            (
+                f" {fmt(b['value'], b['unit'])}{'' if b['ok'] is None else (' pass' if b['ok'] else ' miss')} |"
+                if b
+                else " |"
+            )
+            if before
+            else ""
+        )
         lines.append(f"| {r['figure']} | {r['target']} |{bcell} {fmt(r['value'], r['unit'])} | {mark} |")
     lines.append("")
     # The ratios mean something only when both sides come from one run.
@@ -650,9 +1053,17 @@ def main() -> None:
     ap.add_argument("--before", type=Path, default=HERE / "results" / "before.json")
     ap.add_argument("--notes", type=Path, default=HERE / "notes.md", help="text appended under the table")
     ap.add_argument("--from-results", type=Path, help="only (re)write the doc from a saved result")
-    ap.add_argument("--merge-into", metavar="NAME", help="replace the rows of --only in benchmarks/results/NAME.json and write the doc from it")
-    ap.add_argument("--cli-before", metavar="REF", help="cli rows: also time the package at this git commit, side by side")
-    ap.add_argument("--tmux-before", metavar="REF", help="tmux rows: also time the package at this git commit (one run)")
+    ap.add_argument(
+        "--merge-into",
+        metavar="NAME",
+        help="replace the rows of --only in benchmarks/results/NAME.json and write the doc from it",
+    )
+    ap.add_argument(
+        "--cli-before", metavar="REF", help="cli rows: also time the package at this git commit, side by side"
+    )
+    ap.add_argument(
+        "--tmux-before", metavar="REF", help="tmux rows: also time the package at this git commit (one run)"
+    )
     a = ap.parse_args()
     only = set(a.only.split(","))
     unknown = only - set(GROUPS)
@@ -666,8 +1077,13 @@ def main() -> None:
         started = time.time()
         load = os.getloadavg()
         res = run_all(cfg, only, a.cli_before, a.tmux_before)
-        meta = {"config": "quick" if a.quick else "full", "started": started, "elapsed": time.time() - started,
-                "load": load, "machine": machine()}
+        meta = {
+            "config": "quick" if a.quick else "full",
+            "started": started,
+            "elapsed": time.time() - started,
+            "load": load,
+            "machine": machine(),
+        }
         if a.merge_into:
             into = HERE / "results" / f"{a.merge_into}.json"
             saved = json.loads(into.read_text())
@@ -676,7 +1092,9 @@ def main() -> None:
                 for key in GROUP_KEYS[group]:
                     saved["results"].pop(key, None)
             saved["results"].update(res)
-            saved["meta"]["reruns"] = [r for r in saved["meta"].get("reruns", []) if not set(r["groups"]) & only] + [rerun]
+            saved["meta"]["reruns"] = [r for r in saved["meta"].get("reruns", []) if not set(r["groups"]) & only] + [
+                rerun
+            ]
             into.write_text(json.dumps(saved, indent=1))
             res, meta = saved["results"], saved["meta"]
         if a.save:
@@ -689,8 +1107,19 @@ def main() -> None:
         bm = b["meta"]
         before, before_label = b["results"], f"{bm['config']} run, commit {bm['machine']['commit']}"
     extra = a.notes.read_text() if a.notes and a.notes.exists() else ""
-    write_doc(a.out, res, meta["config"], meta["machine"], meta["started"], meta["elapsed"], tuple(meta["load"]),
-              before, before_label or "", extra, meta.get("reruns"))
+    write_doc(
+        a.out,
+        res,
+        meta["config"],
+        meta["machine"],
+        meta["started"],
+        meta["elapsed"],
+        tuple(meta["load"]),
+        before,
+        before_label or "",
+        extra,
+        meta.get("reruns"),
+    )
     for r in figures(res):
         mark = "" if r["ok"] is None else ("pass" if r["ok"] else "MISS")
         print(f"{r['figure'][:90]:90} {fmt(r['value'], r['unit']):>18} {mark}")

@@ -75,8 +75,12 @@ class Writer:
 
     async def __aenter__(self) -> Writer:
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, str(WRITER), str(self.root), "cmd",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            str(WRITER),
+            str(self.root),
+            "cmd",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
         )
         return self
 
@@ -135,9 +139,12 @@ async def latency(members: int, per_kind: int, seed: int = 1, gap: float | None 
         all_ = [x for v in out.values() for x in v]
         handle = [a + b for a, b, _ in app.batches]
         return {
-            "members": members, "missed": missed, "all": summary(all_),
+            "members": members,
+            "missed": missed,
+            "all": summary(all_),
             **{k: summary(v) for k, v in out.items()},
-            "handle": summary(handle), "samples": all_,
+            "handle": summary(handle),
+            "samples": all_,
         }
 
 
@@ -292,16 +299,45 @@ def make_claude_team(root: Path, teammates: int, mb: float) -> list:
 
     names = [f"mate{i:02d}" for i in range(teammates)]
     now_ms = int(time.time() * 1000)
-    members = [{"agentId": f"team-lead@{CC_TEAM}", "name": "team-lead", "agentType": "team-lead", "joinedAt": now_ms - 3_600_000,
-                "tmuxPaneId": "leader", "cwd": "/src/app", "subscriptions": [], "backendType": "in-process"}]
-    members += [{"agentId": f"{n}@{CC_TEAM}", "name": n, "color": "blue", "joinedAt": now_ms - 3_500_000, "tmuxPaneId": f"%{i + 1}",
-                 "subscriptions": [], "model": "claude-sonnet-4-5", "prompt": "bench", "planModeRequired": False, "cwd": "/src/app",
-                 "backendType": "tmux", "isActive": True} for i, n in enumerate(names)]
+    members = [
+        {
+            "agentId": f"team-lead@{CC_TEAM}",
+            "name": "team-lead",
+            "agentType": "team-lead",
+            "joinedAt": now_ms - 3_600_000,
+            "tmuxPaneId": "leader",
+            "cwd": "/src/app",
+            "subscriptions": [],
+            "backendType": "in-process",
+        }
+    ]
+    members += [
+        {
+            "agentId": f"{n}@{CC_TEAM}",
+            "name": n,
+            "color": "blue",
+            "joinedAt": now_ms - 3_500_000,
+            "tmuxPaneId": f"%{i + 1}",
+            "subscriptions": [],
+            "model": "claude-sonnet-4-5",
+            "prompt": "bench",
+            "planModeRequired": False,
+            "cwd": "/src/app",
+            "backendType": "tmux",
+            "isActive": True,
+        }
+        for i, n in enumerate(names)
+    ]
     team = root / "teams" / CC_TEAM
     (team / "inboxes").mkdir(parents=True)
     (root / "tasks" / CC_TEAM).mkdir(parents=True)
-    config = {"name": CC_TEAM, "createdAt": now_ms - 3_600_000, "leadAgentId": f"team-lead@{CC_TEAM}",
-              "leadSessionId": CC_LEAD_SESSION, "members": members}
+    config = {
+        "name": CC_TEAM,
+        "createdAt": now_ms - 3_600_000,
+        "leadAgentId": f"team-lead@{CC_TEAM}",
+        "leadSessionId": CC_LEAD_SESSION,
+        "members": members,
+    }
     (team / "config.json").write_text(json.dumps(config, indent=2))
     for n in ["team-lead", *names]:
         (team / "inboxes" / f"{n}.json").write_text("[]")
@@ -351,8 +387,17 @@ def journal_bench(messages: int) -> dict:
         t0 = time.perf_counter()
         for i in range(messages):
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
-            pending.append({"from": "team-lead", "text": f"step {i}: " + "run the tests and report back " * 6,
-                            "timestamp": stamp, "read": False, "msgV": 1, "msg_id": f"{i:032x}", "type": "message"})
+            pending.append(
+                {
+                    "from": "team-lead",
+                    "text": f"step {i}: " + "run the tests and report back " * 6,
+                    "timestamp": stamp,
+                    "read": False,
+                    "msgV": 1,
+                    "msg_id": f"{i:032x}",
+                    "type": "message",
+                }
+            )
             if len(pending) > 5:  # the teammate took the older ones: they leave the file (delivered)
                 pending = pending[-2:]
             tmp_path = inbox.with_name(f"mate00.json.{i}")
@@ -365,9 +410,18 @@ def journal_bench(messages: int) -> dict:
         drain = time.perf_counter() - t1
         files = sorted(where.iterdir())
         records = sum(1 for f in files for _ in f.open("rb"))
-        return {"messages": messages, "batches": len(cost), "observe": summary(cost), "loop_s": loop_s, "drain_s": drain,
-                "bytes": sum(f.stat().st_size for f in files), "limit_bytes": 2 * jmod.MAX_FILE_BYTES,
-                "files": len(files), "records_on_disk": records, "dropped": jmod._WRITER.dropped}
+        return {
+            "messages": messages,
+            "batches": len(cost),
+            "observe": summary(cost),
+            "loop_s": loop_s,
+            "drain_s": drain,
+            "bytes": sum(f.stat().st_size for f in files),
+            "limit_bytes": 2 * jmod.MAX_FILE_BYTES,
+            "files": len(files),
+            "records_on_disk": records,
+            "dropped": jmod._WRITER.dropped,
+        }
 
 
 async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) -> dict:
@@ -396,7 +450,12 @@ async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) ->
             lat, missed = [], 0
             for i in range(n):
                 token = f"T{i:05d}q"
-                call = {"type": "tool_use", "id": f"toolu_bench_{i}", "name": "Bash", "input": {"command": f"echo {token}"}}
+                call = {
+                    "type": "tool_use",
+                    "id": f"toolu_bench_{i}",
+                    "name": "Bash",
+                    "input": {"command": f"echo {token}"},
+                }
                 line = w._assistant([call], "tool_use")[0]
                 fut = app.expect(f"Bash: echo {token}")
                 t_write = time.time()
@@ -409,8 +468,18 @@ async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) ->
                     app._awaited.pop(f"Bash: echo {token}", None)
                 await asyncio.sleep(rnd.uniform(0.01, 0.05))
             _, rss_peak = rss_mb()
-    return {"teammates": teammates, "mb": mb, "first_screen_s": first_screen, "tokens_s": tokens_s, "load_s": app.opened_at - app.created_at,
-            "rss_first_mb": rss_first, "rss_peak_mb": rss_peak, "line": summary(lat), "missed": missed, "samples": lat}
+    return {
+        "teammates": teammates,
+        "mb": mb,
+        "first_screen_s": first_screen,
+        "tokens_s": tokens_s,
+        "load_s": app.opened_at - app.created_at,
+        "rss_first_mb": rss_first,
+        "rss_peak_mb": rss_peak,
+        "line": summary(lat),
+        "missed": missed,
+        "samples": lat,
+    }
 
 
 # ---------------------------------------------------------------- 3. sustained
@@ -460,7 +529,13 @@ async def sustained(members: int, rate: float, seconds: float, key_every: float 
             await asyncio.sleep(0.5)
             app.on_log_entries = on_entries
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, str(WRITER), str(root), "load", str(members), str(rate), str(seconds),
+                sys.executable,
+                str(WRITER),
+                str(root),
+                "load",
+                str(members),
+                str(rate),
+                str(seconds),
                 stdout=asyncio.subprocess.PIPE,
             )
             start = json.loads(await proc.stdout.readline())["start"]
@@ -506,13 +581,19 @@ async def sustained(members: int, rate: float, seconds: float, key_every: float 
         fifth = max(1, len(lat_all) // 5)
         first_q, last_q = lat_all[:fifth], lat_all[-fifth:]
         return {
-            "members": members, "rate": rate, "seconds": seconds,
-            "written": written, "handled": count, "writer_late_s": tail["late"],
+            "members": members,
+            "rate": rate,
+            "seconds": seconds,
+            "written": written,
+            "handled": count,
+            "writer_late_s": tail["late"],
             "drain_s": drain,
             "handled_latency": summary(lat_all),
             "screen_latency": summary(screen_lat),
-            "first_fifth_p50": pct(first_q, 50), "last_fifth_p50": pct(last_q, 50),
-            "first_fifth_p99": pct(first_q, 99), "last_fifth_p99": pct(last_q, 99),
+            "first_fifth_p50": pct(first_q, 50),
+            "last_fifth_p50": pct(last_q, 50),
+            "first_fifth_p99": pct(first_q, 99),
+            "last_fifth_p99": pct(last_q, 99),
             "key": summary(open_lat + close_lat),
             "key_open": summary(open_lat),
             "key_close": summary(close_lat),
@@ -541,16 +622,28 @@ async def idle(members: int, seconds: float, warmup: float) -> dict:
                 await asyncio.sleep(min(IDLE_WINDOW, seconds - (tw - t0)))
                 windows.append(100 * (proc_cpu_seconds() - cw) / (time.time() - tw))
             cpu, wall, frames = proc_cpu_seconds() - c0, time.time() - t0, app.frames - f0
-        return {"members": members, "cpu_s": cpu, "wall_s": wall, "core_pct": 100 * cpu / wall, "frames": frames,
-                "windows_pct": windows}
+        return {
+            "members": members,
+            "cpu_s": cpu,
+            "wall_s": wall,
+            "core_pct": 100 * cpu / wall,
+            "frames": frames,
+            "windows_pct": windows,
+        }
 
 
 # ---------------------------------------------------------------- 6. start-up and import
 def startup_once(root: Path, needle: bytes, timeout: float = 20.0) -> float:
     """`teamtui watch ROOT` in a real pseudo-terminal: seconds from exec to the first screen."""
     exe = Path(sys.executable).with_name("teamtui")
-    return exec_until([str(exe), "watch", str(root), "--team", TEAM, "--teammate-mode", "in-process"], needle,
-                      size=SIZE, what="first screen", timeout=timeout, env={"XDG_CONFIG_HOME": str(root / "_config")})
+    return exec_until(
+        [str(exe), "watch", str(root), "--team", TEAM, "--teammate-mode", "in-process"],
+        needle,
+        size=SIZE,
+        what="first screen",
+        timeout=timeout,
+        env={"XDG_CONFIG_HOME": str(root / "_config")},
+    )
 
 
 def startup(reps: int) -> dict:
@@ -577,13 +670,16 @@ def import_time(reps: int) -> dict:
     full = [wall("import teamtui.protocol") for _ in range(reps)]
     cumul = []
     for _ in range(reps):
-        r = subprocess.run([py, "-X", "importtime", "-c", "import teamtui.protocol"], capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [py, "-X", "importtime", "-c", "import teamtui.protocol"], capture_output=True, text=True, check=True
+        )
         for line in r.stderr.splitlines():
             parts = [p.strip() for p in line.split("|")]
             if len(parts) == 3 and parts[2] == "teamtui.protocol":
                 cumul.append(int(parts[1]) / 1e6)
     return {
-        "python_s": summary(base), "with_import_s": summary(full),
+        "python_s": summary(base),
+        "with_import_s": summary(full),
         "import_only_p50_s": pct(full, 50) - pct(base, 50),
         "importtime_cumulative_s": summary(cumul),
     }
@@ -636,7 +732,9 @@ def cli(reps: int, before: str | None = None) -> dict:
     rng = random.Random(7)
     samples: dict[str, dict[str, list[float]]] = {t: {c: [] for c in CLI_COMMANDS} for t in trees}
     base: list[float] = []
-    cpu: dict[str, list[float]] = collections.defaultdict(list)  # CPU seconds of each run, by command line (a check on the wall times under load)
+    cpu: dict[str, list[float]] = collections.defaultdict(
+        list
+    )  # CPU seconds of each run, by command line (a check on the wall times under load)
     with tempfile.TemporaryDirectory(prefix="tt-bench-cli-") as tmp:
         roots = {t: make_team(Path(tmp) / t, 5, tasks=3 * (reps + 2) + 3) for t in trees}
 
@@ -684,8 +782,12 @@ def cli(reps: int, before: str | None = None) -> dict:
                         samples[tree]["task complete"].append(took)
                         cpu[f"{tree} task complete"].append(used)
     python_p50 = statistics.median(base)
-    out: dict = {"python_s": summary(base), "python_p50_s": python_p50, "trees": {},
-                 "cpu_p50_s": {k: statistics.median(v) for k, v in cpu.items()}}
+    out: dict = {
+        "python_s": summary(base),
+        "python_p50_s": python_p50,
+        "trees": {},
+        "cpu_p50_s": {k: statistics.median(v) for k, v in cpu.items()},
+    }
     for tree, per in samples.items():
         out["trees"][tree] = {
             c: {"p50_s": statistics.median(v), "ratio": statistics.median(v) / python_p50, "summary": summary(v)}

@@ -69,11 +69,13 @@ def start_sshd(d: Path) -> tuple[subprocess.Popen, int]:
         f"Port {port}\nListenAddress 127.0.0.1\nHostKey {d / 'host_key'}\nPidFile {d / 'sshd.pid'}\n"
         f"AuthorizedKeysFile {d / 'authorized_keys'}\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
         f"KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nAllowUsers {getpass.getuser()}\n"
-        "PrintMotd no\nLogLevel ERROR\n")
+        "PrintMotd no\nLogLevel ERROR\n"
+    )
     if os.geteuid() == 0:
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-    proc = subprocess.Popen([sshd, "-D", "-e", "-f", str(d / "sshd_config")], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sshd, "-D", "-e", "-f", str(d / "sshd_config")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 10
     while True:
         try:
@@ -100,16 +102,39 @@ async def measure(args: argparse.Namespace, tmp: Path, port: int) -> dict:
     home = tmp / "remote-home"
     remote_root, local_root = home / "proj", tmp / "local"
     remote_team, local_team = make_team(remote_root, args.members), make_team(local_root, args.members)
-    env = {"HOME": home, "CLAUDE_CONFIG_DIR": home / "claude", "XDG_CONFIG_HOME": home / ".config",
-           "XDG_STATE_HOME": home / ".state"}
-    command = "env " + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items()) + f" {shlex.quote(sys.executable)} -m teamtui"
-    options = ["-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", f"UserKnownHostsFile={tmp / 'known_hosts'}",
-               "-o", "IdentitiesOnly=yes", "-o", "LogLevel=ERROR", "-i", str(tmp / "user_key"), "-p", str(port)]
+    env = {
+        "HOME": home,
+        "CLAUDE_CONFIG_DIR": home / "claude",
+        "XDG_CONFIG_HOME": home / ".config",
+        "XDG_STATE_HOME": home / ".state",
+    }
+    command = (
+        "env "
+        + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items())
+        + f" {shlex.quote(sys.executable)} -m teamtui"
+    )
+    options = [
+        "-F",
+        "/dev/null",
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        f"UserKnownHostsFile={tmp / 'known_hosts'}",
+        "-o",
+        "IdentitiesOnly=yes",
+        "-o",
+        "LogLevel=ERROR",
+        "-i",
+        str(tmp / "user_key"),
+        "-p",
+        str(port),
+    ]
     host = RemoteHost(HostSettings("box", f"{getpass.getuser()}@127.0.0.1", options, [str(remote_root)], command))
     empty = tmp / "empty"
     empty.mkdir()
-    fleet = FleetSession(Settings(), roots=[local_root], cwd=empty, claude_root=empty, registry=empty / "runs",
-                         journal=empty / "journal")
+    fleet = FleetSession(
+        Settings(), roots=[local_root], cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "journal"
+    )
     fleet.discover()
     local_key = next(k for k in fleet.sessions if k[2] == TEAM)
     remote_key = ("ssh:box", os.path.realpath(remote_root), TEAM)
@@ -155,10 +180,20 @@ async def measure(args: argparse.Namespace, tmp: Path, port: int) -> dict:
     stop.set()
     await asyncio.wait_for(asyncio.gather(*feeds, return_exceptions=True), 15)
     return {
-        "members": args.members, "n": args.n,
-        **{side: {"p50": pct(xs, 50), "p99": pct(xs, 99), "max": max(xs, default=float("nan")), "n": len(xs),
-                  "missed": missed[side]} for side, xs in out.items()},
-        "lines": host.lines, "dropped": host.dropped,
+        "members": args.members,
+        "n": args.n,
+        **{
+            side: {
+                "p50": pct(xs, 50),
+                "p99": pct(xs, 99),
+                "max": max(xs, default=float("nan")),
+                "n": len(xs),
+                "missed": missed[side],
+            }
+            for side, xs in out.items()
+        },
+        "lines": host.lines,
+        "dropped": host.dropped,
     }
 
 

@@ -74,7 +74,12 @@ def make_team(root: Path, members: int, tasks: int, log_bytes: int = 0, inbox_li
         name = member_name(i)
         with open(inbox_path(root, name), "w") as fh:
             for k in range(inbox_lines):
-                fh.write(json.dumps({"type": "message", "sender": "lead", "content": f"hello {name} #{k}", "timestamp": now + k}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"type": "message", "sender": "lead", "content": f"hello {name} #{k}", "timestamp": now + k}
+                    )
+                    + "\n"
+                )
         with open(log_path(root, name), "wb") as fh:
             if log_bytes:
                 line = (json.dumps({"ts": now, "level": "info", "text": "x" * 150}) + "\n").encode()

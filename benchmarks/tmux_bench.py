@@ -96,7 +96,11 @@ def once(members: int, tasks: int, mode: str, tree: str | None, timeout: float, 
         root = make_team(tmpdir / "root", members, tasks)
         out = tmpdir / "dashboard.out"
         server = Server(tmpdir)
-        env = {"XDG_CONFIG_HOME": str(tmpdir / "_config"), "TERM": "xterm-256color", "HOME": os.environ.get("HOME", "/")}
+        env = {
+            "XDG_CONFIG_HOME": str(tmpdir / "_config"),
+            "TERM": "xterm-256color",
+            "HOME": os.environ.get("HOME", "/"),
+        }
         drop = ("TMUX", "TMUX_PANE", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "TEAMTUI_ROOT", "TEAMTUI_TEAM")
         base_env = {k: v for k, v in os.environ.items() if k not in drop}
         if tree:
@@ -107,7 +111,9 @@ def once(members: int, tasks: int, mode: str, tree: str | None, timeout: float, 
         args = ["-f", "/dev/null", "new-session", "-d", "-x", str(SIZE[0]), "-y", str(SIZE[1]), "-s", "bench"]
         for k, v in env.items():
             args += ["-e", f"{k}={v}"]
-        subprocess.run([server.tmux, "-S", server.socket, *args, "sh", "-c", command], env=base_env, check=True, timeout=30)
+        subprocess.run(
+            [server.tmux, "-S", server.socket, *args, "sh", "-c", command], env=base_env, check=True, timeout=30
+        )
         try:
             pane, server_pid = server.run("display-message", "-p", "-t", "bench", "#{pane_id}\t#{pid}")[0].split("\t")
             server.run("pipe-pane", "-o", "-t", pane, f"cat >> {out}")
@@ -154,8 +160,14 @@ def once(members: int, tasks: int, mode: str, tree: str | None, timeout: float, 
             left = _tree_cpu(int(server_pid))[1]
         finally:
             server.kill()
-    return {"first_screen_s": first, "cpu_s": cpu1 - cpu0, "wall_s": wall, "follows_at_10s": follows,
-            "follows_after_quit": left, "keys_s": keys}
+    return {
+        "first_screen_s": first,
+        "cpu_s": cpu1 - cpu0,
+        "wall_s": wall,
+        "follows_at_10s": follows,
+        "follows_after_quit": left,
+        "keys_s": keys,
+    }
 
 
 def main() -> None:
@@ -175,11 +187,16 @@ def main() -> None:
     firsts = [r["first_screen_s"] for r in runs]
     keys = [k for r in runs for k in r["keys_s"]]
     res = {
-        "members": a.members, "tasks": a.tasks, "mode": a.mode, "runs": runs,
-        "first_screen_p50_s": statistics.median(firsts), "first_screen_max_s": max(firsts),
+        "members": a.members,
+        "tasks": a.tasks,
+        "mode": a.mode,
+        "runs": runs,
+        "first_screen_p50_s": statistics.median(firsts),
+        "first_screen_max_s": max(firsts),
         "cpu_p50_s": statistics.median(r["cpu_s"] for r in runs),
         "follows_max": max(r["follows_at_10s"] for r in runs),
-        "keys_n": len(keys), "keys_p50_s": statistics.median(keys) if keys else float("nan"),
+        "keys_n": len(keys),
+        "keys_p50_s": statistics.median(keys) if keys else float("nan"),
         "keys_max_s": max(keys) if keys else float("nan"),
     }
     sys.stdout.write("\n" + json.dumps(res) + "\n")

@@ -33,8 +33,18 @@ WORDS = (
     "auth token session refresh parser module test fixture handler request response config "
     "schema migrate cache index query user account error retry timeout lock inbox task board"
 ).split()
-FILES = [f"src/{a}/{b}.py" for a in ("auth", "api", "db", "core", "cli") for b in ("models", "views", "utils", "handlers")]
-COMMANDS = ["pytest -q", "pytest -q tests/test_auth.py -x", "ruff check src", "git status", "git diff --stat", "make lint", "ls -la src"]
+FILES = [
+    f"src/{a}/{b}.py" for a in ("auth", "api", "db", "core", "cli") for b in ("models", "views", "utils", "handlers")
+]
+COMMANDS = [
+    "pytest -q",
+    "pytest -q tests/test_auth.py -x",
+    "ruff check src",
+    "git status",
+    "git diff --stat",
+    "make lint",
+    "ls -la src",
+]
 
 
 def _dump(rec: dict) -> bytes:
@@ -50,7 +60,10 @@ def _prose(rng: random.Random, n: int) -> str:
 
 
 def _code(rng: random.Random, lines: int) -> str:
-    return "\n".join(f"{i:>4}\tdef {rng.choice(WORDS)}_{i}(self, {rng.choice(WORDS)}):  # {_prose(rng, 6)}" for i in range(1, lines + 1))
+    return "\n".join(
+        f"{i:>4}\tdef {rng.choice(WORDS)}_{i}(self, {rng.choice(WORDS)}):  # {_prose(rng, 6)}"
+        for i in range(1, lines + 1)
+    )
 
 
 class TranscriptWriter:
@@ -71,20 +84,41 @@ class TranscriptWriter:
         if self.team:
             out.update(teamName=self.team, agentName=self.agent)
         out.update(type=kind, **rec)
-        out.update(uuid=f"u-{self.msg}-{self.tool}-{self.rng.getrandbits(32):08x}", timestamp=_iso(self.t), userType="external",
-                   entrypoint="cli", cwd="/src/app", sessionId=self.session, version="2.1.328", gitBranch="main")
+        out.update(
+            uuid=f"u-{self.msg}-{self.tool}-{self.rng.getrandbits(32):08x}",
+            timestamp=_iso(self.t),
+            userType="external",
+            entrypoint="cli",
+            cwd="/src/app",
+            sessionId=self.session,
+            version="2.1.328",
+            gitBranch="main",
+        )
         return out
 
     def _assistant(self, content: list, stop: str) -> list[bytes]:
         self.msg += 1
         out_tokens = self.rng.randint(20, 900)
-        usage = {"input_tokens": self.rng.randint(1, 8), "cache_creation_input_tokens": self.rng.randint(0, 3000),
-                 "cache_read_input_tokens": self.context, "output_tokens": out_tokens, "service_tier": "standard"}
+        usage = {
+            "input_tokens": self.rng.randint(1, 8),
+            "cache_creation_input_tokens": self.rng.randint(0, 3000),
+            "cache_read_input_tokens": self.context,
+            "output_tokens": out_tokens,
+            "service_tier": "standard",
+        }
         self.context += self.rng.randint(200, 4000)
         lines = []
         for block in content:  # Claude Code writes one line per content block, repeating the message's usage
-            msg = {"id": f"msg_{self.session[:8]}_{self.msg}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                   "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
+            msg = {
+                "id": f"msg_{self.session[:8]}_{self.msg}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [block],
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": usage,
+            }
             lines.append(_dump(self._base("assistant", message=msg, requestRef=f"req-{self.msg}")))
         return lines
 
@@ -95,41 +129,103 @@ class TranscriptWriter:
         kind = rng.choices(["Read", "Bash", "Edit", "Grep", "Write"], weights=[4, 4, 3, 2, 1])[0]
         path = rng.choice(FILES)
         if kind == "Read":
-            return {"type": "tool_use", "id": tid, "name": kind, "input": {"file_path": path}}, _code(rng, rng.randint(40, 250))
+            return {"type": "tool_use", "id": tid, "name": kind, "input": {"file_path": path}}, _code(
+                rng, rng.randint(40, 250)
+            )
         if kind == "Bash":
             cmd = rng.choice(COMMANDS)
-            return {"type": "tool_use", "id": tid, "name": kind, "input": {"command": cmd, "description": _prose(rng, 5)}}, "\n".join(
+            return {
+                "type": "tool_use",
+                "id": tid,
+                "name": kind,
+                "input": {"command": cmd, "description": _prose(rng, 5)},
+            }, "\n".join(
                 f"tests/test_{rng.choice(WORDS)}.py::test_{rng.choice(WORDS)} PASSED" for _ in range(rng.randint(5, 60))
             )
         if kind == "Edit":
-            return {"type": "tool_use", "id": tid, "name": kind, "input": {"file_path": path, "old_string": _code(rng, rng.randint(2, 20)),
-                    "new_string": _code(rng, rng.randint(2, 25))}}, f"The file {path} has been updated."
+            return {
+                "type": "tool_use",
+                "id": tid,
+                "name": kind,
+                "input": {
+                    "file_path": path,
+                    "old_string": _code(rng, rng.randint(2, 20)),
+                    "new_string": _code(rng, rng.randint(2, 25)),
+                },
+            }, f"The file {path} has been updated."
         if kind == "Grep":
-            return {"type": "tool_use", "id": tid, "name": kind, "input": {"pattern": rng.choice(WORDS), "path": "src"}}, "\n".join(rng.sample(FILES, 6))
-        return {"type": "tool_use", "id": tid, "name": kind, "input": {"file_path": path, "content": _code(rng, rng.randint(30, 120))}}, f"File created successfully at: {path}"
+            return {
+                "type": "tool_use",
+                "id": tid,
+                "name": kind,
+                "input": {"pattern": rng.choice(WORDS), "path": "src"},
+            }, "\n".join(rng.sample(FILES, 6))
+        return {
+            "type": "tool_use",
+            "id": tid,
+            "name": kind,
+            "input": {"file_path": path, "content": _code(rng, rng.randint(30, 120))},
+        }, f"File created successfully at: {path}"
 
     def turn(self) -> Iterator[bytes]:
         rng = self.rng
         who = rng.choice(["team-lead", "alice", "bob"])
-        yield _dump(self._base("user", message={"role": "user", "content": f'<teammate-message teammate_id="{who}">\n{_prose(rng, 30)}\n</teammate-message>'}))
+        yield _dump(
+            self._base(
+                "user",
+                message={
+                    "role": "user",
+                    "content": f'<teammate-message teammate_id="{who}">\n{_prose(rng, 30)}\n</teammate-message>',
+                },
+            )
+        )
         for kind in ("session_context", "date"):
             yield _dump(self._base("attachment", attachment={"type": kind, "context": {}}))
-        yield _dump(self._base("attachment", attachment={"type": "prompt_snapshot", "systemPrompt": [_prose(rng, 400) for _ in range(8)]}))
+        yield _dump(
+            self._base(
+                "attachment",
+                attachment={"type": "prompt_snapshot", "systemPrompt": [_prose(rng, 400) for _ in range(8)]},
+            )
+        )
         for _ in range(rng.randint(1, 6)):  # model calls in this turn
-            yield _dump({"type": "api-request", "sessionId": self.session, "id": f"req-{self.msg}", "timestamp": _iso(self.t),
-                         "params": {"model": "claude-sonnet-4-5", "max_tokens": 32000}, "tail": [f"{rng.getrandbits(128):032x}" for _ in range(3)]})
+            yield _dump(
+                {
+                    "type": "api-request",
+                    "sessionId": self.session,
+                    "id": f"req-{self.msg}",
+                    "timestamp": _iso(self.t),
+                    "params": {"model": "claude-sonnet-4-5", "max_tokens": 32000},
+                    "tail": [f"{rng.getrandbits(128):032x}" for _ in range(3)],
+                }
+            )
             calls = [self._tool_call() for _ in range(rng.choice([1, 1, 1, 2, 3]))]
-            yield from self._assistant([{"type": "text", "text": _prose(rng, rng.randint(10, 60))}] + [c for c, _ in calls], "tool_use")
+            yield from self._assistant(
+                [{"type": "text", "text": _prose(rng, rng.randint(10, 60))}] + [c for c, _ in calls], "tool_use"
+            )
             for call, result in calls:
                 ok = rng.random() > 0.05
-                block = {"type": "tool_result", "tool_use_id": call["id"], "content": result if ok else f"<tool_use_error>{_prose(rng, 8)}</tool_use_error>"}
+                block = {
+                    "type": "tool_result",
+                    "tool_use_id": call["id"],
+                    "content": result if ok else f"<tool_use_error>{_prose(rng, 8)}</tool_use_error>",
+                }
                 if not ok:
                     block["is_error"] = True
-                yield _dump(self._base("user", message={"role": "user", "content": [block]}, toolUseResult={"stdout": result[:200]}))
+                yield _dump(
+                    self._base(
+                        "user", message={"role": "user", "content": [block]}, toolUseResult={"stdout": result[:200]}
+                    )
+                )
         yield from self._assistant([{"type": "text", "text": _prose(rng, rng.randint(20, 80))}], "end_turn")
         if self.context > 150_000:  # auto-compaction, as Claude Code does near the window
-            yield _dump(self._base("system", subtype="compact_boundary", content="Conversation compacted",
-                                   compactMetadata={"trigger": "auto", "preTokens": self.context}))
+            yield _dump(
+                self._base(
+                    "system",
+                    subtype="compact_boundary",
+                    content="Conversation compacted",
+                    compactMetadata={"trigger": "auto", "preTokens": self.context},
+                )
+            )
             self.context = rng.randint(15_000, 30_000)
         yield _dump(self._base("system", subtype="turn_duration", durationMs=rng.randint(2000, 90000), isMeta=False))
         yield _dump({"type": "last-prompt", "leafUuid": f"leaf-{self.msg}", "sessionId": self.session})
@@ -140,7 +236,9 @@ class TranscriptWriter:
         return self._assistant([call], "tool_use")[0]
 
 
-def write_transcript(path: Path, size: int, *, seed: int = 0, team: str | None = None, agent: str | None = None) -> TranscriptWriter:
+def write_transcript(
+    path: Path, size: int, *, seed: int = 0, team: str | None = None, agent: str | None = None
+) -> TranscriptWriter:
     """Write a session file of about `size` bytes (whole turns); returns the writer to append more."""
     writer = TranscriptWriter(seed=seed, team=team, agent=agent)
     written = 0
@@ -171,7 +269,9 @@ def main() -> None:
             p = Path(tmp) / f"mate{i}.jsonl"
             writers.append(write_transcript(p, size, seed=i, team="session-bench", agent=f"mate{i}"))
             paths.append(p)
-        print(f"wrote {args.teammates} transcripts of {paths[0].stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"wrote {args.teammates} transcripts of {paths[0].stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t0:.1f} s"
+        )
 
         first = []
         for _ in range(args.reps):
@@ -179,10 +279,14 @@ def main() -> None:
             reader = TranscriptReader(paths[0])
             update = reader.read()
             first.append(time.perf_counter() - t)
-        print(f"first read of one transcript (tokens over all of it, {len(update.entries)} entries in the window): {_ms(first)}")
+        print(
+            f"first read of one transcript (tokens over all of it, {len(update.entries)} entries in the window): {_ms(first)}"
+        )
         s = reader.stats
-        print(f"  tokens in/out/cache-create/cache-read {s.tokens.input}/{s.tokens.output}/{s.tokens.cache_creation}/{s.tokens.cache_read}, "
-              f"context {s.context_tokens} (share {s.context_share} of {s.context_window}), activity {s.activity.label()!r}")
+        print(
+            f"  tokens in/out/cache-create/cache-read {s.tokens.input}/{s.tokens.output}/{s.tokens.cache_creation}/{s.tokens.cache_read}, "
+            f"context {s.context_tokens} (share {s.context_share} of {s.context_window}), activity {s.activity.label()!r}"
+        )
 
         team = []
         for _ in range(max(1, args.reps // 2)):

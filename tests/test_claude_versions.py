@@ -29,6 +29,6 @@ def test_the_makefile_pins_a_tested_version() -> None:
 
 def test_docs_list_every_tested_version() -> None:
     docs = (REPO / "docs" / "formats.md").read_text()
-    listed = docs[docs.index("## Versions tested"):]
+    listed = docs[docs.index("## Versions tested") :]
     for version in TESTED_CLAUDE_CODE:
         assert f"`{version}`" in listed, version

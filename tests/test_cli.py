@@ -75,8 +75,13 @@ def test_sender_is_never_a_lead_running_in_another_process(native_root: Path) ->
     env.pop("TEAMTUI_NAME", None)
 
     def send(text: str) -> str:
-        run = subprocess.run([sys.executable, "-m", "teamtui", "send", "hunter", text, "--root", str(native_root)],
-                             capture_output=True, text=True, env=env, timeout=60)
+        run = subprocess.run(
+            [sys.executable, "-m", "teamtui", "send", "hunter", text, "--root", str(native_root)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
         assert run.returncode == 0, run.stderr
         [m] = [m for m in store.peek("hunter").messages if m.content == text]
         return m.sender
@@ -142,9 +147,15 @@ def test_team_create_and_add_from_nothing(cli: Run, tmp_path: Path) -> None:
     assert cli("team", "add", "scout", "--root", root)[0] == 0
     cfg = NativeTeam(Path(root), "alpha").read_config()
     assert cfg.description == "first team"
-    assert [(m.name, m.agent_type, m.color) for m in cfg.members] == [("hunter", "code-reviewer", "blue"), ("scout", "", "")]
+    assert [(m.name, m.agent_type, m.color) for m in cfg.members] == [
+        ("hunter", "code-reviewer", "blue"),
+        ("scout", "", ""),
+    ]
     assert cli("task", "create", "first", "--root", root)[:2] == (0, "1\n")
-    assert cli("task", "create", "second", "--blocked-by", "1", "--files", "a.py", "b.py", "--root", root)[:2] == (0, "2\n")
+    assert cli("task", "create", "second", "--blocked-by", "1", "--files", "a.py", "b.py", "--root", root)[:2] == (
+        0,
+        "2\n",
+    )
     assert cli("task", "claim", "--as", "hunter", "--root", root)[:2] == (0, "1\n")
     assert cli("task", "claim", "--as", "scout", "--root", root)[0] == 3
     assert cli("task", "complete", "1", "--root", root)[:2] == (0, "1\n")
@@ -191,8 +202,21 @@ def test_json_shapes(cli: Run, native_root: Path) -> None:
     assert set(tasks) == {"team", "layout", "done", "total", "tasks", "errors"}
     t5 = tasks["tasks"][4]
     assert set(t5) == {
-        "id", "subject", "description", "status", "state", "owner",
-        "blocked_by", "open_blockers", "missing", "conflicts_with", "files", "plan_task", "held", "failures", "waits_on",
+        "id",
+        "subject",
+        "description",
+        "status",
+        "state",
+        "owner",
+        "blocked_by",
+        "open_blockers",
+        "missing",
+        "conflicts_with",
+        "files",
+        "plan_task",
+        "held",
+        "failures",
+        "waits_on",
     }
     assert (t5["state"], t5["open_blockers"], t5["missing"]) == ("blocked", ["4"], ["9"])
     inbox = json.loads(cli("inbox", "scout", "--json", "--root", r)[1])
@@ -200,7 +224,11 @@ def test_json_shapes(cli: Run, native_root: Path) -> None:
     [msg] = inbox["messages"]
     assert set(msg) == {"type", "sender", "content", "timestamp", "read", "summary", "payload"}
     assert msg["payload"] == {
-        "type": "shutdown_request", "request_id": "a1b2c3d4", "from": "", "reason": "phase_complete", "deadline_seconds": 30.0,
+        "type": "shutdown_request",
+        "request_id": "a1b2c3d4",
+        "from": "",
+        "reason": "phase_complete",
+        "deadline_seconds": 30.0,
     }
 
 
@@ -270,7 +298,9 @@ def test_malformed_files_are_reported_not_fatal(cli: Run, native_root: Path) -> 
     assert [e["path"] for e in tasks["errors"]] == [str(store.task_path("3"))]
     assert [t["id"] for t in tasks["tasks"]] == ["1", "2", "4", "5"]
     inbox = json.loads(cli("inbox", "scout", "--json", "--root", r, "--team", TEAM)[1])
-    assert inbox["errors"] == [{"path": str(store.inbox_path("scout")), "line": 2, "reason": inbox["errors"][0]["reason"]}]
+    assert inbox["errors"] == [
+        {"path": str(store.inbox_path("scout")), "line": 2, "reason": inbox["errors"][0]["reason"]}
+    ]
     code, _out, err = cli("team", "add", "newbie", "--root", r, "--team", TEAM)
     assert code == 1 and "invalid UTF-8" in err
     assert store.config_path.read_bytes() == b"\xff\xfe"
@@ -337,7 +367,12 @@ def test_real_process_teammate_needs_no_flags(native_root: Path) -> None:
 
     def teamtui(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "teamtui", *argv], env=env, cwd=native_root.parent, capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "teamtui", *argv],
+            env=env,
+            cwd=native_root.parent,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
 
     claim = teamtui("task", "claim")

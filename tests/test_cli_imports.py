@@ -37,16 +37,40 @@ with open(os.environ["IMPORTS_OUT"], "w") as fh:
 
 # Never needed by a command that reads or writes team files. The wire models are plain Python
 # (teamtui.protocol.wire): pydantic alone cost about 3x a bare interpreter's start-up.
-HEAVY = ("textual", "rich", "libtmux", "tomllib", "pydantic", "pydantic_core", "teamtui.tui", "teamtui.runtime",
-         "teamtui.demo", "teamtui.tmux.server", "teamtui.tmux.panes", "teamtui.cli.app_cmds", "teamtui.cli.run_cmds")
+HEAVY = (
+    "textual",
+    "rich",
+    "libtmux",
+    "tomllib",
+    "pydantic",
+    "pydantic_core",
+    "teamtui.tui",
+    "teamtui.runtime",
+    "teamtui.demo",
+    "teamtui.tmux.server",
+    "teamtui.tmux.panes",
+    "teamtui.cli.app_cmds",
+    "teamtui.cli.run_cmds",
+)
 # Only `follow` watches files.
 WATCHING = ("watchfiles", "anyio", "asyncio", "teamtui.protocol.watch", "teamtui.cli.tmux_cmds")
 # What a command on a native team no longer imports (issue #17: each cost its start-up a few ms):
 # dataclasses (and the inspect, ast and dis it pulls in), typing, argparse's shutil for the terminal
 # width, datetime and random (only an ISO timestamp or a contended lock needs them), Claude Code's
 # layout and its lead process, the patterns' plans.
-LIGHT = ("dataclasses", "inspect", "ast", "dis", "typing", "shutil", "datetime", "random",
-         "teamtui.protocol.claude", "teamtui.protocol.claude.leadproc", "teamtui.protocol.plan")
+LIGHT = (
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "typing",
+    "shutil",
+    "datetime",
+    "random",
+    "teamtui.protocol.claude",
+    "teamtui.protocol.claude.leadproc",
+    "teamtui.protocol.plan",
+)
 # command -> arguments
 HOT = {
     "send": ["send", "hunter", "hello"],
@@ -65,8 +89,9 @@ def _env(root: Path, out: Path) -> dict[str, str]:
 
 def _run(root: Path, tmp_path: Path, argv: list[str]) -> dict:
     out = tmp_path / "imports.json"
-    proc = subprocess.run([sys.executable, "-c", DRIVER, *argv], env=_env(root, out), capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, *argv], env=_env(root, out), capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["code"] == 0, proc.stderr
@@ -84,8 +109,9 @@ def _added(result: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("command", list(HOT))
-def test_a_hot_command_loads_no_ui_tmux_runtime_pydantic_or_watcher(command: str, native_root: Path,
-                                                                    tmp_path: Path) -> None:
+def test_a_hot_command_loads_no_ui_tmux_runtime_pydantic_or_watcher(
+    command: str, native_root: Path, tmp_path: Path
+) -> None:
     result = _run(native_root, tmp_path, HOT[command])
     assert _loaded(result["modules"], HEAVY + WATCHING) == []
     assert "teamtui.protocol.state" not in result["modules"], "only status and follow need the whole TeamState"
@@ -93,7 +119,8 @@ def test_a_hot_command_loads_no_ui_tmux_runtime_pydantic_or_watcher(command: str
 
 @pytest.mark.parametrize("command", [*HOT, "status", "status --json"])
 def test_a_hot_command_on_a_native_team_imports_no_dataclasses_typing_or_other_layout(
-        command: str, native_root: Path, tmp_path: Path) -> None:
+    command: str, native_root: Path, tmp_path: Path
+) -> None:
     argv = {"status": ["status"], "status --json": ["status", "--json"]}.get(command) or HOT[command]
     result = _run(native_root, tmp_path, argv)
     assert _loaded(_added(result), LIGHT) == []
@@ -132,8 +159,13 @@ def test_follows_first_screen_imports_no_dataclasses_typing_or_other_layout(nati
 
 def test_follow_watches_without_ui_or_tmux(native_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "imports.json"
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER, "follow", "hunter"], env=_env(native_root, out),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, "follow", "hunter"],
+        env=_env(native_root, out),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("following hunter")
@@ -170,8 +202,14 @@ def test_every_command_is_registered_by_the_module_the_cli_imports_for_it() -> N
         (["--teammate-mode", "tmux", "status", "--json"], "status"),
         (["follow", "x"], "follow"),
         (["watch", "/some/root"], "watch"),
-        (["-h"], None), (["--help", "tasks"], None), (["--he", "tasks"], None), (["--version", "send"], None),
-        (["nosuch"], None), ([], None), (["--root"], None), (["--layout", "bad", "tasks"], None),
+        (["-h"], None),
+        (["--help", "tasks"], None),
+        (["--he", "tasks"], None),
+        (["--version", "send"], None),
+        (["nosuch"], None),
+        ([], None),
+        (["--root"], None),
+        (["--layout", "bad", "tasks"], None),
     ],
 )
 def test_the_command_the_cli_picks_is_the_one_argparse_reads(argv: list[str], picked: str | None) -> None:
@@ -198,8 +236,11 @@ def _imports_tui(node: ast.AST) -> bool:
     if isinstance(node, ast.Import):
         return any(a.name == "teamtui.tui" or a.name.startswith("teamtui.tui.") for a in node.names)
     if isinstance(node, ast.ImportFrom) and node.module:
-        return (node.module == "teamtui.tui" or node.module.startswith("teamtui.tui.")
-                or (node.module == "teamtui" and any(a.name == "tui" for a in node.names)))
+        return (
+            node.module == "teamtui.tui"
+            or node.module.startswith("teamtui.tui.")
+            or (node.module == "teamtui" and any(a.name == "tui" for a in node.names))
+        )
     return False
 
 
@@ -216,9 +257,11 @@ def test_the_cli_imports_the_dashboard_only_inside_the_functions_that_open_it() 
 
 
 def test_importing_the_run_command_loads_no_dashboard() -> None:
-    code = ("import sys\n"
-            "import teamtui.cli.run_cmds\n"
-            "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual', 'rich', 'teamtui.cli.app_cmds')))))\n")
+    code = (
+        "import sys\n"
+        "import teamtui.cli.run_cmds\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual', 'rich', 'teamtui.cli.app_cmds')))))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == ""
 
@@ -232,8 +275,14 @@ def test_run_headless_runs_its_team_without_loading_the_dashboard(tmp_path: Path
     )
     out = tmp_path / "imports.json"
     env = {**os.environ, "IMPORTS_OUT": str(out), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    proc = subprocess.run([sys.executable, "-c", DRIVER, "run", str(team), "--headless"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, "run", str(team), "--headless"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["code"] == 0, proc.stdout + proc.stderr

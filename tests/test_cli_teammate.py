@@ -42,7 +42,12 @@ def test_idle_sends_an_idle_notification_the_lead_can_read(cli, team, monkeypatc
     [msg] = team.peek("lead").messages
     assert msg.type == "idle_notification" and msg.sender == "ana"
     p = msg.payload
-    assert (p.idle_reason, p.completed_task_id, p.completed_status, p.summary) == ("available", "7", "resolved", "parser done")
+    assert (p.idle_reason, p.completed_task_id, p.completed_status, p.summary) == (
+        "available",
+        "7",
+        "resolved",
+        "parser done",
+    )
     assert team.read_config().member("ana").status.value == "idle"
 
 
@@ -55,12 +60,16 @@ def test_idle_failed_carries_the_failure(cli, team, monkeypatch):
 
 def test_idle_in_claude_code_layout_uses_its_camel_case_fields(cli, claude_root, monkeypatch):
     monkeypatch.setenv("TEAMTUI_NAME", "researcher")
-    code, _, err = cli("idle", "--root", str(claude_root), "--team", "work-team", "--reason", "interrupted", "--completed", "2")
+    code, _, err = cli(
+        "idle", "--root", str(claude_root), "--team", "work-team", "--reason", "interrupted", "--completed", "2"
+    )
     assert code == 0, err
     store = ClaudeTeam(claude_root, "work-team")
     msg = store.peek("team-lead").messages[-1]
     wire = json.loads(msg.content)
-    assert wire["type"] == "idle_notification" and wire["idleReason"] == "interrupted" and wire["completedTaskId"] == "2"
+    assert (
+        wire["type"] == "idle_notification" and wire["idleReason"] == "interrupted" and wire["completedTaskId"] == "2"
+    )
     assert msg.payload.completed_task_id == "2"
 
 
@@ -81,7 +90,9 @@ def test_idle_reason_is_checked(cli, team, monkeypatch):
 def test_shutdown_reply_answers_the_request_in_my_inbox_with_its_id(cli, team, monkeypatch):
     rid = team.send_shutdown_request("bo", "lead", "phase_complete", 30)
     _as(monkeypatch, "bo")
-    assert cli("shutdown-reply", "--status", "in_progress", "--pending", "T3 half done", "wire API", "--committed")[0] == 0
+    assert (
+        cli("shutdown-reply", "--status", "in_progress", "--pending", "T3 half done", "wire API", "--committed")[0] == 0
+    )
     [msg] = team.peek("lead").messages
     p = msg.payload
     assert (p.request_id, p.approves, p.status, p.pending_work, p.artifacts_committed) == (
@@ -199,7 +210,17 @@ def test_tasks_says_which_ready_task_waits_on_a_touched_file(cli, team, monkeypa
 def test_send_with_a_type_and_fields(cli, team, monkeypatch):
     _as(monkeypatch, "ana")
     code, _, err = cli(
-        "send", "bo", "T3 done", "--type", "dev_progress", "--field", "task=01-01/T3", "--field", "concerns=[]", "--field", "commit=abc1234"
+        "send",
+        "bo",
+        "T3 done",
+        "--type",
+        "dev_progress",
+        "--field",
+        "task=01-01/T3",
+        "--field",
+        "concerns=[]",
+        "--field",
+        "commit=abc1234",
     )
     assert code == 0, err
     [msg] = team.peek("bo").messages
@@ -210,7 +231,17 @@ def test_send_a_protocol_message_in_the_patterns_schema(cli, team, monkeypatch):
     team.send_shutdown_request("ana", "lead", "", 30)
     _as(monkeypatch, "ana")
     code, _, err = cli(
-        "send", "lead", "", "--type", "shutdown_response", "--field", "status=clean", "--field", "pending_work=[]", "--field", "artifacts_committed=true"
+        "send",
+        "lead",
+        "",
+        "--type",
+        "shutdown_response",
+        "--field",
+        "status=clean",
+        "--field",
+        "pending_work=[]",
+        "--field",
+        "artifacts_committed=true",
     )
     assert code == 0, err
     p = team.peek("lead").messages[-1].payload
@@ -224,7 +255,7 @@ def test_send_a_protocol_message_in_the_patterns_schema(cli, team, monkeypatch):
         (["--field", "sender=mallory"], "envelope"),
         (["--field", "../x=1"], "KEY=VALUE"),
         (["--type", "bad type"], "not a message type"),
-        (["--type", "shutdown_response", "--field", "pending_work={\"a\": 1}"], "not a valid shutdown_response"),
+        (["--type", "shutdown_response", "--field", 'pending_work={"a": 1}'], "not a valid shutdown_response"),
     ],
 )
 def test_send_refuses_bad_types_and_fields_and_writes_nothing(cli, team, monkeypatch, args, why):
@@ -276,7 +307,11 @@ def _teammate(tmp_path: Path, name: str, how: str) -> subprocess.Popen:
 
 
 def test_shutdown_wait_prints_every_teammates_answer(team, tmp_path):
-    mates = [_teammate(tmp_path, "ana", "clean"), _teammate(tmp_path, "bo", "pending"), _teammate(tmp_path, "cy", "patterns")]
+    mates = [
+        _teammate(tmp_path, "ana", "clean"),
+        _teammate(tmp_path, "bo", "pending"),
+        _teammate(tmp_path, "cy", "patterns"),
+    ]
     try:
         env = dict(os.environ, PYTHONPATH=str(REPO))
         res = subprocess.run(
@@ -295,7 +330,10 @@ def test_shutdown_wait_prints_every_teammates_answer(team, tmp_path):
     assert "  ana: clean · artifacts committed" in lines
     assert any(x.startswith("  bo: in progress · pending: README not updated; T4") for x in lines)
     assert any(x.startswith("  cy: error") for x in lines)  # the patterns' schema: no request_id, no approve
-    results = {json.loads(p.read_text())["teammate"]: json.loads(p.read_text()) for p in (team.team_dir / "shutdown").glob("*.json")}
+    results = {
+        json.loads(p.read_text())["teammate"]: json.loads(p.read_text())
+        for p in (team.team_dir / "shutdown").glob("*.json")
+    }
     assert results["bo"]["pending_work"] == ["README not updated", "T4"]
     # A person's shutdown does not drain the lead's inbox: the replies are still there to read.
     assert {m.sender for m in team.peek("lead").messages} >= {"ana", "bo", "cy"}
@@ -306,7 +344,11 @@ def test_shutdown_wait_times_out_a_silent_teammate_and_still_exits_0(team, tmp_p
     try:
         env = dict(os.environ, PYTHONPATH=str(REPO))
         res = subprocess.run(
-            [sys.executable, "-m", "teamtui", "shutdown", "ana", "--wait", "--deadline", "2"], capture_output=True, text=True, timeout=60, env=env
+            [sys.executable, "-m", "teamtui", "shutdown", "ana", "--wait", "--deadline", "2"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
         )
     finally:
         silent.wait(timeout=60)
@@ -352,7 +394,9 @@ def test_the_teammate_commands_load_no_ui_tmux_runtime_or_watcher(argv, native_r
     from tests.test_cli_imports import HEAVY, WATCHING, _loaded, _run
 
     if argv[:2] == ["task", "retry"]:
-        NativeTeam(native_root, "refactor-auth").update_task("2", metadata={"failure_count": 3, "blocked_reason": "failed 3 times"})
+        NativeTeam(native_root, "refactor-auth").update_task(
+            "2", metadata={"failure_count": 3, "blocked_reason": "failed 3 times"}
+        )
     result = _run(native_root, tmp_path, argv)
     # `shutdown` (without --wait) builds its run from the runtime's shutdown module: that, and nothing else of the runtime.
     allowed = {"teamtui.runtime", "teamtui.protocol.shutdown"} if argv[0] == "shutdown" else set()

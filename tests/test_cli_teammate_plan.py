@@ -12,7 +12,6 @@ from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.native import NativeTeam
 
 
-
 @pytest.fixture
 def team(tmp_path: Path) -> NativeTeam:
     store = NativeTeam(tmp_path, "yolo-backend")
@@ -35,10 +34,19 @@ def test_import_maps_td_and_d_to_blocked_by_and_keeps_the_plan_keys_visible(cli,
         [
             {"id": "T1", "a": "Add the team module", "f": ["src/team.py"]},
             {"id": "T2", "a": "Add the registry", "f": ["src/registry.py"]},
-            {"id": "T3", "a": "Add ## Task-Level Blocking section", "f": ["references/teammate-api-patterns.md"], "td": ["T1", "T2"]},
+            {
+                "id": "T3",
+                "a": "Add ## Task-Level Blocking section",
+                "f": ["references/teammate-api-patterns.md"],
+                "td": ["T1", "T2"],
+            },
         ],
     )
-    b = _plan(phase / "03-02.plan.jsonl", {"p": "03", "n": "02", "d": ["03-01"]}, [{"id": "T1", "a": "Wire it up", "f": ["src/team.py"]}])
+    b = _plan(
+        phase / "03-02.plan.jsonl",
+        {"p": "03", "n": "02", "d": ["03-01"]},
+        [{"id": "T1", "a": "Wire it up", "f": ["src/team.py"]}],
+    )
     r = str(tmp_path)
     code, out, err = cli("task", "import", str(a), str(b), "--root", r)
     assert code == 0, err
@@ -48,7 +56,11 @@ def test_import_maps_td_and_d_to_blocked_by_and_keeps_the_plan_keys_visible(cli,
     by = {t.id: t for t in tasks}
     assert by["3"].blocked_by == ["1", "2"]
     assert by["4"].blocked_by == ["1", "2", "3"]  # plan-level d: every task of 03-01
-    assert by["1"].files == ["src/team.py"] and by["1"].metadata["plan_id"] == "03-01" and by["1"].metadata["task_id"] == "T1"
+    assert (
+        by["1"].files == ["src/team.py"]
+        and by["1"].metadata["plan_id"] == "03-01"
+        and by["1"].metadata["task_id"] == "T1"
+    )
     assert by["1"].blocks == ["3", "4"]
     board = Board(tasks)
     assert [t.id for t in board.ready()] == ["1", "2"]
@@ -69,7 +81,11 @@ def test_xd_is_checked_against_the_summaries_and_reported(cli, team, tmp_path):
     phases = tmp_path / "phases"
     (phases / "02-api").mkdir(parents=True)
     (phases / "02-api" / "02-01.summary.jsonl").write_text(json.dumps({"p": "02", "n": "01", "s": "partial"}) + "\n")
-    plan = _plan(phases / "03-ui" / "03-01.plan.jsonl", {"p": "03", "n": "01", "xd": [{"p": "02", "n": "01", "a": "api.md", "r": "needs the API"}]}, [{"id": "T1", "a": "UI"}])
+    plan = _plan(
+        phases / "03-ui" / "03-01.plan.jsonl",
+        {"p": "03", "n": "01", "xd": [{"p": "02", "n": "01", "a": "api.md", "r": "needs the API"}]},
+        [{"id": "T1", "a": "UI"}],
+    )
     code, out, err = cli("task", "import", str(plan), "--root", str(tmp_path))
     assert code == 1 and "cross-phase" in err
     assert "xd: 03-01 needs 02-01 api.md: partial" in out
@@ -92,7 +108,14 @@ def test_a_malformed_plan_names_every_bad_line_and_writes_nothing(cli, team, tmp
 
 def test_task_files_in_the_patterns_status_words_are_read_and_keep_their_words(team):
     for tid, word in (("1", "complete"), ("2", "claimed"), ("3", "available")):
-        raw = {"id": tid, "subject": f"T{tid}", "status": word, "owner": "dev-1" if word == "claimed" else "", "blocks": [], "blocked_by": []}
+        raw = {
+            "id": tid,
+            "subject": f"T{tid}",
+            "status": word,
+            "owner": "dev-1" if word == "claimed" else "",
+            "blocks": [],
+            "blocked_by": [],
+        }
         team.task_path(tid).write_text(json.dumps(raw))
     tasks, errors = team.list_tasks()
     assert errors == []

@@ -30,8 +30,15 @@ def sums(path: Path) -> tuple[dict[str, int], int | None]:
         if isinstance(msg, dict) and isinstance(msg.get("usage"), dict):
             by_id[msg["id"]] = msg["usage"]
             u = msg["usage"]
-            context = u.get("input_tokens", 0) + u.get("cache_creation_input_tokens", 0) + u.get("cache_read_input_tokens", 0)
-    keys = {"input": "input_tokens", "output": "output_tokens", "cache_creation": "cache_creation_input_tokens", "cache_read": "cache_read_input_tokens"}
+            context = (
+                u.get("input_tokens", 0) + u.get("cache_creation_input_tokens", 0) + u.get("cache_read_input_tokens", 0)
+            )
+    keys = {
+        "input": "input_tokens",
+        "output": "output_tokens",
+        "cache_creation": "cache_creation_input_tokens",
+        "cache_read": "cache_read_input_tokens",
+    }
     out = {k: sum(u.get(v, 0) for u in by_id.values()) for k, v in keys.items()}
     out["total"] = sum(out.values())
     return out, context

@@ -66,6 +66,7 @@ def test_shared_homes_live_below_the_ui() -> None:
         f"{path.relative_to(TUI)}:{node.name}"
         for path in TUI.rglob("*.py")
         for node in ast.walk(ast.parse(path.read_text(), str(path)))
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("find_teams", "color_name", "looked_at")
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name in ("find_teams", "color_name", "looked_at")
     }
     assert defined == set(), f"moved to teamtui.protocol, still defined in the tui: {sorted(defined)}"

@@ -37,7 +37,9 @@ def _is_text(node: ast.AST) -> bool:
 
 
 def _is_layout(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "layout") or (isinstance(node, ast.Name) and node.id == "layout")
+    return (isinstance(node, ast.Attribute) and node.attr == "layout") or (
+        isinstance(node, ast.Name) and node.id == "layout"
+    )
 
 
 def _checks(tree: ast.AST) -> list[tuple[int, str]]:

@@ -41,8 +41,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy2(ROOT / name, src / name)
     for name in ("teamtui", "themes"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp / "dist", src],
-         "pip wheel", timeout=300)
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp / "dist", src],
+        "pip wheel",
+        timeout=300,
+    )
     (built,) = (tmp / "dist").glob("teamtui-*.whl")
     return built
 
@@ -71,10 +74,14 @@ class Installed:
 
     def env(self) -> dict[str, str]:
         # No PYTHONPATH and no PATH entry into the checkout; only the venv's teamtui to be found.
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("TEAMTUI_", "TMUX", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"))}
-        path = [p for p in os.environ.get("PATH", "").split(os.pathsep)
-                if p and not Path(p).resolve().is_relative_to(ROOT)]
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("TEAMTUI_", "TMUX", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"))
+        }
+        path = [
+            p for p in os.environ.get("PATH", "").split(os.pathsep) if p and not Path(p).resolve().is_relative_to(ROOT)
+        ]
         env.update(
             PATH=os.pathsep.join([str(self.bin), *path]),
             HOME=str(self.work / "home"),
@@ -92,8 +99,12 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installe
     venv = base / "venv"
     _run([sys.executable, "-m", "venv", venv], "python -m venv", timeout=300)
     # Dependencies from the package index, as the machine's pip is configured.
-    _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel], "pip install the wheel",
-         cwd=base, timeout=600)
+    _run(
+        [venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel],
+        "pip install the wheel",
+        cwd=base,
+        timeout=600,
+    )
     return Installed(venv, base)
 
 
@@ -106,8 +117,13 @@ def test_the_installed_package_is_the_wheel_with_its_data_files(installed: Insta
         "  'themes': sorted(x.name for x in loaded.themes), 'problems': loaded.problems,\n"
         "  'tcss': (Path(app.__file__).parent / app.TeamTUI.CSS_PATH).is_file()}))\n"
     )
-    res = _run([installed.bin / "python", "-c", probe], "the installed package", cwd=installed.cwd,
-               env=installed.env(), timeout=60)
+    res = _run(
+        [installed.bin / "python", "-c", probe],
+        "the installed package",
+        cwd=installed.cwd,
+        env=installed.env(),
+        timeout=60,
+    )
     found = json.loads(res.stdout)
     site = installed.venv.resolve()
     for key in ("package", "themes_dir"):
@@ -120,8 +136,13 @@ def test_the_installed_package_is_the_wheel_with_its_data_files(installed: Insta
 
 def test_the_installed_headless_demo_runs_its_team_to_the_end(installed: Installed):
     # --speed 20: the demo's two minutes in a few seconds; it exits 0 when every task is completed.
-    res = _run([installed.bin / "teamtui", "demo", "--headless", "--speed", "20", "--teammates", "4"],
-               "teamtui demo --headless", cwd=installed.cwd, env=installed.env(), timeout=120)
+    res = _run(
+        [installed.bin / "teamtui", "demo", "--headless", "--speed", "20", "--teammates", "4"],
+        "teamtui demo --headless",
+        cwd=installed.cwd,
+        env=installed.env(),
+        timeout=120,
+    )
     out = res.stdout + res.stderr
     assert re.search(r"started \w+ \(pid \d+\)", out), out
     assert re.search(r"#\d+ .+ completed by \w+ \[\d+/15\]", out), out
@@ -138,19 +159,32 @@ def _dashboard_text(out: bytes) -> str:
 
 def test_the_installed_dashboard_draws_the_team_in_a_terminal(installed: Installed):
     dark = tomllib.loads((ROOT / "themes" / "dark.toml").read_text())
-    background = "48;2;" + ";".join(str(int(dark["background"][i:i + 2], 16)) for i in (1, 3, 5))
+    background = "48;2;" + ";".join(str(int(dark["background"][i : i + 2], 16)) for i in (1, 3, 5))
     env = installed.env()
     env.update(COLORTERM="truecolor", PYTHONPATH="")  # PtyProcess would point PYTHONPATH at the checkout
-    proc = PtyProcess(["demo", "--teammate-mode", "in-process"], cols=120, rows=40, env=env, cwd=installed.cwd,
-                      program=[str(installed.bin / "teamtui")])
+    proc = PtyProcess(
+        ["demo", "--teammate-mode", "in-process"],
+        cols=120,
+        rows=40,
+        env=env,
+        cwd=installed.cwd,
+        program=[str(installed.bin / "teamtui")],
+    )
     try:
-        proc.read_until(lambda out: re.search(r"teamtui\s+demo\s+● active", _dashboard_text(out)) is not None,
-                        "the header with the team's name", limit=60)
+        proc.read_until(
+            lambda out: re.search(r"teamtui\s+demo\s+● active", _dashboard_text(out)) is not None,
+            "the header with the team's name",
+            limit=60,
+        )
         titles = ("Team", "Tasks", "Messages", "Log · ")
-        proc.read_until(lambda out: all(f"╭─ {t}" in _dashboard_text(out) for t in titles), f"the panels {titles}",
-                        limit=30)
-        proc.read_until(lambda out: re.search(r"claimed #\d+", _dashboard_text(out)) is not None,
-                        "a teammate at work in its log", limit=30)
+        proc.read_until(
+            lambda out: all(f"╭─ {t}" in _dashboard_text(out) for t in titles), f"the panels {titles}", limit=30
+        )
+        proc.read_until(
+            lambda out: re.search(r"claimed #\d+", _dashboard_text(out)) is not None,
+            "a teammate at work in its log",
+            limit=30,
+        )
         end = time.monotonic() + 3  # a few seconds of a live team on the screen
         while time.monotonic() < end and proc._read(0.2):
             pass

@@ -113,7 +113,9 @@ def test_an_inbox_append_reads_only_the_new_bytes(native_root: Path) -> None:
     inbox = state._inboxes["hunter"]
     for i in range(3):
         before = inbox.tail.bytes_read
-        msg = (json.dumps({"type": "message", "sender": "lead", "content": f"m{i}", "timestamp": 2.0 + i}) + "\n").encode()
+        msg = (
+            json.dumps({"type": "message", "sender": "lead", "content": f"m{i}", "timestamp": 2.0 + i}) + "\n"
+        ).encode()
         _append(store.inbox_path("hunter"), msg)
         state.apply(store.inbox_path("hunter"))
         assert inbox.tail.bytes_read - before == len(msg)
@@ -146,7 +148,10 @@ def test_message_buffers_never_exceed_their_bound(native_root: Path) -> None:
     store, state = _loaded(native_root, message_limit=limit)
     for name in ("hunter", "scout"):
         lines = b"".join(
-            (json.dumps({"type": "message", "sender": "lead", "content": f"{name} {i}", "timestamp": 10.0 + i}) + "\n").encode()
+            (
+                json.dumps({"type": "message", "sender": "lead", "content": f"{name} {i}", "timestamp": 10.0 + i})
+                + "\n"
+            ).encode()
             for i in range(3 * limit)
         )
         _append(store.inbox_path(name), lines)

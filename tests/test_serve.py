@@ -47,8 +47,9 @@ class Served:
         self.out_path = tmp_path / "serve.out"
         self.err_path = tmp_path / "serve.err"
         with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "teamtui", "serve", *argv], stdout=out, stderr=err,
-                                         stdin=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "teamtui", "serve", *argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL
+            )
         self.url = self._wait_for_url()
         self.base, self.token = self.url.split("/?token=")
 
@@ -122,8 +123,10 @@ async def _read_until(ws: aiohttp.ClientWebSocketResponse, text: bytes, server: 
     except (AssertionError, TimeoutError) as exc:
         # The server writes a session's dashboard's stderr to its stdout, in full once it stops.
         server.stop()
-        raise AssertionError(f"no {text!r} from the dashboard: {exc!r}; it sent {got[-500:]!r}\n"
-                             f"server stdout:\n{server.out_path.read_text()}\nserver stderr:\n{server.stderr}") from None
+        raise AssertionError(
+            f"no {text!r} from the dashboard: {exc!r}; it sent {got[-500:]!r}\n"
+            f"server stdout:\n{server.out_path.read_text()}\nserver stderr:\n{server.stderr}"
+        ) from None
     return got
 
 
@@ -215,26 +218,36 @@ async def test_closing_the_browser_tab_ends_its_dashboard_and_the_server_serves_
 def test_a_port_in_use_is_one_clear_error(native_root: Path) -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "teamtui", "serve", "--root", str(native_root), "--port", str(port)],
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-m", "teamtui", "serve", "--root", str(native_root), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert proc.returncode == 1
-    assert proc.stderr == f"teamtui: port {port} on 127.0.0.1 is in use: stop what holds it, or pick another with --port\n"
+    assert (
+        proc.stderr == f"teamtui: port {port} on 127.0.0.1 is in use: stop what holds it, or pick another with --port\n"
+    )
     assert proc.stdout == ""
 
 
-@pytest.mark.parametrize(("argv", "error"), [
-    (["--port", "70000"], "teamtui: --port must be 0 to 65535, got 70000\n"),
-    (["--root", "/no/such/root"], "teamtui: /no/such/root is not a directory\n"),
-    (["--host", "no-such-host.invalid"], "teamtui: cannot listen on 'no-such-host.invalid': "),
-])
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["--port", "70000"], "teamtui: --port must be 0 to 65535, got 70000\n"),
+        (["--root", "/no/such/root"], "teamtui: /no/such/root is not a directory\n"),
+        (["--host", "no-such-host.invalid"], "teamtui: cannot listen on 'no-such-host.invalid': "),
+    ],
+)
 def test_bad_input_is_one_line_before_anything_listens(argv: list[str], error: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "teamtui", "serve", *argv], capture_output=True, text=True, timeout=60)
     assert proc.returncode in (1, 2)
     assert proc.stderr.startswith(error) and proc.stderr.count("\n") == 1, proc.stderr
 
 
-def test_the_default_address_is_this_machine_only_and_says_nothing_of_the_network(native_root: Path,
-                                                                                  tmp_path: Path) -> None:
+def test_the_default_address_is_this_machine_only_and_says_nothing_of_the_network(
+    native_root: Path, tmp_path: Path
+) -> None:
     server = Served(["--root", str(native_root), "--port", "0"], tmp_path)
     try:
         assert server.url.startswith("http://127.0.0.1:")
@@ -248,8 +261,10 @@ def test_the_default_address_is_this_machine_only_and_says_nothing_of_the_networ
 def test_another_address_is_served_with_a_warning(native_root: Path, tmp_path: Path) -> None:
     server = Served(["--root", str(native_root), "--host", "0.0.0.0", "--port", "0"], tmp_path)
     assert server.stop() == 0
-    assert ("teamtui: warning: 0.0.0.0 is reachable from other machines: anyone on that network with this URL "
-            "can act on your teams") in server.stderr
+    assert (
+        "teamtui: warning: 0.0.0.0 is reachable from other machines: anyone on that network with this URL "
+        "can act on your teams"
+    ) in server.stderr
 
 
 # ----------------------------------------------------------------------------- the token in config.toml
@@ -303,12 +318,15 @@ def test_a_bad_token_in_the_config_file_is_said_and_a_random_one_used(native_roo
     assert "secret word" not in server.stderr, "the secret is not echoed"
 
 
-@pytest.mark.parametrize(("value", "got"), [
-    ('"short"', "got only 5 characters"),
-    ('"has spaces in it, sixteen+"', "got other characters too"),
-    ("12345678901234567", "got a int"),
-    ('""', "got only 0 characters"),
-])
+@pytest.mark.parametrize(
+    ("value", "got"),
+    [
+        ('"short"', "got only 5 characters"),
+        ('"has spaces in it, sixteen+"', "got other characters too"),
+        ("12345678901234567", "got a int"),
+        ('""', "got only 0 characters"),
+    ],
+)
 def test_settings_refuse_a_weak_or_malformed_serve_token(value: str, got: str, tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(f"serve_token = {value}\n")
@@ -332,15 +350,30 @@ def test_settings_keep_a_good_serve_token(tmp_path: Path) -> None:
 def test_each_session_runs_the_dashboard_on_the_same_team_without_tmux_panes(tmp_path: Path) -> None:
     argv = ["--root", str(tmp_path), "serve", "--team", "t", "--layout", "native", "--log-lines", "50"]
     command = dashboard_command(Context.from_args(build_parser(argv).parse_args(argv)))
-    assert command.split()[1:] == ["-m", "teamtui", "watch", "--teammate-mode", "in-process", "--root",
-                                   str(tmp_path.resolve()), "--team", "t", "--layout", "native", "--log-lines", "50"]
+    assert command.split()[1:] == [
+        "-m",
+        "teamtui",
+        "watch",
+        "--teammate-mode",
+        "in-process",
+        "--root",
+        str(tmp_path.resolve()),
+        "--team",
+        "t",
+        "--layout",
+        "native",
+        "--log-lines",
+        "50",
+    ]
     assert command.split()[0] == sys.executable
 
 
 def test_the_server_process_loads_no_dashboard() -> None:
     # Each session's dashboard is a process of its own: the server needs no Textual.
-    code = ("import sys, teamtui.cli.serve_cmd, teamtui.serve.server\n"
-            "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual.')) or m == 'textual')))\n")
+    code = (
+        "import sys, teamtui.cli.serve_cmd, teamtui.serve.server\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual.')) or m == 'textual')))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == ""
 
@@ -419,11 +452,25 @@ def chromium(tmp_path: Path) -> Iterator[int]:
     """A headless Chromium; its DevTools port."""
     profile = tmp_path / "chromium-profile"
     proc = subprocess.Popen(
-        [_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-         "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", f"--user-data-dir={profile}",
-         # No name but this machine resolves: the page's web font (Google Fonts) fails at once, offline or not.
-         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", "--window-size=1280,800", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            _chromium(),
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            f"--user-data-dir={profile}",
+            # No name but this machine resolves: the page's web font (Google Fonts) fails at once, offline or not.
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+            "--window-size=1280,800",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         active = profile / "DevToolsActivePort"  # Chromium writes the port it took here
         deadline = time.monotonic() + 30

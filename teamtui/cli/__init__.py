@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 # imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime,
 # and builds only its own parser (`only`; a module of one command may ignore it).
 COMMANDS: dict[str, str] = {
-    **dict.fromkeys(("status", "tasks", "team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"),
+    **dict.fromkeys(
+        ("status", "tasks", "team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"
+    ),
     **dict.fromkeys(("idle", "shutdown", "shutdown-reply"), "teamtui.cli.teammate_cmds"),
     "watch": "teamtui.cli.app_cmds",
     **dict.fromkeys(("run", "demo"), "teamtui.cli.run_cmds"),
@@ -110,14 +112,20 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 def _top_level_flag(arg: str) -> bool:
     # argparse takes any unambiguous prefix of a long option.
-    return arg == "-h" or (arg.startswith("--") and len(arg) > 2 and ("--help".startswith(arg) or "--version".startswith(arg)))
+    return arg == "-h" or (
+        arg.startswith("--") and len(arg) > 2 and ("--help".startswith(arg) or "--version".startswith(arg))
+    )
 
 
 def bare_roots(argv: Sequence[str]) -> list[str]:
     """`teamtui ROOT [ROOT ...]` (a folder, or ssh://host/ROOT) is `teamtui watch ROOT ...`: the
     control room over those roots too."""
     first = argv[0] if argv else ""
-    if first and first not in COMMANDS and (first.startswith("ssh://") or not first.startswith("-") and os.path.isdir(first)):
+    if (
+        first
+        and first not in COMMANDS
+        and (first.startswith("ssh://") or not first.startswith("-") and os.path.isdir(first))
+    ):
         return ["watch", *argv]
     return list(argv)
 

@@ -30,20 +30,36 @@ def register(sub, parents, only: str | None = None) -> None:
         "adds that machine's teams over ssh (teamtui must be installed there), as [[hosts]] in config.toml does.",
     )
     # str, not Path: Path would fold ssh://host/x into ssh:/host/x.
-    p.add_argument("watch_roots", nargs="*", metavar="ROOT",
-                   help="a project root (or a Claude Code folder) to add, or ssh://[user@]host[:port]/PATH on another machine")
+    p.add_argument(
+        "watch_roots",
+        nargs="*",
+        metavar="ROOT",
+        help="a project root (or a Claude Code folder) to add, or ssh://[user@]host[:port]/PATH on another machine",
+    )
     add_dashboard_options(p)
     add_teammate_mode_option(p, top=False)
-    p.add_argument("--max-panes", type=int, default=None, metavar="N",
-                   help="in tmux, at most N `teamtui follow` panes at once; the other teammates get theirs "
-                   "when selected with enter (default 8, or max_panes from the config file)")
+    p.add_argument(
+        "--max-panes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="in tmux, at most N `teamtui follow` panes at once; the other teammates get theirs "
+        "when selected with enter (default 8, or max_panes from the config file)",
+    )
     p.set_defaults(handler=watch)
 
 
 def add_dashboard_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--health-timeout", type=float, default=None, metavar="S",
-                   help="seconds without activity before a teammate holding a task is flagged disappeared (default 60)")
-    p.add_argument("--log-lines", type=int, default=None, metavar="N", help="lines kept per teammate log (default 1000)")
+    p.add_argument(
+        "--health-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds without activity before a teammate holding a task is flagged disappeared (default 60)",
+    )
+    p.add_argument(
+        "--log-lines", type=int, default=None, metavar="N", help="lines kept per teammate log (default 1000)"
+    )
 
 
 def watch(ctx: Context) -> int:
@@ -89,7 +105,10 @@ def open_dashboard(ctx: Context) -> int:
     if fleet is not None:
         app = TeamTUI(panes=panes, health_timeout=health, log_limit=lines, notice=notice, fleet=fleet)
     else:
-        app = TeamTUI(ctx.root, ctx.team, ctx.layout, panes=panes, health_timeout=health, log_limit=lines, notice=notice)
+        app = TeamTUI(
+            ctx.root, ctx.team, ctx.layout, panes=panes, health_timeout=health, log_limit=lines, notice=notice
+        )
+
     # SIGTERM and SIGHUP (terminal closed) end the app like `q`, so its panes close too.
     def on_signal(signum: int, frame: object) -> None:
         if signum == signal.SIGHUP:
@@ -106,8 +125,9 @@ def open_dashboard(ctx: Context) -> int:
     return int(app.return_code or 0)
 
 
-def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None,
-           lines: int | None) -> FleetSession | HostsFleet | None:
+def _fleet(
+    ctx: Context, settings: Settings, roots: list[Path], health: float | None, lines: int | None
+) -> FleetSession | HostsFleet | None:
     """Every team this control room shows (one: the control room opens its dashboard at once, so
     it still calls the person; none: the dashboard says where it looked and waits)."""
     from teamtui.session.fleet import FleetSession
@@ -115,15 +135,22 @@ def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | 
     extra = [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]
     cwd = Path(ctx.root) if ctx.root is not None else None
     hosts = _hosts(ctx, settings)
-    fleet = FleetSession(settings, roots=extra, cwd=cwd, log_limit=lines or settings.log_lines,
-                         health_timeout=health or settings.health_timeout)
+    fleet = FleetSession(
+        settings,
+        roots=extra,
+        cwd=cwd,
+        log_limit=lines or settings.log_lines,
+        health_timeout=health or settings.health_timeout,
+    )
     fleet.discover()  # once: the teams found are the ones shown
     if not hosts:
         return fleet if fleet.teams else None
     # Other machines' teams over ssh ([[hosts]], ssh:// ROOTs): a connection per host beside this machine's watcher.
     from teamtui.session.remote import HostsFleet, RemoteHost
 
-    return HostsFleet(fleet, [RemoteHost(h, log_limit=fleet.log_limit, health_timeout=fleet.health_timeout) for h in hosts])
+    return HostsFleet(
+        fleet, [RemoteHost(h, log_limit=fleet.log_limit, health_timeout=fleet.health_timeout) for h in hosts]
+    )
 
 
 def _hosts(ctx: Context, settings: Settings) -> list[HostSettings]:

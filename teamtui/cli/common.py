@@ -36,9 +36,18 @@ def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     # SUPPRESS in subparsers so an option given before the subcommand is not reset after it.
     default = None if top else argparse.SUPPRESS
     g = parser.add_argument_group("team selection") if top else parser
-    g.add_argument("--root", type=Path, default=default, help="project root holding .teams/ (or a Claude Code folder); default $TEAMTUI_ROOT or .")
-    g.add_argument("--team", default=default, help="team name; optional when the root holds one team; default $TEAMTUI_TEAM")
-    g.add_argument("--layout", choices=("native", "claude"), default=default, help="force a layout instead of detecting it")
+    g.add_argument(
+        "--root",
+        type=Path,
+        default=default,
+        help="project root holding .teams/ (or a Claude Code folder); default $TEAMTUI_ROOT or .",
+    )
+    g.add_argument(
+        "--team", default=default, help="team name; optional when the root holds one team; default $TEAMTUI_TEAM"
+    )
+    g.add_argument(
+        "--layout", choices=("native", "claude"), default=default, help="force a layout instead of detecting it"
+    )
     if top:  # the bare `teamtui` opens the dashboard; subcommands that do add it themselves
         from teamtui.tmux.mode import add_teammate_mode_option
 

@@ -89,27 +89,45 @@ def cmd_doctor(ctx: Context) -> int:
     teams = [_check(s) for s in stores if s.has_transcripts]
     found = any(t["report"] for t in teams)
     if ctx.args.json:
-        out(json.dumps({
-            "root": str(root),
-            "tested": list(TESTED_CLAUDE_CODE),
-            "teams": [
+        out(
+            json.dumps(
                 {
-                    "team": t["team"],
-                    "transcripts": [{"member": m, "path": str(p), "lines": n, "error": e or None} for m, p, n, e in t["transcripts"]],
-                    "versions": t["report"].versions,
-                    "summary": t["report"].summary(),
-                    "unknown": [
-                        {"kind": i.kind, "name": i.name, "count": i.count, "path": str(i.path), "line": i.line, "example": i.example}
-                        for i in t["report"].items
+                    "root": str(root),
+                    "tested": list(TESTED_CLAUDE_CODE),
+                    "teams": [
+                        {
+                            "team": t["team"],
+                            "transcripts": [
+                                {"member": m, "path": str(p), "lines": n, "error": e or None}
+                                for m, p, n, e in t["transcripts"]
+                            ],
+                            "versions": t["report"].versions,
+                            "summary": t["report"].summary(),
+                            "unknown": [
+                                {
+                                    "kind": i.kind,
+                                    "name": i.name,
+                                    "count": i.count,
+                                    "path": str(i.path),
+                                    "line": i.line,
+                                    "example": i.example,
+                                }
+                                for i in t["report"].items
+                            ],
+                        }
+                        for t in teams
                     ],
-                }
-                for t in teams
-            ],
-        }, ensure_ascii=True, indent=2))
+                },
+                ensure_ascii=True,
+                indent=2,
+            )
+        )
         return FOUND if found else 0
     out(f"teamtui was tested with Claude Code {', '.join(TESTED_CLAUDE_CODE)} (newest {newest_tested()})")
     if not teams:
-        what = f"team {stores[0].name} keeps no Claude Code transcripts" if stores else f"no Claude Code team under {root}"
+        what = (
+            f"team {stores[0].name} keeps no Claude Code transcripts" if stores else f"no Claude Code team under {root}"
+        )
         out(inert(what))
         return 0
     for t in teams:
@@ -128,6 +146,8 @@ def cmd_doctor(ctx: Context) -> int:
             continue
         out(f"  {inert(report.summary())}")
         for item in report.items:
-            out(f"  - {inert(item.what)}: {item.count} line{'s' if item.count != 1 else ''}, first at {_where(item.path, t['root'], item.line)}")
+            out(
+                f"  - {inert(item.what)}: {item.count} line{'s' if item.count != 1 else ''}, first at {_where(item.path, t['root'], item.line)}"
+            )
             out(f"      e.g. {item.example}")
     return FOUND if found else 0

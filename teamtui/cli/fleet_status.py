@@ -16,8 +16,19 @@ from teamtui.protocol.fleet import FleetRow, discover_fleet, fleet_rows, row_jso
 from teamtui.protocol.settings import load_settings
 
 # Columns of the table: header, width, right-aligned. "?": members whose status is not known yet.
-COLUMNS = (("TEAM", 24, False), ("KIND", 14, False), ("LEAD", 7, False), ("WORK", 4, True), ("IDLE", 4, True),
-           ("GONE", 4, True), ("?", 2, True), ("TASKS", 7, True), ("NEEDS", 5, True), ("TOKENS", 7, True), ("LAST", 9, True))
+COLUMNS = (
+    ("TEAM", 24, False),
+    ("KIND", 14, False),
+    ("LEAD", 7, False),
+    ("WORK", 4, True),
+    ("IDLE", 4, True),
+    ("GONE", 4, True),
+    ("?", 2, True),
+    ("TASKS", 7, True),
+    ("NEEDS", 5, True),
+    ("TOKENS", 7, True),
+    ("LAST", 9, True),
+)
 
 
 def ago(ts: float | None, now: float) -> str:
@@ -51,8 +62,17 @@ def _line(cells: list[str]) -> str:
 def row_line(row: FleetRow, now: float) -> str:
     mark = "!" if row.needs_you and not row.ended else "x" if row.ended else " "
     cells = [
-        inert(row.name), row.label, row.lead, str(row.working), str(row.idle), str(row.gone), str(row.unknown or "-"),
-        f"{row.tasks_done}/{row.tasks_total}", str(row.needs_you or "-"), tokens(row.tokens), ago(row.last_activity, now),
+        inert(row.name),
+        row.label,
+        row.lead,
+        str(row.working),
+        str(row.idle),
+        str(row.gone),
+        str(row.unknown or "-"),
+        f"{row.tasks_done}/{row.tasks_total}",
+        str(row.needs_you or "-"),
+        tokens(row.tokens),
+        ago(row.last_activity, now),
     ]
     return f"{mark} {_line(cells)}  {inert(row.cwd or str(row.team.root))}"
 

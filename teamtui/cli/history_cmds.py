@@ -35,11 +35,28 @@ def cmd_history(ctx: Context) -> int:
     if ctx.args.name is None:
         teams = list_teams()
         if ctx.args.json:
-            out(json.dumps({"journal": str(journal_dir()), "teams": [
-                {"team": t.name, "layout": t.layout, "root": t.root, "first_seen": t.first_seen,
-                 "last_seen": t.last_seen, "ended_at": t.ended_at, "messages": t.messages, "file": str(t.path)}
-                for t in teams
-            ]}, ensure_ascii=True, indent=2))
+            out(
+                json.dumps(
+                    {
+                        "journal": str(journal_dir()),
+                        "teams": [
+                            {
+                                "team": t.name,
+                                "layout": t.layout,
+                                "root": t.root,
+                                "first_seen": t.first_seen,
+                                "last_seen": t.last_seen,
+                                "ended_at": t.ended_at,
+                                "messages": t.messages,
+                                "file": str(t.path),
+                            }
+                            for t in teams
+                        ],
+                    },
+                    ensure_ascii=True,
+                    indent=2,
+                )
+            )
             return 0
         if not teams:
             out(f"no team in the journal ({inert(str(journal_dir()))})")

@@ -72,7 +72,9 @@ def describe(p: Profile) -> list[str]:
         if todo is None:
             lines.append(row("markers", f"none in {p.files_scanned} tracked source files"))
         else:
-            lines.append(row("markers", f"{todo.count} in {p.files_scanned} tracked source files: {counts} ({todo.severity})"))
+            lines.append(
+                row("markers", f"{todo.count} in {p.files_scanned} tracked source files: {counts} ({todo.severity})")
+            )
             for loc in todo.locations:
                 lines.append(row("", inert(loc)))
     for s in p.signals:
@@ -84,7 +86,9 @@ def describe(p: Profile) -> list[str]:
 
 
 # ------------------------------------------------------------------ the starter team file
-PER_TASK = 'claude -p "Task #$TEAMTUI_TASK_ID: $TEAMTUI_TASK_SUBJECT. $TEAMTUI_TASK_DESCRIPTION" --permission-mode acceptEdits'
+PER_TASK = (
+    'claude -p "Task #$TEAMTUI_TASK_ID: $TEAMTUI_TASK_SUBJECT. $TEAMTUI_TASK_DESCRIPTION" --permission-mode acceptEdits'
+)
 TEST_HINTS = {
     "Python": "pytest, under tests/",
     "TypeScript": "vitest or jest, under tests/",
@@ -112,20 +116,43 @@ def starter_team_file(p: Profile) -> str:
     if todo is not None:
         where = ", ".join(todo.locations)
         files = sorted({loc.rsplit(":", 1)[0] for loc in todo.locations})
-        tasks.append((f"Resolve the {todo.count} TODO/FIXME/HACK/XXX markers", f"Fix or file each marker, starting with: {where}", [], files))
+        tasks.append(
+            (
+                f"Resolve the {todo.count} TODO/FIXME/HACK/XXX markers",
+                f"Fix or file each marker, starting with: {where}",
+                [],
+                files,
+            )
+        )
     tests_task = 0
     if not p.test_dirs:
-        hint = "; ".join(f"{lang}: {TEST_HINTS[lang]}" for lang in p.languages if lang in TEST_HINTS) or "pick the usual test runner"
+        hint = (
+            "; ".join(f"{lang}: {TEST_HINTS[lang]}" for lang in p.languages if lang in TEST_HINTS)
+            or "pick the usual test runner"
+        )
         tasks.append(("Set up a test suite", f"Add tests for the main behaviour ({hint}).", [], []))
         tests_task = len(tasks)
     if not p.docs:
         tasks.append(("Write docs/", "An overview of the project, how to build it, run it and test it.", [], []))
     if not p.ci:
-        tasks.append(("Add CI that runs the tests", "A workflow that installs, builds and runs the tests on each push.",
-                      [tests_task] if tests_task else [], []))
+        tasks.append(
+            (
+                "Add CI that runs the tests",
+                "A workflow that installs, builds and runs the tests on each push.",
+                [tests_task] if tests_task else [],
+                [],
+            )
+        )
     if not tasks:
         tasks.append(("Describe the first change here", "What to do, where, and how to know it is done.", [], []))
-    tasks.append(("Review the changes", "Read every change the team made, run the tests, list what must be fixed.", list(range(1, len(tasks) + 1)), []))
+    tasks.append(
+        (
+            "Review the changes",
+            "Read every change the team made, run the tests, list what must be fixed.",
+            list(range(1, len(tasks) + 1)),
+            [],
+        )
+    )
 
     stack = ", ".join(p.languages + p.frameworks) or "no known manifest"
     todo_line = f"{todo.count} TODO-style markers ({todo.severity})" if todo else "no TODO-style markers"
@@ -150,13 +177,17 @@ def starter_team_file(p: Profile) -> str:
         ]
     body = [
         "",
-        "# Each teammate runs `claude -p` once per task (protocol = \"per-task\"): exit 0 completes the",
+        '# Each teammate runs `claude -p` once per task (protocol = "per-task"): exit 0 completes the',
         "# task with the last lines of output as its result. The task reaches the command as",
         "# $TEAMTUI_TASK_ID, $TEAMTUI_TASK_SUBJECT and $TEAMTUI_TASK_DESCRIPTION, or as {id}, {subject}",
         "# and {description} written bare (teamtui quotes them). Any one-shot agent works the same:",
         "# `codex exec {description}`, `aider --yes --message {description}`, a script.",
     ]
-    mates = [("builder", "implementer", "blue"), ("tester", "test-writer", "green"), ("reviewer", "code-reviewer", "yellow")]
+    mates = [
+        ("builder", "implementer", "blue"),
+        ("tester", "test-writer", "green"),
+        ("reviewer", "code-reviewer", "yellow"),
+    ]
     for name, agent_type, color in mates:
         body += [
             "",

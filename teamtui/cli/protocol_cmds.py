@@ -162,8 +162,17 @@ def _usage_json(state, member: str) -> dict[str, Any]:
     if stats is None:
         return {"tokens": None, "context": None, "activity": None}
     t = stats.tokens
-    tokens = {k: v for k, v in (("input", t.input), ("output", t.output), ("cache_creation", t.cache_creation),
-                                ("cache_read", t.cache_read), ("total", t.total)) if v is not None}
+    tokens = {
+        k: v
+        for k, v in (
+            ("input", t.input),
+            ("output", t.output),
+            ("cache_creation", t.cache_creation),
+            ("cache_read", t.cache_read),
+            ("total", t.total),
+        )
+        if v is not None
+    }
     context = None
     if stats.context_tokens is not None:
         context = {"tokens": stats.context_tokens}
@@ -510,12 +519,18 @@ def cmd_task_import(ctx: Context) -> int:
         for no, why in exc.problems:
             where = f"{exc.source}:{no}" if no else exc.source
             sys.stderr.write(f"teamtui: {inert(where)}: {inert(why)}\n")
-        raise CliError(f"nothing imported: {len(exc.problems)} problem{'s' * (len(exc.problems) > 1)} in the plans") from None
+        raise CliError(
+            f"nothing imported: {len(exc.problems)} problem{'s' * (len(exc.problems) > 1)} in the plans"
+        ) from None
     if any(p.cross_phase for p in loaded):
         summaries = Path(ctx.args.summaries) if ctx.args.summaries else Path(ctx.args.plans[0]).resolve().parent.parent
         checks = plans.check_cross_phase(loaded, plans.read_summaries(summaries))
         for c in checks:
-            out(f"xd: {inert(c.plan_id)} needs {inert(c.dep.plan_id)} {inert(c.dep.artifact)}: {inert(c.status)}".replace("  ", " "))
+            out(
+                f"xd: {inert(c.plan_id)} needs {inert(c.dep.plan_id)} {inert(c.dep.artifact)}: {inert(c.status)}".replace(
+                    "  ", " "
+                )
+            )
         unmet = [c for c in checks if not c.ok]
         if unmet and not ctx.args.ignore_xd:
             raise CliError(
@@ -563,7 +578,9 @@ def cmd_log(ctx: Context) -> int:
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     """The parsers of these commands; of `only` alone when given (building the others costs a call ~4 ms)."""
 
-    def add(subs: argparse._SubParsersAction, name: str, handler: Handler, help: str, epilog: str = "") -> argparse.ArgumentParser:
+    def add(
+        subs: argparse._SubParsersAction, name: str, handler: Handler, help: str, epilog: str = ""
+    ) -> argparse.ArgumentParser:
         p = subs.add_parser(
             name,
             parents=parents,
@@ -576,13 +593,21 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         return p
 
     if only in (None, "status"):
-        p = add(sub, "status", cmd_status, "team name, members with status and current task, task progress",
-                STATUS_JSON_HELP + "\n\n" + STATUS_ALL_HELP)
+        p = add(
+            sub,
+            "status",
+            cmd_status,
+            "team name, members with status and current task, task progress",
+            STATUS_JSON_HELP + "\n\n" + STATUS_ALL_HELP,
+        )
         p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
         p.add_argument("--all", action="store_true", help="every team of this machine, one line each (below)")
         p.add_argument("roots", nargs="*", metavar="ROOT", help="with --all: more native roots to look in")
-        p.add_argument("--transcripts", action="store_true",
-                       help="with --all: read Claude Code teams' transcripts for needs-you and tokens (slower)")
+        p.add_argument(
+            "--transcripts",
+            action="store_true",
+            help="with --all: read Claude Code teams' transcripts for needs-you and tokens (slower)",
+        )
 
     if only in (None, "tasks"):
         p = add(sub, "tasks", cmd_tasks, "every task with status, owner and what blocks it", TASKS_JSON_HELP)
@@ -603,8 +628,16 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         p = add(sub, "send", cmd_send, "append a message to NAME's inbox")
         p.add_argument("name", metavar="NAME")
         p.add_argument("text", metavar="TEXT")
-        p.add_argument("--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress")
-        p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE", help="a field of the message; VALUE as JSON when it parses")
+        p.add_argument(
+            "--type", default="message", metavar="T", help="message (default), or a protocol type such as dev_progress"
+        )
+        p.add_argument(
+            "--field",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="a field of the message; VALUE as JSON when it parses",
+        )
         p.add_argument("--from", dest="sender", default=None, help=FROM_HELP)
 
     if only in (None, "broadcast"):
@@ -615,17 +648,23 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     if only in (None, "inbox"):
         p = add(sub, "inbox", cmd_inbox, "show NAME's inbox (or drain it: read and clear)", INBOX_JSON_HELP)
         p.add_argument("name", metavar="NAME", nargs="?", help="whose inbox; default $TEAMTUI_NAME")
-        p.add_argument("--drain", action="store_true", help="read and clear (only the inbox's owner should); native only")
+        p.add_argument(
+            "--drain", action="store_true", help="read and clear (only the inbox's owner should); native only"
+        )
         p.add_argument("--json", action="store_true", help="machine-readable output (shape below)")
 
     if only in (None, "task"):
-        task = sub.add_parser("task", parents=parents, help="create, claim, complete, fail, retry, release or import tasks")
+        task = sub.add_parser(
+            "task", parents=parents, help="create, claim, complete, fail, retry, release or import tasks"
+        )
         task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True, parser_class=type(task))
         p = add(task_sub, "create", cmd_task_create, "create a pending task (prints its id)")
         p.add_argument("subject", metavar="SUBJECT")
         p.add_argument("--description", default="")
         p.add_argument("--blocked-by", nargs="+", default=[], metavar="ID", help="ids that must complete first")
-        p.add_argument("--files", nargs="+", default=[], metavar="PATH", help="paths the task will touch (file-conflict check)")
+        p.add_argument(
+            "--files", nargs="+", default=[], metavar="PATH", help="paths the task will touch (file-conflict check)"
+        )
         p = add(
             task_sub,
             "claim",
@@ -641,8 +680,12 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
             "mark task ID completed (prints its id); as a teammate, only a task I hold",
         )
         p.add_argument("id", metavar="ID")
-        p.add_argument("--result", default=None, metavar="TEXT", help="what came of it (shown with the task, passed to hooks)")
-        p.add_argument("--as", dest="owner", default=None, metavar="NAME", help="who completes it; default $TEAMTUI_NAME")
+        p.add_argument(
+            "--result", default=None, metavar="TEXT", help="what came of it (shown with the task, passed to hooks)"
+        )
+        p.add_argument(
+            "--as", dest="owner", default=None, metavar="NAME", help="who completes it; default $TEAMTUI_NAME"
+        )
         p = add(
             task_sub,
             "fail",
@@ -659,10 +702,21 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
             "put the tasks of the patterns' plan.jsonl files on the board (prints each new id and its plan key, like 03-01/T1)",
         )
         p.add_argument("plans", nargs="+", metavar="PLAN.jsonl")
-        p.add_argument("--summaries", default=None, metavar="DIR",
-                       help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)")
-        p.add_argument("--ignore-xd", action="store_true", help="import even when a cross-phase dependency is not complete")
-        p = add(task_sub, "retry", cmd_task_retry, "put a task held after too many failures back on the board (prints its id)")
+        p.add_argument(
+            "--summaries",
+            default=None,
+            metavar="DIR",
+            help="where the *.summary.jsonl files are for the plans' xd check (default: the folder above the first plan's)",
+        )
+        p.add_argument(
+            "--ignore-xd", action="store_true", help="import even when a cross-phase dependency is not complete"
+        )
+        p = add(
+            task_sub,
+            "retry",
+            cmd_task_retry,
+            "put a task held after too many failures back on the board (prints its id)",
+        )
         p.add_argument("id", metavar="ID")
         p = add(task_sub, "release", cmd_task_release, "return task ID to pending with no owner (prints its id)")
         p.add_argument("id", metavar="ID")

@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         "The team lives in --root (default: the team file's folder).",
     )
     p.add_argument("teamfile", type=Path, help="the TOML team file")
-    p.add_argument("--headless", action="store_true", help="no dashboard: print progress; exit 0 when every task is completed")
+    p.add_argument(
+        "--headless", action="store_true", help="no dashboard: print progress; exit 0 when every task is completed"
+    )
     add_teammate_mode_option(p, top=False)
     p.set_defaults(handler=cmd_run)
 
@@ -41,9 +43,15 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         help="run the built-in demo team (simulated teammates, no LLM)",
         description="A built-in team of simulated teammates working through about 15 tasks.",
     )
-    d.add_argument("--dir", type=Path, help="project root for the demo team, kept afterwards (default: a fresh temp folder, removed at exit)")
+    d.add_argument(
+        "--dir",
+        type=Path,
+        help="project root for the demo team, kept afterwards (default: a fresh temp folder, removed at exit)",
+    )
     d.add_argument("--teammates", type=int, default=5, metavar="N", help="how many teammates, 4 to 6 (default 5)")
-    d.add_argument("--speed", type=float, default=1.0, metavar="X", help="time runs X times faster (default 1: about two minutes)")
+    d.add_argument(
+        "--speed", type=float, default=1.0, metavar="X", help="time runs X times faster (default 1: about two minutes)"
+    )
     d.add_argument("--headless", action="store_true", help="no dashboard: print progress")
     add_teammate_mode_option(d, top=False)
     d.set_defaults(handler=cmd_demo)

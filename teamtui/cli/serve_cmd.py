@@ -24,9 +24,14 @@ def register(sub, parents, only: str | None = None) -> None:
         epilog="Anyone who can reach the address and has the URL can message, and shut down, your teams: "
         "keep the default 127.0.0.1 unless every machine on that network is yours.",
     )
-    p.add_argument("--host", default=DEFAULT_HOST,
-                   help=f"address to listen on (default {DEFAULT_HOST}: this machine only; 0.0.0.0: every network)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port)")
+    p.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to listen on (default {DEFAULT_HOST}: this machine only; 0.0.0.0: every network)",
+    )
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port)"
+    )
     add_dashboard_options(p)
     p.set_defaults(handler=serve)
 
@@ -60,8 +65,12 @@ def serve(ctx: Context) -> int:
     def ready() -> None:
         print(f"teamtui: the dashboard at {page_url(args.host, server.port, token)}", flush=True)
         if not is_local(args.host):
-            print(f"teamtui: warning: {args.host} is reachable from other machines: anyone on that network "
-                  "with this URL can act on your teams (message them, shut them down)", file=sys.stderr, flush=True)
+            print(
+                f"teamtui: warning: {args.host} is reachable from other machines: anyone on that network "
+                "with this URL can act on your teams (message them, shut them down)",
+                file=sys.stderr,
+                flush=True,
+            )
         print("teamtui: Ctrl-C stops the server", flush=True)
 
     import asyncio
@@ -78,8 +87,12 @@ def dashboard_command(ctx: Context) -> str:
     argv = [sys.executable, "-m", "teamtui", "watch", "--teammate-mode", "in-process"]  # no tmux panes in a browser
     if ctx.root is not None:
         argv += ["--root", str(Path(ctx.root).resolve())]
-    for option, value in (("--team", ctx.team), ("--layout", ctx.layout),
-                          ("--health-timeout", ctx.args.health_timeout), ("--log-lines", ctx.args.log_lines)):
+    for option, value in (
+        ("--team", ctx.team),
+        ("--layout", ctx.layout),
+        ("--health-timeout", ctx.args.health_timeout),
+        ("--log-lines", ctx.args.log_lines),
+    ):
         if value is not None:
             argv += [option, str(value)]
     return shlex.join(argv)

@@ -41,8 +41,13 @@ def register(sub, parents, only: str | None = None) -> None:
         "With --team or --layout, only the teams of that name or layout. Ends when stdin closes.",
     )
     p.add_argument("stream_roots", nargs="*", metavar="ROOT", help="a project root (or a Claude Code folder) to add")
-    p.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT, metavar="S",
-                   help=f"seconds between heartbeat lines (default {DEFAULT_HEARTBEAT:g})")
+    p.add_argument(
+        "--heartbeat",
+        type=float,
+        default=DEFAULT_HEARTBEAT,
+        metavar="S",
+        help=f"seconds between heartbeat lines (default {DEFAULT_HEARTBEAT:g})",
+    )
     p.set_defaults(handler=stream)
 
 
@@ -58,8 +63,14 @@ def stream(ctx: Context) -> int:
 
     roots = [*ctx.args.stream_roots, *([ctx.root] if ctx.root is not None else [])]
     settings = load_settings()
-    fleet = FleetSession(settings, roots=[Path(r) for r in roots], log_limit=settings.log_lines,
-                         health_timeout=settings.health_timeout, only_team=ctx.team, only_layout=ctx.layout)
+    fleet = FleetSession(
+        settings,
+        roots=[Path(r) for r in roots],
+        log_limit=settings.log_lines,
+        health_timeout=settings.health_timeout,
+        only_team=ctx.team,
+        only_layout=ctx.layout,
+    )
     try:
         asyncio.run(Streamer(fleet, heartbeat=beat).run())
     except (BrokenPipeError, ConnectionResetError):
@@ -150,12 +161,19 @@ class Streamer:
         except Exception:  # noqa: BLE001 - a config mid-rewrite: teamtui's own name, as the store would say
             sender = session.configured_sender
         header.update(
-            live=session.live, read_only=session.read_only, ended_at=session.ended_at, layout=store.layout,
-            appends_to_inboxes=store.appends_to_inboxes, shutdown_via_lead=store.shutdown_via_lead, sender=sender,
+            live=session.live,
+            read_only=session.read_only,
+            ended_at=session.ended_at,
+            layout=store.layout,
+            appends_to_inboxes=store.appends_to_inboxes,
+            shutdown_via_lead=store.shutdown_via_lead,
+            sender=sender,
             lead_state=self._lead_state(session),
             config=config_json(state.config) if state.config is not None else None,
-            departed=[member_json(m) for m in state.departed.values()], views=views,
-            errors=[error_json(e) for e in errors[:ERRORS_CAP]], errors_total=len(errors),
+            departed=[member_json(m) for m in state.departed.values()],
+            views=views,
+            errors=[error_json(e) for e in errors[:ERRORS_CAP]],
+            errors_total=len(errors),
         )
         self._header(header)
         if not full:
@@ -304,7 +322,9 @@ class Streamer:
 
         await self._open(stdin or sys.stdin, stdout or sys.stdout)
         fleet = self.fleet
-        self.line({"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()})
+        self.line(
+            {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
+        )
         await asyncio.to_thread(fleet.discover)
         for problem in fleet.problems:
             self.line({"type": "problem", "text": str(problem)})
@@ -433,8 +453,15 @@ class Streamer:
             self.line({"type": "result", "id": None, "ok": False, "error": "not a JSON object"})
             return
         rid = req.get("id")
-        rid = rid if isinstance(rid, int) and not isinstance(rid, bool) and abs(rid) < 2**53 or \
-            isinstance(rid, str) and len(rid) <= 128 else None
+        rid = (
+            rid
+            if isinstance(rid, int)
+            and not isinstance(rid, bool)
+            and abs(rid) < 2**53
+            or isinstance(rid, str)
+            and len(rid) <= 128
+            else None
+        )
         op = req.get("op")
         if op not in OPS:
             self._result(rid, False, f"unknown op {str(op)[:40]!r}")
@@ -492,8 +519,11 @@ class Streamer:
             raise ValueError("only must be a teammate's name or null")
         reason = req.get("reason") if isinstance(req.get("reason"), str) and req["reason"] else DEFAULT_REASON
         deadline = req.get("deadline")
-        deadline = float(deadline) if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) \
-            and 1 <= deadline <= 3600 else DEFAULT_DEADLINE_SECONDS
+        deadline = (
+            float(deadline)
+            if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and 1 <= deadline <= 3600
+            else DEFAULT_DEADLINE_SECONDS
+        )
         self._writable(session)
         targets = session.live_teammates(only)
         if not targets:
@@ -540,20 +570,45 @@ class Streamer:
         if news.changes:
             self.changes_lines(key, news.changes)
         run = news.run
-        self.line({
-            "type": "progress", "id": rid, "team": list(key),
-            "run": None if run is None else {
-                "note": run.note, "reason": run.reason, "deadline_seconds": run.deadline_seconds,
-                "started_at": run.started_at, "finished_at": run.finished_at,
-                "teammates": [t.as_dict() for t in run.teammates.values()],
-            },
-            "changed": list(news.changed), "error": news.error, "asked": news.asked,
-            "offer_panes": dict(news.offer_panes), "offer_title": news.offer_title, "offer_why": news.offer_why,
-        })
+        self.line(
+            {
+                "type": "progress",
+                "id": rid,
+                "team": list(key),
+                "run": None
+                if run is None
+                else {
+                    "note": run.note,
+                    "reason": run.reason,
+                    "deadline_seconds": run.deadline_seconds,
+                    "started_at": run.started_at,
+                    "finished_at": run.finished_at,
+                    "teammates": [t.as_dict() for t in run.teammates.values()],
+                },
+                "changed": list(news.changed),
+                "error": news.error,
+                "asked": news.asked,
+                "offer_panes": dict(news.offer_panes),
+                "offer_title": news.offer_title,
+                "offer_why": news.offer_why,
+            }
+        )
 
     def _progress_error(self, rid: Any, key: Key, error: str) -> None:
-        self.line({"type": "progress", "id": rid, "team": list(key), "run": None, "changed": [], "error": error,
-                   "asked": "", "offer_panes": {}, "offer_title": "", "offer_why": ""})
+        self.line(
+            {
+                "type": "progress",
+                "id": rid,
+                "team": list(key),
+                "run": None,
+                "changed": [],
+                "error": error,
+                "asked": "",
+                "offer_panes": {},
+                "offer_title": "",
+                "offer_why": "",
+            }
+        )
 
 
 __all__ = ["register", "stream", "Streamer"]

@@ -263,7 +263,9 @@ def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
     if ctx.args.json:
         out(json.dumps(summary, ensure_ascii=True, indent=2))
         return 0
-    accounted = "every teammate accounted for" if summary.get("all_accounted_for") else "not every teammate accounted for"
+    accounted = (
+        "every teammate accounted for" if summary.get("all_accounted_for") else "not every teammate accounted for"
+    )
     out(f"shutdown of {inert(summary.get('team', ''))} ({inert(summary.get('reason', ''))}): {accounted}")
     for t in summary.get("teammates", []):
         if not isinstance(t, dict):
@@ -279,7 +281,9 @@ def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
         out(line)
     for task in summary.get("tasks_in_progress", []):
         if isinstance(task, dict):
-            out(f"  still in progress: #{inert(task.get('id', '?'))} {inert(task.get('subject', ''))} → {inert(task.get('owner', ''))}")
+            out(
+                f"  still in progress: #{inert(task.get('id', '?'))} {inert(task.get('subject', ''))} → {inert(task.get('owner', ''))}"
+            )
     return 0
 
 
@@ -292,7 +296,11 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         p.set_defaults(handler=guarded(handler))
         return p
 
-    p = add("idle", cmd_idle, "tell the lead I am idle: an idle_notification (the lead assigns work on it under assign = \"lead\")")
+    p = add(
+        "idle",
+        cmd_idle,
+        'tell the lead I am idle: an idle_notification (the lead assigns work on it under assign = "lead")',
+    )
     p.add_argument("--reason", choices=IDLE_REASONS, default="available")
     p.add_argument("--summary", default="", help="what I did, in a line")
     p.add_argument("--completed", default="", metavar="ID", help="the task I just finished")
@@ -305,15 +313,28 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="teammates to ask; default every live teammate")
     p.add_argument("--reason", default="", help="phase_complete (default), timeout, error, or your words")
-    p.add_argument("--deadline", type=float, default=30.0, metavar="SECONDS", help="how long teammates have to reply (default 30)")
-    p.add_argument("--wait", action="store_true", help="wait until every teammate replied or timed out, then print the summary")
+    p.add_argument(
+        "--deadline", type=float, default=30.0, metavar="SECONDS", help="how long teammates have to reply (default 30)"
+    )
+    p.add_argument(
+        "--wait", action="store_true", help="wait until every teammate replied or timed out, then print the summary"
+    )
     p.add_argument("--json", action="store_true", help="with --wait: the summary as JSON")
-    p.add_argument("--from", dest="sender", default=None, metavar="NAME", help="who asks; default $TEAMTUI_NAME, else the lead")
+    p.add_argument(
+        "--from", dest="sender", default=None, metavar="NAME", help="who asks; default $TEAMTUI_NAME, else the lead"
+    )
 
     p = add("shutdown-reply", cmd_shutdown_reply, "answer the lead's shutdown request (approve unless --reject)")
     p.add_argument("--status", choices=REPLY_STATUSES, required=True)
-    p.add_argument("--pending", nargs="+", default=[], metavar="ITEM", help="work left unfinished, one item per argument")
+    p.add_argument(
+        "--pending", nargs="+", default=[], metavar="ITEM", help="work left unfinished, one item per argument"
+    )
     p.add_argument("--committed", action="store_true", help="my artifacts are committed")
     p.add_argument("--reject", default=None, metavar="REASON", help="refuse to shut down, and why")
-    p.add_argument("--request-id", default=None, metavar="ID", help="default: the request in my inbox, else the lead matches it to me")
+    p.add_argument(
+        "--request-id",
+        default=None,
+        metavar="ID",
+        help="default: the request in my inbox, else the lead matches it to me",
+    )
     p.add_argument("--as", dest="name", default=None, metavar="NAME", help="who answers; default $TEAMTUI_NAME")

@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         "ends when the teammate shuts down (or on Ctrl-C). Works in any terminal.",
     )
     p.add_argument("name", help="the teammate to follow")
-    p.add_argument("--backlog", type=int, default=BACKLOG_LINES, help=f"log lines shown from before now (default {BACKLOG_LINES})")
+    p.add_argument(
+        "--backlog", type=int, default=BACKLOG_LINES, help=f"log lines shown from before now (default {BACKLOG_LINES})"
+    )
     p.set_defaults(handler=cmd_follow)
 
     c = sub.add_parser(

@@ -34,8 +34,17 @@ def build_notifier(
         passthrough = in_tmux and settings.desktop and allows_passthrough(env)
         display = TmuxDisplay(env, on_problem) if in_tmux and settings.desktop and not passthrough else None
         codes = tuple(settings.desktop_osc) or desktop_codes_for(env)
-        sinks.append(TerminalSink(write, in_tmux=in_tmux, passthrough=passthrough, bell=settings.bell,
-                                  desktop=settings.desktop, codes=codes, display=display))
+        sinks.append(
+            TerminalSink(
+                write,
+                in_tmux=in_tmux,
+                passthrough=passthrough,
+                bell=settings.bell,
+                desktop=settings.desktop,
+                codes=codes,
+                display=display,
+            )
+        )
     if settings.command:
         sinks.append(CommandSink(settings.command, timeout=settings.command_timeout, on_problem=on_problem))
     return Notifier(sinks, clock=clock, on_problem=on_problem)

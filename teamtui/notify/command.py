@@ -17,7 +17,9 @@ class CommandSink:
     returns at once. A command that is missing, fails or outlives `timeout` (then killed) is
     told to `on_problem` (called from the sink's thread) once, until it works again."""
 
-    def __init__(self, argv: Sequence[str], *, timeout: float = COMMAND_TIMEOUT, on_problem: Problem | None = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, timeout: float = COMMAND_TIMEOUT, on_problem: Problem | None = None
+    ) -> None:
         if not argv:
             raise ValueError("a notify command needs at least a program")
         self.argv = tuple(argv)

@@ -49,8 +49,11 @@ class NotifyEvent:
         """The event with every field safe to show and bounded: team names and texts come from
         files other programs write, and every channel passes them on."""
         return NotifyEvent(
-            NotifyKind(self.kind), plain(self.team, MAX_NAME), plain(self.text, MAX_TEXT),
-            plain(self.host, MAX_NAME), float(self.at),
+            NotifyKind(self.kind),
+            plain(self.team, MAX_NAME),
+            plain(self.text, MAX_TEXT),
+            plain(self.host, MAX_NAME),
+            float(self.at),
         )
 
     def to_json(self) -> str:

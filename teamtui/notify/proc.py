@@ -21,8 +21,12 @@ def run_command(argv: Sequence[str], stdin: bytes, timeout: float, label: str = 
     label = label or f"notify command {plain(argv[0] if argv else '?', 80)!r}"
     try:
         proc = subprocess.Popen(
-            list(argv), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            start_new_session=True, close_fds=True,
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
         )
     except FileNotFoundError:
         return f"{label}: not found"

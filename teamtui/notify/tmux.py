@@ -40,7 +40,10 @@ def allows_passthrough(env: Mapping[str, str] | None = None, timeout: float = TM
     try:
         out = subprocess.run(
             [*tmux, "display-message", "-p", *_pane_target(env), "#{allow-passthrough}"],
-            capture_output=True, text=True, timeout=timeout, check=False,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -60,12 +63,15 @@ class TmuxDisplay:
     """Shows a notification on tmux's message line (display-message), from a thread of its own:
     the caller never waits for tmux. Failures go to `on_problem` once."""
 
-    def __init__(self, env: Mapping[str, str] | None = None, on_problem: Problem | None = None,
-                 timeout: float = TMUX_TIMEOUT) -> None:
+    def __init__(
+        self, env: Mapping[str, str] | None = None, on_problem: Problem | None = None, timeout: float = TMUX_TIMEOUT
+    ) -> None:
         env = dict(os.environ if env is None else env)
         self._argv = _tmux_argv(env)
         self._target = _pane_target(env)
-        self._queue = CommandQueue("teamtui-notify-tmux", "tmux message", timeout, on_problem, label="tmux display-message")
+        self._queue = CommandQueue(
+            "teamtui-notify-tmux", "tmux message", timeout, on_problem, label="tmux display-message"
+        )
 
     def __call__(self, text: str) -> None:
         if self._argv is not None:

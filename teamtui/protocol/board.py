@@ -102,7 +102,9 @@ class Board:
         elif self._ordered is not None:
             self._ordered[self._position[task.id]] = task  # same id, same place in the order
         if self._done is not None:
-            self._done += (task.status == TaskStatus.COMPLETED) - (old is not None and old.status == TaskStatus.COMPLETED)
+            self._done += (task.status == TaskStatus.COMPLETED) - (
+                old is not None and old.status == TaskStatus.COMPLETED
+            )
         if TaskStatus.IN_PROGRESS in (task.status, old.status if old else None):
             self._claimed = self._current = None
         if old is None or old.blocked_by != task.blocked_by:
@@ -189,7 +191,9 @@ class Board:
     def touch_active(self, touch: Touch) -> bool:
         return touch_active(touch, self.tasks)
 
-    def view(self, task: Task, claimed: dict[str, str] | None = None, touched: dict[str, str] | None = None) -> TaskView:
+    def view(
+        self, task: Task, claimed: dict[str, str] | None = None, touched: dict[str, str] | None = None
+    ) -> TaskView:
         if task.status == TaskStatus.COMPLETED:
             return TaskView(task, TaskState.COMPLETED)
         if task.status == TaskStatus.IN_PROGRESS:
@@ -286,7 +290,7 @@ class Board:
                     stack.append((node, i + 1))
                     nxt = deps[i]
                     if color.get(nxt) == 1 and nxt in path:
-                        found.append(path[path.index(nxt):] + [nxt])
+                        found.append(path[path.index(nxt) :] + [nxt])
                     elif not color.get(nxt):
                         stack.append((nxt, 0))
                 else:

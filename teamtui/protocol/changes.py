@@ -88,8 +88,18 @@ class Change(Record):
 
 
 class MemberView(Record):
-    __slots__ = ("name", "status", "agent_type", "color", "current_task", "last_activity", "unread",
-                 "disappeared", "departed", "member")
+    __slots__ = (
+        "name",
+        "status",
+        "agent_type",
+        "color",
+        "current_task",
+        "last_activity",
+        "unread",
+        "disappeared",
+        "departed",
+        "member",
+    )
 
     def __init__(
         self,

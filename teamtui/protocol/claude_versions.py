@@ -14,4 +14,3 @@ TESTED_CLAUDE_CODE: tuple[str, ...] = ("2.1.328", "2.1.331")
 # What `make interop` installs and runs by default (the Makefile's CLAUDE_CODE_VERSION; a test
 # checks the two agree). Always one of TESTED_CLAUDE_CODE.
 PINNED_CLAUDE_CODE = "2.1.331"
-

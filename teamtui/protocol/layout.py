@@ -130,7 +130,9 @@ def find_team(root: Path, name: str | None = None, layout: LayoutName | None = N
         return store
     names = team_names(root, layout)
     if not names:
-        raise NotFoundError(f"no team found under {root} (looked for .teams/<team>/config.json and teams/<team>/config.json)")
+        raise NotFoundError(
+            f"no team found under {root} (looked for .teams/<team>/config.json and teams/<team>/config.json)"
+        )
     if len(names) > 1:
         raise NotFoundError(f"several teams under {root}: {', '.join(names)}; choose one with --team")
     return open_team(root, names[0], layout)

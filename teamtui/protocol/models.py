@@ -99,7 +99,7 @@ class Task(WireModel):
         # A prefix and a number (a Claude Code lead's assignments: a1, a2, ... a10): by the number.
         head = tid.rstrip("0123456789")
         digits = len(tid) - len(head)
-        return (1, head, int(tid[len(head):])) if head and 0 < digits <= 18 else (1, tid, -1)
+        return (1, head, int(tid[len(head) :])) if head and 0 < digits <= 18 else (1, tid, -1)
 
 
 class MemberStatus(str, Enum):

@@ -21,8 +21,7 @@ def check_name(name: object, what: str = "name") -> str:
         raise UnsafeNameError(f"{what} {name[:20]!r}... is longer than {MAX_NAME_LENGTH} characters")
     if not _SAFE_NAME.fullmatch(name):
         raise UnsafeNameError(
-            f"{what} {name!r} is not allowed: use letters, digits, '.', '_' and '-', "
-            "starting with a letter or digit"
+            f"{what} {name!r} is not allowed: use letters, digits, '.', '_' and '-', starting with a letter or digit"
         )
     return name
 

@@ -158,7 +158,11 @@ def _header(no: int, head: dict[str, Any], source: str, problems: list[tuple[int
         if isinstance(dep, dict) and _part(dep.get("p")) and _part(dep.get("n")):
             art, why = dep.get("a", ""), dep.get("r", "")
             plan.cross_phase.append(
-                CrossPhaseDep(f"{_part(dep['p'])}-{_part(dep['n'])}", art if isinstance(art, str) else "", why if isinstance(why, str) else "")
+                CrossPhaseDep(
+                    f"{_part(dep['p'])}-{_part(dep['n'])}",
+                    art if isinstance(art, str) else "",
+                    why if isinstance(why, str) else "",
+                )
             )
         elif isinstance(dep, str) and _part(dep):
             plan.cross_phase.append(CrossPhaseDep(dep))
@@ -232,7 +236,12 @@ def link_plans(plans: Iterable[Plan], known: Mapping[str, Iterable[str]] | None 
             if dep == plan.plan_id:
                 problems.append((1, f"plan {plan.plan_id} ({plan.source}) depends on itself"))
             elif dep not in keys:
-                problems.append((1, f"plan {plan.plan_id} ({plan.source}) depends on plan {dep}, which is neither imported nor known"))
+                problems.append(
+                    (
+                        1,
+                        f"plan {plan.plan_id} ({plan.source}) depends on plan {dep}, which is neither imported nor known",
+                    )
+                )
             else:
                 extra.extend(keys[dep])
         for t in plan.tasks:
@@ -270,7 +279,9 @@ def _cycle(graph: dict[str, list[str]]) -> list[str]:
 
 def check_cross_phase(plans: Iterable[Plan], summaries: Mapping[str, str]) -> list[CrossPhaseCheck]:
     """Each `xd` of each plan against `summaries` (plan id → its summary's `s`)."""
-    return [CrossPhaseCheck(p.plan_id, dep, summaries.get(dep.plan_id, "missing")) for p in plans for dep in p.cross_phase]
+    return [
+        CrossPhaseCheck(p.plan_id, dep, summaries.get(dep.plan_id, "missing")) for p in plans for dep in p.cross_phase
+    ]
 
 
 def read_summaries(root: Path, limit: int = 10_000) -> dict[str, str]:
@@ -315,7 +326,12 @@ def task_dicts(tasks: list[PlanTask], first_id: int = 1) -> list[dict[str, Any]]
                 "blocks": blocks.get(tid, []),
                 "blocked_by": [ids.get(k, k) for k in t.blocked_by],
                 "files": t.files,
-                "metadata": {"plan_id": t.plan_id, "task_id": t.task_id, "plan_task": t.key, **({"plan": t.extra} if t.extra else {})},
+                "metadata": {
+                    "plan_id": t.plan_id,
+                    "task_id": t.task_id,
+                    "plan_task": t.key,
+                    **({"plan": t.extra} if t.extra else {}),
+                },
             }
         )
     return out

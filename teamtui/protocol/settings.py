@@ -87,8 +87,11 @@ def load_settings(path: Path | None = None) -> Settings:
         s.keymap = {str(k): str(v) for k, v in km.items() if isinstance(v, str)}
     if data.get("notify") is not None:
         s.notify = _notify(data["notify"], path, s.problems)
-    for key, attr, kind in (("log_lines", "log_lines", int), ("health_timeout", "health_timeout", float),
-                            ("fleet_keep_hours", "fleet_keep_hours", float)):
+    for key, attr, kind in (
+        ("log_lines", "log_lines", int),
+        ("health_timeout", "health_timeout", float),
+        ("fleet_keep_hours", "fleet_keep_hours", float),
+    ):
         v = data.get(key)
         if v is None:
             continue
@@ -112,7 +115,9 @@ def load_settings(path: Path | None = None) -> Settings:
         if isinstance(sender, str) and is_safe_name(sender) and sender not in _RESERVED_SENDERS:
             s.sender = sender
         else:
-            s.problems.append(f"{path}: sender must be a name of your own (letters, digits, '.', '_', '-'; not team-lead, user or system), got {sender!r}")
+            s.problems.append(
+                f"{path}: sender must be a name of your own (letters, digits, '.', '_', '-'; not team-lead, user or system), got {sender!r}"
+            )
     mode = data.get("teammate_mode")
     if mode in ("auto", "in-process", "tmux"):
         s.teammate_mode = mode
@@ -127,16 +132,18 @@ def load_settings(path: Path | None = None) -> Settings:
             got = f"a {type(token).__name__}"
         else:
             got = f"only {len(token)} characters" if len(token) < 16 else "other characters too"
-        s.problems.append(f"{path}: serve_token must be at least 16 letters, digits, '-' or '_' "
-                          f"(e.g. from `python -c 'import secrets; print(secrets.token_urlsafe())'`), got {got}; "
-                          "using a new random token")
+        s.problems.append(
+            f"{path}: serve_token must be at least 16 letters, digits, '-' or '_' "
+            f"(e.g. from `python -c 'import secrets; print(secrets.token_urlsafe())'`), got {got}; "
+            "using a new random token"
+        )
     return s
 
 
 def _roots(value: object, path: Path, problems: list[str]) -> list[Path]:
     """`roots = ["~/src/api", ...]`: absolute folders, `~` expanded; a bad entry is dropped and said."""
     if not isinstance(value, list):
-        problems.append(f"{path}: roots must be a list of folders, like roots = [\"~/src/api\"], got {value!r}")
+        problems.append(f'{path}: roots must be a list of folders, like roots = ["~/src/api"], got {value!r}')
         return []
     out = []
     for item in value:
@@ -158,7 +165,7 @@ _HOST_KEYS = ("name", "ssh", "ssh_options", "roots", "teamtui")
 def _hosts(value: object, path: Path, problems: list[str]) -> list[HostSettings]:
     """`[[hosts]]` tables; a bad one is dropped and said (the others are kept)."""
     if not isinstance(value, list):
-        problems.append(f"{path}: hosts must be [[hosts]] tables (name = \"box\", ssh = \"me@box\"), got {value!r}")
+        problems.append(f'{path}: hosts must be [[hosts]] tables (name = "box", ssh = "me@box"), got {value!r}')
         return []
     out: list[HostSettings] = []
     for i, table in enumerate(value, 1):
@@ -187,28 +194,34 @@ def _host(table: object, where: str, problems: list[str]) -> HostSettings | None
     where = f"{where} ({name})"
     # Never an option: `ssh -oProxyCommand=...` would run a command here.
     if not isinstance(ssh, str) or not ssh or ssh.startswith("-") or any(c.isspace() or ord(c) < 32 for c in ssh):
-        problems.append(f"{where}: ssh must be a destination as ssh takes it (me@box, or a Host of ~/.ssh/config), "
-                        f"got {ssh!r}; ignored")
+        problems.append(
+            f"{where}: ssh must be a destination as ssh takes it (me@box, or a Host of ~/.ssh/config), "
+            f"got {ssh!r}; ignored"
+        )
         return None
     host = HostSettings(name, ssh)
     options = table.get("ssh_options", [])
     if isinstance(options, list) and all(_plain_arg(o) for o in options):
         host.ssh_options = list(options)
     else:
-        problems.append(f"{where}: ssh_options must be a list of ssh arguments, like [\"-p\", \"2222\"], got {options!r}; ignored")
+        problems.append(
+            f'{where}: ssh_options must be a list of ssh arguments, like ["-p", "2222"], got {options!r}; ignored'
+        )
         return None
     roots = table.get("roots", [])
     if isinstance(roots, list) and all(_plain_arg(r) for r in roots):
         host.roots = list(roots)
     else:
-        problems.append(f"{where}: roots must be a list of folders there, like [\"~/src/api\"], got {roots!r}; ignored")
+        problems.append(f'{where}: roots must be a list of folders there, like ["~/src/api"], got {roots!r}; ignored')
         return None
     command = table.get("teamtui", "teamtui")
     if _plain_arg(command) and command.strip():
         host.teamtui = command
     else:
-        problems.append(f"{where}: teamtui must be the command that runs teamtui there, like \"~/.local/bin/teamtui\", "
-                        f"got {command!r}; ignored")
+        problems.append(
+            f'{where}: teamtui must be the command that runs teamtui there, like "~/.local/bin/teamtui", '
+            f"got {command!r}; ignored"
+        )
         return None
     unknown = sorted(set(table) - set(_HOST_KEYS))
     if unknown:
@@ -220,7 +233,9 @@ def _notify(table: object, path: Path, problems: list[str]) -> NotifySettings:
     """The [notify] table; a bad value is said and its default kept."""
     n = NotifySettings()
     if not isinstance(table, dict):
-        problems.append(f"{path}: notify must be a table ([notify] with bell, desktop, command, mute_minutes), got {table!r}")
+        problems.append(
+            f"{path}: notify must be a table ([notify] with bell, desktop, command, mute_minutes), got {table!r}"
+        )
         return n
     for key in ("bell", "desktop"):
         v = table.get(key)
@@ -239,11 +254,17 @@ def _notify(table: object, path: Path, problems: list[str]) -> NotifySettings:
         n.command = list(command)
     elif command is not None and command != []:
         # Not echoed: a command may carry a secret (a webhook's URL).
-        got = ("a string" if isinstance(command, str)
-               else "an item that is no program or argument" if isinstance(command, list)
-               else f"a {type(command).__name__}")
-        problems.append(f"{path}: notify.command must be a program and its arguments as a list of strings, "
-                        f"like command = [\"notify-send\", \"teamtui\"], got {got}; no command is run")
+        got = (
+            "a string"
+            if isinstance(command, str)
+            else "an item that is no program or argument"
+            if isinstance(command, list)
+            else f"a {type(command).__name__}"
+        )
+        problems.append(
+            f"{path}: notify.command must be a program and its arguments as a list of strings, "
+            f'like command = ["notify-send", "teamtui"], got {got}; no command is run'
+        )
     osc = table.get("desktop_osc")
     if isinstance(osc, list) and all(type(c) is int and c in (9, 777) for c in osc):
         n.desktop_osc = list(dict.fromkeys(osc))
@@ -255,7 +276,7 @@ def _notify(table: object, path: Path, problems: list[str]) -> NotifySettings:
     return n
 
 
-_THEME_LINE = re.compile(r'^theme\s*=.*$', re.MULTILINE)
+_THEME_LINE = re.compile(r"^theme\s*=.*$", re.MULTILINE)
 
 
 def save_theme(theme: str, path: Path | None = None) -> Path:

@@ -88,12 +88,16 @@ def outcome_of(message: Message) -> tuple[Outcome, TeammateShutdown] | None:
         detail = "" if outcome is Outcome.CLEAN else message.content
         if outcome is Outcome.ERROR and not detail:
             detail = f"status {p.status!r}" if p.status != "error" else "reported an error"
-        info = TeammateShutdown(message.sender, p.request_id, outcome, list(p.pending_work), p.artifacts_committed, detail)
+        info = TeammateShutdown(
+            message.sender, p.request_id, outcome, list(p.pending_work), p.artifacts_committed, detail
+        )
         return outcome, info
     if isinstance(p, ShutdownApproved):
         return Outcome.CLEAN, TeammateShutdown(message.sender or p.from_, p.request_id, Outcome.CLEAN)
     if isinstance(p, ShutdownRejected):
-        return Outcome.REJECTED, TeammateShutdown(message.sender or p.from_, p.request_id, Outcome.REJECTED, detail=p.reason)
+        return Outcome.REJECTED, TeammateShutdown(
+            message.sender or p.from_, p.request_id, Outcome.REJECTED, detail=p.reason
+        )
     return None
 
 

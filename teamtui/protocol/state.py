@@ -300,7 +300,9 @@ class TeamState:
             if not found and self.transcripts is not None and path not in self._refs:
                 others.append(Path(path))
         if self.transcripts is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
-            changes += self._take_logs(self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan))
+            changes += self._take_logs(
+                self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan)
+            )
         return changes + self._sync_assignments(changes)
 
     def load_transcripts(self) -> list[Change]:
@@ -389,8 +391,14 @@ class TeamState:
                 changes.append(Change(ChangeKind.LOG, u.member, entries=u.entries))
         return changes
 
-    def restore(self, config: TeamConfig, departed: dict[str, Member], tasks: dict[str, Task], messages: list[Message],
-                assigned: dict[str, Task] | None = None) -> None:
+    def restore(
+        self,
+        config: TeamConfig,
+        departed: dict[str, Member],
+        tasks: dict[str, Task],
+        messages: list[Message],
+        assigned: dict[str, Task] | None = None,
+    ) -> None:
         """A team rebuilt from a record of it (the journal) rather than read from its files."""
         self.config = config
         self.departed = departed

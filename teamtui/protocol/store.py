@@ -245,7 +245,9 @@ class TeamStore(ABC):
         if isinstance(cfg, ReadError):
             raise ParseError(cfg)
         if to != cfg.lead and cfg.member(to) is None:
-            names = ", ".join([cfg.lead, *(m.name for m in cfg.members[:10])]) + (", ..." if len(cfg.members) > 10 else "")
+            names = ", ".join([cfg.lead, *(m.name for m in cfg.members[:10])]) + (
+                ", ..." if len(cfg.members) > 10 else ""
+            )
             raise NotMemberError(f"{to!r} is not a member of team {cfg.name!r} (members: {names}); nothing was sent")
 
     def members_for_broadcast(self, sender: str) -> list[str]:

@@ -67,8 +67,23 @@ ERRORS_CAP = 200  # read errors sent per team (and the total)
 MESSAGES_CAP = 2000
 TASKS_CAP = 20000
 MEMBERS_CAP = 1000
-LINE_TYPES = frozenset({"hello", "problem", "team", "tasks", "messages", "logs", "views", "insight", "gone", "ready",
-                        "heartbeat", "result", "progress"})
+LINE_TYPES = frozenset(
+    {
+        "hello",
+        "problem",
+        "team",
+        "tasks",
+        "messages",
+        "logs",
+        "views",
+        "insight",
+        "gone",
+        "ready",
+        "heartbeat",
+        "result",
+        "progress",
+    }
+)
 NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
 OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "ping"})
@@ -214,40 +229,72 @@ class LineSplitter:
 
 
 def _float(v: Any) -> float | None:
-    return v if isinstance(v, float) and math.isfinite(v) else float(v) if isinstance(v, int) and not isinstance(v, bool) else None
+    return (
+        v
+        if isinstance(v, float) and math.isfinite(v)
+        else float(v)
+        if isinstance(v, int) and not isinstance(v, bool)
+        else None
+    )
 
 
 def member_json(m: Member) -> dict[str, Any]:
     return {
-        "name": m.name[:NAME_CAP], "agent_id": m.agent_id[:NAME_CAP], "status": m.status.value,
-        "agent_type": m.agent_type[:NAME_CAP], "color": m.color[:NAME_CAP], "model": m.model[:NAME_CAP],
-        "pid": m.pid if whole(m.pid) is not None else None, "command": m.command[:TEXT_CAP],
-        "tmux_pane_id": m.tmux_pane_id[:NAME_CAP], "backend_type": m.backend_type[:NAME_CAP],
-        "joined_at": _float(m.joined_at), "last_seen": _float(m.last_seen),
+        "name": m.name[:NAME_CAP],
+        "agent_id": m.agent_id[:NAME_CAP],
+        "status": m.status.value,
+        "agent_type": m.agent_type[:NAME_CAP],
+        "color": m.color[:NAME_CAP],
+        "model": m.model[:NAME_CAP],
+        "pid": m.pid if whole(m.pid) is not None else None,
+        "command": m.command[:TEXT_CAP],
+        "tmux_pane_id": m.tmux_pane_id[:NAME_CAP],
+        "backend_type": m.backend_type[:NAME_CAP],
+        "joined_at": _float(m.joined_at),
+        "last_seen": _float(m.last_seen),
     }
 
 
 def config_json(cfg: TeamConfig) -> dict[str, Any]:
-    return {"name": cfg.name[:NAME_CAP], "description": cfg.description[:TEXT_CAP], "created_at": _float(cfg.created_at),
-            "lead": cfg.lead[:NAME_CAP], "members": [member_json(m) for m in cfg.members[:MEMBERS_CAP]]}
+    return {
+        "name": cfg.name[:NAME_CAP],
+        "description": cfg.description[:TEXT_CAP],
+        "created_at": _float(cfg.created_at),
+        "lead": cfg.lead[:NAME_CAP],
+        "members": [member_json(m) for m in cfg.members[:MEMBERS_CAP]],
+    }
 
 
 def task_json(t: Task) -> dict[str, Any]:
     return {
-        "id": t.id[:NAME_CAP], "subject": t.subject[:TEXT_CAP], "description": t.description[:TEXT_CAP],
-        "status": t.status.value, "active_form": t.active_form[:NAME_CAP], "owner": t.owner[:NAME_CAP],
-        "blocks": [b[:NAME_CAP] for b in t.blocks[:200]], "blocked_by": [b[:NAME_CAP] for b in t.blocked_by[:200]],
-        "files": [f[:NAME_CAP] for f in t.files[:200]], "metadata": plain(t.metadata),
-        "created_at": _float(t.created_at), "claimed_at": _float(t.claimed_at), "completed_at": _float(t.completed_at),
+        "id": t.id[:NAME_CAP],
+        "subject": t.subject[:TEXT_CAP],
+        "description": t.description[:TEXT_CAP],
+        "status": t.status.value,
+        "active_form": t.active_form[:NAME_CAP],
+        "owner": t.owner[:NAME_CAP],
+        "blocks": [b[:NAME_CAP] for b in t.blocks[:200]],
+        "blocked_by": [b[:NAME_CAP] for b in t.blocked_by[:200]],
+        "files": [f[:NAME_CAP] for f in t.files[:200]],
+        "metadata": plain(t.metadata),
+        "created_at": _float(t.created_at),
+        "claimed_at": _float(t.claimed_at),
+        "completed_at": _float(t.completed_at),
         "result": t.result[:TEXT_CAP] if t.result is not None else None,
     }
 
 
 def message_json(m: Message) -> dict[str, Any]:
     return {
-        "type": m.type[:NAME_CAP], "sender": m.sender[:NAME_CAP], "recipient": m.recipient[:NAME_CAP],
-        "content": m.content[:TEXT_CAP], "timestamp": _float(m.timestamp) or 0.0, "read": m.read,
-        "delivered": m.delivered, "summary": m.summary[:TEXT_CAP], "color": m.color[:NAME_CAP],
+        "type": m.type[:NAME_CAP],
+        "sender": m.sender[:NAME_CAP],
+        "recipient": m.recipient[:NAME_CAP],
+        "content": m.content[:TEXT_CAP],
+        "timestamp": _float(m.timestamp) or 0.0,
+        "read": m.read,
+        "delivered": m.delivered,
+        "summary": m.summary[:TEXT_CAP],
+        "color": m.color[:NAME_CAP],
         "payload": plain(m.payload.model_dump(mode="json")) if m.payload is not None else None,
     }
 
@@ -261,7 +308,12 @@ def error_json(e: ReadError) -> list[Any]:
 
 
 def view_json(v: MemberView) -> dict[str, Any]:
-    return {"name": v.name[:NAME_CAP], "status": v.status.value, "unread": v.unread, "last_activity": _float(v.last_activity)}
+    return {
+        "name": v.name[:NAME_CAP],
+        "status": v.status.value,
+        "unread": v.unread,
+        "last_activity": _float(v.last_activity),
+    }
 
 
 def insight_json(feed: Any, state: Any, now: float) -> dict[str, Any] | None:
@@ -278,16 +330,34 @@ def insight_json(feed: Any, state: Any, now: float) -> dict[str, Any] | None:
         members[m[:NAME_CAP]] = {
             "activity": [a.kind[:NAME_CAP], _float(a.ts), a.text[:TEXT_CAP]] if a is not None else None,
             "tokens": st.tokens.total if whole(st.tokens.total) is not None else None,
-            "context_share": _float(st.context_share), "last_write": _float(st.last_write), "counted": st.counted,
+            "context_share": _float(st.context_share),
+            "last_write": _float(st.last_write),
+            "counted": st.counted,
         }
     lead = feed.lead_view()
-    needs = [{"kind": n.kind[:NAME_CAP], "member": n.member[:NAME_CAP], "key": n.key[:NAME_CAP], "text": n.text[:TEXT_CAP],
-              "since": _float(n.since), "detail": n.detail[:TEXT_CAP]} for n in feed.needs_you(now)[:NEEDS_CAP]]
-    assigned = next(chunks((task_json(t) for t in state.assigned.values()), ASSIGNED_BUDGET), []) if not state.tasks else []
+    needs = [
+        {
+            "kind": n.kind[:NAME_CAP],
+            "member": n.member[:NAME_CAP],
+            "key": n.key[:NAME_CAP],
+            "text": n.text[:TEXT_CAP],
+            "since": _float(n.since),
+            "detail": n.detail[:TEXT_CAP],
+        }
+        for n in feed.needs_you(now)[:NEEDS_CAP]
+    ]
+    assigned = (
+        next(chunks((task_json(t) for t in state.assigned.values()), ASSIGNED_BUDGET), []) if not state.tasks else []
+    )
     total = feed.total_tokens()
-    return {"members": members, "lead": view_json(lead) if lead is not None else None, "needs": needs,
-            "tokens": total if whole(total) is not None else None, "drift": feed.drift().summary()[:TEXT_CAP],
-            "assigned": assigned}
+    return {
+        "members": members,
+        "lead": view_json(lead) if lead is not None else None,
+        "needs": needs,
+        "tokens": total if whole(total) is not None else None,
+        "drift": feed.drift().summary()[:TEXT_CAP],
+        "assigned": assigned,
+    }
 
 
 def chunks(items: Iterable[Any], budget: int = MAX_LINE - 4096) -> Iterator[list[Any]]:
@@ -332,17 +402,45 @@ def _opt_bool(v: Any) -> bool | None:
 
 
 _MEMBER_KEYS: dict[str, Any] = {
-    "name": name, "agent_id": name, "status": name, "agent_type": name, "color": name, "model": name,
-    "pid": whole, "command": text, "tmux_pane_id": name, "backend_type": name, "joined_at": number, "last_seen": number,
+    "name": name,
+    "agent_id": name,
+    "status": name,
+    "agent_type": name,
+    "color": name,
+    "model": name,
+    "pid": whole,
+    "command": text,
+    "tmux_pane_id": name,
+    "backend_type": name,
+    "joined_at": number,
+    "last_seen": number,
 }
 _TASK_KEYS: dict[str, Any] = {
-    "id": name, "subject": text, "description": text, "status": name, "active_form": name, "owner": name,
-    "blocks": _names, "blocked_by": _names, "files": _names, "metadata": lambda v: plain(v) if isinstance(v, dict) else None,
-    "created_at": number, "claimed_at": number, "completed_at": number, "result": text,
+    "id": name,
+    "subject": text,
+    "description": text,
+    "status": name,
+    "active_form": name,
+    "owner": name,
+    "blocks": _names,
+    "blocked_by": _names,
+    "files": _names,
+    "metadata": lambda v: plain(v) if isinstance(v, dict) else None,
+    "created_at": number,
+    "claimed_at": number,
+    "completed_at": number,
+    "result": text,
 }
 _MESSAGE_KEYS: dict[str, Any] = {
-    "type": name, "sender": name, "recipient": name, "content": text, "timestamp": number, "read": _opt_bool,
-    "delivered": _opt_bool, "summary": text, "color": name,
+    "type": name,
+    "sender": name,
+    "recipient": name,
+    "content": text,
+    "timestamp": number,
+    "read": _opt_bool,
+    "delivered": _opt_bool,
+    "summary": text,
+    "color": name,
 }
 
 
@@ -435,9 +533,22 @@ def read_view(d: Any) -> dict[str, Any] | None:
 
 
 _ROW_KEYS: dict[str, Any] = {
-    "team": name, "folder": name, "root": lambda v: name(v, 4096), "layout": name, "source": name, "label": name,
-    "lead": name, "ended": _opt_bool, "ended_at": number, "needs_you": whole, "tokens": whole, "last_activity": number,
-    "cwd": lambda v: name(v, 4096), "errors": whole, "problem": name, "run_status": name,
+    "team": name,
+    "folder": name,
+    "root": lambda v: name(v, 4096),
+    "layout": name,
+    "source": name,
+    "label": name,
+    "lead": name,
+    "ended": _opt_bool,
+    "ended_at": number,
+    "needs_you": whole,
+    "tokens": whole,
+    "last_activity": number,
+    "cwd": lambda v: name(v, 4096),
+    "errors": whole,
+    "problem": name,
+    "run_status": name,
 }
 
 
@@ -468,7 +579,7 @@ def read_insight(d: dict[str, Any]) -> dict[str, Any]:
     or None), lead (a view or None), needs (of the known kinds), tokens, drift, assigned (Tasks)."""
     members: dict[str, dict[str, Any]] = {}
     raw = d.get("members")
-    for key, v in (list(raw.items())[:MEMBERS_CAP] if isinstance(raw, dict) else []):
+    for key, v in list(raw.items())[:MEMBERS_CAP] if isinstance(raw, dict) else []:
         member = name(key)
         usage = _pick(v, _USAGE_KEYS)
         if not member or usage is None:
@@ -489,7 +600,12 @@ def read_insight(d: dict[str, Any]) -> dict[str, Any]:
             needs.append(need)
     tokens = whole(d.get("tokens"))
     drift = name(d.get("drift"), NAME_CAP * 2)
-    assigned = [t for x in _items(d.get("assigned"))[:TASKS_CAP]
-                if (t := read_task(x)) is not None]
-    return {"members": members, "lead": lead, "needs": needs, "tokens": tokens if tokens is None or tokens >= 0 else None,
-            "drift": drift or "", "assigned": assigned}
+    assigned = [t for x in _items(d.get("assigned"))[:TASKS_CAP] if (t := read_task(x)) is not None]
+    return {
+        "members": members,
+        "lead": lead,
+        "needs": needs,
+        "tokens": tokens if tokens is None or tokens >= 0 else None,
+        "drift": drift or "",
+        "assigned": assigned,
+    }

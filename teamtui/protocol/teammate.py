@@ -1,13 +1,13 @@
 """The teammate side of the native protocol: what a teammate process needs, in a few calls.
 
-    from teamtui.protocol.teammate import Teammate
-    me = Teammate.from_env()          # TEAMTUI_ROOT / TEAMTUI_TEAM / TEAMTUI_NAME, set by `teamtui run`
-    while True:
-        wake = me.idle_loop()         # learn-claude-code: check inbox and board every N s
-        if wake.shutdown:
-            me.answer_shutdown(wake.shutdown); break
-        if wake.task:
-            ...work...; me.complete(wake.task.id, "done")
+from teamtui.protocol.teammate import Teammate
+me = Teammate.from_env()          # TEAMTUI_ROOT / TEAMTUI_TEAM / TEAMTUI_NAME, set by `teamtui run`
+while True:
+    wake = me.idle_loop()         # learn-claude-code: check inbox and board every N s
+    if wake.shutdown:
+        me.answer_shutdown(wake.shutdown); break
+    if wake.task:
+        ...work...; me.complete(wake.task.id, "done")
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ class Wake:
 
 
 class Teammate:
-    def __init__(self, root: Path, team: str, name: str, *, agent_id: str = "", assign: str = "self", poll: float = DEFAULT_POLL):
+    def __init__(
+        self, root: Path, team: str, name: str, *, agent_id: str = "", assign: str = "self", poll: float = DEFAULT_POLL
+    ):
         self.team = NativeTeam(Path(root), team)
         self.name = name
         self.agent_id = agent_id or f"{name}@{team}"
@@ -192,7 +194,9 @@ class Teammate:
             pass  # not registered in the config (started by hand): the status is informational
 
     # ------------------------------------------------------------ idle loop
-    def idle_loop(self, *, poll: float | None = None, timeout: float = DEFAULT_IDLE_TIMEOUT, notify: bool = True) -> Wake:
+    def idle_loop(
+        self, *, poll: float | None = None, timeout: float = DEFAULT_IDLE_TIMEOUT, notify: bool = True
+    ) -> Wake:
         """learn-claude-code's idle phase: every `poll` s check the inbox, then (self mode) the board.
 
         Returns on a shutdown request, new messages, a claimed or assigned task, or after `timeout` s.

@@ -9,9 +9,7 @@ import re
 # isolates, U+061C, the line and paragraph separators, and lone surrogates (from JSON "\ud800"
 # escapes; they cannot even be encoded to UTF-8). A newline is in the set too, so a field can never
 # forge an output line; `inert(..., newlines=True)` keeps it for multi-line views.
-UNSAFE_TERMINAL = re.compile(
-    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+UNSAFE_TERMINAL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _code(m: re.Match[str]) -> str:

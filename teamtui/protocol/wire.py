@@ -218,8 +218,9 @@ class Field:
         self.alias = alias
 
 
-def field(check: Check, default: Any = _MISSING, *, factory: Callable[[], Any] | None = None,
-          alias: str | None = None) -> Any:
+def field(
+    check: Check, default: Any = _MISSING, *, factory: Callable[[], Any] | None = None, alias: str | None = None
+) -> Any:
     """Declare a field; no default and no factory makes it required. `alias` is read first."""
     return Field(check, default, factory, alias)
 

@@ -103,7 +103,13 @@ class Asks:
     def finish_team(self, summary: dict[str, Any] | None) -> None:
         """The team's shutdown is over: every whole-team ask gets its summary."""
         if summary is None:  # no teammate was running: nobody left to ask
-            summary = {"team": self.store.name, "teammates": [], "outcomes": {}, "all_accounted_for": True, "tasks_in_progress": []}
+            summary = {
+                "team": self.store.name,
+                "teammates": [],
+                "outcomes": {},
+                "all_accounted_for": True,
+                "tasks_in_progress": [],
+            }
         for ask in self.team_asks:
             self.store.write_shutdown_result(ask.request_id, {"run": summary})
         self.team_asks = []

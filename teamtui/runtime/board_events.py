@@ -15,7 +15,12 @@ from teamtui.runtime.slot import Slot
 
 class BoardEvents:
     def __init__(
-        self, team_name: str, slots: dict[str, Slot], active: Callable[[str], None], hooks: Hooks, say: Callable[..., None]
+        self,
+        team_name: str,
+        slots: dict[str, Slot],
+        active: Callable[[str], None],
+        hooks: Hooks,
+        say: Callable[..., None],
     ):
         self.team_name = team_name
         self.slots = slots
@@ -38,7 +43,9 @@ class BoardEvents:
             task = board.tasks[tid]
             if status == "in_progress" and owner and before != (status, owner):
                 self.say("info", f"#{tid} {task.subject} → {owner}")
-                self.hooks.fire("task-assigned", team_name=self.team_name, task_id=tid, task_owner=owner, task_subject=task.subject)
+                self.hooks.fire(
+                    "task-assigned", team_name=self.team_name, task_id=tid, task_owner=owner, task_subject=task.subject
+                )
                 slot = self.slots.get(owner)
                 if slot:
                     slot.waiting = False
@@ -63,4 +70,3 @@ class BoardEvents:
             self.say("error", f"#{tid} {task.subject} is blocked: {held_reason(task)}", notify=True)
         self._held = held
         self._prev = now
-

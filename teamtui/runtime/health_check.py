@@ -44,7 +44,9 @@ class HealthCheck:
         if slot.health_timer is not None:
             slot.health_timer.cancel()
             slot.health_timer = None
-        due = disappears_at(holds_task=slot.holds_task, stopped=not slot.alive, last_activity=slot.last_activity, timeout=self.timeout)
+        due = disappears_at(
+            holds_task=slot.holds_task, stopped=not slot.alive, last_activity=slot.last_activity, timeout=self.timeout
+        )
         if due is None or slot.health == "disappeared":
             return
         now = time.time()
@@ -53,6 +55,8 @@ class HealthCheck:
             slot.health_timer = asyncio.get_running_loop().call_later(due - now + 0.01, self.check, slot)
             return
         slot.health = "disappeared"
-        self.say("warning", f"{slot.name} disappeared: no activity for {self.timeout:g}s while holding a task", notify=True)
+        self.say(
+            "warning", f"{slot.name} disappeared: no activity for {self.timeout:g}s while holding a task", notify=True
+        )
         if self.on_disappeared is not None:
             self.on_disappeared(slot)

@@ -189,7 +189,9 @@ def _error(rid: Any, code: int, message: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- lead → teammate
 def encode(method: str, params: dict[str, Any]) -> bytes:
-    return (json.dumps({"jsonrpc": "2.0", "method": method, "params": params}, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json.dumps({"jsonrpc": "2.0", "method": method, "params": params}, ensure_ascii=False) + "\n").encode(
+        "utf-8"
+    )
 
 
 def task_object(task: Task) -> dict[str, Any]:
@@ -439,7 +441,11 @@ class Channel:
         for line in lines:
             if isinstance(line, Overlong):
                 head = line.head[:STRAY_PREVIEW].decode("utf-8", "replace")
-                self._deliver(Stray(head + "…", f"line of {line.size} bytes is over the {self._splitter.limit}-byte limit: dropped"))
+                self._deliver(
+                    Stray(
+                        head + "…", f"line of {line.size} bytes is over the {self._splitter.limit}-byte limit: dropped"
+                    )
+                )
                 continue
             decoded = decode_line(line)
             if isinstance(decoded.item, Ready):

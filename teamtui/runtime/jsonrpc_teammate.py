@@ -205,7 +205,9 @@ class JsonRpcTeammate:
         members = self._members()
         if m.to == self.name or m.to not in members:
             known = ", ".join(sorted(members - {self.name})) or "none"
-            self.me.log(f"team.message to {m.to!r} not delivered: not a member of the team (members: {known})", "warning")
+            self.me.log(
+                f"team.message to {m.to!r} not delivered: not a member of the team (members: {known})", "warning"
+            )
             self.say("warning", f"{self.name} → {m.to!r}: not a member, message not delivered")
             return
         try:

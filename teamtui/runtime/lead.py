@@ -85,16 +85,35 @@ class Lead:
         self.on_teammate_messages: Callable[[str, list[Message]], None] | None = None
         self.slots = [Slot(t, self._channel(t)) for t in spec.teammates]
         self.supervisor = Supervisor(spec, self.store, self.root, spawner, on_exit=self._exit_seen)
-        self.hooks = Hooks(spec.hook_commands, cwd=spec.base_dir, timeout=self.settings.hook_timeout, log=self._hook_log)
+        self.hooks = Hooks(
+            spec.hook_commands, cwd=spec.base_dir, timeout=self.settings.hook_timeout, log=self._hook_log
+        )
         self.asks = Asks(self.store, LEAD)  # shutdowns asked of this lead through its inbox (`teamtui shutdown`)
         self.team_shutdown = TeamShutdown(
-            self.store, self.settings, self.slots, self.supervisor, self.hooks, self.asks, sender=LEAD, say=self._say, wake=self._look_again
+            self.store,
+            self.settings,
+            self.slots,
+            self.supervisor,
+            self.hooks,
+            self.asks,
+            sender=LEAD,
+            say=self._say,
+            wake=self._look_again,
         )
         self.teammates = Teammates(
-            self.slots, self.settings, self.store, self.supervisor, self.hooks, self._say,
-            ladder=lambda: self.team_shutdown.ladder, read_replies=self._read_lead_inbox, wake=self._look_again,
+            self.slots,
+            self.settings,
+            self.store,
+            self.supervisor,
+            self.hooks,
+            self._say,
+            ladder=lambda: self.team_shutdown.ladder,
+            read_replies=self._read_lead_inbox,
+            wake=self._look_again,
         )
-        self.board_events = BoardEvents(self.store.name, self.teammates.by_name, self.teammates.active, self.hooks, self._say)
+        self.board_events = BoardEvents(
+            self.store.name, self.teammates.by_name, self.teammates.active, self.hooks, self._say
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
         self._stop_watch = asyncio.Event()
@@ -141,7 +160,12 @@ class Lead:
     def _channel(self, spec: TeammateSpec) -> TeammateChannel:
         if spec.protocol == "jsonrpc":
             return JsonRpcTeammate(
-                self.root, self.store.name, spec.name, assign=self.settings.assign, say=self._say, on_drained=self._drained
+                self.root,
+                self.store.name,
+                spec.name,
+                assign=self.settings.assign,
+                say=self._say,
+                on_drained=self._drained,
             )
         return InboxChannel(self.store, spec.name)
 
@@ -176,7 +200,9 @@ class Lead:
         self.store.update_config(lambda data: data.update(max_failures=self.settings.max_failures))
         mark_lead(self.store)
         for t in self.spec.tasks:
-            self.store.create_task(t.subject, description=t.description, blocked_by=[str(b) for b in t.blocked_by], files=t.files)
+            self.store.create_task(
+                t.subject, description=t.description, blocked_by=[str(b) for b in t.blocked_by], files=t.files
+            )
         self._say("info", f"team {self.store.name!r} created at {self.root} with {len(self.spec.tasks)} tasks")
         tasks, _ = self.store.list_tasks(include_internal=True)
         self.board_events.start(tasks)
@@ -221,7 +247,13 @@ class Lead:
             channel.board(tasks)
         self._settle_asks(tasks)
         for request in requests:
-            self.team_shutdown.start(request.reason, request.code, request.escalate, deadline=request.deadline, on_progress=request.on_progress)
+            self.team_shutdown.start(
+                request.reason,
+                request.code,
+                request.escalate,
+                deadline=request.deadline,
+                on_progress=request.on_progress,
+            )
         ladder = self.team_shutdown.ladder
         if ladder is None:
             self._direct(board)
@@ -245,7 +277,9 @@ class Lead:
         if not alive and not spare:
             if all(s.retired for s in self.slots if s.runs):
                 done, total = board.progress()
-                self.team_shutdown.start(f"the teammates were shut down from outside the lead [{done}/{total} tasks completed]", EXIT_DONE)
+                self.team_shutdown.start(
+                    f"the teammates were shut down from outside the lead [{done}/{total} tasks completed]", EXIT_DONE
+                )
                 return
             reason = "all teammates are gone (crashed or exited, restarts used up)"
             self._say("error", f"the team cannot finish: {reason}", notify=True)
@@ -329,7 +363,9 @@ class Lead:
                 level = "debug" if msg.type == "broadcast" else "info"
                 self._say(level, f"{msg.sender} → lead: {msg.content}")
                 for touch in note_broadcasts(self.store, [msg]) if msg.type == "broadcast" else ():
-                    self._say("info", f"{touch.by} touches {touch.path}" + (f" (for #{touch.task})" if touch.task else ""))
+                    self._say(
+                        "info", f"{touch.by} touches {touch.path}" + (f" (for #{touch.task})" if touch.task else "")
+                    )
         if not replies:
             return
         for t in self.asks.observe(replies):
@@ -352,7 +388,9 @@ class Lead:
             slot = self.teammates.by_name.get(msg.sender)
             if slot is not None and agrees(msg) and not slot.retired:
                 slot.retired = True
-                self._say("info", f"{slot.name} agreed to a shutdown request from outside the lead: it will not be restarted")
+                self._say(
+                    "info", f"{slot.name} agreed to a shutdown request from outside the lead: it will not be restarted"
+                )
 
     def _on_idle(self, msg: Message) -> None:
         slot = self.teammates.by_name.get(msg.sender)
@@ -375,7 +413,9 @@ class Lead:
         if not ask.teammates or set(alive) <= set(named):
             self.asks.team_asks.append(ask)
             self._say("info", f"{ask.sender} asked for the team to shut down ({ask.reason})")
-            self.team_shutdown.start(f"shutdown requested by {ask.sender}", EXIT_DONE, wire_reason=ask.reason, deadline=ask.deadline)
+            self.team_shutdown.start(
+                f"shutdown requested by {ask.sender}", EXIT_DONE, wire_reason=ask.reason, deadline=ask.deadline
+            )
             return
         targets = [n for n in named if by_name[n].alive]
         for n in named:

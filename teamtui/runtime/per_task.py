@@ -50,7 +50,12 @@ def task_command(command: str, task: Task) -> str:
 
 def task_env(env: dict[str, str], task: Task) -> dict[str, str]:
     v = task_values(task)
-    return {**env, "TEAMTUI_TASK_ID": v["id"], "TEAMTUI_TASK_SUBJECT": v["subject"], "TEAMTUI_TASK_DESCRIPTION": v["description"]}
+    return {
+        **env,
+        "TEAMTUI_TASK_ID": v["id"],
+        "TEAMTUI_TASK_SUBJECT": v["subject"],
+        "TEAMTUI_TASK_DESCRIPTION": v["description"],
+    }
 
 
 @dataclass(frozen=True, slots=True)

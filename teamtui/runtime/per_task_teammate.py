@@ -64,7 +64,10 @@ class PerTaskTeammate(Teammate):
                 self.answer_shutdown(wake.shutdown)
                 return 0
             for m in wake.messages:
-                self.log(f"message from {m.sender} not passed on (a per-task command cannot read messages): {m.content}", "warning")
+                self.log(
+                    f"message from {m.sender} not passed on (a per-task command cannot read messages): {m.content}",
+                    "warning",
+                )
             if wake.task is not None:
                 self.work(wake.task)
                 if self._shutdown is not None:
@@ -74,7 +77,13 @@ class PerTaskTeammate(Teammate):
         self.log(f"running the command for #{task.id}: {task.subject}")
         self._last_note = 0.0
         outcome = run_task(
-            self.command, task, cwd=self.cwd, env=dict(os.environ), out=sys.stdout.fileno(), quiet_every=self.poll, on_quiet=self._quiet
+            self.command,
+            task,
+            cwd=self.cwd,
+            env=dict(os.environ),
+            out=sys.stdout.fileno(),
+            quiet_every=self.poll,
+            on_quiet=self._quiet,
         )
         if outcome.ok:
             self.complete(task.id, outcome.result or None)
@@ -86,9 +95,15 @@ class PerTaskTeammate(Teammate):
                 self.log(f"#{task.id} failed ({outcome.reason}) and could not be given back: {exc}", "error")
                 return outcome
             if n >= self.max_failures:
-                self.log(f"#{task.id} failed {n} times, last: {outcome.reason}; blocked: per-task teammates leave it for a person", "error")
+                self.log(
+                    f"#{task.id} failed {n} times, last: {outcome.reason}; blocked: per-task teammates leave it for a person",
+                    "error",
+                )
             else:
-                self.log(f"#{task.id} failed ({outcome.reason}); back to the board, failure {n} of {self.max_failures}", "error")
+                self.log(
+                    f"#{task.id} failed ({outcome.reason}); back to the board, failure {n} of {self.max_failures}",
+                    "error",
+                )
             self.report_idle(reason="failed")
         return outcome
 
@@ -117,7 +132,14 @@ def main(argv: list[str] | None = None) -> int:
         max_failures = MAX_FAILURES
     base = Teammate.from_env()
     me = PerTaskTeammate(
-        base.team.root, base.team.name, base.name, agent_id=base.agent_id, assign=base.assign, poll=base.poll, command=command, max_failures=max_failures
+        base.team.root,
+        base.team.name,
+        base.name,
+        agent_id=base.agent_id,
+        assign=base.assign,
+        poll=base.poll,
+        command=command,
+        max_failures=max_failures,
     )
     return me.serve()
 

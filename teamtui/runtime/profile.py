@@ -85,7 +85,10 @@ class Profile:
             "git": self.git,
             "files_scanned": self.files_scanned,
             "markers": self.markers,
-            "signals": [{"kind": s.kind, "severity": s.severity, "count": s.count, "locations": list(s.locations)} for s in self.signals],
+            "signals": [
+                {"kind": s.kind, "severity": s.severity, "count": s.count, "locations": list(s.locations)}
+                for s in self.signals
+            ],
             "notes": self.notes,
         }
 

@@ -31,7 +31,13 @@ class TakenBack:
         for f in self.failures:
             # A task this failure holds is announced by whoever watches the board (the lead's diff).
             where = "held as blocked" if f.held else "back on the board"
-            out.append(("warning", f"#{f.task.id} {f.task.subject} taken back from {name} ({why}): failure {f.count}, {where}", False))
+            out.append(
+                (
+                    "warning",
+                    f"#{f.task.id} {f.task.subject} taken back from {name} ({why}): failure {f.count}, {where}",
+                    False,
+                )
+            )
         if self.released:
             out.append(("info", f"#{', #'.join(self.released)} released from {name}: back on the board", False))
         out += [("warning", p, False) for p in self.problems]

@@ -22,8 +22,12 @@ class Slot:
         self.holds_task = False
         self.health_timer: asyncio.TimerHandle | None = None
         self.waiting = False  # sent idle_notification and holds no task (assign = "lead")
-        self.retired = False  # approved a shutdown request the lead did not send (e.g. the dashboard's): never respawned
-        self.restarting = False  # stopped by the lead after disappearing (on_disappeared = "restart"): started again at exit
+        self.retired = (
+            False  # approved a shutdown request the lead did not send (e.g. the dashboard's): never respawned
+        )
+        self.restarting = (
+            False  # stopped by the lead after disappearing (on_disappeared = "restart"): started again at exit
+        )
 
     @property
     def name(self) -> str:

@@ -53,7 +53,9 @@ class ChildProcess:
         return f"ChildProcess({self.name!r}, pid={self.pid})"
 
 
-def start_shell(command: str, *, cwd: Path, env: dict[str, str], log_path: Path, piped: bool = False) -> subprocess.Popen[bytes]:
+def start_shell(
+    command: str, *, cwd: Path, env: dict[str, str], log_path: Path, piped: bool = False
+) -> subprocess.Popen[bytes]:
     """`sh -c command` in its own session, stderr appended to `log_path`; stdin and stdout are
     pipes when `piped` (a JSON-RPC teammate), else nothing and the log (a file-protocol one)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)

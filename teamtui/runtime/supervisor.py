@@ -20,7 +20,9 @@ from teamtui.runtime.teamfile import TeamFile, TeammateSpec
 
 
 class Supervisor:
-    def __init__(self, team: TeamFile, store: NativeTeam, root: Path, spawner: Spawner | None, on_exit: Callable[[Slot], None]):
+    def __init__(
+        self, team: TeamFile, store: NativeTeam, root: Path, spawner: Spawner | None, on_exit: Callable[[Slot], None]
+    ):
         self.team = team
         self.store = store
         self.root = root
@@ -33,7 +35,12 @@ class Supervisor:
         log_path = self.store.logs_dir / f"{slot.name}.log"
         cwd = self.worktrees.cwd(slot.spec)
         proc = start_teammate(
-            self.spawner, slot.spec, cwd=cwd, env=self.env(slot.spec), log_path=log_path, channel=slot.channel,
+            self.spawner,
+            slot.spec,
+            cwd=cwd,
+            env=self.env(slot.spec),
+            log_path=log_path,
+            channel=slot.channel,
             max_failures=self.team.team.max_failures,
         )
         slot.proc = proc
@@ -95,7 +102,9 @@ class Supervisor:
             waiter = getattr(proc, "wait", None) or getattr(getattr(proc, "popen", None), "wait", None)
             if waiter is None:
                 raise RuntimeError(f"cannot watch {slot.name}'s process for its exit")
-            threading.Thread(target=lambda: (waiter(), loop.call_soon_threadsafe(self._exit_seen, loop, slot, proc)), daemon=True).start()
+            threading.Thread(
+                target=lambda: (waiter(), loop.call_soon_threadsafe(self._exit_seen, loop, slot, proc)), daemon=True
+            ).start()
             return
         slot.exit_fd = fd
         loop.add_reader(fd, self._exit_seen, loop, slot, proc)

@@ -81,7 +81,12 @@ class TeamShutdown:
         wait = self.settings.shutdown_deadline if deadline is None else deadline
         run = ShutdownRun(self.store, targets, sender=self.sender, reason=wire_reason or reason, deadline_seconds=wait)
         self.ladder = Ladder(
-            run, grace=self.settings.shutdown_grace, slots=self.slots, supervisor=self.supervisor, say=self.say, wake=self.wake
+            run,
+            grace=self.settings.shutdown_grace,
+            slots=self.slots,
+            supervisor=self.supervisor,
+            say=self.say,
+            wake=self.wake,
         )
         if on_progress is not None:
             self.ladder.listen(on_progress)
@@ -123,5 +128,8 @@ class TeamShutdown:
         self.result.shutdown = summary
         self.asks.finish_team(summary)
         unmark_lead(self.store)
-        self.say("info" if self.result.code == 0 else "error", f"team stopped: {self.result.reason} [{done}/{total} tasks completed]")
+        self.say(
+            "info" if self.result.code == 0 else "error",
+            f"team stopped: {self.result.reason} [{done}/{total} tasks completed]",
+        )
         return self.result

@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.names import check_name
 
-HookEvent = Literal["team-created", "teammate-spawned", "teammate-idle", "task-assigned", "task-completed", "team-shutdown"]
+HookEvent = Literal[
+    "team-created", "teammate-spawned", "teammate-idle", "task-assigned", "task-completed", "team-shutdown"
+]
 HOOK_EVENTS: tuple[str, ...] = get_args(HookEvent)
 # How the lead talks to a teammate: teamtui's files, Autohand's JSON-RPC over stdio, or one run per task.
 Protocol = Literal["files", "jsonrpc", "per-task"]
@@ -173,7 +175,9 @@ def _check_tasks(tf: TeamFile, text: str, path: Path) -> None:
     for i, task in enumerate(tf.tasks):
         for dep in task.blocked_by:
             if dep == i + 1:
-                raise TeamFileError(path, locate(text, ("tasks", i, "blocked_by")), f"tasks.{i}.blocked_by: task {i + 1} blocks itself")
+                raise TeamFileError(
+                    path, locate(text, ("tasks", i, "blocked_by")), f"tasks.{i}.blocked_by: task {i + 1} blocks itself"
+                )
 
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(#.*)?$")
@@ -186,7 +190,7 @@ def locate(text: str, loc: tuple[Any, ...]) -> int | None:
         return None
     table = str(loc[0])
     index = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else None
-    rest = [str(p) for p in loc[(2 if index is not None else 1):]]
+    rest = [str(p) for p in loc[(2 if index is not None else 1) :]]
     key = rest[0] if rest else None
     current: str | None = None
     counts: dict[str, int] = {}

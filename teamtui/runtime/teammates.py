@@ -71,9 +71,13 @@ class Teammates:
             self.store.update_member(slot.name, **fields)
         except NotFoundError:
             s = slot.spec
-            self.store.add_member(slot.name, agent_type=s.agent_type, color=s.color, model=s.model, command=s.command, **fields)
+            self.store.add_member(
+                slot.name, agent_type=s.agent_type, color=s.color, model=s.model, command=s.command, **fields
+            )
         self.active(slot.name)
-        what = f"restarted {slot.name} ({slot.runs - 1}/{self.settings.restarts})" if restart else f"started {slot.name}"
+        what = (
+            f"restarted {slot.name} ({slot.runs - 1}/{self.settings.restarts})" if restart else f"started {slot.name}"
+        )
         self.say("info", f"{what} (pid {proc.pid})")
         self.hooks.fire(
             "teammate-spawned",
@@ -97,7 +101,9 @@ class Teammates:
         run = ladder.run if ladder is not None else None
         # Lost while holding work outside a shutdown it was asked for: each in-progress task counts a failure.
         asked = slot.retired or (run is not None and slot.name in run.teammates)
-        taken = take_back(self.store, slot.name, f"{slot.name} {how(code)}", max_failures=self.settings.max_failures, count=not asked)
+        taken = take_back(
+            self.store, slot.name, f"{slot.name} {how(code)}", max_failures=self.settings.max_failures, count=not asked
+        )
         released = taken.task_ids
         for level, text, notify in taken.lines(slot.name, how(code)) if not asked else ():
             self.say(level, text, notify)
@@ -120,7 +126,11 @@ class Teammates:
             tail = f"; #{', #'.join(released)} back to pending" if released else ""
             self.say("info", f"{slot.name} exited ({how(code)}){tail}")
             return
-        tail = f"; its task{'s' if len(released) > 1 else ''} #{', #'.join(released)} returned to pending" if released else ""
+        tail = (
+            f"; its task{'s' if len(released) > 1 else ''} #{', #'.join(released)} returned to pending"
+            if released
+            else ""
+        )
         again = " and will be restarted" if slot.runs <= self.settings.restarts else ", no restarts left"
         self.say("warning", f"{slot.name} crashed ({how(code)}){tail}{again}", notify=True)
 
@@ -134,7 +144,11 @@ class Teammates:
         for level, text, _notify in taken.lines(slot.name, why):
             self.say(level, text)
         if taken.task_ids:
-            self.say("warning", f"{slot.name}'s task #{', #'.join(taken.task_ids)} returned to the board ({policy})", notify=True)
+            self.say(
+                "warning",
+                f"{slot.name}'s task #{', #'.join(taken.task_ids)} returned to the board ({policy})",
+                notify=True,
+            )
         if policy == "restart" and slot.proc is not None:
             slot.restarting = True
             self.say("warning", f"stopping {slot.name} to restart it")

@@ -70,7 +70,13 @@ def _env() -> dict[str, str]:
 def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     try:
         res = subprocess.run(
-            ["git", *args], cwd=str(cwd), env=_env(), capture_output=True, text=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL
+            ["git", *args],
+            cwd=str(cwd),
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError:
         raise WorktreeError("git is not installed: worktree = true needs it") from None
@@ -78,7 +84,9 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
         raise WorktreeError(f"git {' '.join(args[:2])} took more than {GIT_TIMEOUT:g}s in {cwd}") from None
     if check and res.returncode != 0:
         msg = (res.stderr or res.stdout).strip().splitlines()
-        raise WorktreeError(f"git {' '.join(args[:2])} failed in {cwd}: {msg[-1] if msg else f'exit code {res.returncode}'}")
+        raise WorktreeError(
+            f"git {' '.join(args[:2])} failed in {cwd}: {msg[-1] if msg else f'exit code {res.returncode}'}"
+        )
     return res
 
 
@@ -89,7 +97,9 @@ def repo_root(path: Path) -> Path:
         raise WorktreeError(f"{path} is not a directory")
     res = git(path, "rev-parse", "--show-toplevel", check=False)
     if res.returncode != 0:
-        raise WorktreeError(f"{path.resolve()} is not in a git repository: worktree = true needs one (run `git init`, or drop worktree)")
+        raise WorktreeError(
+            f"{path.resolve()} is not in a git repository: worktree = true needs one (run `git init`, or drop worktree)"
+        )
     top = Path(res.stdout.strip()).resolve()
     if git(top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).returncode != 0:
         raise WorktreeError(f"the git repository {top} has no commits yet: a worktree needs one to start from")
@@ -188,7 +198,9 @@ def finish(wt: Worktree) -> Ending:
     if commits == 0 and ahead.returncode == 0:
         git(wt.repo, "branch", "-D", wt.branch, check=False)
         return Ending(wt, removed=True, branch_kept=False, detail="")
-    return Ending(wt, removed=True, branch_kept=True, detail=f"{commits} commit{'s' if commits != 1 else ''} of its own")
+    return Ending(
+        wt, removed=True, branch_kept=True, detail=f"{commits} commit{'s' if commits != 1 else ''} of its own"
+    )
 
 
 __all__ = ["Ending", "Worktree", "WorktreeError", "add", "branch_for", "dirty", "finish", "repo_root", "worktree_path"]

@@ -22,7 +22,9 @@ def listen(host: str, port: int) -> socket.socket:
         return socket.create_server(address, family=family)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise ServeError(f"port {port} on {host} is in use: stop what holds it, or pick another with --port") from None
+            raise ServeError(
+                f"port {port} on {host} is in use: stop what holds it, or pick another with --port"
+            ) from None
         reason = os.strerror(exc.errno) if exc.errno else str(exc)  # create_server's strerror repeats the address
         raise ServeError(f"cannot listen on {host}:{port}: {reason}") from None
 

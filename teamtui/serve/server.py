@@ -68,8 +68,9 @@ class ControlRoomServer(Server):
 
     async def run(self, ready: Callable[[], None]) -> None:
         """Serve until a stop signal, calling `ready` once requests are answered."""
-        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None,
-                               shutdown_timeout=STOP_TIMEOUT)
+        runner = web.AppRunner(
+            await self._make_app(), handle_signals=False, access_log=None, shutdown_timeout=STOP_TIMEOUT
+        )
         await runner.setup()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

@@ -59,17 +59,37 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     views = state.member_views(now)
     for v in views:
         if v.disappeared:
-            out.append(Need(key, name, "disappeared", v.name, "no activity while holding a task", f"gone:{v.name}", v.last_activity))
+            out.append(
+                Need(
+                    key,
+                    name,
+                    "disappeared",
+                    v.name,
+                    "no activity while holding a task",
+                    f"gone:{v.name}",
+                    v.last_activity,
+                )
+            )
     # Held after failures (as the board shows it: not done, not under way, not failed for good). Only
     # a task with metadata can be: no board views are built for it (this runs on every batch).
     for task in state.board.tasks.values():
         if task.metadata and task.status not in _OVER and not failed_reason(task) and (why := held_reason(task)):
-            out.append(Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {why}", f"held:{task.id}"))
+            out.append(
+                Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {why}", f"held:{task.id}")
+            )
     if session.store.lead_state() == "ended":
         working = [v.name for v in views if v.status == MemberStatus.WORKING and not v.departed]
         if working:
-            out.append(Need(key, name, "lead_ended", state.lead, f"the lead ended while {', '.join(working)} still worked",
-                            "lead_ended"))
+            out.append(
+                Need(
+                    key,
+                    name,
+                    "lead_ended",
+                    state.lead,
+                    f"the lead ended while {', '.join(working)} still worked",
+                    "lead_ended",
+                )
+            )
     return out
 
 

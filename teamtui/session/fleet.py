@@ -80,8 +80,13 @@ class FleetSession:
     def discover(self) -> tuple[list[Key], list[Key]]:
         """Look for teams again; a session for each new one. (appeared, gone)"""
         fleet = discover_fleet(
-            self.roots, cwd=self.cwd, claude_root=self.claude_root, settings=self.settings, now=self.clock(),
-            registry=self.registry, journal=self.journal,
+            self.roots,
+            cwd=self.cwd,
+            claude_root=self.claude_root,
+            settings=self.settings,
+            now=self.clock(),
+            registry=self.registry,
+            journal=self.journal,
         )
         self.problems = fleet.problems
         found = {t.key: t for t in fleet.teams if self._selected(t)}
@@ -104,7 +109,8 @@ class FleetSession:
 
     def _selected(self, team: FleetTeam) -> bool:
         return (self.only_team is None or team.name == self.only_team) and (
-            self.only_layout is None or team.layout == self.only_layout)
+            self.only_layout is None or team.layout == self.only_layout
+        )
 
     def _keeps(self, key: Key) -> bool:
         """A session this control room followed to its end stays listed for fleet_keep_hours."""
@@ -122,8 +128,13 @@ class FleetSession:
                 from teamtui.protocol.claude.ended import load_state
 
                 state = load_state(team.journal)
-                return TeamSession.ended(state, team.ended_at or self.clock(), "this team has ended: it is shown read-only "
-                                         "from teamtui's journal", sender=self.settings.sender, clock=self.clock)
+                return TeamSession.ended(
+                    state,
+                    team.ended_at or self.clock(),
+                    "this team has ended: it is shown read-only from teamtui's journal",
+                    sender=self.settings.sender,
+                    clock=self.clock,
+                )
             if team.problem is not None:
                 return None
             from teamtui.protocol.layout import open_team
@@ -131,8 +142,12 @@ class FleetSession:
             store = open_team(team.root, team.name, team.layout)  # type: ignore[arg-type]
             leads = self.lead_of is not None and (os.path.realpath(team.root), team.name) == self.lead_of
             session = TeamSession.open(
-                store, log_limit=self.log_limit, health_timeout=self.health_timeout, sender=self.settings.sender,
-                clock=self.clock, on_shutdown=self.on_shutdown if leads else None,
+                store,
+                log_limit=self.log_limit,
+                health_timeout=self.health_timeout,
+                sender=self.settings.sender,
+                clock=self.clock,
+                on_shutdown=self.on_shutdown if leads else None,
             )
             session.load()
             return session
@@ -157,8 +172,12 @@ class FleetSession:
         team, session = self.teams[key], self.sessions.get(key)
         if session is not None and not session.live and not team.ended:
             team = _ended(team, session.ended_at)
-        return row_of(team, session.state if session is not None else None, now=now,
-                      problem=None if session is not None or team.problem else "cannot be read")
+        return row_of(
+            team,
+            session.state if session is not None else None,
+            now=now,
+            problem=None if session is not None or team.problem else "cannot be read",
+        )
 
     def rows(self, now: float | None = None, changed: Collection[Key] | None = None) -> list[FleetRow]:
         """Every row, in order. With `changed` (the teams a batch touched), only those rows and the
@@ -214,7 +233,11 @@ class FleetSession:
                 rediscover = True
             elif path.name == "config.json" and path.parent.parent in discovery and not self._known_folder(path.parent):
                 rediscover = True  # a half-written team's config arrived
-            elif path.name == "journal.jsonl" and path.parent.parent.name == "workflows" and not self._known_folder(path.parent):
+            elif (
+                path.name == "journal.jsonl"
+                and path.parent.parent.name == "workflows"
+                and not self._known_folder(path.parent)
+            ):
                 rediscover = True  # a workflow run started in a session folder already watched
         return per_key, rediscover
 

@@ -34,8 +34,15 @@ class AskLeadShutdown(ShutdownController):
     watches = frozenset({K.INBOX, K.INBOX_READ, K.DELIVERED, K.CONFIG, K.MEMBER_LEFT, K.MEMBER_STATUS, K.LOG})
 
     def __init__(
-        self, report: Report, state: TeamState, *, sender: str, clock: Callable[[], float], set_timer: SetTimer,
-        background: Background, whole_team: bool,
+        self,
+        report: Report,
+        state: TeamState,
+        *,
+        sender: str,
+        clock: Callable[[], float],
+        set_timer: SetTimer,
+        background: Background,
+        whole_team: bool,
     ):
         super().__init__(report)
         self.store, self.state, self.sender, self.clock = state.store, state, sender, clock
@@ -51,8 +58,13 @@ class AskLeadShutdown(ShutdownController):
 
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
         run = LeadAskedRun(
-            self.store, targets, whole_team=self.whole_team, sender=self.sender, reason=reason,
-            deadline_seconds=deadline, clock=self.clock,
+            self.store,
+            targets,
+            whole_team=self.whole_team,
+            sender=self.sender,
+            reason=reason,
+            deadline_seconds=deadline,
+            clock=self.clock,
         )
         self._learn_panes(run)
         self._notices_before = {id(n): n for _, n in self._notices()}
@@ -96,7 +108,9 @@ class AskLeadShutdown(ShutdownController):
             return  # not inside the team's tmux server, and the lead's is unknown: nothing to say
 
         self._checking_panes = True
-        self.background(lambda: open_panes(socket), lambda panes: self.panes_seen(None if panes is None else set(panes)))
+        self.background(
+            lambda: open_panes(socket), lambda panes: self.panes_seen(None if panes is None else set(panes))
+        )
 
     def _team_socket(self) -> str | None:
         if self._socket is None:  # the lead's environment does not change: read once it tells
@@ -114,8 +128,10 @@ class AskLeadShutdown(ShutdownController):
             kept = {n: p for n, p in run.still_there().items() if n in changed and n in run.left}
             if kept:
                 news = ShutdownNews(
-                    run, [],
-                    offer_panes=kept, offer_title="They left the team, their panes did not: close them?",
+                    run,
+                    [],
+                    offer_panes=kept,
+                    offer_title="They left the team, their panes did not: close them?",
                     offer_why="Claude Code did not close these panes after their teammates left.",
                 )
             else:
@@ -167,7 +183,9 @@ class AskLeadShutdown(ShutdownController):
             return
         there = run.still_there()
         panes = {n: there[n] for n in names if n in there}
-        self.background(lambda: close_panes(self._team_socket(), panes, there), lambda result: self._closed(panes, *result))
+        self.background(
+            lambda: close_panes(self._team_socket(), panes, there), lambda result: self._closed(panes, *result)
+        )
 
     def _closed(self, panes: dict[str, str], closed: list[str], errors: list[str]) -> None:
         run = self.run

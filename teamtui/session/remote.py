@@ -139,8 +139,9 @@ class RemoteStore(TeamStore):
         return self.said_lead_state
 
     # writing: a request to the remote
-    def send(self, to: str, content: str, sender: str, *, type: str = "message",
-             extra: dict[str, Any] | None = None) -> Message:
+    def send(
+        self, to: str, content: str, sender: str, *, type: str = "message", extra: dict[str, Any] | None = None
+    ) -> Message:
         """Ask the remote to write `content` to `to`: a provisional Message (the real one arrives in the stream)."""
         self.check_recipient(to)
         self.host.request("send", self.remote_key, f"message to {to}", to=to, text=content)
@@ -150,7 +151,9 @@ class RemoteStore(TeamStore):
         names = self.members_for_broadcast(self.sender)
         self.host.request("broadcast", self.remote_key, "broadcast", text=content)
         now = time.time()
-        return [Message(type="broadcast", sender=self.sender, recipient=n, content=content, timestamp=now) for n in names]
+        return [
+            Message(type="broadcast", sender=self.sender, recipient=n, content=content, timestamp=now) for n in names
+        ]
 
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
         raise UnsupportedError("a remote team's shutdown is asked of its machine (S or x on its dashboard)")
@@ -177,8 +180,11 @@ def remote_store_class(layout: str, appends_to_inboxes: bool, shutdown_via_lead:
     key = (layout, appends_to_inboxes, shutdown_via_lead)
     cls = _STORE_CLASSES.get(key)
     if cls is None:
-        cls = type("RemoteStore", (RemoteStore,), {"layout": layout, "appends_to_inboxes": appends_to_inboxes,
-                                                   "shutdown_via_lead": shutdown_via_lead})
+        cls = type(
+            "RemoteStore",
+            (RemoteStore,),
+            {"layout": layout, "appends_to_inboxes": appends_to_inboxes, "shutdown_via_lead": shutdown_via_lead},
+        )
         _STORE_CLASSES[key] = cls
     return cls
 
@@ -232,8 +238,13 @@ class RemoteState(TeamState):
         status = seen.get("status")
         if status is not None and not departed:
             view.status = MemberStatus(status)
-            view.disappeared = is_disappeared(holds_task=task is not None, stopped=view.status == MemberStatus.SHUTDOWN,
-                                              last_activity=view.last_activity, now=now, timeout=self.health_timeout)
+            view.disappeared = is_disappeared(
+                holds_task=task is not None,
+                stopped=view.status == MemberStatus.SHUTDOWN,
+                last_activity=view.last_activity,
+                now=now,
+                timeout=self.health_timeout,
+            )
         return view
 
     # ------------------------------------------------------------------ the stream's records
@@ -258,7 +269,9 @@ class RemoteState(TeamState):
             after = {m.name: m.status for m in config.members}
             changes += [Change(ChangeKind.MEMBER_JOINED, n) for n in after if n not in before and before]
             changes += [Change(ChangeKind.MEMBER_LEFT, n) for n in before if n not in after]
-            changes += [Change(ChangeKind.MEMBER_STATUS, n, s.value) for n, s in after.items() if n in before and before[n] != s]
+            changes += [
+                Change(ChangeKind.MEMBER_STATUS, n, s.value) for n, s in after.items() if n in before and before[n] != s
+            ]
             changes.append(Change(ChangeKind.CONFIG))
         errors = _list(line, "errors")
         had = bool(self.errors)
@@ -276,7 +289,9 @@ class RemoteState(TeamState):
 
     def take_views(self, views: Any) -> list[Change]:
         changes = []
-        for v in (r for x in (views if isinstance(views, list) else [])[: wire.MEMBERS_CAP] if (r := wire.read_view(x))):
+        for v in (
+            r for x in (views if isinstance(views, list) else [])[: wire.MEMBERS_CAP] if (r := wire.read_view(x))
+        ):
             member = v["name"]
             if self.remote_views.get(member) != v:
                 self.remote_views[member] = v
@@ -342,7 +357,7 @@ class RemoteState(TeamState):
         raw = _list(line, "entries")
         if not member or (member not in self.logs and len(self.logs) >= wire.MEMBERS_CAP):
             return []
-        entries = [e for x in raw[-self.log_limit:] if (e := wire.read_log(member, x)) is not None]
+        entries = [e for x in raw[-self.log_limit :] if (e := wire.read_log(member, x)) is not None]
         if line.get("reset") is True or member not in self.logs:
             self.logs[member] = LogBuffer(member, self.log_limit)
         self.logs[member].extend(entries)
@@ -399,7 +414,9 @@ class RemoteSession(TeamSession):
     def take_heads(self, heads: dict) -> bool:
         return False
 
-    def shutdown(self, only: str | None, report: Report, set_timer: SetTimer, background: Background) -> ShutdownController:
+    def shutdown(
+        self, only: str | None, report: Report, set_timer: SetTimer, background: Background
+    ) -> ShutdownController:
         """Asked of the remote, which carries it out by its own rules (a Claude Code team's through its lead)."""
         return RemoteShutdown(report, self, only)
 
@@ -438,12 +455,19 @@ class RemoteShutdown(ShutdownController):
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
         session = self.session
         store = session.remote_store
-        self.run = ShutdownRun(store, targets, sender=store.sender, reason=reason, deadline_seconds=deadline,
-                               clock=session.clock)
+        self.run = ShutdownRun(
+            store, targets, sender=store.sender, reason=reason, deadline_seconds=deadline, clock=session.clock
+        )
         self.run.started_at = session.clock()
         self.rid = session.host.request(
-            "shutdown", store.remote_key, f"shutdown of {self.only or 'the team'}", on_result=self._result,
-            on_progress=self._progress, only=self.only, reason=reason, deadline=deadline,
+            "shutdown",
+            store.remote_key,
+            f"shutdown of {self.only or 'the team'}",
+            on_result=self._result,
+            on_progress=self._progress,
+            only=self.only,
+            reason=reason,
+            deadline=deadline,
         )
 
     def _result(self, ok: bool, error: str, detail: str) -> None:
@@ -455,8 +479,11 @@ class RemoteShutdown(ShutdownController):
         if run is None:
             return
         said = line.get("run")
-        changed = [n for x in (line.get("changed") or [])[:200] if (n := wire.name(x)) and n in run.teammates] \
-            if isinstance(line.get("changed"), list) else []
+        changed = (
+            [n for x in (line.get("changed") or [])[:200] if (n := wire.name(x)) and n in run.teammates]
+            if isinstance(line.get("changed"), list)
+            else []
+        )
         if isinstance(said, dict):
             run.note = wire.text(said.get("note"), 2000) or ""
             run.started_at = wire.number(said.get("started_at")) or run.started_at
@@ -472,20 +499,30 @@ class RemoteShutdown(ShutdownController):
                 mine.detail = wire.text(t.get("detail"), 2000) or ""
                 mine.request_id = wire.name(t.get("request_id")) or ""
                 mine.answered_at = wire.number(t.get("answered_at"))
-                mine.pending_work = [p for x in (t.get("pending_work") or [])[:100] if (p := wire.text(x, 2000))] \
-                    if isinstance(t.get("pending_work"), list) else []
+                mine.pending_work = (
+                    [p for x in (t.get("pending_work") or [])[:100] if (p := wire.text(x, 2000))]
+                    if isinstance(t.get("pending_work"), list)
+                    else []
+                )
         offer = _dict(line, "offer_panes")
         panes = {n: p for k, v in list(offer.items())[:100] if (n := wire.name(k)) and (p := wire.name(v, 64))}
-        self.report(ShutdownNews(
-            run, changed, error=wire.text(line.get("error"), 2000) or "", offer_panes=panes,
-            offer_title=wire.name(line.get("offer_title")) or "", offer_why=wire.text(line.get("offer_why"), 2000) or "",
-            asked=wire.text(line.get("asked"), 2000) or "",
-        ))
+        self.report(
+            ShutdownNews(
+                run,
+                changed,
+                error=wire.text(line.get("error"), 2000) or "",
+                offer_panes=panes,
+                offer_title=wire.name(line.get("offer_title")) or "",
+                offer_why=wire.text(line.get("offer_why"), 2000) or "",
+                asked=wire.text(line.get("asked"), 2000) or "",
+            )
+        )
 
     def close_panes(self, names: list[str]) -> None:
         store = self.session.remote_store
-        self.session.host.request("close_panes", store.remote_key, f"closing the panes of {', '.join(names)}",
-                                  names=list(names))
+        self.session.host.request(
+            "close_panes", store.remote_key, f"closing the panes of {', '.join(names)}", names=list(names)
+        )
 
     def stop(self) -> None:
         if self.rid is not None:
@@ -558,11 +595,31 @@ class RemoteHost:
     def command(self) -> list[str]:
         """ssh's argv. BatchMode first (ssh keeps the first value of an option: the user's cannot
         turn it off); the keepalive and timeout after the user's options (theirs win)."""
-        remote = [self.spec.teamtui, "stream", "--heartbeat", f"{self.heartbeat:g}", "--",
-                  *(shlex.quote(r) for r in self.spec.roots)]
+        remote = [
+            self.spec.teamtui,
+            "stream",
+            "--heartbeat",
+            f"{self.heartbeat:g}",
+            "--",
+            *(shlex.quote(r) for r in self.spec.roots),
+        ]
         alive = max(1, int(self.stall // 3))
-        return [self.ssh, "-T", "-o", "BatchMode=yes", *self.spec.ssh_options, "-o", f"ServerAliveInterval={alive}",
-                "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=10", "--", self.spec.ssh, " ".join(remote)]
+        return [
+            self.ssh,
+            "-T",
+            "-o",
+            "BatchMode=yes",
+            *self.spec.ssh_options,
+            "-o",
+            f"ServerAliveInterval={alive}",
+            "-o",
+            "ServerAliveCountMax=3",
+            "-o",
+            "ConnectTimeout=10",
+            "--",
+            self.spec.ssh,
+            " ".join(remote),
+        ]
 
     @property
     def status(self) -> str:
@@ -592,16 +649,33 @@ class RemoteHost:
     def _row(self, key: Key, said: dict[str, Any], now: float) -> FleetRow:
         session = self.sessions.get(key)
         ended = bool(said.get("ended")) or (session is not None and not session.live)
-        team = RemoteTeam(Path(key[1]), key[2], said.get("layout") or "remote", said.get("source") or "remote",
-                          ended=ended, ended_at=said.get("ended_at"), host=self.name)
+        team = RemoteTeam(
+            Path(key[1]),
+            key[2],
+            said.get("layout") or "remote",
+            said.get("source") or "remote",
+            ended=ended,
+            ended_at=said.get("ended_at"),
+            host=self.name,
+        )
         problem = said.get("problem")
         if not self.connected:
             problem = self.status if not problem else f"{self.status} · {problem}"
-        row = FleetRow(team, said.get("team") or key[2], said.get("label") or "", lead=said.get("lead") or "unknown",
-                       needs_you=said.get("needs_you") or 0, tokens=said.get("tokens"),
-                       last_activity=said.get("last_activity"), cwd=f"{self.name}:{said.get('cwd') or key[1]}",
-                       errors=said.get("errors") or 0, problem=problem)
-        row.working, row.idle, row.gone, row.unknown = (said.get(f"members_{k}", 0) for k in ("working", "idle", "gone", "unknown"))
+        row = FleetRow(
+            team,
+            said.get("team") or key[2],
+            said.get("label") or "",
+            lead=said.get("lead") or "unknown",
+            needs_you=said.get("needs_you") or 0,
+            tokens=said.get("tokens"),
+            last_activity=said.get("last_activity"),
+            cwd=f"{self.name}:{said.get('cwd') or key[1]}",
+            errors=said.get("errors") or 0,
+            problem=problem,
+        )
+        row.working, row.idle, row.gone, row.unknown = (
+            said.get(f"members_{k}", 0) for k in ("working", "idle", "gone", "unknown")
+        )
         row.tasks_done, row.tasks_total = said.get("tasks_done", 0), said.get("tasks_total", 0)
         row.run_status = said.get("run_status")  # a workflow run's, as the other machine says
         if session is not None and session.state.config is not None:  # counted here, on this clock (the health rule)
@@ -611,9 +685,16 @@ class RemoteHost:
         return row
 
     # ------------------------------------------------------------------ requests
-    def request(self, op: str, remote_key: Key | None, what: str, *,
-                on_result: Callable[[bool, str, str], None] | None = None,
-                on_progress: Callable[[dict[str, Any]], None] | None = None, **fields: Any) -> str:
+    def request(
+        self,
+        op: str,
+        remote_key: Key | None,
+        what: str,
+        *,
+        on_result: Callable[[bool, str, str], None] | None = None,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
+        **fields: Any,
+    ) -> str:
         """Send one request line; its result arrives as a notice (and to `on_result`). Raises when not connected."""
         proc = self.proc
         if not self.connected or proc is None or proc.stdin is None or proc.stdin.is_closing():
@@ -662,14 +743,22 @@ class RemoteHost:
         self._ready = False
         if was:
             self.down_since = self.clock()
-        why = f"{self.name} is disconnected since {hhmm(self.down_since)}" if self.down_since is not None \
+        why = (
+            f"{self.name} is disconnected since {hhmm(self.down_since)}"
+            if self.down_since is not None
             else f"{self.name} is not connected"
+        )
         for key, session in self.sessions.items():
             session.set_connected(False, f"{why}: nothing can be sent")
             batch.changes[key] = Batch([])
         for what, on_result in list(self._waiting.values()):
-            batch.notices.append((f"{self.name}: {what}: not confirmed (the connection was lost); it may or may not "
-                                  "have been carried out", "warning"))
+            batch.notices.append(
+                (
+                    f"{self.name}: {what}: not confirmed (the connection was lost); it may or may not "
+                    "have been carried out",
+                    "warning",
+                )
+            )
             if on_result is not None:
                 on_result(False, "the connection was lost", "")
         self._waiting.clear()
@@ -685,7 +774,10 @@ class RemoteHost:
         self._ready = False
         got_hello = False
         proc = await asyncio.create_subprocess_exec(
-            *self.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            *self.command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             start_new_session=True,  # no controlling terminal: ssh can never prompt on, or paint, the user's
         )
         self.proc = proc
@@ -740,14 +832,18 @@ class RemoteHost:
         if stop.is_set():
             return
         if not got_hello and said:
-            self.reason = (f"`{self._one_line(self.spec.teamtui)} stream` did not start with a hello line (it said "
-                           f"{said!r}): is it teamtui, and does the shell there print nothing on stdout?")
+            self.reason = (
+                f"`{self._one_line(self.spec.teamtui)} stream` did not start with a hello line (it said "
+                f"{said!r}): is it teamtui, and does the shell there print nothing on stdout?"
+            )
         elif stalled:
             self.reason = f"no line for {self.stall:g} s (not even a heartbeat): the connection stalled"
         elif not got_hello:
             self.reason = self._why_failed(code, errors.text())
         else:
-            self.reason = f"the connection closed (exit {code})" + (f": {self._last(errors.text())}" if errors.text() else "")
+            self.reason = f"the connection closed (exit {code})" + (
+                f": {self._last(errors.text())}" if errors.text() else ""
+            )
 
     async def _end(self, proc: asyncio.subprocess.Process, ended: bool) -> int | None:
         """The ssh process ended (stdin closed first: the remote ends with it), reaped. One whose
@@ -774,8 +870,10 @@ class RemoteHost:
         if protocol != wire.PROTOCOL:
             from teamtui import __version__
 
-            return (f"teamtui {version} there speaks stream protocol {protocol}, teamtui {__version__} here speaks "
-                    f"{wire.PROTOCOL}: install the same teamtui on both (pipx upgrade teamtui)")
+            return (
+                f"teamtui {version} there speaks stream protocol {protocol}, teamtui {__version__} here speaks "
+                f"{wire.PROTOCOL}: install the same teamtui on both (pipx upgrade teamtui)"
+            )
         self.remote_version = version
         self.remote_host = wire.name(obj.get("host"), 255) or ""
         self.remote_problems = []
@@ -785,14 +883,18 @@ class RemoteHost:
         last = self._last(err)
         dest = self.spec.ssh
         if code == 127 or "command not found" in err or "No such file or directory" in last:
-            return (f"no teamtui there ({last or f'exit {code}'}): install it there: {INSTALL_HINT} "
-                    f"(or set teamtui = \"/path/to/teamtui\" in its [[hosts]])")
+            return (
+                f"no teamtui there ({last or f'exit {code}'}): install it there: {INSTALL_HINT} "
+                f'(or set teamtui = "/path/to/teamtui" in its [[hosts]])'
+            )
         if "invalid choice: 'stream'" in err:
             return "the teamtui there has no `stream` command (too old): upgrade it there: pipx upgrade teamtui"
         if code == 255:
             if "Permission denied" in err or "Too many authentication failures" in err:
-                return (f"ssh refused the key ({last}): add yours there (ssh-copy-id {dest}) or name one with "
-                        "ssh_options = [\"-i\", \"~/.ssh/KEY\"]")
+                return (
+                    f"ssh refused the key ({last}): add yours there (ssh-copy-id {dest}) or name one with "
+                    'ssh_options = ["-i", "~/.ssh/KEY"]'
+                )
             if "Host key verification failed" in err or "REMOTE HOST IDENTIFICATION HAS CHANGED" in err:
                 return f"ssh does not know its host key ({last}): run `ssh {dest}` once to check and accept it"
             return f"cannot reach it ({last or 'ssh failed'}): is it up, and are its host and port right?"
@@ -800,7 +902,9 @@ class RemoteHost:
 
     @staticmethod
     def _last(err: str) -> str:
-        lines = [ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith("Warning: Permanently added")]
+        lines = [
+            ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith("Warning: Permanently added")
+        ]
         return RemoteHost._one_line(lines[-1]) if lines else ""
 
     @staticmethod
@@ -894,10 +998,15 @@ class RemoteHost:
             return
         session = self.sessions.get(key)
         if session is None:
-            cls = remote_store_class(wire.name(obj.get("layout"), 32) or "remote", obj.get("appends_to_inboxes") is True,
-                                     obj.get("shutdown_via_lead") is True)
+            cls = remote_store_class(
+                wire.name(obj.get("layout"), 32) or "remote",
+                obj.get("appends_to_inboxes") is True,
+                obj.get("shutdown_via_lead") is True,
+            )
             store = cls(self, rkey)
-            session = RemoteSession(RemoteState(store, log_limit=self.log_limit, health_timeout=self.health_timeout), self)
+            session = RemoteSession(
+                RemoteState(store, log_limit=self.log_limit, health_timeout=self.health_timeout), self
+            )
             self.sessions[key] = session
             appeared = True
         state = session.state
@@ -1056,8 +1165,12 @@ def parse_ssh_url(url: str) -> HostSettings:
     path = unquote(parts.path)
     root = path[1:] if path.startswith("/~") else path
     name = "".join(c if c.isalnum() or c in "._-" else "-" for c in host)[:64] or "host"
-    return HostSettings(name=name, ssh=f"{user}@{host}" if user else host,
-                        ssh_options=["-p", str(port)] if port else [], roots=[root] if root not in ("", "/") else [])
+    return HostSettings(
+        name=name,
+        ssh=f"{user}@{host}" if user else host,
+        ssh_options=["-p", str(port)] if port else [],
+        roots=[root] if root not in ("", "/") else [],
+    )
 
 
 def hosts_for(settings_hosts: Iterable[HostSettings], urls: Iterable[str]) -> list[HostSettings]:
@@ -1068,7 +1181,9 @@ def hosts_for(settings_hosts: Iterable[HostSettings], urls: Iterable[str]) -> li
         out[h.name] = HostSettings(h.name, h.ssh, list(h.ssh_options), list(h.roots), h.teamtui)
     for url in urls:
         h = parse_ssh_url(url)
-        same = out.get(h.name) or next((o for o in out.values() if o.ssh == h.ssh and o.ssh_options == h.ssh_options), None)
+        same = out.get(h.name) or next(
+            (o for o in out.values() if o.ssh == h.ssh and o.ssh_options == h.ssh_options), None
+        )
         if same is not None:
             same.roots += [r for r in h.roots if r not in same.roots]
         else:
@@ -1077,6 +1192,16 @@ def hosts_for(settings_hosts: Iterable[HostSettings], urls: Iterable[str]) -> li
 
 
 __all__ = [
-    "HostBatch", "HostsFleet", "RemoteHost", "RemoteSession", "RemoteShutdown", "RemoteState", "RemoteStore",
-    "RemoteTeam", "host_key", "hosts_for", "parse_ssh_url", "remote_store_class",
+    "HostBatch",
+    "HostsFleet",
+    "RemoteHost",
+    "RemoteSession",
+    "RemoteShutdown",
+    "RemoteState",
+    "RemoteStore",
+    "RemoteTeam",
+    "host_key",
+    "hosts_for",
+    "parse_ssh_url",
+    "remote_store_class",
 ]

@@ -64,14 +64,24 @@ class StreamedTranscripts:
         moved = {m for m in stats.keys() | self._stats.keys() if stats.get(m) != self._stats.get(m)}
         self._stats = stats
         lead = insight["lead"]
-        view = (MemberView(name=lead["name"], status=MemberStatus(lead.get("status", "unknown")), agent_type="lead",
-                           last_activity=lead.get("last_activity"), unread=lead.get("unread", 0))
-                if lead is not None else None)
+        view = (
+            MemberView(
+                name=lead["name"],
+                status=MemberStatus(lead.get("status", "unknown")),
+                agent_type="lead",
+                last_activity=lead.get("last_activity"),
+                unread=lead.get("unread", 0),
+            )
+            if lead is not None
+            else None
+        )
         if view != self._lead:  # a Record: compared by value
             moved.add(view.name if view is not None else self._lead.name if self._lead is not None else "")
         self._lead = view
-        needs = [NeedsYou(n["kind"], n.get("member", ""), n["key"], n["text"], n.get("since"), n.get("detail", ""))
-                 for n in insight["needs"]]
+        needs = [
+            NeedsYou(n["kind"], n.get("member", ""), n["key"], n["text"], n.get("since"), n.get("detail", ""))
+            for n in insight["needs"]
+        ]
         if needs != self._needs:
             moved.update(n.member for n in (*needs, *self._needs))
             self._needs = needs
@@ -150,4 +160,3 @@ def _stats(usage: dict[str, Any]) -> StreamedStats:
         last_write=usage.get("last_write"),
         counted=usage.get("counted", True) is not False,
     )
-

@@ -98,7 +98,9 @@ class LocalShutdown(ShutdownController):
         self._timer: Any = None
 
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
-        run = ShutdownRun(self.store, targets, sender=self.sender, reason=reason, deadline_seconds=deadline, clock=self.clock)
+        run = ShutdownRun(
+            self.store, targets, sender=self.sender, reason=reason, deadline_seconds=deadline, clock=self.clock
+        )
         run.start()
         self.run = run
         self._timer = self.set_timer(deadline, self._deadline)
@@ -160,5 +162,10 @@ class AskRunningLead(ShutdownController):
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
         request = self.store.ask_running_lead(self.sender, reason, deadline, [self.only] if self.only else [])
         who = self.only or "the team"
-        self.report(ShutdownNews(None, asked=f"Asked the lead (pid {self.pid}) to shut down {who}; "
-                                             f"it writes the summary to shutdown/{request}.json"))
+        self.report(
+            ShutdownNews(
+                None,
+                asked=f"Asked the lead (pid {self.pid}) to shut down {who}; "
+                f"it writes the summary to shutdown/{request}.json",
+            )
+        )

@@ -81,16 +81,29 @@ class TeamSession:
 
     @classmethod
     def open(
-        cls, store: TeamStore, *, log_limit: int, health_timeout: float, sender: str = "teamtui",
-        clock: Callable[[], float] = time.time, on_shutdown: OnShutdown | None = None,
+        cls,
+        store: TeamStore,
+        *,
+        log_limit: int,
+        health_timeout: float,
+        sender: str = "teamtui",
+        clock: Callable[[], float] = time.time,
+        on_shutdown: OnShutdown | None = None,
     ) -> TeamSession:
         """A team on disk, not read yet (`load` reads it)."""
         state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=store.open_journal())
         return cls(state, sender=sender, clock=clock, on_shutdown=on_shutdown)
 
     @classmethod
-    def ended(cls, state: TeamState, ended_at: float, why: str, *, sender: str = "teamtui",
-              clock: Callable[[], float] = time.time) -> TeamSession:
+    def ended(
+        cls,
+        state: TeamState,
+        ended_at: float,
+        why: str,
+        *,
+        sender: str = "teamtui",
+        clock: Callable[[], float] = time.time,
+    ) -> TeamSession:
         """A team rebuilt from a record of it: shown read-only, nothing watched."""
         return cls(state, sender=sender, clock=clock, ended_at=ended_at, read_only=why)
 
@@ -141,12 +154,17 @@ class TeamSession:
         # what the log panels show; the heads' token sums are counted after the first screen.
         reading = (
             asyncio.ensure_future(asyncio.to_thread(transcripts.read, from_end=True))
-            if transcripts is not None and not state.transcripts_read else None
+            if transcripts is not None and not state.transcripts_read
+            else None
         )
         async for batch in watch_dirs(state.watch_dirs(), stop):
             t0 = time.perf_counter()
             if batch.rescan:
-                yield Batch(state.load_all() + state.apply_batch([], rescan=True), full=True, read_seconds=time.perf_counter() - t0)
+                yield Batch(
+                    state.load_all() + state.apply_batch([], rescan=True),
+                    full=True,
+                    read_seconds=time.perf_counter() - t0,
+                )
             elif batch.ready:
                 # What changed between the first read and the watches; the stats run off the event loop.
                 stale = await asyncio.to_thread(state.stale_paths)
@@ -184,7 +202,9 @@ class TeamSession:
         now = self.clock()
         views = self.state.member_views(now)
         current = {v.name for v in views if v.disappeared}
-        health = Health(sorted(current - self.disappeared), sorted(self.disappeared - current), moved=current != self.disappeared)
+        health = Health(
+            sorted(current - self.disappeared), sorted(self.disappeared - current), moved=current != self.disappeared
+        )
         self.disappeared = current
         health.next_check_at = self._next_check(views)
         return health
@@ -198,12 +218,15 @@ class TeamSession:
             at
             for v in views
             if not v.disappeared
-            and (at := disappears_at(
-                holds_task=v.current_task is not None,
-                stopped=v.departed or v.status == MemberStatus.SHUTDOWN,
-                last_activity=v.last_activity,
-                timeout=self.state.health_timeout,
-            )) is not None
+            and (
+                at := disappears_at(
+                    holds_task=v.current_task is not None,
+                    stopped=v.departed or v.status == MemberStatus.SHUTDOWN,
+                    last_activity=v.last_activity,
+                    timeout=self.state.health_timeout,
+                )
+            )
+            is not None
         ]
         return min(due) if due else None
 
@@ -222,13 +245,21 @@ class TeamSession:
     def live_teammates(self, only: str | None = None) -> list[str]:
         return live_teammates(self.state, only)
 
-    def shutdown(self, only: str | None, report: Report, set_timer: SetTimer, background: Background) -> ShutdownController:
+    def shutdown(
+        self, only: str | None, report: Report, set_timer: SetTimer, background: Background
+    ) -> ShutdownController:
         """The one place that decides how a shutdown of `only` (None: the whole team) is carried out."""
         store, state, sender = self.store, self.state, self.sender
         if store.shutdown_via_lead:
             # Only the lead can stop its teammates: ask it, then follow what happens in the files.
             return AskLeadShutdown(
-                report, state, sender=sender, clock=self.clock, set_timer=set_timer, background=background, whole_team=only is None,
+                report,
+                state,
+                sender=sender,
+                clock=self.clock,
+                set_timer=set_timer,
+                background=background,
+                whole_team=only is None,
             )
         if self.on_shutdown is not None and only is None:
             # The lead of this process asks, observes and climbs its ladder; its snapshots arrive as reports.
@@ -237,14 +268,19 @@ class TeamSession:
         if pid is not None and pid != os.getpid():
             return AskRunningLead(report, store, sender=sender, pid=pid, only=only)
         return LocalShutdown(
-            report, store, sender=sender, clock=self.clock, replies=state.shutdown_replies,
-            tasks=lambda: state.tasks.values(), set_timer=set_timer,
+            report,
+            store,
+            sender=sender,
+            clock=self.clock,
+            replies=state.shutdown_replies,
+            tasks=lambda: state.tasks.values(),
+            set_timer=set_timer,
         )
 
     # ------------------------------------------------------------------ panes (slow: tmux, /proc)
     @property
     def panes_on(self) -> str:
-        """"" when the team's panes are on this machine; else the machine they are on (nothing to select here)."""
+        """ "" when the team's panes are on this machine; else the machine they are on (nothing to select here)."""
         return ""
 
     def pane_of(self, name: str, lead: bool = True) -> str | None:
@@ -276,7 +312,8 @@ class TeamSession:
         members = list(self.state.config.members) if self.state.config is not None else []
         candidates = [
             TeammatePane(m.name, pane, self.store.agent_id(m))
-            for m in members if m.name in wanted and (pane := self.store.teammate_pane(m))
+            for m in members
+            if m.name in wanted and (pane := self.store.teammate_pane(m))
         ]
         return still_running(team_socket(self.store.lead_environment()), candidates)
 

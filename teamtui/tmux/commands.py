@@ -39,8 +39,12 @@ def follow_command(name: str, root: Path, team: str, layout: str | None = None) 
     if layout:
         args += ["--layout", layout]
     nice = str(FOLLOW_NICENESS)
-    return (f"echo {nice} 2>/dev/null >/proc/self/autogroup; exec "
-            + shlex.join(["nice", "-n", nice]) + " " + python_module_command("teamtui", *args))
+    return (
+        f"echo {nice} 2>/dev/null >/proc/self/autogroup; exec "
+        + shlex.join(["nice", "-n", nice])
+        + " "
+        + python_module_command("teamtui", *args)
+    )
 
 
 def pane_specs(state: TeamState, command_for: Callable[[str], str], now: float | None = None) -> list[PaneSpec]:

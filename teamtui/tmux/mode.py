@@ -46,7 +46,7 @@ def add_teammate_mode_option(parser: argparse.ArgumentParser, *, top: bool = Tru
 
 
 def _probe(socket: str, timeout: float) -> str:
-    """"" when the tmux server on `socket` answers, else why not."""
+    """ "" when the tmux server on `socket` answers, else why not."""
     import shutil  # here: every CLI command defines --teammate-mode, few probe tmux
     import subprocess
 
@@ -56,7 +56,10 @@ def _probe(socket: str, timeout: float) -> str:
     try:
         proc = subprocess.run(
             [tmux, "-S", socket, "display-message", "-p", "#{pid}"],
-            stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return f"the tmux server at {socket} did not answer within {timeout:g} s"

@@ -86,7 +86,12 @@ class TmuxPanes:
     active = True
 
     def __init__(
-        self, tmux: Tmux, dashboard_pane: str, team: str, *, max_beside: int = MAX_BESIDE,
+        self,
+        tmux: Tmux,
+        dashboard_pane: str,
+        team: str,
+        *,
+        max_beside: int = MAX_BESIDE,
         max_panes: int = DEFAULT_MAX_PANES,
     ):
         self.tmux = tmux
@@ -389,7 +394,9 @@ class TmuxPanes:
         where = self._where()
         return [p for p in self._panes.values() if where.get(p.pane_id) == self.window]
 
-    def _into_column(self, command: str, args: list[str], column: list[_Pane], tail: Sequence[str] = ()) -> list[str] | None:
+    def _into_column(
+        self, command: str, args: list[str], column: list[_Pane], tail: Sequence[str] = ()
+    ) -> list[str] | None:
         """Split or join a pane into the column beside the dashboard (below its last pane, or as the
         column's first), the dashboard keeping its width: split in half and laid out again after,
         it was redrawn at half width for each teammate."""

@@ -29,7 +29,10 @@ def _set_own_pane_option(option: str, value: str) -> None:
     if pane and socket:
         subprocess.run(
             ["tmux", "-S", socket, "set-option", "-p", "-t", pane, option, value],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5, check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=5,
+            check=False,
         )
 
 

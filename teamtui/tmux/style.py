@@ -8,9 +8,18 @@ from teamtui.protocol.text import inert
 
 # Claude Code's teammate colors, and tmux's own names, as tmux colors.
 _COLORS = {
-    "red": "red", "blue": "blue", "green": "green", "yellow": "yellow", "cyan": "cyan",
-    "magenta": "magenta", "white": "white", "purple": "colour135", "orange": "colour208",
-    "pink": "colour205", "gray": "colour244", "grey": "colour244",
+    "red": "red",
+    "blue": "blue",
+    "green": "green",
+    "yellow": "yellow",
+    "cyan": "cyan",
+    "magenta": "magenta",
+    "white": "white",
+    "purple": "colour135",
+    "orange": "colour208",
+    "pink": "colour205",
+    "gray": "colour244",
+    "grey": "colour244",
 }
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 _COLOUR_N = re.compile(r"colou?r([0-9]{1,3})")

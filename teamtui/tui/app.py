@@ -104,8 +104,9 @@ class TeamTUI(App[None]):
         if fleet is not None:
             from teamtui.tui.controllers.fleet_control import FleetControl
 
-            self.fleet = FleetControl(self, fleet, log_limit=self.dashboard.log_limit, cursor_blink=cursor_blink,
-                                      sync_panes=sync_panes)
+            self.fleet = FleetControl(
+                self, fleet, log_limit=self.dashboard.log_limit, cursor_blink=cursor_blink, sync_panes=sync_panes
+            )
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         # Chosen before the first screen is composed: its palette is built from this theme.
@@ -243,8 +244,12 @@ class TeamTUI(App[None]):
         self._collector.start()
         self.sub_title = store.name
         session = TeamSession.open(
-            store, log_limit=self.dashboard.log_limit, health_timeout=self.health_timeout,
-            sender=self.settings.sender, clock=self.clock, on_shutdown=self.on_shutdown,
+            store,
+            log_limit=self.dashboard.log_limit,
+            health_timeout=self.health_timeout,
+            sender=self.settings.sender,
+            clock=self.clock,
+            on_shutdown=self.on_shutdown,
         )
         self.sessions[(str(store.root), store.name)] = session
         self.dashboard.open_session(session)

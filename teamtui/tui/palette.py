@@ -12,7 +12,18 @@ from textual.theme import Theme
 
 from teamtui.protocol.colors import color_name
 
-ROLES = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "success", "warning", "error")
+ROLES = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "success",
+    "warning",
+    "error",
+)
 TEAMMATE_VARIABLE = "teammate-"  # a theme file's [teammates] table becomes these variables (tui/themes.py)
 # For a theme with no [teammates] table (Textual's own): three of the eight are no colour Rich knows.
 ANSI_TEAMMATES = {"orange": "dark_orange", "pink": "hot_pink", "purple": "medium_purple"}
@@ -28,7 +39,7 @@ class Palette:
     @classmethod
     def of(cls, theme: Theme, css_variables: Mapping[str, str], members: Mapping[str, str] | None = None) -> Palette:
         roles = {r: getattr(theme, r, None) or css_variables.get(r) or "default" for r in ROLES}
-        mates = {k[len(TEAMMATE_VARIABLE):]: v for k, v in theme.variables.items() if k.startswith(TEAMMATE_VARIABLE)}
+        mates = {k[len(TEAMMATE_VARIABLE) :]: v for k, v in theme.variables.items() if k.startswith(TEAMMATE_VARIABLE)}
         return cls(theme.name, roles, mates, dict(members or {}))
 
     def with_members(self, members: Mapping[str, str]) -> Palette:

@@ -25,9 +25,16 @@ NARROW_SIZE = (88, 44)
 CLAUDE_CODE = "claude-2.1.328/tmux-running"
 CLAUDE_CODE_NOW = 1795417400.0
 # A permission request alice put in the lead's inbox (no such request in the recorded files).
-_PERMISSION = {"type": "permission_request", "request_id": "perm-7f3a", "agent_id": "alice@session-421dba11",
-               "tool_name": "Bash", "tool_use_id": "toolu_01", "description": "rm -rf build/",
-               "input": {"command": "rm -rf build/"}, "permission_suggestions": []}
+_PERMISSION = {
+    "type": "permission_request",
+    "request_id": "perm-7f3a",
+    "agent_id": "alice@session-421dba11",
+    "tool_name": "Bash",
+    "tool_use_id": "toolu_01",
+    "description": "rm -rf build/",
+    "input": {"command": "rm -rf build/"},
+    "permission_suggestions": [],
+}
 
 
 def freeze_team(dest: Path, layout: str = "native", now: float = FROZEN_NOW) -> Path:
@@ -66,8 +73,12 @@ async def transcripts_shown(pilot) -> None:
     for _ in range(500):
         feed = app.state.transcripts if app.state is not None else None
         small = app.query("#log-strip TeammateLog")
-        if feed is not None and feed.ready and app.query_one("#needs-you").display and small and all(
-            p.text_lines() != [PLACEHOLDER] for p in small
+        if (
+            feed is not None
+            and feed.ready
+            and app.query_one("#needs-you").display
+            and small
+            and all(p.text_lines() != [PLACEHOLDER] for p in small)
         ):
             break
         await pilot.pause(0.02)
@@ -110,8 +121,15 @@ def make_fleet_app(tmp: Path = FLEET_BASE, theme: str = "teamtui-dark"):
     native = freeze_team(tmp / "proj", "native", CLAUDE_CODE_NOW - 30)
     config = tmp / "config.toml"
     config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
-    fleet = FleetSession(load_settings(config), roots=[native], cwd=tmp, claude_root=claude, clock=lambda: CLAUDE_CODE_NOW,
-                         registry=tmp / "registry", journal=tmp / "journal")
+    fleet = FleetSession(
+        load_settings(config),
+        roots=[native],
+        cwd=tmp,
+        claude_root=claude,
+        clock=lambda: CLAUDE_CODE_NOW,
+        registry=tmp / "registry",
+        journal=tmp / "journal",
+    )
     fleet.discover()
     return TeamTUI(fleet=fleet, config_path=config, clock=lambda: CLAUDE_CODE_NOW, cursor_blink=False)
 
@@ -157,7 +175,9 @@ async def _shoot_all(out: Path) -> None:
             print(out / name)
     with tempfile.TemporaryDirectory() as tmp:
         root = freeze_claude_code(Path(tmp))
-        await _shoot(make_app(root, "teamtui-dark", now=CLAUDE_CODE_NOW), out / "main-claude-code.svg", [], transcripts_shown)
+        await _shoot(
+            make_app(root, "teamtui-dark", now=CLAUDE_CODE_NOW), out / "main-claude-code.svg", [], transcripts_shown
+        )
         print(out / "main-claude-code.svg")
     await _shoot(make_fleet_app(), out / "fleet-overview.svg", [], fleet_shown)
     shutil.rmtree(FLEET_BASE, ignore_errors=True)

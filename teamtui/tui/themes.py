@@ -14,7 +14,18 @@ from teamtui.protocol.settings import config_path
 # An installed teamtui has its themes in the package (setup.py copies them there), a checkout in themes/.
 _PACKAGED = Path(__file__).resolve().parents[1] / "themes"
 BUILTIN_DIR = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).resolve().parents[2] / "themes"
-_THEME_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "success", "warning", "error")
+_THEME_KEYS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "success",
+    "warning",
+    "error",
+)
 
 
 @dataclass

@@ -97,8 +97,10 @@ def _huge_inbox() -> bytes:
 
 
 def _huge_claude_inbox() -> bytes:
-    entries = [{"from": "team-lead", "text": f"m{i}", "timestamp": "2026-02-14T21:39:20.118Z", "read": i % 2 == 0}
-               for i in range(HUGE_CLAUDE_ENTRIES)]
+    entries = [
+        {"from": "team-lead", "text": f"m{i}", "timestamp": "2026-02-14T21:39:20.118Z", "read": i % 2 == 0}
+        for i in range(HUGE_CLAUDE_ENTRIES)
+    ]
     return json.dumps(entries).encode()
 
 
@@ -134,15 +136,28 @@ def _cases() -> list[Case]:
     ]:
         add("native", N_CFG, name, content, big=content is _big_junk)
     # Readable configs with hostile values: shown, the odd part reported.
-    add("native", N_CFG, "config duplicate member names",
+    add(
+        "native",
+        N_CFG,
+        "config duplicate member names",
         b'{"name": "refactor-auth", "members": [{"name": "hunter", "status": "active"}, {"name": "hunter"},'
-        b' {"name": "scout"}, {"name": "tracer"}]}')
-    add("native", N_CFG, "config unsafe member name",
+        b' {"name": "scout"}, {"name": "tracer"}]}',
+    )
+    add(
+        "native",
+        N_CFG,
+        "config unsafe member name",
         b'{"name": "refactor-auth", "members": [{"name": "../../evil"}, {"name": "hunter"}, {"name": "scout"},'
-        b' {"name": "tracer"}]}')
-    add("native", N_CFG, "config huge float 1e400 and lone surrogate", expect_error=False,
+        b' {"name": "tracer"}]}',
+    )
+    add(
+        "native",
+        N_CFG,
+        "config huge float 1e400 and lone surrogate",
+        expect_error=False,
         content=b'{"name": "refactor-auth", "created_at": 1e400, "description": "\\ud800", "members": ['
-        b'{"name": "hunter", "joined_at": 1e400}, {"name": "scout"}, {"name": "tracer"}]}')
+        b'{"name": "hunter", "joined_at": 1e400}, {"name": "scout"}, {"name": "tracer"}]}',
+    )
 
     # ------------------------------------------------------------------ native task_<id>.json
     for name, content in [
@@ -166,10 +181,19 @@ def _cases() -> list[Case]:
         ("task no read permission", UNREADABLE),
     ]:
         add("native", N_TASK, name, content, big=content is _big_junk)
-    add("native", ".tasks/task_03.json", "task leading-zero name duplicates task 3",
-        b'{"id": "03", "subject": "shadow of 3", "status": "pending"}')
-    add("native", N_TASK, "task huge numbers elsewhere", expect_error=False,
-        content=b'{"id": "9", "subject": "big", "blocked_by": [' + b"1" * 400 + b'], "extra": 1e400}')
+    add(
+        "native",
+        ".tasks/task_03.json",
+        "task leading-zero name duplicates task 3",
+        b'{"id": "03", "subject": "shadow of 3", "status": "pending"}',
+    )
+    add(
+        "native",
+        N_TASK,
+        "task huge numbers elsewhere",
+        expect_error=False,
+        content=b'{"id": "9", "subject": "big", "blocked_by": [' + b"1" * 400 + b'], "extra": 1e400}',
+    )
 
     # ------------------------------------------------------------------ native sidecar
     for name, content in [
@@ -194,15 +218,33 @@ def _cases() -> list[Case]:
         ("inbox bad protocol payload", b'{"type": "shutdown_response", "approve": "maybe", "pending_work": 7}\n'),
     ]:
         add("native", N_INBOX, name, content + GOOD_LINE, append=True)
-    add("native", N_INBOX, "inbox huge int 400 digits and 1e400", expect_error=False, append=True,
+    add(
+        "native",
+        N_INBOX,
+        "inbox huge int 400 digits and 1e400",
+        expect_error=False,
+        append=True,
         content=b'{"type": "message", "sender": "x", "content": "big", "timestamp": ' + b"9" * 400 + b"}\n"
-        b'{"type": "message", "sender": "y", "content": "inf", "timestamp": 1e400}\n' + GOOD_LINE)
-    add("native", N_INBOX, "inbox timestamps beyond time_t", expect_error=False, append=True,
+        b'{"type": "message", "sender": "y", "content": "inf", "timestamp": 1e400}\n' + GOOD_LINE,
+    )
+    add(
+        "native",
+        N_INBOX,
+        "inbox timestamps beyond time_t",
+        expect_error=False,
+        append=True,
         content=b'{"type": "message", "sender": "x", "content": "big", "timestamp": 1e300}\n'
         b'{"type": "message", "sender": "y", "content": "small", "timestamp": -1e300}\n'
-        b'{"type": "message", "sender": "z", "content": "nan", "timestamp": NaN}\n' + GOOD_LINE)
-    add("native", N_INBOX, "inbox half-written last line", expect_error=False, append=True,
-        content=GOOD_LINE + b'{"type": "message", "sender": "lead", "content": "not yet')
+        b'{"type": "message", "sender": "z", "content": "nan", "timestamp": NaN}\n' + GOOD_LINE,
+    )
+    add(
+        "native",
+        N_INBOX,
+        "inbox half-written last line",
+        expect_error=False,
+        append=True,
+        content=GOOD_LINE + b'{"type": "message", "sender": "lead", "content": "not yet',
+    )
     add("native", N_INBOX, "inbox 50MB single line", lambda: _big_json_string_line() + GOOD_LINE, append=True, big=True)
     add("native", N_INBOX, "inbox 100000 lines", _huge_inbox, expect_error=False)
     for name, content in [
@@ -215,11 +257,23 @@ def _cases() -> list[Case]:
         add("native", N_INBOX, name, content)
 
     # ------------------------------------------------------------------ native logs
-    add("native", N_LOGJ, "log jsonl garbage lines are plain entries", expect_error=False, append=True,
-        content=b'{"ts": "x", "level": 5, "text": null}\nnot json at all\n\xff\xfe\x00\n' + _deep_array() + b"\n")
-    add("native", N_LOGJ, "log jsonl timestamps beyond time_t", expect_error=False, append=True,
+    add(
+        "native",
+        N_LOGJ,
+        "log jsonl garbage lines are plain entries",
+        expect_error=False,
+        append=True,
+        content=b'{"ts": "x", "level": 5, "text": null}\nnot json at all\n\xff\xfe\x00\n' + _deep_array() + b"\n",
+    )
+    add(
+        "native",
+        N_LOGJ,
+        "log jsonl timestamps beyond time_t",
+        expect_error=False,
+        append=True,
         content=b'{"ts": 1e400, "level": "info", "text": "inf"}\n{"ts": 1e300, "level": "info", "text": "big"}\n'
-        b'{"ts": -1e300, "level": "info", "text": "small"}\n{"ts": NaN, "level": "info", "text": "nan"}\n')
+        b'{"ts": -1e300, "level": "info", "text": "small"}\n{"ts": NaN, "level": "info", "text": "nan"}\n',
+    )
     add("native", N_LOGJ, "log jsonl 50MB single line", lambda: _big_junk() + b"\n", append=True, big=True)
     add("native", N_LOGP, "log plain 50MB single line", lambda: _big_junk() + b"\n", big=True)
     for name, content in [
@@ -246,11 +300,16 @@ def _cases() -> list[Case]:
         ("config is a FIFO", FIFO),
     ]:
         add("claude", C_CFG, name, content, big=content is _big_junk)
-    add("claude", C_CFG, "config huge times and ids", expect_error=False,
+    add(
+        "claude",
+        C_CFG,
+        "config huge times and ids",
+        expect_error=False,
         content=b'{"name": "work-team", "createdAt": ' + b"9" * 400 + b', "leadAgentId": "team-lead@work-team",'
         b' "members": [{"agentId": "team-lead@work-team", "name": "team-lead", "joinedAt": 1e400},'
         b' {"agentId": "researcher@work-team", "name": "researcher", "joinedAt": ' + b"9" * 400 + b"},"
-        b' {"agentId": "writer@work-team", "name": "writer", "isActive": "yes"}]}')
+        b' {"agentId": "writer@work-team", "name": "writer", "isActive": "yes"}]}',
+    )
 
     # ------------------------------------------------------------------ claude inbox array
     for name, content in [
@@ -266,14 +325,24 @@ def _cases() -> list[Case]:
         ("inbox is a FIFO", FIFO),
     ]:
         add("claude", C_INBOX, name, content, big=content is _big_junk)
-    add("claude", C_INBOX, "inbox odd values", expect_error=False,
+    add(
+        "claude",
+        C_INBOX,
+        "inbox odd values",
+        expect_error=False,
         content=b'[{"from": {"x": 1}, "text": ["a"], "timestamp": ' + b"9" * 400 + b', "read": "no"},'
         b' {"from": "team-lead", "text": "{\\"type\\": \\"shutdown_request\\", \\"reason\\": 5}", "timestamp": 1e400},'
-        b' {"from": "team-lead", "text": "\\ud800 lone surrogate"}]')
-    add("claude", C_INBOX, "inbox timestamps beyond time_t", expect_error=False,
+        b' {"from": "team-lead", "text": "\\ud800 lone surrogate"}]',
+    )
+    add(
+        "claude",
+        C_INBOX,
+        "inbox timestamps beyond time_t",
+        expect_error=False,
         content=b'[{"from": "team-lead", "text": "big", "timestamp": 1e300}, {"from": "team-lead", "text": "small",'
         b' "timestamp": -1e300}, {"from": "team-lead", "text": "nan", "timestamp": NaN},'
-        b' {"from": "team-lead", "text": "iso", "timestamp": "99999-01-01T00:00:00Z"}]')
+        b' {"from": "team-lead", "text": "iso", "timestamp": "99999-01-01T00:00:00Z"}]',
+    )
     add("claude", C_INBOX, "inbox 20000 entries", _huge_claude_inbox, expect_error=False)
 
     # ------------------------------------------------------------------ claude task

@@ -93,13 +93,17 @@ def probe(root: Path, layout: str, team: str, text: str, ts: float) -> None:
     else:
         inbox = root / "teams" / team / "inboxes" / "researcher.json"
         entries = json.loads(inbox.read_bytes())
-        entries.append({"from": "team-lead", "text": text, "timestamp": "2030-01-01T00:00:%02d.000Z" % int(ts % 60), "read": False})
+        entries.append(
+            {"from": "team-lead", "text": text, "timestamp": "2030-01-01T00:00:%02d.000Z" % int(ts % 60), "read": False}
+        )
         tmp = inbox.with_name(".probe.tmp")
         tmp.write_text(json.dumps(entries, indent=2), encoding="utf-8")
         tmp.replace(inbox)
 
 
-async def while_watching(root: Path, team: str, layout: str, spoil: Callable[[], Path], expect_error: bool) -> tuple[dict, str]:
+async def while_watching(
+    root: Path, team: str, layout: str, spoil: Callable[[], Path], expect_error: bool
+) -> tuple[dict, str]:
     """Open the clean team, make sure the watcher is live, then spoil a file while it watches."""
     app = make_app(root, team, layout)
     async with app.run_test(size=SIZE) as pilot:

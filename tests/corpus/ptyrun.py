@@ -28,8 +28,16 @@ def _own_terminal() -> None:
 
 
 class PtyProcess:
-    def __init__(self, argv: list[str], *, cols: int = 200, rows: int = 50, env: dict[str, str] | None = None,
-                 cwd: Path | None = None, program: list[str] | None = None):
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cols: int = 200,
+        rows: int = 50,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        program: list[str] | None = None,
+    ):
         """Runs `python -m teamtui ARGV`, or `program + argv` when a program is given."""
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
@@ -37,8 +45,14 @@ class PtyProcess:
         base.update(TERM="xterm-256color", LC_ALL="C.UTF-8", PYTHONPATH=str(REPO), COLUMNS=str(cols), LINES=str(rows))
         base.update(env or {})
         self.proc = subprocess.Popen(
-            [*(program or [sys.executable, "-m", "teamtui"]), *argv], stdin=slave, stdout=slave, stderr=slave,
-            env=base, cwd=cwd, preexec_fn=_own_terminal, close_fds=True,
+            [*(program or [sys.executable, "-m", "teamtui"]), *argv],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=base,
+            cwd=cwd,
+            preexec_fn=_own_terminal,
+            close_fds=True,
         )
         os.close(slave)
         self.out = bytearray()
@@ -63,7 +77,9 @@ class PtyProcess:
             if time.monotonic() > end:
                 raise AssertionError(f"never happened: {what}; last output: {bytes(self.out[-3000:])!r}")
             if not self._read(0.2) and not cond(bytes(self.out)):
-                raise AssertionError(f"exited before: {what}; code {self.proc.poll()}; output: {bytes(self.out[-3000:])!r}")
+                raise AssertionError(
+                    f"exited before: {what}; code {self.proc.poll()}; output: {bytes(self.out[-3000:])!r}"
+                )
 
     def write(self, data: bytes) -> None:
         os.write(self.master, data)

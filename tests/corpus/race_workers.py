@@ -75,7 +75,9 @@ def claimer(root: str, team: str, owner: str, out_path: str, start) -> None:
     Path(out_path).write_text(json.dumps(claimed))
 
 
-def writer_with_keeper(root: str, team: str, sinks: list[str], keeper: str, w: int, count: int, every: int, start) -> None:
+def writer_with_keeper(
+    root: str, team: str, sinks: list[str], keeper: str, w: int, count: int, every: int, start
+) -> None:
     """As `writer`, and every `every`-th message also goes to `keeper`, an inbox nobody drains."""
     store = NativeTeam(Path(root), team)
     start.wait()

@@ -189,8 +189,15 @@ def test_the_corpus_is_large_and_covers_every_format() -> None:
     assert len(CASES) >= 60
     kinds = {(c.layout, c.kind) for c in CASES}
     assert kinds >= {
-        ("native", "config"), ("native", "task"), ("native", "sidecar"), ("native", "inbox"), ("native", "log"),
-        ("claude", "config"), ("claude", "inbox"), ("claude", "task"), ("claude", "highwatermark"),
+        ("native", "config"),
+        ("native", "task"),
+        ("native", "sidecar"),
+        ("native", "inbox"),
+        ("native", "log"),
+        ("claude", "config"),
+        ("claude", "inbox"),
+        ("claude", "task"),
+        ("claude", "highwatermark"),
     }
 
 
@@ -238,7 +245,11 @@ def test_files_deleted_and_recreated_while_being_read(tmp_path: Path) -> None:
         for i in range(300):
             fresh = TeamState(store)
             fresh.load_all()
-            for rel in (".tasks/task_3.json", f".teams/{NATIVE_TEAM}/config.json", f".teams/{NATIVE_TEAM}/hunter_inbox.jsonl"):
+            for rel in (
+                ".tasks/task_3.json",
+                f".teams/{NATIVE_TEAM}/config.json",
+                f".teams/{NATIVE_TEAM}/hunter_inbox.jsonl",
+            ):
                 live.apply(root / rel)
             for state in (fresh, live):
                 assert all(e.reason for e in state.all_errors())

@@ -70,7 +70,9 @@ def _verify(native_root: Path, claude_root: Path) -> dict[str, int]:
     state.load_all()
     assert state.all_errors() == []
     assert {tid: (t.status.value, t.owner) for tid, t in state.tasks.items()} == disk_tasks
-    assert [m.name for m in state.config.members] == [m["name"] for m in json.loads(store.config_path.read_bytes())["members"]]
+    assert [m.name for m in state.config.members] == [
+        m["name"] for m in json.loads(store.config_path.read_bytes())["members"]
+    ]
     for owner, n in inbox_lines.items():
         assert len(state.inbox_messages(owner)) == n
     # The next writer gets in, through the stale-lock path when the killed one left a lock.
@@ -98,15 +100,28 @@ def _trials(tmp_path: Path, n: int, seed: int) -> dict[str, int]:
         ready = tmp_path / f"ready-{i}"
         if i % 10 == 9:
             # A real `teamtui` CLI process, killed at a random moment of its life.
-            cmd = rng.choice([["send", "hunter", "hi"], ["task", "create", "t"], ["task", "claim", "--as", "scout"],
-                              ["team", "add", f"cli{i}"], ["task", "complete", "1"]])
-            proc = subprocess.Popen([sys.executable, "-m", "teamtui", *cmd, "--root", str(native_root)], env=env,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cmd = rng.choice(
+                [
+                    ["send", "hunter", "hi"],
+                    ["task", "create", "t"],
+                    ["task", "claim", "--as", "scout"],
+                    ["team", "add", f"cli{i}"],
+                    ["task", "complete", "1"],
+                ]
+            )
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "teamtui", *cmd, "--root", str(native_root)],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             time.sleep(rng.uniform(0.1, 0.4))
             totals["cli_process_kills"] += 1
         else:
-            proc = subprocess.Popen([sys.executable, str(WORKER), str(native_root), str(claude_root), str(ready),
-                                     str(seed * 1000 + i)], env=env)
+            proc = subprocess.Popen(
+                [sys.executable, str(WORKER), str(native_root), str(claude_root), str(ready), str(seed * 1000 + i)],
+                env=env,
+            )
             while not ready.exists():
                 assert proc.poll() is None, "worker died before it was ready"
                 time.sleep(0.005)

@@ -89,7 +89,8 @@ def check(case: Case, seen: dict, path: str, base: dict, *, watching: bool) -> N
         for _, line, reason in mine:
             where = f"{rel}:{line}: " if line is not None else f"{rel}: "
             assert reason and any(where + dashboard.shown_reason(reason) in p for p in seen["problems"]), (
-                f"{case.id}: {where}{reason!r} not listed: {seen['problems']}")
+                f"{case.id}: {where}{reason!r} not listed: {seen['problems']}"
+            )
         n = len(seen["errors"])
         assert f"{n} unreadable file" in seen["header"], seen["header"]
     else:
@@ -134,9 +135,11 @@ def test_dashboard_first_load(case: Case, baselines: dict[str, dict]) -> None:
 def _watch(case: Case, baselines: dict[str, dict]) -> None:
     world, root, outside, unprivileged = _setup(case, case.layout)
     try:
+
         async def run():
             return await dashboard.while_watching(
-                root, _team(case.layout), case.layout, lambda: plant(case, root, outside), case.expect_error)
+                root, _team(case.layout), case.layout, lambda: plant(case, root, outside), case.expect_error
+            )
 
         seen, path = _run(run, unprivileged)
         check(case, seen, path, baselines[case.layout], watching=True)

@@ -29,23 +29,78 @@ P = ROOT / "x.json"
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 KEYS = [
-    "id", "subject", "description", "status", "active_form", "activeForm", "owner", "blocks", "blocked_by",
-    "blockedBy", "files", "metadata", "_internal", "created_at", "result", "name", "members", "lead", "agent_id",
-    "agentId", "agentType", "joinedAt", "isActive", "tmuxPaneId", "leadAgentId", "createdAt", "pid", "last_seen",
-    "type", "sender", "content", "timestamp", "from", "text", "read", "summary", "color", "request_id",
-    "requestId", "approve", "pending_work", "deadline_seconds", "reason", "ts", "level", "message",
+    "id",
+    "subject",
+    "description",
+    "status",
+    "active_form",
+    "activeForm",
+    "owner",
+    "blocks",
+    "blocked_by",
+    "blockedBy",
+    "files",
+    "metadata",
+    "_internal",
+    "created_at",
+    "result",
+    "name",
+    "members",
+    "lead",
+    "agent_id",
+    "agentId",
+    "agentType",
+    "joinedAt",
+    "isActive",
+    "tmuxPaneId",
+    "leadAgentId",
+    "createdAt",
+    "pid",
+    "last_seen",
+    "type",
+    "sender",
+    "content",
+    "timestamp",
+    "from",
+    "text",
+    "read",
+    "summary",
+    "color",
+    "request_id",
+    "requestId",
+    "approve",
+    "pending_work",
+    "deadline_seconds",
+    "reason",
+    "ts",
+    "level",
+    "message",
 ]
-TYPES = ["message", "broadcast", "shutdown_request", "shutdown_response", "shutdown_approved", "idle_notification",
-         "task_assignment", "plan_approval_request", "plan_approval_response", "permission_request", "odd"]
+TYPES = [
+    "message",
+    "broadcast",
+    "shutdown_request",
+    "shutdown_response",
+    "shutdown_approved",
+    "idle_notification",
+    "task_assignment",
+    "plan_approval_request",
+    "plan_approval_response",
+    "permission_request",
+    "odd",
+]
 any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=20)  # surrogates included
 scalars = (
-    st.none() | st.booleans() | st.integers(-(10**400), 10**400) | st.floats(allow_nan=True, allow_infinity=True)
-    | any_text | st.sampled_from(TYPES + ["pending", "in_progress", "completed", "active", "1", "\u00b2", "03"])
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**400), 10**400)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | any_text
+    | st.sampled_from(TYPES + ["pending", "in_progress", "completed", "active", "1", "\u00b2", "03"])
 )
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(KEYS) | any_text, inner, max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(KEYS) | any_text, inner, max_size=6),
     max_leaves=30,
 )
 objects = st.dictionaries(st.sampled_from(KEYS), json_values, max_size=10)
@@ -69,8 +124,10 @@ def check_task(task: Task) -> None:
 
 def check_message(msg: Message) -> None:
     printable(msg.sender, msg.type, msg.content, msg.summary)
-    json.dumps({"t": msg.timestamp, "c": msg.content, "p": msg.payload and msg.payload.model_dump(mode="json")},
-               ensure_ascii=True)
+    json.dumps(
+        {"t": msg.timestamp, "c": msg.content, "p": msg.payload and msg.payload.model_dump(mode="json")},
+        ensure_ascii=True,
+    )
 
 
 def check_config(cfg: TeamConfig, store) -> None:

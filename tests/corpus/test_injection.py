@@ -31,8 +31,16 @@ PAYLOADS = {
 EVIL = " ".join(PAYLOADS.values())
 # argv cannot carry NUL or lone surrogates: those arrive through files only.
 EVIL_ARGV = " ".join(v for k, v in PAYLOADS.items() if k != "surrogate")
-BAD_CODEPOINTS = {*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F,
-                  *range(0x2028, 0x202F), *range(0x2066, 0x206A)}
+BAD_CODEPOINTS = {
+    *range(0x00, 0x09),
+    *range(0x0B, 0x20),
+    *range(0x7F, 0xA0),
+    0x061C,
+    0x200E,
+    0x200F,
+    *range(0x2028, 0x202F),
+    *range(0x2066, 0x206A),
+}
 
 
 def run(*argv: str, root: Path) -> subprocess.CompletedProcess[bytes]:
@@ -55,13 +63,26 @@ def root(tmp_path: Path) -> Path:
     team = tmp_path / ".teams" / TEAM
     (team / "logs").mkdir(parents=True)
     (tmp_path / ".tasks").mkdir()
-    config = {"name": TEAM, "description": EVIL, "lead": "lead", "members": [
-        {"name": "hunter", "status": "active", "agent_type": EVIL},
-        {"name": "evil " + EVIL, "status": "idle"},
-    ]}
+    config = {
+        "name": TEAM,
+        "description": EVIL,
+        "lead": "lead",
+        "members": [
+            {"name": "hunter", "status": "active", "agent_type": EVIL},
+            {"name": "evil " + EVIL, "status": "idle"},
+        ],
+    }
     (team / "config.json").write_text(json.dumps(config))  # ensure_ascii: lone surrogates as \ud800
-    task = {"id": "1", "subject": EVIL, "description": EVIL, "status": "in_progress", "active_form": "",
-            "owner": "hunter", "blocks": [], "blocked_by": ["2" + EVIL]}
+    task = {
+        "id": "1",
+        "subject": EVIL,
+        "description": EVIL,
+        "status": "in_progress",
+        "active_form": "",
+        "owner": "hunter",
+        "blocks": [],
+        "blocked_by": ["2" + EVIL],
+    }
     (tmp_path / ".tasks" / "task_1.json").write_text(json.dumps(task))
     msg = {"type": "message", "sender": "s " + EVIL, "content": EVIL, "timestamp": 1.0}
     proto = {"type": "x " + EVIL, "sender": "lead", "content": EVIL, "timestamp": 2.0}
@@ -73,8 +94,15 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(
     "argv",
-    [("status",), ("status", "--json"), ("tasks",), ("tasks", "--json"), ("inbox", "hunter"),
-     ("inbox", "hunter", "--json"), ("inbox", "hunter", "--drain")],
+    [
+        ("status",),
+        ("status", "--json"),
+        ("tasks",),
+        ("tasks", "--json"),
+        ("inbox", "hunter"),
+        ("inbox", "hunter", "--json"),
+        ("inbox", "hunter", "--drain"),
+    ],
     ids=" ".join,
 )
 def test_file_text_reaches_the_terminal_inert(root: Path, argv: tuple[str, ...]) -> None:
@@ -96,8 +124,12 @@ def test_file_text_reaches_the_terminal_inert(root: Path, argv: tuple[str, ...])
 
 def test_written_text_round_trips_and_stays_inert(root: Path) -> None:
     """Hostile text given on the command line is stored as is and shown inert."""
-    for argv in (("send", "hunter", EVIL_ARGV), ("log", "hunter", EVIL_ARGV), ("task", "create", EVIL_ARGV),
-                 ("broadcast", EVIL_ARGV, "--from", "hunter")):
+    for argv in (
+        ("send", "hunter", EVIL_ARGV),
+        ("log", "hunter", EVIL_ARGV),
+        ("task", "create", EVIL_ARGV),
+        ("broadcast", EVIL_ARGV, "--from", "hunter"),
+    ):
         res = run(*argv, root=root)
         assert res.returncode == 0, (argv, res.stderr)
         assert_inert(res.stdout, f"{argv} stdout")
@@ -111,9 +143,16 @@ def test_written_text_round_trips_and_stays_inert(root: Path) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [("team", "add", EVIL_ARGV), ("send", EVIL_ARGV, "hi"), ("send", "hunter", "hi", "--from", EVIL_ARGV),
-     ("inbox", EVIL_ARGV), ("task", "claim", "--as", EVIL_ARGV), ("task", "complete", EVIL_ARGV),
-     ("status", "--team", EVIL_ARGV), ("status", "--root", EVIL_ARGV)],
+    [
+        ("team", "add", EVIL_ARGV),
+        ("send", EVIL_ARGV, "hi"),
+        ("send", "hunter", "hi", "--from", EVIL_ARGV),
+        ("inbox", EVIL_ARGV),
+        ("task", "claim", "--as", EVIL_ARGV),
+        ("task", "complete", EVIL_ARGV),
+        ("status", "--team", EVIL_ARGV),
+        ("status", "--root", EVIL_ARGV),
+    ],
     ids=lambda a: a[0] + "-" + ("opt" if a[-1] != EVIL_ARGV else "arg"),
 )
 def test_hostile_arguments_are_refused_with_one_inert_line(root: Path, argv: tuple[str, ...]) -> None:

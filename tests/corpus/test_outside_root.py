@@ -69,7 +69,8 @@ NATIVE_SETUPS: dict[str, Callable[[Path, Path], None]] = {
     "task file symlinked to a valid task out": lambda r, o: _move_out(r, ".tasks/task_3.json", o, "task_3.json"),
     "sidecar file symlinked out": lambda r, o: _move_out(r, ".tasks/.teamtui/2.json", o, "2.json"),
     "rejected dir symlinked out": lambda r, o: (
-        (o / "rej").mkdir(), (r / T / ".rejected").symlink_to(o / "rej"),
+        (o / "rej").mkdir(),
+        (r / T / ".rejected").symlink_to(o / "rej"),
         open(r / T / "hunter_inbox.jsonl", "ab").write(b"not json\n"),
     ),
     "shutdown dir symlinked out": lambda r, o: ((o / "sd").mkdir(), (r / T / "shutdown").symlink_to(o / "sd")),
@@ -85,11 +86,19 @@ HOSTILE = ["../x", "../../outside/x", "/tmp/abs", "..", ".", ".teams", "a/../../
 
 def native_cli_writes(r: str) -> list[list[str]]:
     cmds = [
-        ["team", "add", "newbie"], ["send", "hunter", "hi"], ["send", "scout", "hi", "--from", "hunter"],
-        ["broadcast", "hi all"], ["inbox", "hunter", "--drain"], ["log", "hunter", "a line"],
-        ["task", "create", "x", "--files", "../../outside/f", "/etc/passwd"], ["task", "claim", "--as", "scout"],
-        ["task", "claim", "3", "--as", "scout"], ["task", "complete", "3"], ["task", "release", "3"],
-        ["task", "create", "y", "--blocked-by", "3"], ["team", "create", "other"],
+        ["team", "add", "newbie"],
+        ["send", "hunter", "hi"],
+        ["send", "scout", "hi", "--from", "hunter"],
+        ["broadcast", "hi all"],
+        ["inbox", "hunter", "--drain"],
+        ["log", "hunter", "a line"],
+        ["task", "create", "x", "--files", "../../outside/f", "/etc/passwd"],
+        ["task", "claim", "--as", "scout"],
+        ["task", "claim", "3", "--as", "scout"],
+        ["task", "complete", "3"],
+        ["task", "release", "3"],
+        ["task", "create", "y", "--blocked-by", "3"],
+        ["team", "create", "other"],
     ]
     return [[*c, "--root", r] for c in cmds]
 
@@ -98,24 +107,40 @@ def hostile_name_writes(r: str) -> list[list[str]]:
     cmds = []
     for h in HOSTILE:
         cmds += [
-            ["team", "add", h], ["team", "create", h], ["send", h, "hi"], ["send", "hunter", "hi", "--from", h],
-            ["inbox", h, "--drain"], ["log", h, "x"], ["task", "claim", "--as", h], ["task", "complete", h],
-            ["task", "release", h], ["task", "claim", h, "--as", "scout"], ["task", "create", "z", "--blocked-by", h],
-            ["status", "--team", h], ["send", "hunter", "hi", "--team", h],
+            ["team", "add", h],
+            ["team", "create", h],
+            ["send", h, "hi"],
+            ["send", "hunter", "hi", "--from", h],
+            ["inbox", h, "--drain"],
+            ["log", h, "x"],
+            ["task", "claim", "--as", h],
+            ["task", "complete", h],
+            ["task", "release", h],
+            ["task", "claim", h, "--as", "scout"],
+            ["task", "create", "z", "--blocked-by", h],
+            ["status", "--team", h],
+            ["send", "hunter", "hi", "--team", h],
         ]
     return [[*c, "--root", r] for c in cmds]
 
 
 def native_library_writes(store: NativeTeam) -> list[Callable[[], object]]:
     return [
-        lambda: store.update_member("hunter", status="idle"), lambda: store.add_member("lib-newbie"),
-        lambda: store.send("hunter", "x", "lead"), lambda: store.drain("hunter"), lambda: store.log("hunter", "x"),
+        lambda: store.update_member("hunter", status="idle"),
+        lambda: store.add_member("lib-newbie"),
+        lambda: store.send("hunter", "x", "lead"),
+        lambda: store.drain("hunter"),
+        lambda: store.log("hunter", "x"),
         lambda: store.send_shutdown_request("hunter", "lead", "done", 30),
         lambda: store.send_shutdown_response("hunter", "r1", approve=True),
-        lambda: store.write_shutdown_result("r1", {"ok": True}), lambda: store.release_owner("hunter"),
-        lambda: store.update_task("2", subject="changed", files=["a"]), lambda: store.create_task("lib task"),
-        lambda: store.claim_task(None, "scout"), lambda: store.complete_task("2", result="r"),
-        lambda: store.release_task("1"), lambda: store.broadcast("b", "lead"),
+        lambda: store.write_shutdown_result("r1", {"ok": True}),
+        lambda: store.release_owner("hunter"),
+        lambda: store.update_task("2", subject="changed", files=["a"]),
+        lambda: store.create_task("lib task"),
+        lambda: store.claim_task(None, "scout"),
+        lambda: store.complete_task("2", result="r"),
+        lambda: store.release_task("1"),
+        lambda: store.broadcast("b", "lead"),
     ]
 
 
@@ -163,9 +188,11 @@ CLAUDE_SETUPS: dict[str, Callable[[Path, Path], None]] = {
     "inboxes dir symlinked out": lambda r, o: _move_out(r, "teams/work-team/inboxes", o, "inboxes"),
     "inbox symlinked out": lambda r, o: _move_out(r, "teams/work-team/inboxes/writer.json", o, "writer.json"),
     "new inbox symlinked out (dangling)": lambda r, o: (r / "teams/work-team/inboxes/newbie.json").symlink_to(
-        o / "newbie.json"),
+        o / "newbie.json"
+    ),
     "stale lock dir symlinked out": lambda r, o: (
-        (o / "lockdir").mkdir(), (r / "teams/work-team/inboxes/writer.json.lock").symlink_to(o / "lockdir"),
+        (o / "lockdir").mkdir(),
+        (r / "teams/work-team/inboxes/writer.json.lock").symlink_to(o / "lockdir"),
         os.utime(r / "teams/work-team/inboxes/writer.json.lock", (1, 1), follow_symlinks=False),
     ),
 }
@@ -181,18 +208,29 @@ def test_claude_writes_never_land_outside(tmp_path: Path, setup: str) -> None:
     before = sentinel_snapshot(outside)
     time.sleep(0.01)
     r = str(root)
-    cmds = [["send", "writer", "hi"], ["send", "newbie", "hi"], ["broadcast", "hi"], ["send", "writer", "x", "--from", "researcher"]]
+    cmds = [
+        ["send", "writer", "hi"],
+        ["send", "newbie", "hi"],
+        ["broadcast", "hi"],
+        ["send", "writer", "x", "--from", "researcher"],
+    ]
     for h in HOSTILE:
         cmds += [["send", h, "hi"], ["send", "writer", "hi", "--from", h], ["status", "--team", h]]
     for c in cmds:
         argv = [*c, "--root", r, "--layout", "claude"]
         _check_cli(cli(argv), argv)
     store = ClaudeTeam(root, "work-team")
-    lib = forked(lambda: _run_library([
-        lambda: store.send("writer", "x", "team-lead"), lambda: store.send("newbie", "x", "team-lead"),
-        lambda: store.send_shutdown_request("writer", "team-lead", "done", 30),
-        lambda: store.send_shutdown_response("writer", "r", approve=False), lambda: store.broadcast("b", "team-lead"),
-    ]))
+    lib = forked(
+        lambda: _run_library(
+            [
+                lambda: store.send("writer", "x", "team-lead"),
+                lambda: store.send("newbie", "x", "team-lead"),
+                lambda: store.send_shutdown_request("writer", "team-lead", "done", 30),
+                lambda: store.send_shutdown_response("writer", "r", approve=False),
+                lambda: store.broadcast("b", "team-lead"),
+            ]
+        )
+    )
     assert lib.code == 0, lib.stderr
     assert sentinel_snapshot(outside) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["outside", "root"]

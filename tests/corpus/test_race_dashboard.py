@@ -79,11 +79,17 @@ async def test_racing_writers_and_drains_under_a_watching_dashboard(
         holder = CTX.Process(target=race_workers.hold_inbox_lock, args=(str(tmp_path), TEAM, "sink0", str(marker)))
         holder.start()
         await until(pilot, marker.exists, "the lock holder holds sink0's lock")
-        drainers = [CTX.Process(target=race_workers.drainer, args=(str(tmp_path), TEAM, s, str(tmp_path / f"{s}.json"), stop))
-                    for s in sinks]
-        writers = [CTX.Process(target=race_workers.writer_with_keeper,
-                               args=(str(tmp_path), TEAM, sinks, keeper, w, per_writer, every, start))
-                   for w in range(n_writers)]
+        drainers = [
+            CTX.Process(target=race_workers.drainer, args=(str(tmp_path), TEAM, s, str(tmp_path / f"{s}.json"), stop))
+            for s in sinks
+        ]
+        writers = [
+            CTX.Process(
+                target=race_workers.writer_with_keeper,
+                args=(str(tmp_path), TEAM, sinks, keeper, w, per_writer, every, start),
+            )
+            for w in range(n_writers)
+        ]
         for p in [*drainers, *writers]:
             p.start()
         start.set()
@@ -119,10 +125,12 @@ async def test_racing_writers_and_drains_under_a_watching_dashboard(
     keeper_file = [m.content for m in store.peek(keeper).messages]
     # The dashboard: every kept message exactly once; of the drained ones, only real ones, none twice, all read.
     shown_counts = Counter(m.content for m in shown_sinks)
-    print(f"\nrace+dashboard: sent={len(expected)} received={len(received)} lost={lost} duplicated={dup} "
-          f"drains={drains} keeper sent={len(kept)} in file={len(keeper_file)} on dashboard={len(shown_kept)} "
-          f"drained-inbox messages the dashboard saw={len(shown_sinks)} (duplicated "
-          f"{sum(n - 1 for n in shown_counts.values() if n > 1)}) race={race_s:.1f}s catch-up={catch_up_s:.1f}s")
+    print(
+        f"\nrace+dashboard: sent={len(expected)} received={len(received)} lost={lost} duplicated={dup} "
+        f"drains={drains} keeper sent={len(kept)} in file={len(keeper_file)} on dashboard={len(shown_kept)} "
+        f"drained-inbox messages the dashboard saw={len(shown_sinks)} (duplicated "
+        f"{sum(n - 1 for n in shown_counts.values() if n > 1)}) race={race_s:.1f}s catch-up={catch_up_s:.1f}s"
+    )
     assert lost == 0 and dup == 0 and len(received) == len(expected)
     assert sorted(keeper_file) == sorted(kept)
     assert sorted(shown_kept) == sorted(kept)
@@ -149,13 +157,19 @@ async def test_racing_claimers_under_a_watching_dashboard(tmp_path: Path, n_task
     t0 = time.monotonic()
     app = make_app(tmp_path, TEAM, "native")
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.state is not None and len(app.state.tasks) == n_tasks, "the dashboard loads the board")
+        await until(
+            pilot, lambda: app.state is not None and len(app.state.tasks) == n_tasks, "the dashboard loads the board"
+        )
         holder = CTX.Process(target=race_workers.hold_tasks_lock, args=(str(tmp_path), TEAM, str(marker)))
         holder.start()
         await until(pilot, marker.exists, "the lock holder holds the tasks lock")
-        procs = [CTX.Process(target=race_workers.claim_and_complete,
-                             args=(str(tmp_path), TEAM, f"c{c}", str(tmp_path / f"c{c}.json"), start))
-                 for c in range(n_claimers)]
+        procs = [
+            CTX.Process(
+                target=race_workers.claim_and_complete,
+                args=(str(tmp_path), TEAM, f"c{c}", str(tmp_path / f"c{c}.json"), start),
+            )
+            for c in range(n_claimers)
+        ]
         for p in procs:
             p.start()
         start.set()
@@ -163,7 +177,9 @@ async def test_racing_claimers_under_a_watching_dashboard(tmp_path: Path, n_task
         await _wait_all(pilot, procs, "every claimer finishes")
         race_s = time.monotonic() - t0
         header = app.query_one(TeamHeader)
-        await until(pilot, lambda: f"Tasks {n_tasks}/{n_tasks} done" in str(header.content), "the header's progress", GUARD)
+        await until(
+            pilot, lambda: f"Tasks {n_tasks}/{n_tasks} done" in str(header.content), "the header's progress", GUARD
+        )
         board = app.query_one(TaskBoard)
         await until(pilot, lambda: board.row_count == n_tasks, "the board's rows")
         states = Counter(board.get_row(r.key)[4].plain for r in board.ordered_rows)
@@ -175,9 +191,11 @@ async def test_racing_claimers_under_a_watching_dashboard(tmp_path: Path, n_task
     counts = Counter(all_ids)
     dup = sum(n - 1 for n in counts.values() if n > 1)
     per = sorted(len(v) for v in claims.values())
-    print(f"\nclaims+dashboard: tasks={n_tasks} claimers={n_claimers} completed={len(all_ids)} distinct={len(counts)} "
-          f"duplicated={dup} per_claimer={per[0]}..{per[-1]} dashboard rows={sum(states.values())} {dict(states)} "
-          f"race={race_s:.1f}s")
+    print(
+        f"\nclaims+dashboard: tasks={n_tasks} claimers={n_claimers} completed={len(all_ids)} distinct={len(counts)} "
+        f"duplicated={dup} per_claimer={per[0]}..{per[-1]} dashboard rows={sum(states.values())} {dict(states)} "
+        f"race={race_s:.1f}s"
+    )
     assert dup == 0 and set(counts) == {str(i) for i in range(1, n_tasks + 1)}
     assert states == {"completed": n_tasks}
     tasks, errors = store.list_tasks()

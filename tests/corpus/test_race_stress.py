@@ -48,11 +48,17 @@ def test_16_writers_x_1000_with_drains_a_monitor_and_a_killed_lock_holder(
     holder.start()
     while not marker.exists():
         time.sleep(0.01)
-    drainers = [CTX.Process(target=race_workers.drainer, args=(str(tmp_path), "race", s, str(tmp_path / f"{s}.json"), stop))
-                for s in sinks]
-    mon = CTX.Process(target=race_workers.monitor, args=(str(tmp_path), "race", sinks, str(tmp_path / "mon.json"), stop_monitor))
-    writers = [CTX.Process(target=race_workers.writer, args=(str(tmp_path), "race", sinks, w, per_writer, start))
-               for w in range(n_writers)]
+    drainers = [
+        CTX.Process(target=race_workers.drainer, args=(str(tmp_path), "race", s, str(tmp_path / f"{s}.json"), stop))
+        for s in sinks
+    ]
+    mon = CTX.Process(
+        target=race_workers.monitor, args=(str(tmp_path), "race", sinks, str(tmp_path / "mon.json"), stop_monitor)
+    )
+    writers = [
+        CTX.Process(target=race_workers.writer, args=(str(tmp_path), "race", sinks, w, per_writer, start))
+        for w in range(n_writers)
+    ]
     for p in [*drainers, mon, *writers]:
         p.start()
     start.set()
@@ -80,9 +86,11 @@ def test_16_writers_x_1000_with_drains_a_monitor_and_a_killed_lock_holder(
     lost = len(expected - set(counts))
     dup = sum(n - 1 for n in counts.values() if n > 1)
     mon_r = json.loads((tmp_path / "mon.json").read_text())
-    print(f"\nrace: sent={sent} received={len(received)} lost={lost} duplicated={dup} drains={drains} "
-          f"drain_errors={len(errors)} monitor_seen={mon_r['seen']} monitor_polls={mon_r['polls']} "
-          f"monitor_errors={len(mon_r['errors'])} elapsed={elapsed:.1f}s (includes the 10 s stale-lock wait)")
+    print(
+        f"\nrace: sent={sent} received={len(received)} lost={lost} duplicated={dup} drains={drains} "
+        f"drain_errors={len(errors)} monitor_seen={mon_r['seen']} monitor_polls={mon_r['polls']} "
+        f"monitor_errors={len(mon_r['errors'])} elapsed={elapsed:.1f}s (includes the 10 s stale-lock wait)"
+    )
     assert errors == [] and mon_r["errors"] == []
     assert lost == 0 and dup == 0 and len(received) == sent
     assert mon_r["seen"] <= sent
@@ -100,8 +108,12 @@ def test_16_claimers_over_1000_tasks_each_exactly_once(tmp_path: Path) -> None:
         store.create_task(f"t{i}")
     start = CTX.Event()
     t0 = time.monotonic()
-    procs = [CTX.Process(target=race_workers.claimer, args=(str(tmp_path), "race", f"c{c}", str(tmp_path / f"c{c}.json"), start))
-             for c in range(n_claimers)]
+    procs = [
+        CTX.Process(
+            target=race_workers.claimer, args=(str(tmp_path), "race", f"c{c}", str(tmp_path / f"c{c}.json"), start)
+        )
+        for c in range(n_claimers)
+    ]
     for p in procs:
         p.start()
     start.set()
@@ -112,8 +124,10 @@ def test_16_claimers_over_1000_tasks_each_exactly_once(tmp_path: Path) -> None:
     counts = Counter(all_ids)
     dup = sum(n - 1 for n in counts.values() if n > 1)
     per = sorted(len(v) for v in claims.values())
-    print(f"\nclaims: tasks={n_tasks} claimers={n_claimers} claimed={len(all_ids)} distinct={len(counts)} "
-          f"duplicated={dup} per_claimer_min={per[0]} max={per[-1]} elapsed={elapsed:.1f}s")
+    print(
+        f"\nclaims: tasks={n_tasks} claimers={n_claimers} claimed={len(all_ids)} distinct={len(counts)} "
+        f"duplicated={dup} per_claimer_min={per[0]} max={per[-1]} elapsed={elapsed:.1f}s"
+    )
     assert dup == 0 and set(counts) == {str(i) for i in range(1, n_tasks + 1)}
     tasks, errors = store.list_tasks()
     assert errors == []

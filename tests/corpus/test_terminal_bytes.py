@@ -27,8 +27,15 @@ RAW = {
     "osc2": [b"\x1b]2;TITLE2"],
     "osc8": [b"\x1b]8;;http://evil"],
     "osc52": [b"\x1b]52;", b"]52;c;ZXZpbA==\x07"],
-    "bidi": ["\u202e".encode(), "\u2066".encode(), "\u2067".encode(), "\u2068".encode(), "\u2069".encode(),
-             "\u200f".encode(), "\u061c".encode()],
+    "bidi": [
+        "\u202e".encode(),
+        "\u2066".encode(),
+        "\u2067".encode(),
+        "\u2068".encode(),
+        "\u2069".encode(),
+        "\u200f".encode(),
+        "\u061c".encode(),
+    ],
     "c0": [b"a\x01b", b"\x08c", b"\x7fe"],
     "c1": ["\x9b".encode(), "\x9d".encode(), "\x9c".encode(), "\x85".encode()],
     "surrogate": [b"\xed\xa0\x80"],
@@ -56,7 +63,7 @@ def assert_terminal_safe(out: bytes, what: str) -> None:
     # Take out the program's own sequences: what is left is text, and text holds no control of any kind.
     text = CSI.sub(b"", OWN_OSC.sub(b"", out))
     esc = text.find(b"\x1b")
-    assert esc < 0, f"{what}: an escape that is not the program's own: {text[esc:esc + 40]!r}"
+    assert esc < 0, f"{what}: an escape that is not the program's own: {text[esc : esc + 40]!r}"
     decoded = text.decode("utf-8")  # strict: no lone surrogate, no stray byte
     bad = sorted({hex(ord(c)) for c in BAD_TEXT.findall(decoded)})
     assert not bad, f"{what}: control or bidi code points in the text: {bad}"
@@ -76,8 +83,16 @@ def hostile_root(tmp_path: Path) -> Path:
     config["members"].append({"name": "[bold red]R[/]", "status": "idle", "agent_type": PAYLOADS["osc52"]})
     config["members"].append({"name": "x" + PAYLOADS["osc0"], "status": "idle"})
     (team / "config.json").write_text(json.dumps(config, indent=2))
-    task = {"id": "6", "subject": PAYLOADS["osc8"] + PAYLOADS["bidi"], "description": " ".join(PAYLOADS.values()),
-            "status": "in_progress", "active_form": "", "owner": "scout", "blocks": [], "blocked_by": []}
+    task = {
+        "id": "6",
+        "subject": PAYLOADS["osc8"] + PAYLOADS["bidi"],
+        "description": " ".join(PAYLOADS.values()),
+        "status": "in_progress",
+        "active_form": "",
+        "owner": "scout",
+        "blocks": [],
+        "blocked_by": [],
+    }
     (root / ".tasks" / "task_6.json").write_text(json.dumps(task))
     task2 = json.loads((root / ".tasks" / "task_2.json").read_text())  # hunter's current task
     task2["subject"] = "tests " + PAYLOADS["osc8"] + PAYLOADS["csi"]
@@ -86,9 +101,14 @@ def hostile_root(tmp_path: Path) -> Path:
         for i, key in enumerate(PAYLOADS):
             msg = {"type": "message", "sender": "lead", "content": _line(key), "timestamp": 1763712100.0 + i}
             fh.write(json.dumps(msg) + "\n")  # ensure_ascii: the lone surrogate travels as \ud800
-        fh.write(json.dumps({"type": PAYLOADS["osc2"], "sender": PAYLOADS["c1"], "content": "x", "timestamp": 1763712200.0}) + "\n")
+        fh.write(
+            json.dumps({"type": PAYLOADS["osc2"], "sender": PAYLOADS["c1"], "content": "x", "timestamp": 1763712200.0})
+            + "\n"
+        )
     with open(team / "logs" / "hunter.jsonl", "ab") as fh:  # times no clock can show: 1e400 reads as inf
-        fh.write(b'{"ts": 1e400, "level": "info", "text": "TS-inf"}\n{"ts": 1e300, "level": "info", "text": "TS-big"}\n')
+        fh.write(
+            b'{"ts": 1e400, "level": "info", "text": "TS-inf"}\n{"ts": 1e300, "level": "info", "text": "TS-big"}\n'
+        )
     _log(root, list(PAYLOADS))
     return root
 
@@ -102,8 +122,10 @@ def _log(root: Path, keys: list[str], prefix: str = "") -> None:
 def test_dashboard_writes_no_hostile_byte_to_the_terminal(hostile_root: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    proc = PtyProcess(["watch", "--root", str(hostile_root), "--team", TEAM, "--layout", "native",
-                       "--teammate-mode", "in-process"], env={"HOME": str(home)})
+    proc = PtyProcess(
+        ["watch", "--root", str(hostile_root), "--team", TEAM, "--layout", "native", "--teammate-mode", "in-process"],
+        env={"HOME": str(home)},
+    )
     try:
         # The first screen: hunter's log (the selected teammate) shows every payload line, escaped.
         for key in PAYLOADS:
@@ -127,8 +149,9 @@ def test_dashboard_writes_no_hostile_byte_to_the_terminal(hostile_root: Path, tm
 
 
 def test_follow_writes_no_hostile_byte_to_the_terminal(hostile_root: Path) -> None:
-    proc = PtyProcess(["follow", "hunter", "--root", str(hostile_root), "--team", TEAM, "--layout", "native",
-                       "--backlog", "100"])
+    proc = PtyProcess(
+        ["follow", "hunter", "--root", str(hostile_root), "--team", TEAM, "--layout", "native", "--backlog", "100"]
+    )
     try:
         proc.read_until(lambda out: b"TS-inf" in out and b"TS-big" in out, "log lines with impossible times")
         for key in PAYLOADS:

@@ -45,8 +45,13 @@ class Machine:
         return self.state / "teamtui" / "journal"
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
-                "CLAUDE_CONFIG_DIR": str(self.claude), "XDG_STATE_HOME": str(self.state)}
+        return {
+            **os.environ,
+            "HOME": str(self.home),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "CLAUDE_CONFIG_DIR": str(self.claude),
+            "XDG_STATE_HOME": str(self.state),
+        }
 
     def write_config(self, text: str) -> None:
         path = self.home / ".config" / "teamtui" / "config.toml"
@@ -64,8 +69,12 @@ def set_lead(claude: Path, team: str, pid: int, start: str) -> None:
     """Point config.json's leadProcess at a real process of this machine."""
     path = claude / "teams" / team / "config.json"
     cfg = json.loads(path.read_text())
-    cfg["leadProcess"] = {"pid": pid, "pidSpace": "vm#" + processes.pid_space(), "claimedAt": int(time.time() * 1000),
-                          "procStart": start}
+    cfg["leadProcess"] = {
+        "pid": pid,
+        "pidSpace": "vm#" + processes.pid_space(),
+        "claimedAt": int(time.time() * 1000),
+        "procStart": start,
+    }
     path.write_text(json.dumps(cfg, indent=2))
 
 

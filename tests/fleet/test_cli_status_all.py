@@ -14,15 +14,28 @@ HOUR = 3600.0
 
 
 def _teamtui(machine: Machine, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "teamtui", *argv], env=machine.env(), cwd=cwd or machine.project,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "teamtui", *argv],
+        env=machine.env(),
+        cwd=cwd or machine.project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _ended_journal(machine: Machine, name: str, ended: float) -> None:
     machine.journal.mkdir(parents=True, exist_ok=True)
     records = [
-        {"ts": ended - 60, "kind": "team", "team": name, "layout": "claude", "root": str(machine.claude),
-         "lead": "team-lead", "members": [{"name": "alice"}]},
+        {
+            "ts": ended - 60,
+            "kind": "team",
+            "team": name,
+            "layout": "claude",
+            "root": str(machine.claude),
+            "lead": "team-lead",
+            "members": [{"name": "alice"}],
+        },
         {"ts": ended, "kind": "team_gone", "detail": "folder gone"},
     ]
     (machine.journal / f"{name}.0123456789.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -45,11 +58,25 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
     assert [r["folder"] for r in rows] == [NATIVE_TEAM, LIVE_TEAM, "half", OTHER_TEAM, DEAD_TEAM, "session-ended"]
     by = {r["folder"]: r for r in rows}
     assert by[LIVE_TEAM] | {"last_activity": None} == {
-        "team": LIVE_TEAM, "folder": LIVE_TEAM, "root": str(machine.claude), "layout": "claude", "source": "claude",
-        "label": "Claude Code", "lead": "alive", "ended": False, "ended_at": None,
-        "members": {"working": 0, "idle": 2, "gone": 0, "unknown": 0}, "tasks": {"done": 0, "total": 0},
-        "needs_you": 0, "tokens": None, "last_activity": None, "cwd": "/src/app", "pid": None, "errors": 0,
-        "problem": None, "run_status": None,
+        "team": LIVE_TEAM,
+        "folder": LIVE_TEAM,
+        "root": str(machine.claude),
+        "layout": "claude",
+        "source": "claude",
+        "label": "Claude Code",
+        "lead": "alive",
+        "ended": False,
+        "ended_at": None,
+        "members": {"working": 0, "idle": 2, "gone": 0, "unknown": 0},
+        "tasks": {"done": 0, "total": 0},
+        "needs_you": 0,
+        "tokens": None,
+        "last_activity": None,
+        "cwd": "/src/app",
+        "pid": None,
+        "errors": 0,
+        "problem": None,
+        "run_status": None,
     }
     assert by[NATIVE_TEAM]["cwd"] == str(machine.project) and by[OTHER_TEAM]["root"] == str(machine.other)
     assert (by[DEAD_TEAM]["lead"], by[DEAD_TEAM]["ended"]) == ("ended", True)
@@ -64,7 +91,20 @@ def test_status_all_prints_a_table_for_people(machine: Machine, tmp_path: Path) 
     proc = _teamtui(machine, "status", "--all", str(tmp_path / "nowhere"))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["TEAM", "KIND", "LEAD", "WORK", "IDLE", "GONE", "?", "TASKS", "NEEDS", "TOKENS", "LAST", "WHERE"]
+    assert lines[0].split() == [
+        "TEAM",
+        "KIND",
+        "LEAD",
+        "WORK",
+        "IDLE",
+        "GONE",
+        "?",
+        "TASKS",
+        "NEEDS",
+        "TOKENS",
+        "LAST",
+        "WHERE",
+    ]
     assert any(line.split()[:3] == [LIVE_TEAM, "Claude", "Code"] and "alive" in line for line in lines)
     assert any(line.startswith("x ") and DEAD_TEAM in line and "ended" in line for line in lines)
     assert "    ! unsafe folder name: not read" in lines
@@ -110,8 +150,9 @@ json.dump({"code": code, "modules": sorted(sys.modules)}, open(os.environ["IMPOR
 def _imports(machine: Machine, tmp_path: Path, *argv: str) -> list[str]:
     out = tmp_path / "imports.json"
     env = {**machine.env(), "IMPORTS_OUT": str(out)}
-    proc = subprocess.run([sys.executable, "-c", IMPORTS, *argv], env=env, cwd=machine.project, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORTS, *argv], env=env, cwd=machine.project, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["code"] == 0

@@ -71,8 +71,15 @@ def _journal(machine: Machine, name: str, root: Path, layout: str, seen: float, 
     machine.journal.mkdir(parents=True, exist_ok=True)
     path = machine.journal / f"{name}.0123456789.jsonl"
     records = [
-        {"ts": seen, "kind": "team", "team": name, "layout": layout, "root": str(root), "lead": "team-lead",
-         "members": [{"name": "alice"}, {"name": "bob"}]},
+        {
+            "ts": seen,
+            "kind": "team",
+            "team": name,
+            "layout": layout,
+            "root": str(root),
+            "lead": "team-lead",
+            "members": [{"name": "alice"}, {"name": "bob"}],
+        },
         {"ts": seen + 1, "kind": "task", "id": "1", "subject": "survey", "status": "completed", "owner": "alice"},
         {"ts": seen + 2, "kind": "task", "id": "2", "subject": "write", "status": "in_progress", "owner": "bob"},
     ]
@@ -98,7 +105,11 @@ def test_ended_teams_come_from_the_journal_within_fleet_keep_hours(machine: Mach
     machine.write_config("fleet_keep_hours = 1.5\n")
     assert sorted(t.name for t in discover_fleet(now=now).teams if t.ended) == ["session-unseen"]
     machine.write_config("fleet_keep_hours = 48\n")
-    assert sorted(t.name for t in discover_fleet(now=now).teams if t.ended) == ["session-old", "session-recent", "session-unseen"]
+    assert sorted(t.name for t in discover_fleet(now=now).teams if t.ended) == [
+        "session-old",
+        "session-recent",
+        "session-unseen",
+    ]
 
 
 def test_a_journaled_team_that_still_runs_is_its_live_row_only(machine: Machine) -> None:
@@ -148,7 +159,9 @@ def hostile(machine: Machine, tmp_path: Path) -> dict[str, str]:
     }
 
 
-def test_hostile_and_half_written_folders_are_listed_with_their_problem(machine: Machine, hostile: dict[str, str]) -> None:
+def test_hostile_and_half_written_folders_are_listed_with_their_problem(
+    machine: Machine, hostile: dict[str, str]
+) -> None:
     teams = _by_name(discover_fleet().teams)
     for name, problem in hostile.items():
         assert teams[name].problem is not None and teams[name].problem.startswith(problem), (name, teams[name].problem)

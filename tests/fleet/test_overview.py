@@ -22,7 +22,13 @@ def _rows(machine: Machine, **kw: object) -> dict[str, FleetRow]:
 def test_a_claude_code_teams_row(machine: Machine) -> None:
     rows = _rows(machine)
     live, dead = rows[LIVE_TEAM], rows[DEAD_TEAM]
-    assert (live.name, live.label, live.lead, live.ended, live.problem) == (LIVE_TEAM, "Claude Code", "alive", False, None)
+    assert (live.name, live.label, live.lead, live.ended, live.problem) == (
+        LIVE_TEAM,
+        "Claude Code",
+        "alive",
+        False,
+        None,
+    )
     assert (live.working, live.idle, live.gone, live.unknown) == (0, 2, 0, 0)  # alice and bob: isActive false
     assert (live.tasks_done, live.tasks_total, live.cwd) == (0, 0, "/src/app")
     assert (live.needs_you, live.tokens) == (0, None)  # transcripts not read
@@ -42,7 +48,11 @@ def test_a_native_teams_row(machine: Machine) -> None:
     team = machine.project / ".teams" / NATIVE_TEAM
     date_tree(team, time.time())
     row = _rows(machine)[NATIVE_TEAM]
-    assert (row.label, row.lead, row.cwd) == ("native", "unknown", str(machine.project))  # no teamtui lead: a person may lead
+    assert (row.label, row.lead, row.cwd) == (
+        "native",
+        "unknown",
+        str(machine.project),
+    )  # no teamtui lead: a person may lead
     assert (row.working, row.idle, row.gone) == (1, 1, 1)  # hunter active, scout idle, tracer shut down
     assert (row.tasks_done, row.tasks_total) == (1, 5)
     # Silent for longer than the health timeout while holding a task: hunter has disappeared, counted gone.
@@ -52,10 +62,17 @@ def test_a_native_teams_row(machine: Machine) -> None:
 
 
 def test_a_run_teams_row_names_its_live_lead(machine: Machine) -> None:
-    code = ("import sys\nfrom pathlib import Path\nfrom teamtui.protocol.fleet import registered_run\n"
-            "with registered_run(Path(sys.argv[1]), sys.argv[2]):\n    print('ok', flush=True); sys.stdin.readline()\n")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(machine.project), NATIVE_TEAM], env=machine.env(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom teamtui.protocol.fleet import registered_run\n"
+        "with registered_run(Path(sys.argv[1]), sys.argv[2]):\n    print('ok', flush=True); sys.stdin.readline()\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(machine.project), NATIVE_TEAM],
+        env=machine.env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ok"
         row = _rows(machine)[NATIVE_TEAM]
@@ -69,8 +86,15 @@ def test_an_ended_teams_row_comes_from_its_journal(machine: Machine) -> None:
     machine.journal.mkdir(parents=True)
     path = machine.journal / "session-beef.0123456789.jsonl"
     records = [
-        {"ts": now - 2 * HOUR, "kind": "team", "team": "session-beef", "layout": "claude", "root": str(machine.claude),
-         "lead": "team-lead", "members": [{"name": "alice"}, {"name": "bob"}]},
+        {
+            "ts": now - 2 * HOUR,
+            "kind": "team",
+            "team": "session-beef",
+            "layout": "claude",
+            "root": str(machine.claude),
+            "lead": "team-lead",
+            "members": [{"name": "alice"}, {"name": "bob"}],
+        },
         {"ts": now - 2 * HOUR, "kind": "task", "id": "1", "subject": "a", "status": "completed", "owner": "alice"},
         {"ts": now - 2 * HOUR, "kind": "task", "id": "2", "subject": "b", "status": "pending"},
         {"ts": now - HOUR, "kind": "team_gone", "detail": "gone"},

@@ -27,8 +27,14 @@ with registered_run(Path(sys.argv[1]), sys.argv[2]):
 
 
 def _start_run(machine: Machine, root: Path, team: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", RUN, str(root), team], env=machine.env(), text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RUN, str(root), team],
+        env=machine.env(),
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "registered", proc.stderr.read() if proc.stderr else ""
     return proc
@@ -49,7 +55,9 @@ def test_a_run_is_listed_while_it_runs_as_one_row_and_unlisted_when_it_ends(mach
     proc = _start_run(machine, machine.project, NATIVE_TEAM)
     try:
         entries = live_runs()
-        assert [(e.pid, e.team, e.root, e.layout) for e in entries] == [(proc.pid, NATIVE_TEAM, machine.project.resolve(), "native")]
+        assert [(e.pid, e.team, e.root, e.layout) for e in entries] == [
+            (proc.pid, NATIVE_TEAM, machine.project.resolve(), "native")
+        ]
         # The same team under the cwd and in the registry: one row, led by the run.
         assert _sources(machine)[NATIVE_TEAM] == ["run"]
         team = next(t for t in discover_fleet(ended=False).teams if t.name == NATIVE_TEAM)
@@ -82,8 +90,9 @@ def test_a_killed_run_leaves_a_file_that_is_ignored_and_removed(machine: Machine
 def _write_entry(machine: Machine, name: str, **fields: object) -> Path:
     machine.registry.mkdir(parents=True, exist_ok=True)
     path = machine.registry / name
-    path.write_text(json.dumps({"root": str(machine.project), "team": NATIVE_TEAM, "layout": "native",
-                                "started_at": 1.0, **fields}))
+    path.write_text(
+        json.dumps({"root": str(machine.project), "team": NATIVE_TEAM, "layout": "native", "started_at": 1.0, **fields})
+    )
     return path
 
 
@@ -127,14 +136,25 @@ def test_registering_writes_whole_files_only(machine: Machine) -> None:
 
 def test_teamtui_demo_registers_while_it_leads(machine: Machine, tmp_path: Path) -> None:
     demo = tmp_path / "demo"
-    proc = subprocess.Popen([sys.executable, "-m", "teamtui", "demo", "--headless", "--speed", "40", "--dir", str(demo)],
-                            env=machine.env(), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "demo", "--headless", "--speed", "40", "--dir", str(demo)],
+        env=machine.env(),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         seen = None
         while seen is None and proc.poll() is None:
             seen = next((t for t in discover_fleet(ended=False).teams if t.source == "run"), None)
         assert seen is not None, "the demo never showed in the fleet"
-        assert (seen.name, seen.layout, seen.root, seen.run.pid if seen.run else None) == ("demo", "native", demo.resolve(), proc.pid)
+        assert (seen.name, seen.layout, seen.root, seen.run.pid if seen.run else None) == (
+            "demo",
+            "native",
+            demo.resolve(),
+            proc.pid,
+        )
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:

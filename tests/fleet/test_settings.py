@@ -37,11 +37,17 @@ def test_a_bad_keep_hours_is_said_and_the_default_kept(tmp_path: Path, value: st
 def test_roots_that_are_not_a_list_are_said(tmp_path: Path) -> None:
     s = _load(tmp_path, 'roots = "~/src/api"\n')
     assert s.roots == []
-    assert s.problems == [f"{tmp_path / 'config.toml'}: roots must be a list of folders, like roots = [\"~/src/api\"], got '~/src/api'"]
+    assert s.problems == [
+        f"{tmp_path / 'config.toml'}: roots must be a list of folders, like roots = [\"~/src/api\"], got '~/src/api'"
+    ]
 
 
 def test_each_bad_root_is_said_and_the_good_ones_kept(tmp_path: Path) -> None:
     s = _load(tmp_path, 'roots = ["~/ok", "relative", 3, "", "~no-such-user-here/x"]\n')
     assert s.roots == [Path.home() / "ok"]
-    assert [p.rpartition("got ")[2] for p in s.problems] == ["'relative'; ignored", "3; ignored", "''; ignored",
-                                                            "'~no-such-user-here/x'; ignored"]
+    assert [p.rpartition("got ")[2] for p in s.problems] == [
+        "'relative'; ignored",
+        "3; ignored",
+        "''; ignored",
+        "'~no-such-user-here/x'; ignored",
+    ]

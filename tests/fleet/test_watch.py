@@ -94,8 +94,13 @@ async def test_a_team_made_before_the_watches_are_in_place_is_found(machine: Mac
     from teamtui.protocol.settings import load_settings
     from teamtui.session.fleet import FleetSession
 
-    fleet = FleetSession(load_settings(), cwd=machine.project, claude_root=machine.claude,
-                         registry=machine.registry, journal=machine.journal)
+    fleet = FleetSession(
+        load_settings(),
+        cwd=machine.project,
+        claude_root=machine.claude,
+        registry=machine.registry,
+        journal=machine.journal,
+    )
     fleet.discover()
     team = NativeTeam(machine.project, "made-meanwhile")
     team.create(description="")

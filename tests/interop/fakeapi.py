@@ -103,25 +103,59 @@ def _events(reply: Reply, model: str) -> list[bytes]:
             {
                 "type": "message_start",
                 "message": {
-                    "id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
-                    "stop_reason": None, "stop_sequence": None, "usage": usage,
+                    "id": mid,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": usage,
                 },
             },
         )
     ]
     index = 0
     if reply.text:
-        out.append(_sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}))
-        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": reply.text}}))
+        out.append(
+            _sse(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+            )
+        )
+        out.append(
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": reply.text}},
+            )
+        )
         out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
         index += 1
     for name, args in reply.tools:
         block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:22], "name": name, "input": {}}
         out.append(_sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
-        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)}}))
+        out.append(
+            _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)},
+                },
+            )
+        )
         out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
         index += 1
-    out.append(_sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None}, "usage": {"output_tokens": 5}}))
+    out.append(
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        )
+    )
     out.append(_sse("message_stop", {"type": "message_stop"}))
     return out
 
@@ -133,8 +167,13 @@ def _whole(reply: Reply, model: str) -> dict[str, Any]:
     for name, args in reply.tools:
         content.append({"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:22], "name": name, "input": args})
     return {
-        "id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant", "model": model,
-        "content": content, "stop_reason": reply.stop_reason, "stop_sequence": None,
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": reply.stop_reason,
+        "stop_sequence": None,
         "usage": {"input_tokens": 10, "output_tokens": 5},
     }
 
@@ -181,8 +220,13 @@ class FakeApi:
                 api._save(self.path, body, reply)
                 model = str(body.get("model") or "claude-fake")
                 if reply.error_status:
-                    self._json(reply.error_status, {"type": "error", "error": {
-                        "type": "invalid_request_error", "message": reply.text or "fake api error"}})
+                    self._json(
+                        reply.error_status,
+                        {
+                            "type": "error",
+                            "error": {"type": "invalid_request_error", "message": reply.text or "fake api error"},
+                        },
+                    )
                     return
                 if body.get("stream"):
                     chunks = _events(reply, model)

@@ -49,6 +49,7 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0, perio
 
 # ------------------------------------------------------------------ the script the fake model follows
 
+
 def tmux_env() -> dict[str, str]:
     """The environment a private tmux server starts with: every pane inherits it, and COLUMNS and
     LINES (set by the test session) would pin each program in them at 80×24 whatever its window."""
@@ -85,26 +86,63 @@ def team_script(req: Request) -> Reply:
         # teamtui asks the lead to stop the team: it sends each named teammate a signed request.
         names = re.search(r"Teammates: ([\w, -]+)", last)
         targets = [n.strip() for n in names.group(1).split(",")] if names else []
-        return Reply(tools=[("SendMessage", {"to": n, "message": {"type": "shutdown_request", "reason": "teamtui asked"}})
-                            for n in targets if n])
+        return Reply(
+            tools=[
+                ("SendMessage", {"to": n, "message": {"type": "shutdown_request", "reason": "teamtui asked"}})
+                for n in targets
+                if n
+            ]
+        )
     if agent in ("alice", "bob") and '"type":"shutdown_request"' in last:
         request = re.search(r'"requestId":"([^"]+)"', last)
         if request:
-            return Reply(tools=[("SendMessage", {"to": "team-lead", "message": {
-                "type": "shutdown_response", "request_id": request.group(1), "approve": True}})])
+            return Reply(
+                tools=[
+                    (
+                        "SendMessage",
+                        {
+                            "to": "team-lead",
+                            "message": {"type": "shutdown_response", "request_id": request.group(1), "approve": True},
+                        },
+                    )
+                ]
+            )
     if agent == "team-lead":
         if "Agent" not in done:
-            return Reply(tools=[("Agent", {"description": "alice helper", "name": "alice",
-                                           "prompt": f"{ALICE}: you are alice. Reply briefly."})])
+            return Reply(
+                tools=[
+                    (
+                        "Agent",
+                        {
+                            "description": "alice helper",
+                            "name": "alice",
+                            "prompt": f"{ALICE}: you are alice. Reply briefly.",
+                        },
+                    )
+                ]
+            )
         if done.count("Agent") == 1:
-            return Reply(tools=[("Agent", {"description": "bob helper", "name": "bob",
-                                           "prompt": f"{BOB}: you are bob. Reply briefly."})])
+            return Reply(
+                tools=[
+                    (
+                        "Agent",
+                        {"description": "bob helper", "name": "bob", "prompt": f"{BOB}: you are bob. Reply briefly."},
+                    )
+                ]
+            )
         if "TaskCreate" not in done:
-            return Reply(tools=[("TaskCreate", {"subject": "probe task one", "description": "TASKDESC one",
-                                                "activeForm": "probing"})])
+            return Reply(
+                tools=[
+                    (
+                        "TaskCreate",
+                        {"subject": "probe task one", "description": "TASKDESC one", "activeForm": "probing"},
+                    )
+                ]
+            )
         if "SendMessage" not in done:
-            return Reply(tools=[("SendMessage", {"to": "alice", "message": "LEADMSG hello alice",
-                                                 "summary": "hello alice"})])
+            return Reply(
+                tools=[("SendMessage", {"to": "alice", "message": "LEADMSG hello alice", "summary": "hello alice"})]
+            )
         return Reply(text="LEADIDLE")
     if agent in ("alice", "bob"):
         if "Bash" not in done:
@@ -211,7 +249,9 @@ class Session:
         self.keys(target, "Enter")
 
     def panes(self) -> list[dict[str, str]]:
-        out = self.tmux("list-panes", "-a", "-F", "#{pane_id}\t#{window_name}\t#{pane_pid}\t#{pane_current_command}", check=False)
+        out = self.tmux(
+            "list-panes", "-a", "-F", "#{pane_id}\t#{window_name}\t#{pane_pid}\t#{pane_current_command}", check=False
+        )
         rows = []
         for line in out.splitlines():
             pid, win, ppid, cmd = (line.split("\t") + ["", "", "", ""])[:4]
@@ -228,8 +268,25 @@ class Session:
         self.write_home()
         env = self.env()
         # The server's global environment is what every pane (the teammates' too) inherits.
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "lead", "-x", "220", "-y", "50", "-c", str(self.cwd),
-                  "env", *(f"{k}={v}" for k, v in env.items()), "bash", "--norc", "--noprofile")
+        self.tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "lead",
+            "-x",
+            "220",
+            "-y",
+            "50",
+            "-c",
+            str(self.cwd),
+            "env",
+            *(f"{k}={v}" for k, v in env.items()),
+            "bash",
+            "--norc",
+            "--noprofile",
+        )
         for k, v in env.items():
             self.tmux("set-environment", "-g", k, v)
         self.tmux("set-option", "-g", "remain-on-exit", "off")

@@ -32,16 +32,39 @@ def watched_early(tmp_path: Path) -> Iterator[tuple[Session, str]]:
     s.write_home()
     socket = f"teamtui-early-{uuid.uuid4().hex[:8]}"
     env = {
-        "HOME": str(s.home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm-256color",
-        "LANG": "C.UTF-8", "PYTHONPATH": str(REPO), "XDG_CONFIG_HOME": str(s.home / ".config"),
+        "HOME": str(s.home),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(REPO),
+        "XDG_CONFIG_HOME": str(s.home / ".config"),
         "XDG_STATE_HOME": str(s.state_dir),
     }
 
     def tmux(*args: str) -> str:
-        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=20, env=tmux_env()).stdout
+        return subprocess.run(
+            ["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=20, env=tmux_env()
+        ).stdout
 
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "dash", "-x", "160", "-y", "48", "-c", str(s.cwd),
-         "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui")
+    tmux(
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "dash",
+        "-x",
+        "160",
+        "-y",
+        "48",
+        "-c",
+        str(s.cwd),
+        "env",
+        *(f"{k}={v}" for k, v in env.items()),
+        sys.executable,
+        "-m",
+        "teamtui",
+    )
     try:
         yield s, socket
     finally:
@@ -53,8 +76,9 @@ def test_the_no_team_screen_opens_the_session_team_and_its_task_list(watched_ear
     s, socket = watched_early
 
     def screen() -> str:
-        return subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-J", "-t", "dash"],
-                              capture_output=True, text=True, timeout=20).stdout
+        return subprocess.run(
+            ["tmux", "-L", socket, "capture-pane", "-p", "-J", "-t", "dash"], capture_output=True, text=True, timeout=20
+        ).stdout
 
     wait_until(lambda: "No team found" in screen(), "the no-team screen", 30)
     s.start()  # the lead creates its session team

@@ -25,7 +25,9 @@ def killed_lead(claude_installed: None, tmp_path: Path) -> Iterator[Session]:
         s.start()
         s.prompt_lead()
         wait_until(lambda: {"alice", "bob"} <= set(s.members()), "the lead to spawn alice and bob", 90)
-        wait_until(lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60)
+        wait_until(
+            lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60
+        )
         yield s
     finally:
         s.stop()
@@ -40,12 +42,17 @@ def test_S_with_the_lead_killed_offers_to_close_the_teammates_panes(killed_lead:
     assert all(p.startswith("%") for p in panes.values()), panes
     os.kill(s.config()["leadProcess"]["pid"], signal.SIGKILL)
     store = ClaudeTeam(s.claude_dir, s.team)
-    wait_until(lambda: store.read_config() is not None and lead_state(store.lead_process) == "ended", "the lead to be gone", 20)
+    wait_until(
+        lambda: store.read_config() is not None and lead_state(store.lead_process) == "ended", "the lead to be gone", 20
+    )
     assert s.team_dir() is not None  # killed, the lead deleted nothing
     pane = dashboard(s)
     s.keys(pane, "S")
-    screen = wait_until(lambda: (lambda c: c if "team-lead has ended: close their panes?" in c else "")(s.capture(pane)),
-                        "the offer to close the panes, at once", 15)
+    screen = wait_until(
+        lambda: (lambda c: c if "team-lead has ended: close their panes?" in c else "")(s.capture(pane)),
+        "the offer to close the panes, at once",
+        15,
+    )
     assert "nobody can approve a shutdown" in screen
     # Nothing was asked of the dead lead: its inbox (a pending queue nobody empties now) has no entry from teamtui.
     lead_inbox = s.claude_dir / "teams" / s.team / "inboxes" / "team-lead.json"

@@ -25,7 +25,9 @@ def asks_permission(req: Request) -> Reply:
     agent, done = who(req), req.tool_calls()
     if agent == "team-lead":
         if "Agent" not in done:
-            return Reply(tools=[("Agent", {"description": "alice helper", "name": "alice", "prompt": "TMALICE: you are alice."})])
+            return Reply(
+                tools=[("Agent", {"description": "alice helper", "name": "alice", "prompt": "TMALICE: you are alice."})]
+            )
         return Reply(text="LEADIDLE")
     if agent == "alice" and "Bash" not in done:
         return Reply(tools=[("Bash", {"command": f"touch {PROBE}", "description": "Make the probe file"})])

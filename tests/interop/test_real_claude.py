@@ -21,7 +21,6 @@ from tests.interop.harness import REPO, Session, claude_bin, wait_until, who
 pytestmark = pytest.mark.interop
 
 
-
 @pytest.fixture(scope="module")
 def claude_installed() -> None:
     """Checked when an interop test runs, not at collection: `make test` deselects these."""
@@ -42,7 +41,9 @@ def session(
         s.prompt_lead()
         wait_until(lambda: {"alice", "bob"} <= set(s.members()), "the lead to spawn alice and bob", 90)
         # Both teammates ran their Bash command and answered: the team is idle and waiting.
-        wait_until(lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60)
+        wait_until(
+            lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60
+        )
         yield s
     finally:
         s.stop()
@@ -57,8 +58,12 @@ def teamtui_env(s: Session) -> dict[str, str]:
 
 def cli(s: Session, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "teamtui", *args], cwd=s.cwd, env=teamtui_env(s),
-        capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "teamtui", *args],
+        cwd=s.cwd,
+        env=teamtui_env(s),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -76,14 +81,28 @@ def start_teamtui(s: Session) -> str:
     """`teamtui` with no arguments in a new window of the lead's tmux server; returns its pane."""
     env = teamtui_env(s)
     pane = s.tmux(
-        "new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "dash", "-c", str(s.cwd),
-        "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui",
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-n",
+        "dash",
+        "-c",
+        str(s.cwd),
+        "env",
+        *(f"{k}={v}" for k, v in env.items()),
+        sys.executable,
+        "-m",
+        "teamtui",
     ).strip()
     # A window made with no client attached gets tmux's default 80×24: give it a real terminal's size.
     s.tmux("resize-window", "-t", pane, "-x", "160", "-y", "48", check=False)
     size = s.tmux("display-message", "-p", "-t", pane, "#{window_width}x#{window_height}", check=False).strip()
     if size != "160x48":  # the tests read a smaller screen too; said, for a failure's report
-        print(f"the dashboard's window is {size or 'of unknown size'}, not 160x48 ({subprocess.run(['tmux', '-V'], capture_output=True, text=True).stdout.strip()})")
+        print(
+            f"the dashboard's window is {size or 'of unknown size'}, not 160x48 ({subprocess.run(['tmux', '-V'], capture_output=True, text=True).stdout.strip()})"
+        )
     return pane
 
 
@@ -104,11 +123,16 @@ def dashboard(s: Session, expect: str = "alice") -> str:
     team's dashboard (and `expect`, a member's name): opened from the control room when earlier
     tests left other teams (ended ones, from the journal) beside it."""
     pane = start_teamtui(s)
-    screen = wait_until(lambda: (lambda c: c if s.team in c else "")(s.capture(pane)), "teamtui to show the session team", 30)
+    screen = wait_until(
+        lambda: (lambda c: c if s.team in c else "")(s.capture(pane)), "teamtui to show the session team", 30
+    )
     if " teams · " in screen.splitlines()[0]:
         open_from_overview(s, pane, s.team)
-    wait_until(lambda: (lambda c: "Teammate" in c and s.team in c and expect in c)(s.capture(pane)),
-               "the dashboard to show the session team", 30)
+    wait_until(
+        lambda: (lambda c: "Teammate" in c and s.team in c and expect in c)(s.capture(pane)),
+        "the dashboard to show the session team",
+        30,
+    )
     return pane
 
 
@@ -118,6 +142,7 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
     data = json.loads(status.stdout)
     assert (data["team"], data["layout"], data["lead"]) == (session.team, "claude", "team-lead")
     assert sorted(m["name"] for m in data["members"]) == ["alice", "bob"]
+
     # Both settle idle, waiting for the lead: a pane teammate says so in isActive, an in-process
     # one (which has no isActive) in its transcript's last turn.
     def statuses() -> dict[str, str]:
@@ -126,13 +151,17 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
 
     def flags() -> list:
         # config.json caught mid-write reads as {}: not settled this round, looked at again.
-        return [m.get("isActive", "absent") for m in session.config().get("members", []) if m["name"] in ("alice", "bob")]
+        return [
+            m.get("isActive", "absent") for m in session.config().get("members", []) if m["name"] in ("alice", "bob")
+        ]
 
     def settled() -> bool:
         # One moment: config.json unchanged around the `status` call (a teammate may wake up between reads).
         before, said, after = flags(), statuses(), flags()
-        return before == after == ([False, False] if session.mode == "tmux" else ["absent", "absent"]) \
-            and said == {"alice": "idle", "bob": "idle"}
+        return before == after == ([False, False] if session.mode == "tmux" else ["absent", "absent"]) and said == {
+            "alice": "idle",
+            "bob": "idle",
+        }
 
     wait_until(settled, "both teammates idle in `status`, as config.json says at that moment", 60)
     config = session.config()
@@ -189,8 +218,11 @@ def test_the_control_room_tells_the_live_team_from_an_ended_one_and_opens_it_by_
     try:
         pane = start_teamtui(session)
         # More than one team: the control room, a row each, the live team's lead alive, the other's ended.
-        screen = wait_until(lambda: (lambda c: c if " teams · " in c and other in c and team in c else "")(
-            session.capture(pane)), "the control room with both teams", 30)
+        screen = wait_until(
+            lambda: (lambda c: c if " teams · " in c and other in c and team in c else "")(session.capture(pane)),
+            "the control room with both teams",
+            30,
+        )
         live = next(line for line in screen.splitlines() if f" {team} " in line)
         ended = next(line for line in screen.splitlines() if f" {other} " in line)
         assert "Claude Code" in live and " alive " in live and session.cwd.name in live, screen
@@ -201,9 +233,15 @@ def test_the_control_room_tells_the_live_team_from_an_ended_one_and_opens_it_by_
         mark, legend = ("▣", "▣ tmux pane") if session.mode == "tmux" else ("↳", "↳ in-process")
         rows = [rf"│ \S  {name} +{mark}  " for name in ("alice", "bob")]
         try:
-            shown = wait_until(lambda: (lambda c: c if "● active" in c and f"Team · {legend}" in c
-                                        and all(re.search(r, c) for r in rows) else "")(session.capture(pane)),
-                               "the live team's dashboard with its members' backend", 30)
+            shown = wait_until(
+                lambda: (
+                    lambda c: (
+                        c if "● active" in c and f"Team · {legend}" in c and all(re.search(r, c) for r in rows) else ""
+                    )
+                )(session.capture(pane)),
+                "the live team's dashboard with its members' backend",
+                30,
+            )
         except TimeoutError as exc:
             raise AssertionError(f"{exc}; the screen:\n{session.capture(pane)}") from None
         assert team in shown and other not in shown
@@ -218,8 +256,11 @@ def test_m_on_a_teammate_arrives_unforged_and_is_journaled(session: Session) -> 
     pane = dashboard(session)
     session.keys(pane, "m")
     screen = wait_until(
-        lambda: (lambda c: c if "Type a message" in c and ("Message alice" in c or "Message bob" in c) else "")(session.capture(pane)),
-        "the message dialog for a teammate", 15,
+        lambda: (lambda c: c if "Type a message" in c and ("Message alice" in c or "Message bob" in c) else "")(
+            session.capture(pane)
+        ),
+        "the message dialog for a teammate",
+        15,
     )
     target = "alice" if "Message alice" in screen else "bob"
     text = f"KEYMSG-{session.mode}-{int(time.time())}"
@@ -228,6 +269,7 @@ def test_m_on_a_teammate_arrives_unforged_and_is_journaled(session: Session) -> 
     session.keys(pane, "Enter")
     blocks = wait_until(lambda: seen_by(session, target, text), f"{target}'s next request to hold the message", 40)
     assert 'teammate_id="teamtui"' in blocks[0] and 'verified="false"' not in blocks[0]
+
     # The dashboard recorded the message and, once Claude Code took it out of the inbox, its delivery.
     def journal() -> list[dict]:
         files = list((session.state_dir / "teamtui" / "journal").glob("*.jsonl"))
@@ -253,7 +295,9 @@ def test_b_broadcast_reaches_both_teammates_and_the_lead(session: Session) -> No
     for agent in ("alice", "bob"):
         blocks = wait_until(lambda a=agent: seen_by(session, a, text), f"{agent} to see the broadcast", 40)
         assert 'teammate_id="teamtui"' in blocks[0] and 'verified="false"' not in blocks[0]
-    wait_until(lambda: any(text in r.all_text for r in session.requests("team-lead")), "the lead to see the broadcast", 40)
+    wait_until(
+        lambda: any(text in r.all_text for r in session.requests("team-lead")), "the lead to see the broadcast", 40
+    )
     session.tmux("send-keys", "-t", pane, "q")
 
 
@@ -283,14 +327,23 @@ async def test_each_teammates_scripted_bash_call_shows_in_its_log_panel(session:
     from teamtui.tui.app import TeamTUI
     from teamtui.tui.widgets.team import TeamPanel
 
-    app = TeamTUI(session.claude_dir, session.team, "claude", config_path=session.home / "pilot.toml", cursor_blink=False)
+    app = TeamTUI(
+        session.claude_dir, session.team, "claude", config_path=session.home / "pilot.toml", cursor_blink=False
+    )
     async with app.run_test(size=(160, 50)) as pilot:
         panel = app.query_one(TeamPanel)
-        await until(pilot, lambda: app.state is not None and app.state.transcripts.ready and panel.row_count == 3, "the team and its transcripts")
+        await until(
+            pilot,
+            lambda: app.state is not None and app.state.transcripts.ready and panel.row_count == 3,
+            "the team and its transcripts",
+        )
         for name in ("alice", "bob"):
             panel.move_cursor(row=panel.get_row_index(name))
-            await until(pilot, lambda n=name: any(f"Bash: echo BASH-{n}" in line for line in log_lines(app.query_one("#log-main"))),
-                        f"{name}'s Bash call in the large log panel")
+            await until(
+                pilot,
+                lambda n=name: any(f"Bash: echo BASH-{n}" in line for line in log_lines(app.query_one("#log-main"))),
+                f"{name}'s Bash call in the large log panel",
+            )
     data = json.loads(cli(session, "status", "--json").stdout)
     for member in data["members"]:
         tokens = member["tokens"]
@@ -308,9 +361,13 @@ def test_S_asks_the_lead_and_the_view_follows_the_teammates_leaving(session: Ses
     session.keys(pane, "Enter")
     # The lead gets one plain message from teamtui (not forged), and asks each teammate itself.
     lead_reqs = wait_until(
-        lambda: [r for r in session.requests("team-lead") if 'teammate_id="teamtui"' in r.last_user_text
-                 and "shutdown_request" in r.last_user_text],
-        "the lead to see teamtui's request", 40,
+        lambda: [
+            r
+            for r in session.requests("team-lead")
+            if 'teammate_id="teamtui"' in r.last_user_text and "shutdown_request" in r.last_user_text
+        ],
+        "the lead to see teamtui's request",
+        40,
     )
     asked = lead_reqs[0].last_user_text
     assert "Teammates: alice, bob" in asked and 'verified="false"' not in asked
@@ -325,7 +382,9 @@ def test_S_asks_the_lead_and_the_view_follows_the_teammates_leaving(session: Ses
         return screen if all(re.search(rf"\b{who}: clean{steps} ", screen) for who in ("alice", "bob")) else ""
 
     try:
-        screen = wait_until(lambda: told(session.capture(pane)), "the view to show both teammates approving and leaving", 30)
+        screen = wait_until(
+            lambda: told(session.capture(pane)), "the view to show both teammates approving and leaving", 30
+        )
     except TimeoutError as exc:
         raise AssertionError(f"{exc}; the screen:\n{session.capture(pane)}") from None
     assert "all teammates accounted for: 2 clean" in screen
@@ -342,8 +401,11 @@ def test_S_asks_the_lead_and_the_view_follows_the_teammates_leaving(session: Ses
                 offered.update(who for who in ("alice", "bob") if f"{who} ({pane_of[who]})" in screen)
                 session.keys(pane, "y")
                 return None
-            found = {who: m.group(3) for who in ("alice", "bob")
-                     if (m := re.search(rf"\b{who}: clean{steps} → pane (closed|%\d+ closed by teamtui)", screen))}
+            found = {
+                who: m.group(3)
+                for who in ("alice", "bob")
+                if (m := re.search(rf"\b{who}: clean{steps} → pane (closed|%\d+ closed by teamtui)", screen))
+            }
             return found if len(found) == 2 else None
 
         try:
@@ -365,7 +427,9 @@ def test_the_lead_exiting_ends_the_team_and_the_journal_keeps_it(session: Sessio
         session.keys("lead:0.0", "Enter")
     wait_until(lambda: session.team_dir() is None, "Claude Code to delete the team folder", 40)
     # The dashboard keeps the team on screen, marked ended, with its tasks.
-    screen = wait_until(lambda: (lambda c: c if "● ended " in c else "")(session.capture(pane)), "the header to say ended", 20)
+    screen = wait_until(
+        lambda: (lambda c: c if "● ended " in c else "")(session.capture(pane)), "the header to say ended", 20
+    )
     assert "probe task one" in screen
     # The task list outlives the team.
     assert (session.claude_dir / "tasks" / team / "1.json").exists()

@@ -23,11 +23,44 @@ pytestmark = pytest.mark.interop
 
 RUN_ID = re.compile(r"^wf_[a-z0-9-]{6,}$")  # the pattern of Workflow's resumeFromRunId
 AGENT_ID = re.compile(r"^a[0-9a-f]{16}$")
-RECORD_KEYS = {"runId", "timestamp", "taskId", "script", "scriptPath", "result", "agentCount", "logs", "durationMs",
-               "summary", "workflowName", "status", "startTime", "phases", "defaultModel", "workflowProgress",
-               "totalTokens", "totalToolCalls"}
-AGENT_ROW_KEYS = {"type", "index", "label", "phaseIndex", "phaseTitle", "agentId", "model", "state", "startedAt",
-                  "queuedAt", "attempt", "promptPreview", "lastProgressAt", "tokens", "toolCalls", "durationMs"}
+RECORD_KEYS = {
+    "runId",
+    "timestamp",
+    "taskId",
+    "script",
+    "scriptPath",
+    "result",
+    "agentCount",
+    "logs",
+    "durationMs",
+    "summary",
+    "workflowName",
+    "status",
+    "startTime",
+    "phases",
+    "defaultModel",
+    "workflowProgress",
+    "totalTokens",
+    "totalToolCalls",
+}
+AGENT_ROW_KEYS = {
+    "type",
+    "index",
+    "label",
+    "phaseIndex",
+    "phaseTitle",
+    "agentId",
+    "model",
+    "state",
+    "startedAt",
+    "queuedAt",
+    "attempt",
+    "promptPreview",
+    "lastProgressAt",
+    "tokens",
+    "toolCalls",
+    "durationMs",
+}
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +106,9 @@ def check_agent_files(run: WorkflowRun, label: str, row: dict[str, Any]) -> list
     assert meta["agentType"] == "workflow-subagent" and meta["inWorkflowRun"] is True
     assert (meta["description"], meta["workflowPhase"]) == (label, PHASES[label])
     transcript = lines(folder / f"agent-{row['agentId']}.jsonl")
-    assert all(line.get("agentId") == row["agentId"] for line in transcript if line.get("type") in ("user", "assistant"))
+    assert all(
+        line.get("agentId") == row["agentId"] for line in transcript if line.get("type") in ("user", "assistant")
+    )
     first = transcript[0]
     assert (first["type"], first["isSidechain"], first["parentUuid"]) == ("user", True, None)
     assert AGENTS[label][0] in first["message"]["content"]  # its prompt, framed by the harness
@@ -109,15 +144,21 @@ def test_a_workflow_run_writes_its_journal_then_its_record(run: WorkflowRun) -> 
     record = wait_until(lambda: run.record_path().exists() and run.record(), "the run record", 20)
     assert RECORD_KEYS <= set(record), set(record) ^ RECORD_KEYS
     assert (record["runId"], record["status"], record["workflowName"], record["summary"]) == (
-        run_id, "completed", WORKFLOW_NAME, DESCRIPTION)
+        run_id,
+        "completed",
+        WORKFLOW_NAME,
+        DESCRIPTION,
+    )
     assert record["result"] == {"a": "RESULT-A", "b": "RESULT-B", "c": "RESULT-C"}
     assert (record["agentCount"], record["logs"], record["script"]) == (3, [], SCRIPT)
     assert record["scriptPath"] == str(scripts[0])
     assert record["phases"] == [{"title": "Fan"}, {"title": "Join"}]
     assert "error" not in record
     phases = [row for row in record["workflowProgress"] if row["type"] == "workflow_phase"]
-    assert phases == [{"type": "workflow_phase", "index": 1, "title": "Fan"},
-                      {"type": "workflow_phase", "index": 2, "title": "Join"}]
+    assert phases == [
+        {"type": "workflow_phase", "index": 1, "title": "Fan"},
+        {"type": "workflow_phase", "index": 2, "title": "Join"},
+    ]
     rows = agent_rows(record)
     assert set(rows) == {"alpha", "beta", "gamma"}
     for label, row in rows.items():
@@ -125,15 +166,23 @@ def test_a_workflow_run_writes_its_journal_then_its_record(run: WorkflowRun) -> 
         assert (row["state"], row["phaseTitle"], row["resultPreview"]) == ("done", PHASES[label], AGENTS[label][1])
         assert row["agentId"] == started[label]["agentId"]
         transcript = check_agent_files(run, label, row)
-        said = [b.get("text") for line in transcript if line.get("type") == "assistant"
-                for b in line["message"]["content"] if b.get("type") == "text"]
+        said = [
+            b.get("text")
+            for line in transcript
+            if line.get("type") == "assistant"
+            for b in line["message"]["content"]
+            if b.get("type") == "text"
+        ]
         assert said == [AGENTS[label][1]]
     assert record["totalTokens"] == sum(row["tokens"] for row in rows.values())
     assert len([e for e in run.journal() if e["type"] == "result"]) == 3
 
     # The lead's side: its Workflow call, the tool result naming the run, the notification at the end.
-    results_seen = [line["toolUseResult"] for line in run.lead_lines()
-                    if line.get("type") == "user" and isinstance(line.get("toolUseResult"), dict)]
+    results_seen = [
+        line["toolUseResult"]
+        for line in run.lead_lines()
+        if line.get("type") == "user" and isinstance(line.get("toolUseResult"), dict)
+    ]
     launched = [r for r in results_seen if r.get("taskType") == "local_workflow"]
     assert len(launched) == 1
     assert launched[0]["status"] == "async_launched" and launched[0]["runId"] == run_id
@@ -164,8 +213,11 @@ def test_an_agent_that_fails_is_an_error_row_and_a_script_that_throws_fails_the_
     last = [line for line in transcript if line.get("type") == "assistant"][-1]
     assert (last["isApiErrorMessage"], last["apiErrorStatus"]) == (True, 400)
     journal = run.journal()
-    assert {"type": "failed", "key": next(e["key"] for e in journal if e.get("label") == "beta"),
-            "agentId": rows["beta"]["agentId"]} in journal
+    assert {
+        "type": "failed",
+        "key": next(e["key"] for e in journal if e.get("label") == "beta"),
+        "agentId": rows["beta"]["agentId"],
+    } in journal
     # gamma still ran (beta's null went into its prompt): parallel() gives null for a failed agent.
     assert rows["gamma"]["promptPreview"] == "WFAGENTC: join RESULT-A and null"
     told = notification(run)

@@ -168,19 +168,34 @@ class WorkflowRun:
         s.write_home()
         self.session = s
         self.proc = subprocess.Popen(
-            [str(binary), "-p", LEAD_PROMPT, "--dangerously-skip-permissions"], cwd=self.cwd, env=s.env(),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [str(binary), "-p", LEAD_PROMPT, "--dangerously-skip-permissions"],
+            cwd=self.cwd,
+            env=s.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         return self
 
     def wait_running(self, timeout: float = 60) -> None:
         """Until gamma has started (alpha and beta are done) and its transcript begun; its reply is held."""
-        def gamma() -> str:
-            return next((e["agentId"] for e in self.journal() if e.get("type") == "started"
-                         and e.get("label") == "gamma"), "") if self.run_dirs() else ""
 
-        wait_until(lambda: gamma() and (self.run_dirs()[0] / f"agent-{gamma()}.jsonl").exists(),
-                   "the run to start gamma", timeout)
+        def gamma() -> str:
+            return (
+                next(
+                    (e["agentId"] for e in self.journal() if e.get("type") == "started" and e.get("label") == "gamma"),
+                    "",
+                )
+                if self.run_dirs()
+                else ""
+            )
+
+        wait_until(
+            lambda: gamma() and (self.run_dirs()[0] / f"agent-{gamma()}.jsonl").exists(),
+            "the run to start gamma",
+            timeout,
+        )
 
     def finish(self, timeout: float = 90) -> tuple[int, str, str]:
         assert self.proc is not None

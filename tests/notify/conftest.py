@@ -26,9 +26,15 @@ def attached_tmux(monkeypatch: pytest.MonkeyPatch) -> Iterator[AttachedTmux]:
     tmpdir = tempfile.mkdtemp(prefix="tn-")
     monkeypatch.setenv("TMUX_TMPDIR", tmpdir)
     socket = str(Path(tmpdir) / f"teamtui-notify-{uuid.uuid4().hex[:8]}")
-    subprocess.run(["tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "sleep 3600"], check=True)
-    server_pid = int(subprocess.run(["tmux", "-S", socket, "display-message", "-p", "#{pid}"],
-                                    capture_output=True, text=True, check=True).stdout)
+    subprocess.run(
+        ["tmux", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "40", "sleep 3600"],
+        check=True,
+    )
+    server_pid = int(
+        subprocess.run(
+            ["tmux", "-S", socket, "display-message", "-p", "#{pid}"], capture_output=True, text=True, check=True
+        ).stdout
+    )
     client = PtyProcess(["-u", "-S", socket, "attach"], cols=160, rows=40, program=[shutil.which("tmux") or "tmux"])
     try:
         client.read_until(lambda out: b"[0] " in out, "the client draws the status line", limit=20)

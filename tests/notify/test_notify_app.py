@@ -61,8 +61,13 @@ def machine(tmp_path: Path) -> dict:
     w.update_task("2", owner="dee", status="in_progress", claimed_at=long_ago)
 
     env = {
-        "HOME": str(home), "XDG_CONFIG_HOME": str(config), "XDG_STATE_HOME": str(state),
-        "CLAUDE_CONFIG_DIR": str(claude), "TERM": "xterm-256color", "TERM_PROGRAM": "", "LC_TERMINAL": "",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(config),
+        "XDG_STATE_HOME": str(state),
+        "CLAUDE_CONFIG_DIR": str(claude),
+        "TERM": "xterm-256color",
+        "TERM_PROGRAM": "",
+        "LC_TERMINAL": "",
     }
     return {"api": api, "web": web, "events": events, "cwd": tmp_path, "env": env}
 
@@ -126,7 +131,10 @@ def test_the_terminal_rings_and_the_command_gets_each_event_once(machine) -> Non
         while time.monotonic() < end:
             app._read(0.1)
         got = events_of(machine["events"])
-        assert [(e["kind"], e["team"]) for e in got] == [("team_finished", "api-team"), ("teammate_disappeared", "web-team")]
+        assert [(e["kind"], e["team"]) for e in got] == [
+            ("team_finished", "api-team"),
+            ("teammate_disappeared", "web-team"),
+        ]
         assert got[0]["text"] == "all 1 tasks done" and got[0]["host"] == local_host()
         assert got[1]["text"] == "cy: no activity while holding a task"
         assert all(isinstance(e["at"], float) for e in got)
@@ -147,14 +155,21 @@ def test_the_terminal_rings_and_the_command_gets_each_event_once(machine) -> Non
 
 
 @pytest.mark.tmux
-def test_inside_tmux_without_passthrough_the_text_goes_to_the_message_line(machine, attached_tmux: AttachedTmux) -> None:
+def test_inside_tmux_without_passthrough_the_text_goes_to_the_message_line(
+    machine, attached_tmux: AttachedTmux
+) -> None:
     """The same control room in a tmux window whose allow-passthrough is off: no OSC reaches the
     terminal outside; tmux's message line shows the text, once; the command still gets the JSON."""
     attached_tmux.run("set-option", "-g", "allow-passthrough", "off")
     env = {**machine["env"], "PYTHONPATH": str(REPO)}
     argv = [sys.executable, "-m", "teamtui", str(machine["api"]), str(machine["web"]), "--teammate-mode", "in-process"]
-    attached_tmux.run("new-window", "-c", str(machine["cwd"]), *(a for k, v in env.items() for a in ("-e", f"{k}={v}")),
-                      shlex.join(argv))
+    attached_tmux.run(
+        "new-window",
+        "-c",
+        str(machine["cwd"]),
+        *(a for k, v in env.items() for a in ("-e", f"{k}={v}")),
+        shlex.join(argv),
+    )
     client = attached_tmux.client
     client.read_until(lambda out: b"api-team" in out and b"web-team" in out, "both teams' rows", limit=LIMIT)
     teamtui("task", "complete", "1", "--root", str(machine["api"]), "--team", "api-team", env=machine["env"])
@@ -194,9 +209,14 @@ async def test_an_event_before_the_channels_are_ready_is_sent_once_they_are(mach
 
     monkeypatch.setattr(build, "build_notifier", slow_build)
     config = machine["cwd"] / "none.toml"
-    fleet = FleetSession(load_settings(config), roots=[machine["api"], machine["web"]], cwd=machine["cwd"],
-                         claude_root=machine["cwd"] / "claude", registry=machine["cwd"] / "running",
-                         journal=machine["cwd"] / "journal")
+    fleet = FleetSession(
+        load_settings(config),
+        roots=[machine["api"], machine["web"]],
+        cwd=machine["cwd"],
+        claude_root=machine["cwd"] / "claude",
+        registry=machine["cwd"] / "running",
+        journal=machine["cwd"] / "journal",
+    )
     fleet.discover()
     app = TeamTUI(fleet=fleet, config_path=config, cursor_blink=False, sync_panes=False)
     try:

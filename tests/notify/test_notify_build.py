@@ -25,8 +25,11 @@ def test_the_terminal_picks_the_osc_unless_the_settings_name_one() -> None:
 
 
 def test_a_command_and_no_terminal_channel() -> None:
-    n = build_notifier(NotifySettings(bell=False, desktop=False, command=["notify-send", "teamtui"], command_timeout=3),
-                       print, env=OUTSIDE_TMUX)
+    n = build_notifier(
+        NotifySettings(bell=False, desktop=False, command=["notify-send", "teamtui"], command_timeout=3),
+        print,
+        env=OUTSIDE_TMUX,
+    )
     assert len(n.sinks) == 1 and isinstance(n.sinks[0], CommandSink)
     assert n.sinks[0].argv == ("notify-send", "teamtui") and n.sinks[0].timeout == 3
     n.close()

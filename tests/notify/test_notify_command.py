@@ -34,7 +34,11 @@ def test_the_command_gets_each_event_as_json_on_stdin_exactly_once(tmp_path: Pat
     lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
     assert lines == [e.to_json() for e in _events()]
     assert json.loads(lines[0]) == {
-        "kind": "needs_you", "team": "alpha", "host": "box", "text": "bob asks: may I push?", "at": 100.0,
+        "kind": "needs_you",
+        "team": "alpha",
+        "host": "box",
+        "text": "bob asks: may I push?",
+        "at": 100.0,
     }
     assert problems == []
     n.close()
@@ -48,7 +52,9 @@ def test_a_failing_command_is_reported_once(tmp_path: Path) -> None:
         sink.send(e)
     assert sink.wait_idle(30)
     assert len(problems) == 1
-    assert problems[0].startswith("notify command ") and problems[0].endswith("exited with status 3: ntfy: no route to host")
+    assert problems[0].startswith("notify command ") and problems[0].endswith(
+        "exited with status 3: ntfy: no route to host"
+    )
     sink.close()
 
 
@@ -83,7 +89,7 @@ def test_a_missing_program_is_reported_once() -> None:
 def test_a_hanging_command_is_killed_at_its_deadline_without_blocking_the_caller(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     # The shell and a child of its own (sleep 60): both must end at the deadline.
-    hang = ["sh", "-c", f'echo $$ > {pids}; sleep 60 & echo $! >> {pids}; wait']
+    hang = ["sh", "-c", f"echo $$ > {pids}; sleep 60 & echo $! >> {pids}; wait"]
     problems: list[str] = []
     n = Notifier([CommandSink(hang, timeout=1.0, on_problem=problems.append)])
     start = time.monotonic()

@@ -49,7 +49,9 @@ def test_hostile_text_reaches_the_terminal_inert_and_bounded() -> None:
     assert out.endswith(b"END") and len(out) < 1500
     body = out[: -len(b"END")]
     # Only the sequences' own framing: one bell, two OSCs each ended by BEL, no other control byte.
-    assert re.fullmatch(rb"\x07\x1b\]9;[^\x00-\x1f\x7f]*\x07\x1b\]777;notify;[^\x00-\x1f\x7f;]*;[^\x00-\x1f\x7f]*\x07", body), body[:300]
+    assert re.fullmatch(
+        rb"\x07\x1b\]9;[^\x00-\x1f\x7f]*\x07\x1b\]777;notify;[^\x00-\x1f\x7f;]*;[^\x00-\x1f\x7f]*\x07", body
+    ), body[:300]
     assert b"\xc2\x9c" not in body and "\u202e".encode() not in body  # C1 ST, bidi override
     assert b"\\x1b]0;pwned\\x07" in body and b"[red]x[/] #(id)" in body
 

@@ -47,8 +47,11 @@ def test_one_notification_per_team_and_kind_per_30_seconds() -> None:
     clock.now += 0.1  # 30 s after the first
     assert n.notify(_event(text="third"))
     assert [(e.team, e.kind, e.text) for e in sink.sent] == [
-        ("alpha", "needs_you", "bob asks"), ("alpha", "team_finished", "bob asks"), ("beta", "needs_you", "bob asks"),
-        ("alpha", "needs_you", "x"), ("alpha", "needs_you", "third"),
+        ("alpha", "needs_you", "bob asks"),
+        ("alpha", "team_finished", "bob asks"),
+        ("beta", "needs_you", "bob asks"),
+        ("alpha", "needs_you", "x"),
+        ("alpha", "needs_you", "third"),
     ]
 
 

@@ -17,45 +17,66 @@ def _load(tmp_path: Path, text: str) -> tuple[NotifySettings, list[str]]:
 def test_defaults_without_a_notify_table(tmp_path: Path) -> None:
     notify, problems = _load(tmp_path, 'theme = "x"\n')
     assert notify == NotifySettings()
-    assert (notify.bell, notify.desktop, notify.command, notify.mute_minutes, notify.command_timeout) == (True, True, [], 30.0, 10.0)
+    assert (notify.bell, notify.desktop, notify.command, notify.mute_minutes, notify.command_timeout) == (
+        True,
+        True,
+        [],
+        30.0,
+        10.0,
+    )
     assert problems == []
 
 
 def test_good_values_are_taken(tmp_path: Path) -> None:
-    notify, problems = _load(tmp_path, (
-        "[notify]\n"
-        "bell = false\n"
-        "desktop = true\n"
-        'command = ["notify-send", "teamtui"]\n'
-        "command_timeout = 3\n"
-        "mute_minutes = 5.5\n"
-        "desktop_osc = [777, 777]\n"
-    ))
+    notify, problems = _load(
+        tmp_path,
+        (
+            "[notify]\n"
+            "bell = false\n"
+            "desktop = true\n"
+            'command = ["notify-send", "teamtui"]\n'
+            "command_timeout = 3\n"
+            "mute_minutes = 5.5\n"
+            "desktop_osc = [777, 777]\n"
+        ),
+    )
     assert problems == []
-    assert notify == NotifySettings(bell=False, desktop=True, desktop_osc=[777], command=["notify-send", "teamtui"],
-                                    command_timeout=3.0, mute_minutes=5.5)
+    assert notify == NotifySettings(
+        bell=False,
+        desktop=True,
+        desktop_osc=[777],
+        command=["notify-send", "teamtui"],
+        command_timeout=3.0,
+        mute_minutes=5.5,
+    )
 
 
 def test_bad_values_are_said_and_keep_their_default(tmp_path: Path) -> None:
-    notify, problems = _load(tmp_path, (
-        "[notify]\n"
-        'bell = "yes"\n'
-        "desktop = 1\n"
-        'command = ["curl", 3]\n'
-        "command_timeout = 0\n"
-        "mute_minutes = -5\n"
-        "desktop_osc = [99]\n"
-        "comand = []\n"
-    ))
+    notify, problems = _load(
+        tmp_path,
+        (
+            "[notify]\n"
+            'bell = "yes"\n'
+            "desktop = 1\n"
+            'command = ["curl", 3]\n'
+            "command_timeout = 0\n"
+            "mute_minutes = -5\n"
+            "desktop_osc = [99]\n"
+            "comand = []\n"
+        ),
+    )
     assert notify == NotifySettings()
     assert len(problems) == 7, problems
     text = "\n".join(problems)
-    for needle in ("notify.bell must be true or false, got 'yes'", "notify.desktop must be true or false, got 1",
-                   "notify.command must be a program and its arguments as a list of strings",
-                   "notify.command_timeout must be a positive number, got 0",
-                   "notify.mute_minutes must be a positive number, got -5",
-                   "notify.desktop_osc must be a list of 9 and/or 777, got [99]",
-                   "[notify] has no setting 'comand'; ignored"):
+    for needle in (
+        "notify.bell must be true or false, got 'yes'",
+        "notify.desktop must be true or false, got 1",
+        "notify.command must be a program and its arguments as a list of strings",
+        "notify.command_timeout must be a positive number, got 0",
+        "notify.mute_minutes must be a positive number, got -5",
+        "notify.desktop_osc must be a list of 9 and/or 777, got [99]",
+        "[notify] has no setting 'comand'; ignored",
+    ):
         assert needle in text, needle
     assert all(p.startswith(str(tmp_path / "config.toml")) for p in problems)
 

@@ -11,8 +11,10 @@ from teamtui.notify.osc import desktop_codes_for, osc9, osc777, tmux_passthrough
 from teamtui.notify.text import MAX_MESSAGE, MAX_NAME, MAX_TEXT, plain
 from teamtui.notify.tmux import tmux_message
 
-HOSTILE = ("\x1b]0;pwned\x07\x1b[2J\x1bP+q\x1b\\[bold red]boom[/] #(touch /tmp/x) #{pane_id}\n"
-           "second line\r\x9c\u202eevil\u2028\ud800;" + "A" * 100_000)
+HOSTILE = (
+    "\x1b]0;pwned\x07\x1b[2J\x1bP+q\x1b\\[bold red]boom[/] #(touch /tmp/x) #{pane_id}\n"
+    "second line\r\x9c\u202eevil\u2028\ud800;" + "A" * 100_000
+)
 # Everything a terminal could act on inside an OSC string: C0, DEL, C1 (0x9c ends an OSC too).
 CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\ud800-\udfff]")
 

@@ -73,8 +73,11 @@ def test_passthrough_off_tmux_shows_the_text_literally(attached_tmux: AttachedTm
     assert log.count(shown) == 1
     assert not marker.exists(), "a tmux format in team data ran a command"
     # The client drew it on the status line; no OSC reached the terminal.
-    attached_tmux.client.read_until(lambda out: b"needs you: bob asks #[fg=red] #{pane_id} #(touch" in out,
-                                    "the message line drawn literally", limit=10)
+    attached_tmux.client.read_until(
+        lambda out: b"needs you: bob asks #[fg=red] #{pane_id} #(touch" in out,
+        "the message line drawn literally",
+        limit=10,
+    )
     out = bytes(attached_tmux.client.out)
     assert b"\x1b]9;" not in out and b"\x1b]777;" not in out
 
@@ -84,4 +87,6 @@ def test_the_bell_reaches_the_terminal_through_tmux(attached_tmux: AttachedTmux,
     attached_tmux.run("set-option", "-g", "bell-action", "any")
     before = bytes(attached_tmux.client.out).count(b"\x07")
     _notify_in_a_pane(attached_tmux, tmp_path, "done")
-    attached_tmux.client.read_until(lambda out: out.count(b"\x07") > before, "a bell on the client's terminal", limit=10)
+    attached_tmux.client.read_until(
+        lambda out: out.count(b"\x07") > before, "a bell on the client's terminal", limit=10
+    )

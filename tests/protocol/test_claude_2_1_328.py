@@ -151,11 +151,16 @@ def test_tasks_follow_the_live_leads_task_list_id(tmp_path: Path) -> None:
     team = "session-8dd2dc96"
     listed = root / "tasks" / "shared-list"
     listed.mkdir()
-    (listed / "7.json").write_text(json.dumps({"id": "7", "subject": "from the shared list", "status": "pending",
-                                               "blocks": [], "blockedBy": []}))
+    (listed / "7.json").write_text(
+        json.dumps({"id": "7", "subject": "from the shared list", "status": "pending", "blocks": [], "blockedBy": []})
+    )
     env = {**os.environ, "CLAUDE_CODE_TASK_LIST_ID": "shared-list"}
-    lead = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"], env=env,
-                            stdout=subprocess.PIPE, text=True)
+    lead = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         # Until it has exec'd, a child's environment is still its parent's (no task list id in it).
         assert lead.stdout is not None and lead.stdout.readline().strip() == "up"
@@ -177,19 +182,41 @@ def test_tasks_follow_the_live_leads_task_list_id(tmp_path: Path) -> None:
 
 IDLE = {
     "from": "alice",
-    "text": json.dumps({"type": "idle_notification", "from": "alice", "timestamp": "2026-11-23T08:22:26.517Z",
-                        "idleReason": "available", "result": "ALICEIDLE"}, separators=(",", ":")),
-    "timestamp": "2026-11-23T08:22:26.517Z", "color": "blue", "msgV": 1,
-    "msg_id": "00267136-714d-4b54-a96c-d03d44e32cef", "type": "message", "read": False,
+    "text": json.dumps(
+        {
+            "type": "idle_notification",
+            "from": "alice",
+            "timestamp": "2026-11-23T08:22:26.517Z",
+            "idleReason": "available",
+            "result": "ALICEIDLE",
+        },
+        separators=(",", ":"),
+    ),
+    "timestamp": "2026-11-23T08:22:26.517Z",
+    "color": "blue",
+    "msgV": 1,
+    "msg_id": "00267136-714d-4b54-a96c-d03d44e32cef",
+    "type": "message",
+    "read": False,
 }
 TERMINATED = {
-    "from": "system", "text": '{"type":"teammate_terminated","message":"bob has shut down."}',
-    "timestamp": "2026-11-23T08:23:02.000Z", "msgV": 1, "msg_id": "5f0c1b7e-0000-4000-8000-000000000001",
-    "type": "message", "read": False,
+    "from": "system",
+    "text": '{"type":"teammate_terminated","message":"bob has shut down."}',
+    "timestamp": "2026-11-23T08:23:02.000Z",
+    "msgV": 1,
+    "msg_id": "5f0c1b7e-0000-4000-8000-000000000001",
+    "type": "message",
+    "read": False,
 }
 SIGNED = {
-    "from": "team-lead", "text": "LEADMSG hello alice", "timestamp": "2026-11-23T07:02:21.005Z", "msgV": 1,
-    "msg_id": "85120232-0000-4000-8000-000000000002", "type": "message", "read": False, "lead_sig": "lfLub0",
+    "from": "team-lead",
+    "text": "LEADMSG hello alice",
+    "timestamp": "2026-11-23T07:02:21.005Z",
+    "msgV": 1,
+    "msg_id": "85120232-0000-4000-8000-000000000002",
+    "type": "message",
+    "read": False,
+    "lead_sig": "lfLub0",
 }
 
 
@@ -199,9 +226,17 @@ def test_new_entry_keys_are_read_and_kept(tmp_path: Path) -> None:
     _write_inbox(store, "alice", [SIGNED])
     idle, term = store.peek("team-lead").messages
     assert isinstance(idle.payload, IdleNotification) and idle.payload.model_extra["result"] == "ALICEIDLE"
-    assert (term.type, term.sender, term.payload.model_extra["message"]) == ("teammate_terminated", "system", "bob has shut down.")
+    assert (term.type, term.sender, term.payload.model_extra["message"]) == (
+        "teammate_terminated",
+        "system",
+        "bob has shut down.",
+    )
     [signed] = store.peek("alice").messages
-    assert (signed.content, signed.raw["lead_sig"], signed.raw["msg_id"]) == ("LEADMSG hello alice", "lfLub0", SIGNED["msg_id"])
+    assert (signed.content, signed.raw["lead_sig"], signed.raw["msg_id"]) == (
+        "LEADMSG hello alice",
+        "lfLub0",
+        SIGNED["msg_id"],
+    )
 
 
 def test_an_entry_that_leaves_the_inbox_is_kept_and_marked_delivered(tmp_path: Path) -> None:

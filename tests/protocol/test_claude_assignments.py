@@ -48,29 +48,68 @@ def line(rec: dict) -> bytes:
 
 
 def assistant(ts: str, *blocks: dict, mid: str) -> bytes:
-    msg = {"id": mid, "type": "message", "role": "assistant", "model": "claude-opus-5-5", "content": list(blocks),
-           "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 5}}
-    return line({"parentUuid": None, "isSidechain": False, "message": msg, "type": "assistant", "timestamp": ts, "version": "2.1.328"})
+    msg = {
+        "id": mid,
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-5-5",
+        "content": list(blocks),
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 5, "output_tokens": 5},
+    }
+    return line(
+        {
+            "parentUuid": None,
+            "isSidechain": False,
+            "message": msg,
+            "type": "assistant",
+            "timestamp": ts,
+            "version": "2.1.328",
+        }
+    )
 
 
 def agent_call(tid: str, name: str, description: str, prompt: str) -> dict:
-    return {"type": "tool_use", "id": tid, "name": "Agent", "input": {"description": description, "prompt": prompt, "name": name}}
+    return {
+        "type": "tool_use",
+        "id": tid,
+        "name": "Agent",
+        "input": {"description": description, "prompt": prompt, "name": name},
+    }
 
 
 def send_call(tid: str, to: str, message: str, summary: str = "") -> dict:
-    return {"type": "tool_use", "id": tid, "name": "SendMessage", "input": {"to": to, "message": message, "summary": summary}}
+    return {
+        "type": "tool_use",
+        "id": tid,
+        "name": "SendMessage",
+        "input": {"to": to, "message": message, "summary": summary},
+    }
 
 
 def delivered(ts: str, sender: str, payload: dict) -> bytes:
     """A protocol message as the lead's transcript shows it arriving."""
     body = f'<teammate-message teammate_id="{sender}">\n{json.dumps(payload)}\n</teammate-message>'
-    return line({"type": "user", "message": {"role": "user", "content": "Another Claude session sent a message:\n" + body},
-                 "timestamp": ts, "version": "2.1.328"})
+    return line(
+        {
+            "type": "user",
+            "message": {"role": "user", "content": "Another Claude session sent a message:\n" + body},
+            "timestamp": ts,
+            "version": "2.1.328",
+        }
+    )
 
 
 def tool_error(ts: str, tid: str, text: str) -> bytes:
-    block = {"tool_use_id": tid, "type": "tool_result", "content": f"<tool_use_error>{text}</tool_use_error>", "is_error": True}
-    return line({"type": "user", "message": {"role": "user", "content": [block]}, "timestamp": ts, "version": "2.1.328"})
+    block = {
+        "tool_use_id": tid,
+        "type": "tool_result",
+        "content": f"<tool_use_error>{text}</tool_use_error>",
+        "is_error": True,
+    }
+    return line(
+        {"type": "user", "message": {"role": "user", "content": [block]}, "timestamp": ts, "version": "2.1.328"}
+    )
 
 
 def idle(sender: str, ts: str, **extra) -> dict:
@@ -117,7 +156,10 @@ def test_in_progress_until_the_idle_notice_then_done_with_its_result(tmp_path: P
     assert rows(state) == [("a1", "probe alice", "alice", "in_progress"), ("a2", "probe bob", "bob", "in_progress")]
     current = {v.name: v.current_task.id if v.current_task else None for v in state.member_views()}
     assert current == {"alice": "a1", "bob": "a2"}  # the team panel's "Current task"
-    append(path, delivered("2026-11-23T07:02:47.871Z", "alice", idle("alice", "2026-11-23T07:02:47.009Z", result="auth fixed")))
+    append(
+        path,
+        delivered("2026-11-23T07:02:47.871Z", "alice", idle("alice", "2026-11-23T07:02:47.009Z", result="auth fixed")),
+    )
     changes = state.apply_batch([path])
     assert (ChangeKind.TASK_COMPLETED, "a1", "probe alice") in [(c.kind, c.key, c.detail) for c in changes]
     assert rows(state)[0] == ("a1", "probe alice", "alice", "completed")
@@ -129,14 +171,24 @@ def test_a_later_message_from_the_lead_is_new_work_and_a_follow_up_is_not(tmp_pa
     root = copy(tmp_path, "tmux-running")
     path = lead_file(root)
     state = loaded(root)
-    append(path, assistant("2026-11-23T07:05:00.000Z", send_call("toolu_50", "alice", "Now write the tests\nfor the login flow.", "write tests"), mid="msg_50"))
+    append(
+        path,
+        assistant(
+            "2026-11-23T07:05:00.000Z",
+            send_call("toolu_50", "alice", "Now write the tests\nfor the login flow.", "write tests"),
+            mid="msg_50",
+        ),
+    )
     state.apply_batch([path])
     assert rows(state)[-1] == ("a3", "write tests", "alice", "in_progress")
     assert state.board.tasks["a3"].description == "Now write the tests\nfor the login flow."
     assert state.board.tasks["a3"].metadata["assigned_by"] == "message"
     # More words while she works are about the same work; a message to someone outside the team is none.
-    append(path, assistant("2026-11-23T07:05:10.000Z", send_call("toolu_51", "alice", "also cover logout"), mid="msg_51"),
-           assistant("2026-11-23T07:05:11.000Z", send_call("toolu_52", "dashboard", "hello"), mid="msg_52"))
+    append(
+        path,
+        assistant("2026-11-23T07:05:10.000Z", send_call("toolu_51", "alice", "also cover logout"), mid="msg_51"),
+        assistant("2026-11-23T07:05:11.000Z", send_call("toolu_52", "dashboard", "hello"), mid="msg_52"),
+    )
     state.apply_batch([path])
     assert [r[0] for r in rows(state)] == ["a1", "a2", "a3"]
 
@@ -148,7 +200,8 @@ def test_a_task_assignment_in_a_teammates_transcript_is_work_without_a_task_list
     assert state.task_source == "assignments"
     # The Agent calls, then task #1's assignment as alice's transcript shows it arriving; all done.
     assert rows(state) == [
-        ("a1", "probe alice", "alice", "completed"), ("a2", "probe bob", "bob", "completed"),
+        ("a1", "probe alice", "alice", "completed"),
+        ("a2", "probe bob", "bob", "completed"),
         ("a3", "probe task one", "alice", "completed"),
     ]
     assert state.board.tasks["a3"].description == "TASKDESC one"
@@ -172,9 +225,17 @@ def test_a_task_list_appearing_replaces_the_assignments_and_leaving_brings_them_
     tasks = root / "tasks" / "session-421dba11"
     tasks.mkdir(parents=True)
     task = tasks / "1.json"
-    task.write_text(json.dumps({"id": "1", "subject": "real task", "description": "", "status": "pending", "blocks": [], "blockedBy": []}))
+    task.write_text(
+        json.dumps(
+            {"id": "1", "subject": "real task", "description": "", "status": "pending", "blocks": [], "blockedBy": []}
+        )
+    )
     changes = state.apply(task)
-    assert {(c.kind, c.key) for c in changes} >= {(ChangeKind.TASK_REMOVED, "a1"), (ChangeKind.TASK_REMOVED, "a2"), (ChangeKind.TASK, "1")}
+    assert {(c.kind, c.key) for c in changes} >= {
+        (ChangeKind.TASK_REMOVED, "a1"),
+        (ChangeKind.TASK_REMOVED, "a2"),
+        (ChangeKind.TASK, "1"),
+    }
     assert state.task_source == "task list"
     assert [r[0] for r in rows(state)] == ["1"]
     task.unlink()
@@ -190,7 +251,14 @@ def test_a_teammate_that_reports_failure_or_leaves_fails_its_work(tmp_path: Path
     root = copy(tmp_path, "tmux-running")
     path = cut_lead(root)
     state = loaded(root)
-    append(path, delivered("2026-11-23T07:03:00.000Z", "alice", idle("alice", "2026-11-23T07:02:59.000Z", failureReason="tests kept failing")))
+    append(
+        path,
+        delivered(
+            "2026-11-23T07:03:00.000Z",
+            "alice",
+            idle("alice", "2026-11-23T07:02:59.000Z", failureReason="tests kept failing"),
+        ),
+    )
     state.apply_batch([path])
     view = state.board.view(state.board.tasks["a1"])
     assert view.state == TaskState.FAILED
@@ -203,7 +271,9 @@ def test_a_teammate_that_reports_failure_or_leaves_fails_its_work(tmp_path: Path
     changes = state.apply_batch([config])
     assert (ChangeKind.TASK, "a2") in [(c.kind, c.key) for c in changes]
     assert rows(state) == [("a1", "probe alice", "alice", "failed"), ("a2", "probe bob", "bob", "failed")]
-    assert state.board.view(state.board.tasks["a2"]).blocked_reason == "failed: left the team before it reported a result"
+    assert (
+        state.board.view(state.board.tasks["a2"]).blocked_reason == "failed: left the team before it reported a result"
+    )
     assert state.board.progress() == (0, 2)
 
 
@@ -212,13 +282,17 @@ def test_a_terminated_teammate_and_a_spawn_that_failed(tmp_path: Path) -> None:
     path = cut_lead(root)
     append(
         path,
-        delivered("2026-11-23T07:03:00.000Z", "system", {"type": "teammate_terminated", "message": "bob has shut down."}),
+        delivered(
+            "2026-11-23T07:03:00.000Z", "system", {"type": "teammate_terminated", "message": "bob has shut down."}
+        ),
         assistant("2026-11-23T07:04:00.000Z", agent_call("toolu_60", "carol", "probe carol", "TMCAROL"), mid="msg_60"),
         tool_error("2026-11-23T07:04:01.000Z", "toolu_60", "Team is at capacity"),
     )
     state = loaded(root)
     assert rows(state) == [
-        ("a1", "probe alice", "alice", "in_progress"), ("a2", "probe bob", "bob", "failed"), ("a3", "probe carol", "carol", "failed"),
+        ("a1", "probe alice", "alice", "in_progress"),
+        ("a2", "probe bob", "bob", "failed"),
+        ("a3", "probe carol", "carol", "failed"),
     ]
     assert state.board.view(state.board.tasks["a2"]).blocked_reason == "failed: terminated before it reported a result"
     assert state.board.view(state.board.tasks["a3"]).blocked_reason == "failed: not delivered: Team is at capacity"
@@ -239,14 +313,20 @@ def test_the_calls_in_the_head_of_a_long_transcript_count_once_it_is_read(tmp_pa
 
 
 def test_a_long_prompt_is_cut() -> None:
-    rec = json.loads(assistant("2026-11-23T07:04:00.000Z", agent_call("t1", "alice", "big", "x" * (PROMPT_KEPT * 3)), mid="m"))
+    rec = json.loads(
+        assistant("2026-11-23T07:04:00.000Z", agent_call("t1", "alice", "big", "x" * (PROMPT_KEPT * 3)), mid="m")
+    )
     (call,) = calls_in(rec)
     assert len(call.text) == PROMPT_KEPT and call.text.endswith("…")
 
 
 def test_the_log_is_bounded_and_its_ids_stable() -> None:
     log = AssignmentLog(limit=10)
-    rec = json.loads(assistant("2026-11-23T07:04:00.000Z", *[agent_call(f"t{i}", f"m{i}", f"job {i}", "go") for i in range(30)], mid="m"))
+    rec = json.loads(
+        assistant(
+            "2026-11-23T07:04:00.000Z", *[agent_call(f"t{i}", f"m{i}", f"job {i}", "go") for i in range(30)], mid="m"
+        )
+    )
     log.add_calls(calls_in(rec))
     first = log.derive(lead="team-lead")
     assert len(first) == 10

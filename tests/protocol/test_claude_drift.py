@@ -20,7 +20,9 @@ from teamtui.protocol.state import TeamState
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 WORKFLOWS = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
 LEAD = Path("projects") / "-src-app" / "421dba11-a86f-4c03-bd8f-13c51d730076.jsonl"
-NEWER = ".".join(map(str, (*(version_key(newest_tested()) or (0, 0, 0))[:2], (version_key(newest_tested()) or (0, 0, 0))[2] + 9)))
+NEWER = ".".join(
+    map(str, (*(version_key(newest_tested()) or (0, 0, 0))[:2], (version_key(newest_tested()) or (0, 0, 0))[2] + 9))
+)
 
 
 def copy(tmp_path: Path, case: str) -> Path:
@@ -33,12 +35,32 @@ def copy(tmp_path: Path, case: str) -> Path:
 
 def newer_lines() -> bytes:
     """What a newer Claude Code might write: its version, a new entry type, a new key on a line teamtui reads."""
-    msg = {"id": "msg_90", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
-           "content": [{"type": "text", "text": "thinking harder"}], "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}
+    msg = {
+        "id": "msg_90",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-5-5",
+        "content": [{"type": "text", "text": "thinking harder"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
     recs = [
-        {"parentUuid": None, "isSidechain": False, "message": msg, "type": "assistant", "reasoningTrace": {"steps": 3},
-         "timestamp": "2026-12-01T10:00:00.000Z", "sessionId": "421dba11-a86f-4c03-bd8f-13c51d730076", "version": NEWER},
-        {"type": "thinking-trace", "sessionId": "421dba11-a86f-4c03-bd8f-13c51d730076", "steps": [1, 2], "version": NEWER},
+        {
+            "parentUuid": None,
+            "isSidechain": False,
+            "message": msg,
+            "type": "assistant",
+            "reasoningTrace": {"steps": 3},
+            "timestamp": "2026-12-01T10:00:00.000Z",
+            "sessionId": "421dba11-a86f-4c03-bd8f-13c51d730076",
+            "version": NEWER,
+        },
+        {
+            "type": "thinking-trace",
+            "sessionId": "421dba11-a86f-4c03-bd8f-13c51d730076",
+            "steps": [1, 2],
+            "version": NEWER,
+        },
     ]
     return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in recs)
 
@@ -54,7 +76,9 @@ def test_newer_version_is_above_the_tested_ones() -> None:
     assert all((version_key(NEWER) or ()) > (version_key(v) or ()) for v in TESTED_CLAUDE_CODE)
 
 
-@pytest.mark.parametrize("case", ["tmux-running", "tmux-after-bob-shutdown", "inprocess-running", "inprocess-after-lead-exit"])
+@pytest.mark.parametrize(
+    "case", ["tmux-running", "tmux-after-bob-shutdown", "inprocess-running", "inprocess-after-lead-exit"]
+)
 def test_the_real_files_hold_nothing_unknown(tmp_path: Path, case: str) -> None:
     root = copy(tmp_path, case)
     for path in sorted(root.rglob("*.jsonl")):
@@ -120,7 +144,9 @@ def test_drift_is_found_on_a_first_read_and_in_a_head_counted_apart(tmp_path: Pa
 
 def test_drift_is_bounded(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_bytes(b"".join(json.dumps({"type": f"kind-{i}", "pad": "x" * 5000}).encode() + b"\n" for i in range(KINDS_KEPT * 3)))
+    path.write_bytes(
+        b"".join(json.dumps({"type": f"kind-{i}", "pad": "x" * 5000}).encode() + b"\n" for i in range(KINDS_KEPT * 3))
+    )
     reader = TranscriptReader(path)
     reader.read()
     assert len(reader.drift.items) == KINDS_KEPT
@@ -147,17 +173,25 @@ def test_doctor_lists_what_it_saw_where_with_an_example(tmp_path: Path, cli) -> 
     team = json.loads(out)["teams"][0]
     assert team["team"] == "session-421dba11"
     assert {(u["kind"], u["name"], u["line"]) for u in team["unknown"]} == {
-        ("version", NEWER, 41), ("type", "thinking-trace", 42), ("key", "assistant.reasoningTrace", 41),
+        ("version", NEWER, 41),
+        ("type", "thinking-trace", 42),
+        ("key", "assistant.reasoningTrace", 41),
     }
 
 
 def test_doctor_on_the_real_files_finds_nothing(tmp_path: Path, cli, monkeypatch) -> None:
     root = copy(tmp_path, "tmux-running")
-    shutil.copytree(copy(tmp_path, "inprocess-running") / "teams" / "session-8dd2dc96", root / "teams" / "session-8dd2dc96")
-    shutil.copytree(FIXTURES / "inprocess-running" / "projects" / "-src-app" / "8dd2dc96-b94b-4a1b-95fb-3eab30f4436d",
-                    root / "projects" / "-src-app" / "8dd2dc96-b94b-4a1b-95fb-3eab30f4436d")
-    shutil.copy(FIXTURES / "inprocess-running" / "projects" / "-src-app" / "8dd2dc96-b94b-4a1b-95fb-3eab30f4436d.jsonl",
-                root / "projects" / "-src-app")
+    shutil.copytree(
+        copy(tmp_path, "inprocess-running") / "teams" / "session-8dd2dc96", root / "teams" / "session-8dd2dc96"
+    )
+    shutil.copytree(
+        FIXTURES / "inprocess-running" / "projects" / "-src-app" / "8dd2dc96-b94b-4a1b-95fb-3eab30f4436d",
+        root / "projects" / "-src-app" / "8dd2dc96-b94b-4a1b-95fb-3eab30f4436d",
+    )
+    shutil.copy(
+        FIXTURES / "inprocess-running" / "projects" / "-src-app" / "8dd2dc96-b94b-4a1b-95fb-3eab30f4436d.jsonl",
+        root / "projects" / "-src-app",
+    )
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root))
     code, out, _err = cli("doctor")  # every team under the config dir
     assert code == 0

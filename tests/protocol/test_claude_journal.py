@@ -31,15 +31,31 @@ def root(tmp_path: Path) -> Path:
     for p in [r, *r.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
     (r / "tasks" / TEAM).mkdir(parents=True)
-    (r / "tasks" / TEAM / "1.json").write_text(json.dumps(
-        {"id": "1", "subject": "probe task one", "description": "", "status": "pending", "blocks": [], "blockedBy": []}
-    ))
+    (r / "tasks" / TEAM / "1.json").write_text(
+        json.dumps(
+            {
+                "id": "1",
+                "subject": "probe task one",
+                "description": "",
+                "status": "pending",
+                "blocks": [],
+                "blockedBy": [],
+            }
+        )
+    )
     return r
 
 
 def _entry(sender: str, text: str, mid: str) -> dict:
-    return {"from": sender, "text": text, "timestamp": "2026-11-23T08:22:26.517Z", "msgV": 1, "msg_id": mid,
-            "type": "message", "read": False}
+    return {
+        "from": sender,
+        "text": text,
+        "timestamp": "2026-11-23T08:22:26.517Z",
+        "msgV": 1,
+        "msg_id": mid,
+        "type": "message",
+        "read": False,
+    }
 
 
 def test_a_team_is_journaled_until_its_end_and_read_back(root: Path) -> None:
@@ -52,7 +68,9 @@ def test_a_team_is_journaled_until_its_end_and_read_back(root: Path) -> None:
     inbox.write_text("[]")  # alice took it
     state.apply(inbox)
     task = root / "tasks" / TEAM / "1.json"
-    task.write_text(task.read_text().replace('"pending"', '"in_progress"').replace('"blocks"', '"owner": "alice", "blocks"'))
+    task.write_text(
+        task.read_text().replace('"pending"', '"in_progress"').replace('"blocks"', '"owner": "alice", "blocks"')
+    )
     state.apply(task)
     cfg = json.loads(store.config_path.read_text())
     cfg["members"] = [m for m in cfg["members"] if m["name"] != "bob"]
@@ -153,7 +171,9 @@ def test_a_full_journal_file_is_rotated_and_keeps_its_header(root: Path, monkeyp
     assert list_teams()[0].name == TEAM  # the newest file alone still names its team
 
 
-def test_an_unwritable_journal_never_stops_the_watcher(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unwritable_journal_never_stops_the_watcher(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocked = tmp_path / "state-is-a-file"
     blocked.write_text("")
     monkeypatch.setattr(journal._WRITER, "errors", [])
@@ -170,7 +190,9 @@ def test_an_unwritable_journal_never_stops_the_watcher(root: Path, tmp_path: Pat
 
 def _cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "teamtui", *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "teamtui", *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=60
+    )
 
 
 def test_history_lists_teams_and_prints_a_timeline(root: Path) -> None:

@@ -34,7 +34,11 @@ def test_keeps_the_newest_lines_and_numbers_them():
 
 def test_hands_back_what_was_put_in():
     buf = LogBuffer("ann", 10)
-    lines = [entry(0, LogLevel.ERROR), LogEntry("ann", None, LogLevel.DEBUG, "no time", None), entry(2, LogLevel.WARNING)]
+    lines = [
+        entry(0, LogLevel.ERROR),
+        LogEntry("ann", None, LogLevel.DEBUG, "no time", None),
+        entry(2, LogLevel.WARNING),
+    ]
     buf.extend(lines)
     assert list(buf) == lines and buf[1:] == lines[1:]
     assert all(isinstance(e.level, LogLevel) for e in buf)
@@ -58,4 +62,4 @@ def test_matches_a_plain_bounded_list(maxlen, batches):
         ref.extend(lines)
         assert list(buf) == list(ref) and buf.total == n and buf.first == n - len(ref)
         for seq in range(max(0, n - maxlen - 2), n + 1):
-            assert buf.since(seq) == list(ref)[max(0, seq - buf.first):]
+            assert buf.since(seq) == list(ref)[max(0, seq - buf.first) :]

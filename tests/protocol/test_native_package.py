@@ -18,7 +18,12 @@ from teamtui.protocol.store import TeamStore
 
 def test_the_public_names_resolve() -> None:
     assert set(native.__all__) == {
-        "CAMEL", "CORE_TASK_KEYS", "SIDECAR_KEYS", "NativeTeam", "decode_message_dict", "decode_task_dict",
+        "CAMEL",
+        "CORE_TASK_KEYS",
+        "SIDECAR_KEYS",
+        "NativeTeam",
+        "decode_message_dict",
+        "decode_task_dict",
     }
     assert all(hasattr(native, name) for name in native.__all__)
 

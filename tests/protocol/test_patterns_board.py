@@ -46,7 +46,10 @@ def test_cw_dispatch_scope_in_task_metadata_takes_part_in_the_conflict_check(tea
     a = team.create_task("Add login route")
     b = team.create_task("Refactor session store")
     c = team.create_task("Unrelated docs")
-    team.update_task(a.id, metadata={"scope": {"files_to_create": ["src/routes/login.ts"], "files_to_modify": ["src/lib/session.ts"]}})
+    team.update_task(
+        a.id,
+        metadata={"scope": {"files_to_create": ["src/routes/login.ts"], "files_to_modify": ["src/lib/session.ts"]}},
+    )
     team.update_task(b.id, metadata={"scope": {"files_to_create": [], "files_to_modify": ["src/lib/session.ts"]}})
     team.update_task(c.id, metadata={"scope": {"files_to_modify": ["README.md"]}})
     team.claim_task(a.id, "worker-1")
@@ -77,12 +80,31 @@ def test_claude_code_task_list_with_scope_shows_the_conflict(claude_root: Path):
     for p in tasks_dir.glob("*.json"):
         p.unlink()
     scope = {"files_to_create": ["src/x.ts"], "files_to_modify": ["src/shared.ts"]}
-    (tasks_dir / "1.json").write_text(json.dumps(
-        {"id": "1", "subject": "T1", "status": "in_progress", "owner": "worker-1", "blocks": [], "blockedBy": [], "metadata": {"scope": scope}}
-    ))
-    (tasks_dir / "2.json").write_text(json.dumps(
-        {"id": "2", "subject": "T2", "status": "pending", "blocks": [], "blockedBy": [], "metadata": {"scope": {"files_to_modify": ["src/shared.ts"]}}}
-    ))
+    (tasks_dir / "1.json").write_text(
+        json.dumps(
+            {
+                "id": "1",
+                "subject": "T1",
+                "status": "in_progress",
+                "owner": "worker-1",
+                "blocks": [],
+                "blockedBy": [],
+                "metadata": {"scope": scope},
+            }
+        )
+    )
+    (tasks_dir / "2.json").write_text(
+        json.dumps(
+            {
+                "id": "2",
+                "subject": "T2",
+                "status": "pending",
+                "blocks": [],
+                "blockedBy": [],
+                "metadata": {"scope": {"files_to_modify": ["src/shared.ts"]}},
+            }
+        )
+    )
     store = ClaudeTeam(claude_root, "work-team")
     tasks, errors = store.list_tasks()
     assert errors == []

@@ -37,13 +37,24 @@ def _run(store: NativeTeam, names: list[str]) -> ShutdownRun:
 def test_patterns_schema_without_request_id_or_approve_is_matched_to_the_senders_request(team):
     run = _run(team, ["dev-1", "dev-2", "dev-3"])
     # The patterns' shutdown_response exactly: {type, status, pending_work, artifacts_committed}.
-    _reply_raw(team, "dev-1", {"type": "shutdown_response", "status": "clean", "pending_work": [], "artifacts_committed": True})
+    _reply_raw(
+        team, "dev-1", {"type": "shutdown_response", "status": "clean", "pending_work": [], "artifacts_committed": True}
+    )
     _reply_raw(
         team,
         "dev-2",
-        {"type": "shutdown_response", "status": "in_progress", "pending_work": ["01-01/T3 half done", "docs"], "artifacts_committed": False},
+        {
+            "type": "shutdown_response",
+            "status": "in_progress",
+            "pending_work": ["01-01/T3 half done", "docs"],
+            "artifacts_committed": False,
+        },
     )
-    _reply_raw(team, "dev-3", {"type": "shutdown_response", "status": "error", "pending_work": [], "artifacts_committed": False})
+    _reply_raw(
+        team,
+        "dev-3",
+        {"type": "shutdown_response", "status": "error", "pending_work": [], "artifacts_committed": False},
+    )
 
     changed = run.observe(team.peek("lead").messages)
 
@@ -65,7 +76,11 @@ def test_patterns_schema_without_request_id_or_approve_is_matched_to_the_senders
 
 def test_the_result_files_carry_pending_work_and_artifacts_committed(team):
     run = _run(team, ["dev-1"])
-    _reply_raw(team, "dev-1", {"type": "shutdown_response", "status": "in_progress", "pending_work": ["T7"], "artifacts_committed": True})
+    _reply_raw(
+        team,
+        "dev-1",
+        {"type": "shutdown_response", "status": "in_progress", "pending_work": ["T7"], "artifacts_committed": True},
+    )
     run.observe(team.peek("lead").messages)
     [path] = run.write_results()
     result = json.loads(Path(path).read_text())
@@ -79,7 +94,9 @@ def test_teamtui_full_schema_still_matches_by_request_id(team):
     run = _run(team, ["dev-1", "dev-2", "senior"])
     ids = {n: t.request_id for n, t in run.teammates.items()}
     team.send_shutdown_response("dev-1", ids["dev-1"], approve=True, status="clean", artifacts_committed=True)
-    team.send_shutdown_response("dev-2", ids["dev-2"], approve=True, status="in_progress", pending_work=["wire the API"])
+    team.send_shutdown_response(
+        "dev-2", ids["dev-2"], approve=True, status="in_progress", pending_work=["wire the API"]
+    )
     team.send_shutdown_response("senior", ids["senior"], approve=False, reason="mid-commit")
     run.observe(team.peek("lead").messages)
     by = run.teammates
@@ -98,7 +115,9 @@ def test_request_id_without_approve_counts_as_approved_not_rejected(team):
 
 def test_explicit_approve_false_is_a_rejection_even_with_a_status(team):
     run = _run(team, ["dev-1"])
-    _reply_raw(team, "dev-1", {"type": "shutdown_response", "approve": False, "status": "in_progress", "pending_work": ["T1"]})
+    _reply_raw(
+        team, "dev-1", {"type": "shutdown_response", "approve": False, "status": "in_progress", "pending_work": ["T1"]}
+    )
     run.observe(team.peek("lead").messages)
     assert run.teammates["dev-1"].outcome is Outcome.REJECTED
 

@@ -30,13 +30,28 @@ def jsonl(*objs) -> str:
 PLAN_A = jsonl(
     {"p": "03", "n": "01", "t": "Task-level blocking", "w": 1, "d": [], "obj": "Document blocking"},
     *[
-        {"id": f"T{i}", "tp": "auto", "a": f"Action {i}", "f": [f"references/file{i}.md"], "v": "grep passes", "done": "section exists", "spec": "", "ts": ""}
+        {
+            "id": f"T{i}",
+            "tp": "auto",
+            "a": f"Action {i}",
+            "f": [f"references/file{i}.md"],
+            "v": "grep passes",
+            "done": "section exists",
+            "spec": "",
+            "ts": "",
+        }
         | ({"td": ["T1"]} if i == 3 else {})
         for i in range(1, 8)
     ],
 )
 PLAN_B = jsonl(
-    {"p": "03", "n": "02", "t": "Follow-up", "d": ["03-01"], "xd": [{"p": "02", "n": "01", "a": "types.ts", "r": "needs API types"}]},
+    {
+        "p": "03",
+        "n": "02",
+        "t": "Follow-up",
+        "d": ["03-01"],
+        "xd": [{"p": "02", "n": "01", "a": "types.ts", "r": "needs API types"}],
+    },
     {"id": "T1", "a": "Use the blocking section", "f": ["agents/lead.md"]},
     {"id": "T2", "a": "Add ## Task-Level Blocking section", "f": ["references/teammate-api-patterns.md"], "td": ["T1"]},
 )
@@ -90,14 +105,20 @@ def test_cross_phase_deps_are_checked_against_summaries(tmp_path: Path) -> None:
     phase = tmp_path / "phases" / "02-api"
     phase.mkdir(parents=True)
     plans = [parse_plan(PLAN_B)]
-    assert [(c.dep.plan_id, c.dep.artifact, c.status, c.ok) for c in check_cross_phase(plans, read_summaries(tmp_path))] == [
-        ("02-01", "types.ts", "missing", False)
-    ]
-    (phase / "02-01.summary.jsonl").write_text(jsonl({"p": "02", "n": "01", "t": "API", "s": "partial", "tc": 3, "tt": 4}))
+    assert [
+        (c.dep.plan_id, c.dep.artifact, c.status, c.ok) for c in check_cross_phase(plans, read_summaries(tmp_path))
+    ] == [("02-01", "types.ts", "missing", False)]
+    (phase / "02-01.summary.jsonl").write_text(
+        jsonl({"p": "02", "n": "01", "t": "API", "s": "partial", "tc": 3, "tt": 4})
+    )
     assert [c.status for c in check_cross_phase(plans, read_summaries(tmp_path))] == ["partial"]
-    (phase / "02-01.summary.jsonl").write_text(jsonl({"p": "02", "n": "01", "t": "API", "s": "complete", "tc": 4, "tt": 4}))
+    (phase / "02-01.summary.jsonl").write_text(
+        jsonl({"p": "02", "n": "01", "t": "API", "s": "complete", "tc": 4, "tt": 4})
+    )
     checks = check_cross_phase(plans, read_summaries(tmp_path))
-    assert [(c.plan_id, c.status, c.ok, c.dep.reason) for c in checks] == [("03-02", "complete", True, "needs API types")]
+    assert [(c.plan_id, c.status, c.ok, c.dep.reason) for c in checks] == [
+        ("03-02", "complete", True, "needs API types")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -119,7 +140,9 @@ def test_cross_phase_deps_are_checked_against_summaries(tmp_path: Path) -> None:
         ("[" * 5000 + "\n", [1], "not valid JSON"),
     ],
 )
-def test_a_malformed_plan_names_its_lines_and_writes_nothing(tmp_path: Path, text: str, lines: list[int], says: str) -> None:
+def test_a_malformed_plan_names_its_lines_and_writes_nothing(
+    tmp_path: Path, text: str, lines: list[int], says: str
+) -> None:
     path = tmp_path / "03-01.plan.jsonl"
     path.write_text(text)
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in tmp_path.iterdir()}
@@ -155,7 +178,9 @@ def test_a_plan_that_is_not_text_or_not_a_file_is_refused(tmp_path: Path) -> Non
 
 
 def test_tasks_waiting_for_each_other_in_a_circle_are_refused() -> None:
-    a = parse_plan(jsonl({"p": "04", "n": "01"}, {"id": "T1", "a": "x", "td": ["T2"]}, {"id": "T2", "a": "y", "td": ["T1"]}))
+    a = parse_plan(
+        jsonl({"p": "04", "n": "01"}, {"id": "T1", "a": "x", "td": ["T2"]}, {"id": "T2", "a": "y", "td": ["T1"]})
+    )
     with pytest.raises(PlanError, match="circle: 04-01/T1 → 04-01/T2 → 04-01/T1"):
         link_plans([a])
     b = parse_plan(jsonl({"p": "04", "n": "02", "d": ["04-03"]}, {"id": "T1", "a": "x"}))

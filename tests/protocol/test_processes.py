@@ -181,14 +181,28 @@ def _as_nobody(code: str, *args: str) -> str:
     """`code` run by user nobody with setpriv or runuser; by a forked child that drops to nobody
     when this interpreter cannot be started by nobody (one installed under /root)."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(REPO)}
-    for tool in (["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"], ["runuser", "-u", "nobody", "--"]):
+    for tool in (
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"],
+        ["runuser", "-u", "nobody", "--"],
+    ):
         if shutil.which(tool[0]) is None:
             continue
-        res = subprocess.run([*tool, sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
-                             cwd="/", timeout=60, check=False)
+        res = subprocess.run(
+            [*tool, sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd="/",
+            timeout=60,
+            check=False,
+        )
         if res.returncode == 0:
             return res.stdout
-        if "No module named" in res.stderr or "error while loading shared libraries" in res.stderr or res.returncode == 127:
+        if (
+            "No module named" in res.stderr
+            or "error while loading shared libraries" in res.stderr
+            or res.returncode == 127
+        ):
             return _forked_as_nobody(code, *args)
         raise AssertionError(res.stderr)
     pytest.skip("neither setpriv nor runuser to run as another user")
@@ -317,18 +331,29 @@ def _no_proc(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(path):
         raise FileNotFoundError(2, "No such file or directory", str(path))
 
-    monkeypatch.setattr(builtins, "open", lambda path, *a, **kw: fail(path) if is_proc(path) else real_open(path, *a, **kw))
-    monkeypatch.setattr(os, "readlink", lambda path, *a, **kw: fail(path) if is_proc(path) else real_readlink(path, *a, **kw))
+    monkeypatch.setattr(
+        builtins, "open", lambda path, *a, **kw: fail(path) if is_proc(path) else real_open(path, *a, **kw)
+    )
+    monkeypatch.setattr(
+        os, "readlink", lambda path, *a, **kw: fail(path) if is_proc(path) else real_readlink(path, *a, **kw)
+    )
     monkeypatch.setattr(os.path, "exists", lambda path: False if is_proc(path) else real_exists(path))
 
 
 def test_on_macos_a_missing_proc_does_not_make_the_lead_ended(monkeypatch: pytest.MonkeyPatch) -> None:
     now = time.time()
-    mac = _MacPsutil({
-        501: {"status": "running", "create_time": now - 100, "environ": {"CLAUDE_CODE_TASK_LIST_ID": "mac-list"}, "ppid": 1},
-        502: {"status": "running", "create_time": now - 100, "environ": None, "ppid": 501},  # another user's
-        503: {"status": psutil.STATUS_ZOMBIE, "create_time": now - 100, "environ": {}, "ppid": 501},
-    })
+    mac = _MacPsutil(
+        {
+            501: {
+                "status": "running",
+                "create_time": now - 100,
+                "environ": {"CLAUDE_CODE_TASK_LIST_ID": "mac-list"},
+                "ppid": 1,
+            },
+            502: {"status": "running", "create_time": now - 100, "environ": None, "ppid": 501},  # another user's
+            503: {"status": psutil.STATUS_ZOMBIE, "create_time": now - 100, "environ": {}, "ppid": 501},
+        }
+    )
     monkeypatch.setattr(processes, "LINUX", False)
     monkeypatch.setattr(processes, "_psutil", lambda: mac)
     _no_proc(monkeypatch)

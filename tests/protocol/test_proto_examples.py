@@ -67,7 +67,11 @@ def test_every_example_file_is_covered_by_a_round_trip_below() -> None:
         *(str(p.relative_to(EXAMPLES)) for p in _V332_CONFIGS + _V332_INBOXES),
         # Read only: the edits' transcripts, the live session and settings (tests/protocol/test_claude_2_1_332.py),
         # and the hook events and dialog (the same file).
-        *(str(p.relative_to(EXAMPLES)) for p in V332_EDITS.rglob("*") if p.is_file() and p not in _V332_CONFIGS + _V332_INBOXES),
+        *(
+            str(p.relative_to(EXAMPLES))
+            for p in V332_EDITS.rglob("*")
+            if p.is_file() and p not in _V332_CONFIGS + _V332_INBOXES
+        ),
         *(str(p.relative_to(EXAMPLES)) for p in (EXAMPLES / "claude-2.1.332-hooks").rglob("*") if p.is_file()),
     }
     assert {str(p) for p in _all_files(EXAMPLES)} == covered
@@ -167,7 +171,11 @@ def test_native_protocol_messages_decode_without_the_envelope(native_root: Path)
     store = NativeTeam(native_root, TEAM)
     [req] = store.peek("scout").messages
     assert isinstance(req.payload, ShutdownRequest)
-    assert (req.payload.request_id, req.payload.reason, req.payload.deadline_seconds) == ("a1b2c3d4", "phase_complete", 30)
+    assert (req.payload.request_id, req.payload.reason, req.payload.deadline_seconds) == (
+        "a1b2c3d4",
+        "phase_complete",
+        30,
+    )
     assert req.content == "Phase complete, please wrap up."
     assert req.payload.model_extra == {}  # sender/content/timestamp belong to the message, not the payload
     [resp] = store.peek("lead").messages

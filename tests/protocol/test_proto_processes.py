@@ -83,7 +83,9 @@ def test_claude_inbox_writers_in_parallel_lose_nothing(claude_root: Path) -> Non
     before = [m.raw for m in store.peek("researcher").messages]
     start = CTX.Event()
     writers = [
-        CTX.Process(target=proto_workers.claude_writer, args=(str(claude_root), "work-team", "researcher", w, 60, start))
+        CTX.Process(
+            target=proto_workers.claude_writer, args=(str(claude_root), "work-team", "researcher", w, 60, start)
+        )
         for w in range(6)
     ]
     for p in writers:

@@ -71,7 +71,7 @@ def test_refused_names_touch_no_file_in_the_library(native_root: Path, claude_ro
 
 def test_content_is_arbitrary_text(native_root: Path) -> None:
     store = NativeTeam(native_root, TEAM)
-    text = "../../etc/passwd\x00\x1b[2J\n\u202e ünïcode \"quotes\" {json}"
+    text = '../../etc/passwd\x00\x1b[2J\n\u202e ünïcode "quotes" {json}'
     store.send("hunter", text, "lead")
     assert store.drain("hunter").messages[-1].content == text
 

@@ -19,8 +19,10 @@ def test_a_flood_of_old_messages_does_not_push_out_a_newer_one(native_root):
     team = native_root / ".teams" / store.name
     # One batch: a newer message to the lead, then 1,000 old-stamped ones to hunter (a peer replaying history).
     _append(team / "lead_inbox.jsonl", [{"type": "message", "sender": "scout", "content": "newest", "timestamp": 2e9}])
-    _append(team / "hunter_inbox.jsonl",
-            [{"type": "message", "sender": "scout", "content": f"old {i}", "timestamp": 1.9e9 + i} for i in range(1000)])
+    _append(
+        team / "hunter_inbox.jsonl",
+        [{"type": "message", "sender": "scout", "content": f"old {i}", "timestamp": 1.9e9 + i} for i in range(1000)],
+    )
     state.apply(team / "lead_inbox.jsonl")
     state.apply(team / "hunter_inbox.jsonl")
     kept = list(state.messages)

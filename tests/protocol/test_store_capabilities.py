@@ -20,7 +20,11 @@ def test_each_layout_declares_every_flag() -> None:
     assert all(getattr(ClaudeTeam, f) is False for f in FLAGS)
     assert all(getattr(TeamStore, f) is False for f in FLAGS)
     # Only Claude Code's lead can stop its teammates (it signs its requests): a dashboard asks it.
-    assert (ClaudeTeam.shutdown_via_lead, NativeTeam.shutdown_via_lead, TeamStore.shutdown_via_lead) == (True, False, False)
+    assert (ClaudeTeam.shutdown_via_lead, NativeTeam.shutdown_via_lead, TeamStore.shutdown_via_lead) == (
+        True,
+        False,
+        False,
+    )
 
 
 def test_what_a_claude_team_cannot_do_is_a_clear_error(claude_root: Path) -> None:
@@ -96,7 +100,9 @@ def test_an_overlong_inbox_line_reads_the_same_to_peek_and_to_the_state(native_r
     assert peeked.messages[-1].content == state.inbox_messages("scout")[-1].content == "after the long line"
 
 
-def test_the_layouts_declare_members_team_creation_and_their_wire_spelling(native_root: Path, claude_root: Path) -> None:
+def test_the_layouts_declare_members_team_creation_and_their_wire_spelling(
+    native_root: Path, claude_root: Path
+) -> None:
     assert (NativeTeam.writes_members, ClaudeTeam.writes_members, TeamStore.writes_members) == (True, False, False)
     assert (NativeTeam.creates_teams, ClaudeTeam.creates_teams, TeamStore.creates_teams) == (True, False, False)
     assert find_team(native_root).protocol_key("idle_reason", "idleReason") == "idle_reason"

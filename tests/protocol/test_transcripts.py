@@ -31,7 +31,15 @@ def line(**rec) -> bytes:
     return json.dumps(rec, separators=(",", ":")).encode() + b"\n"
 
 
-def assistant(mid: str, content: list, *, ts: str, stop: str | None = "tool_use", usage: dict | None = None, model="claude-sonnet-4-5") -> bytes:
+def assistant(
+    mid: str,
+    content: list,
+    *,
+    ts: str,
+    stop: str | None = "tool_use",
+    usage: dict | None = None,
+    model="claude-sonnet-4-5",
+) -> bytes:
     msg = {"id": mid, "type": "message", "role": "assistant", "model": model, "content": content, "stop_reason": stop}
     if usage is not None:
         msg["usage"] = usage
@@ -56,7 +64,11 @@ def tool_result(tid: str, text: str = "done", error: bool = False) -> dict:
 # ---------------------------------------------------------------- the real files
 
 
-@pytest.mark.parametrize("path", all_transcripts(), ids=lambda p: f"{p.parts[-4]}/{p.name}" if "subagents" not in p.parts else f"{p.parts[-5]}/{p.name}")
+@pytest.mark.parametrize(
+    "path",
+    all_transcripts(),
+    ids=lambda p: f"{p.parts[-4]}/{p.name}" if "subagents" not in p.parts else f"{p.parts[-5]}/{p.name}",
+)
 def test_tokens_are_usage_summed_once_per_message_id(path: Path) -> None:
     by_id: dict[str, dict] = {}
     last = None
@@ -75,19 +87,47 @@ def test_tokens_are_usage_summed_once_per_message_id(path: Path) -> None:
     assert tokens.output == sum(u["output_tokens"] for u in by_id.values())
     assert tokens.cache_creation == sum(u["cache_creation_input_tokens"] for u in by_id.values())
     assert tokens.cache_read == sum(u["cache_read_input_tokens"] for u in by_id.values())
-    assert reader.stats.context_tokens == last["input_tokens"] + last["cache_creation_input_tokens"] + last["cache_read_input_tokens"]
+    assert (
+        reader.stats.context_tokens
+        == last["input_tokens"] + last["cache_creation_input_tokens"] + last["cache_read_input_tokens"]
+    )
 
 
 @pytest.mark.parametrize("window", [500, 1])  # usage counted while shown, and while only scanned
 def test_only_the_assistants_own_usage_counts(tmp_path: Path, window: int) -> None:
     path = tmp_path / "t.jsonl"
-    nested = {"type": "assistant", "message": {"id": "msg_sub", "role": "assistant", "usage": {"input_tokens": 999, "output_tokens": 999}}}
-    spaced = {"type": "assistant", "message": {"id": "m2", "type": "message", "role": "assistant", "model": "claude-opus-4-1", "content": [{"type": "tool_use", "id": "t2", "name": "Read", "input": {"usage": {"input_tokens": 777}}}], "stop_reason": "tool_use", "usage": {"input_tokens": 3, "output_tokens": 4}}, "timestamp": "2026-11-23T07:00:02.000Z"}
+    nested = {
+        "type": "assistant",
+        "message": {"id": "msg_sub", "role": "assistant", "usage": {"input_tokens": 999, "output_tokens": 999}},
+    }
+    spaced = {
+        "type": "assistant",
+        "message": {
+            "id": "m2",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-opus-4-1",
+            "content": [{"type": "tool_use", "id": "t2", "name": "Read", "input": {"usage": {"input_tokens": 777}}}],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 3, "output_tokens": 4},
+        },
+        "timestamp": "2026-11-23T07:00:02.000Z",
+    }
     path.write_bytes(
-        assistant("m1", [tool_use("t1", "Agent", name="helper")], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 10, "output_tokens": 20})
+        assistant(
+            "m1",
+            [tool_use("t1", "Agent", name="helper")],
+            ts="2026-11-23T07:00:00.000Z",
+            usage={"input_tokens": 10, "output_tokens": 20},
+        )
         # An Agent result carries the subagent's messages and usage: not this teammate's tokens.
-        + user([tool_result("t1")], ts="2026-11-23T07:00:01.000Z", toolUseResult={"messages": [nested], "usage": {"input_tokens": 555, "output_tokens": 555}})
-        + json.dumps(spaced).encode() + b"\n"  # spaced JSON, and a tool input with a 'usage' key
+        + user(
+            [tool_result("t1")],
+            ts="2026-11-23T07:00:01.000Z",
+            toolUseResult={"messages": [nested], "usage": {"input_tokens": 555, "output_tokens": 555}},
+        )
+        + json.dumps(spaced).encode()
+        + b"\n"  # spaced JSON, and a tool input with a 'usage' key
         + user([tool_result("t2")], ts="2026-11-23T07:00:03.000Z")
     )
     reader = TranscriptReader(path, window=window)
@@ -110,13 +150,28 @@ def test_a_message_written_as_several_lines_is_counted_once() -> None:
 @pytest.mark.parametrize("path", all_transcripts(), ids=lambda p: p.name)
 def test_every_tool_call_result_and_teammate_message_shows(path: Path) -> None:
     recs = records(path)
-    calls = [b for r in recs if r.get("type") == "assistant" for b in r["message"]["content"] if b.get("type") == "tool_use"]
-    results = [b for r in recs if r.get("type") == "user" and isinstance(r["message"]["content"], list) for b in r["message"]["content"] if b.get("type") == "tool_result"]
-    errors = [b for b in results if b.get("is_error")] + [
-        b for r in recs if r.get("type") == "user" and isinstance(r.get("toolUseResult"), dict) and r["toolUseResult"].get("success") is False
-        for b in r["message"]["content"] if b.get("type") == "tool_result" and not b.get("is_error")
+    calls = [
+        b for r in recs if r.get("type") == "assistant" for b in r["message"]["content"] if b.get("type") == "tool_use"
     ]
-    said = [r["message"]["content"] for r in recs if r.get("type") == "user" and isinstance(r["message"]["content"], str)]
+    results = [
+        b
+        for r in recs
+        if r.get("type") == "user" and isinstance(r["message"]["content"], list)
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_result"
+    ]
+    errors = [b for b in results if b.get("is_error")] + [
+        b
+        for r in recs
+        if r.get("type") == "user"
+        and isinstance(r.get("toolUseResult"), dict)
+        and r["toolUseResult"].get("success") is False
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_result" and not b.get("is_error")
+    ]
+    said = [
+        r["message"]["content"] for r in recs if r.get("type") == "user" and isinstance(r["message"]["content"], str)
+    ]
     messages = sum(s.count("<teammate-message") for s in said)
     reader = TranscriptReader(path)
     update = reader.read()
@@ -148,7 +203,9 @@ def test_activity_is_the_last_thing_the_transcript_says() -> None:
     when = parse_ts(last["timestamp"])
     assert reader.stats.activity.kind == "idle"
     assert reader.stats.activity.label() == "idle since " + time.strftime("%H:%M:%S", time.localtime(when))
-    assert reader.stats.last_write == max(parse_ts(r["timestamp"]) for r in records(path) if r.get("type") in ("user", "assistant", "system"))
+    assert reader.stats.last_write == max(
+        parse_ts(r["timestamp"]) for r in records(path) if r.get("type") in ("user", "assistant", "system")
+    )
 
 
 def test_an_unknown_model_gets_no_context_share() -> None:
@@ -165,7 +222,10 @@ def test_teammate_messages_name_their_sender_and_idle_notices_are_kept() -> None
     reader = TranscriptReader(path)
     reader.read()
     received = [e.text for e in reader.entries if e.kind is EntryKind.MESSAGE]
-    assert received == ["← alice: idle (available): hello from the mock", "← bob: idle (available): hello from the mock"]
+    assert received == [
+        "← alice: idle (available): hello from the mock",
+        "← bob: idle (available): hello from the mock",
+    ]
     assert [(n.sender, n.payload["type"], n.payload["idleReason"]) for n in reader.notices] == [
         ("alice", "idle_notification", "available"),
         ("bob", "idle_notification", "available"),
@@ -174,7 +234,11 @@ def test_teammate_messages_name_their_sender_and_idle_notices_are_kept() -> None
 
 def test_a_message_claiming_a_name_it_cannot_prove_is_marked_unverified() -> None:
     path = next((FIXTURES / "inprocess-after-lead-exit/projects/-src-app").glob("*/subagents/agent-aalice-*.jsonl"))
-    forged = sum(r["message"]["content"].count('verified="false"') for r in records(path) if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    forged = sum(
+        r["message"]["content"].count('verified="false"')
+        for r in records(path)
+        if r.get("type") == "user" and isinstance(r["message"]["content"], str)
+    )
     assert forged
     reader = TranscriptReader(path)
     reader.read()
@@ -233,11 +297,18 @@ def test_each_tool_call_shows_its_most_telling_argument(tmp_path: Path) -> None:
 def test_results_activity_and_idle_follow_the_turn(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(
-        assistant("m1", [{"type": "text", "text": "Running the tests.\nSecond line"}, tool_use("t1", "Bash", command="pytest -q")], ts="2026-11-23T07:00:00.000Z")
+        assistant(
+            "m1",
+            [{"type": "text", "text": "Running the tests.\nSecond line"}, tool_use("t1", "Bash", command="pytest -q")],
+            ts="2026-11-23T07:00:00.000Z",
+        )
     )
     reader = TranscriptReader(path)
     reader.read()
-    assert [(e.kind, e.text) for e in reader.entries] == [(EntryKind.TEXT, "Running the tests."), (EntryKind.TOOL, "Bash: pytest -q")]
+    assert [(e.kind, e.text) for e in reader.entries] == [
+        (EntryKind.TEXT, "Running the tests."),
+        (EntryKind.TOOL, "Bash: pytest -q"),
+    ]
     assert reader.stats.activity.label() == "Bash: pytest -q"
     with path.open("ab") as fh:
         fh.write(user([tool_result("t1", "3 failed", error=True)], ts="2026-11-23T07:00:05.000Z"))
@@ -254,8 +325,18 @@ def test_results_activity_and_idle_follow_the_turn(tmp_path: Path) -> None:
 def test_compaction_and_prompts_are_marked(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(
-        line(type="system", subtype="compact_boundary", content="Conversation compacted", compactMetadata={"trigger": "auto", "preTokens": 155012}, timestamp="2026-11-23T07:00:00.000Z")
-        + user("This session is being continued from a previous conversation.", ts="2026-11-23T07:00:01.000Z", isCompactSummary=True)
+        line(
+            type="system",
+            subtype="compact_boundary",
+            content="Conversation compacted",
+            compactMetadata={"trigger": "auto", "preTokens": 155012},
+            timestamp="2026-11-23T07:00:00.000Z",
+        )
+        + user(
+            "This session is being continued from a previous conversation.",
+            ts="2026-11-23T07:00:01.000Z",
+            isCompactSummary=True,
+        )
         + user("fix the login bug", ts="2026-11-23T07:00:02.000Z")
         + user("<system-reminder>\nnoise\n</system-reminder>", ts="2026-11-23T07:00:03.000Z")
     )
@@ -272,7 +353,11 @@ def test_hostile_text_is_inert(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     evil = "\x1b[31mred\x1b]0;pwned\x07 [bold]x[/bold] \u202eevil\r\nsecond"
     path.write_bytes(
-        assistant("m1", [{"type": "text", "text": evil}, tool_use("t1", "Bash\x1b[2J", command=evil)], ts="2026-11-23T07:00:00.000Z")
+        assistant(
+            "m1",
+            [{"type": "text", "text": evil}, tool_use("t1", "Bash\x1b[2J", command=evil)],
+            ts="2026-11-23T07:00:00.000Z",
+        )
         + user(f'<teammate-message teammate_id="mal\x1bory">{evil}</teammate-message>', ts="2026-11-23T07:00:01.000Z")
         + user([tool_result("t1", evil, error=True)], ts="2026-11-23T07:00:02.000Z")
     )
@@ -287,7 +372,12 @@ def test_hostile_text_is_inert(tmp_path: Path) -> None:
 
 def test_context_share_uses_the_known_window_and_none_is_never_guessed(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    u1 = {"input_tokens": 1200, "output_tokens": 300, "cache_creation_input_tokens": 5000, "cache_read_input_tokens": 40000}
+    u1 = {
+        "input_tokens": 1200,
+        "output_tokens": 300,
+        "cache_creation_input_tokens": 5000,
+        "cache_read_input_tokens": 40000,
+    }
     u2 = {"input_tokens": 10, "output_tokens": 80}  # no cache figures in this one
     path.write_bytes(
         assistant("m1", [tool_use("t1", "Read", file_path="a")], ts="2026-11-23T07:00:00.000Z", usage=u1)
@@ -309,7 +399,11 @@ def test_context_share_uses_the_known_window_and_none_is_never_guessed(tmp_path:
     assert r2.stats.tokens.total is None and r2.stats.context_tokens is None and r2.stats.context_share is None
 
     big = tmp_path / "big.jsonl"
-    big.write_bytes(assistant("m1", [], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 1, "cache_read_input_tokens": 500_000}))
+    big.write_bytes(
+        assistant(
+            "m1", [], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 1, "cache_read_input_tokens": 500_000}
+        )
+    )
     r3 = TranscriptReader(big)
     r3.read()
     assert r3.stats.context_tokens == 500_001 and r3.stats.context_share is None  # a larger window than listed
@@ -342,7 +436,14 @@ def test_the_window_is_bounded_and_keeps_the_newest(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     with path.open("wb") as fh:
         for i in range(300):
-            fh.write(assistant(f"m{i}", [tool_use(f"t{i}", "Bash", command=f"step {i}")], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 1, "output_tokens": 2}))
+            fh.write(
+                assistant(
+                    f"m{i}",
+                    [tool_use(f"t{i}", "Bash", command=f"step {i}")],
+                    ts="2026-11-23T07:00:00.000Z",
+                    usage={"input_tokens": 1, "output_tokens": 2},
+                )
+            )
             fh.write(user([tool_result(f"t{i}")], ts="2026-11-23T07:00:01.000Z"))
     reader = TranscriptReader(path, window=50)
     update = reader.read()
@@ -363,7 +464,9 @@ def test_bad_lines_are_reported_and_the_rest_still_shows(tmp_path: Path) -> None
         b'{"type":"user","message":\n'
         + b"\xff\xfe not json\n"
         + assistant("m1", [{"type": "text", "text": "x" * 5000}], ts="2026-11-23T07:00:00.000Z")
-        + b'{"type":"assistant","message":' + b"[" * 3000 + b"\n"
+        + b'{"type":"assistant","message":'
+        + b"[" * 3000
+        + b"\n"
         + assistant("m2", [tool_use("t1", "Read", file_path="ok.txt")], ts="2026-11-23T07:00:01.000Z")
     )
     reader = TranscriptReader(path, max_line_bytes=4096)
@@ -375,11 +478,19 @@ def test_bad_lines_are_reported_and_the_rest_still_shows(tmp_path: Path) -> None
 
 def test_a_replaced_transcript_starts_over(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_bytes(assistant("m1", [tool_use("t1", "Read", file_path="old")], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 7}))
+    path.write_bytes(
+        assistant(
+            "m1", [tool_use("t1", "Read", file_path="old")], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 7}
+        )
+    )
     reader = TranscriptReader(path)
     reader.read()
     tmp = tmp_path / "new"
-    tmp.write_bytes(assistant("m9", [tool_use("t9", "Read", file_path="new")], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 3}))
+    tmp.write_bytes(
+        assistant(
+            "m9", [tool_use("t9", "Read", file_path="new")], ts="2026-11-23T07:00:00.000Z", usage={"input_tokens": 3}
+        )
+    )
     os.replace(tmp, path)
     update = reader.read()
     assert update.reset and [e.text for e in reader.entries] == ["Read: new"]
@@ -388,9 +499,19 @@ def test_a_replaced_transcript_starts_over(tmp_path: Path) -> None:
 
 def test_odd_values_are_left_out_not_guessed(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    odd = {"input_tokens": True, "output_tokens": -5, "cache_creation_input_tokens": "12", "cache_read_input_tokens": 10**40}
+    odd = {
+        "input_tokens": True,
+        "output_tokens": -5,
+        "cache_creation_input_tokens": "12",
+        "cache_read_input_tokens": 10**40,
+    }
     path.write_bytes(
-        assistant("m1", [{"type": "text", "text": "\ud800 lone"}, "not a block", {"type": "tool_use", "name": ["x"], "input": "y"}], ts="not a time", usage=odd)
+        assistant(
+            "m1",
+            [{"type": "text", "text": "\ud800 lone"}, "not a block", {"type": "tool_use", "name": ["x"], "input": "y"}],
+            ts="not a time",
+            usage=odd,
+        )
         + line(type="assistant", message="text instead of an object", timestamp="2026-11-23T07:00:00.000Z")
         + line(type="user", message={"role": "user", "content": 42}, timestamp=None)
         + b"[1, 2]\n"

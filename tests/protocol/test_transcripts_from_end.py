@@ -42,7 +42,11 @@ def counted_in_a_thread(reader: TranscriptReader):
 
 
 @pytest.mark.parametrize("window", [1, 3])
-@pytest.mark.parametrize("path", all_transcripts(), ids=lambda p: f"{p.parts[-4]}/{p.name}" if "subagents" not in p.parts else f"{p.parts[-5]}/{p.name}")
+@pytest.mark.parametrize(
+    "path",
+    all_transcripts(),
+    ids=lambda p: f"{p.parts[-4]}/{p.name}" if "subagents" not in p.parts else f"{p.parts[-5]}/{p.name}",
+)
 def test_the_window_first_then_the_sums_of_the_whole_file(path: Path, window: int) -> None:
     whole = TranscriptReader(path, window=window)
     whole_update = whole.read()
@@ -75,8 +79,14 @@ def write_big(path: Path, turns: int) -> None:
         for i in range(turns):
             usage = {"input_tokens": i, "output_tokens": 2 * i + 1, "cache_read_input_tokens": 1000 + i}
             # One message on two lines (a text block, then a tool call), both repeating its usage.
-            fh.write(assistant(f"m{i}", [{"type": "text", "text": f"step {i}"}], ts="2026-11-23T07:00:00.000Z", usage=usage))
-            fh.write(assistant(f"m{i}", [tool_use(f"t{i}", "Bash", command=f"run {i}")], ts="2026-11-23T07:00:01.000Z", usage=usage))
+            fh.write(
+                assistant(f"m{i}", [{"type": "text", "text": f"step {i}"}], ts="2026-11-23T07:00:00.000Z", usage=usage)
+            )
+            fh.write(
+                assistant(
+                    f"m{i}", [tool_use(f"t{i}", "Bash", command=f"run {i}")], ts="2026-11-23T07:00:01.000Z", usage=usage
+                )
+            )
             fh.write(user([tool_result(f"t{i}")], ts="2026-11-23T07:00:02.000Z"))
 
 
@@ -88,7 +98,11 @@ def test_a_message_cut_by_the_window_start_is_counted_once(tmp_path: Path, windo
     reader.read_tail()
     assert reader.take_head(reader.count_head())
     t = reader.stats.tokens
-    assert (t.input, t.output, t.cache_read) == (sum(range(40)), sum(2 * i + 1 for i in range(40)), sum(1000 + i for i in range(40)))
+    assert (t.input, t.output, t.cache_read) == (
+        sum(range(40)),
+        sum(2 * i + 1 for i in range(40)),
+        sum(1000 + i for i in range(40)),
+    )
 
 
 def test_lines_written_before_the_head_is_counted_count_too_and_are_numbered(tmp_path: Path) -> None:
@@ -99,7 +113,14 @@ def test_lines_written_before_the_head_is_counted_count_too_and_are_numbered(tmp
     assert first.entries[-1].line is None  # where the tail begins in the file is not known yet: no number is guessed
     head = reader.count_head()
     with path.open("ab") as fh:  # the teammate goes on meanwhile
-        fh.write(assistant("m99", [tool_use("t99", "Read", file_path="late.py")], ts="2026-11-23T08:00:00.000Z", usage={"input_tokens": 5, "output_tokens": 7}))
+        fh.write(
+            assistant(
+                "m99",
+                [tool_use("t99", "Read", file_path="late.py")],
+                ts="2026-11-23T08:00:00.000Z",
+                usage={"input_tokens": 5, "output_tokens": 7},
+            )
+        )
     assert [e.text for e in reader.read().entries] == ["Read: late.py"]
     assert reader.stats.tokens.total is None
     assert reader.take_head(head)
@@ -117,7 +138,11 @@ def test_a_head_counted_before_the_file_was_replaced_is_not_taken(tmp_path: Path
     reader.read_tail()
     head = reader.count_head()
     tmp = tmp_path / "new"
-    tmp.write_bytes(assistant("n1", [tool_use("x1", "Read", file_path="new")], ts="2026-11-23T09:00:00.000Z", usage={"input_tokens": 3}))
+    tmp.write_bytes(
+        assistant(
+            "n1", [tool_use("x1", "Read", file_path="new")], ts="2026-11-23T09:00:00.000Z", usage={"input_tokens": 3}
+        )
+    )
     os.replace(tmp, path)
     update = reader.read()
     assert update.reset and [e.text for e in update.entries] == ["Read: new"]
@@ -138,11 +163,21 @@ def test_a_file_replaced_before_its_head_is_counted_gives_no_head(tmp_path: Path
 
 def test_notices_in_the_head_arrive_with_the_sums(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    notice = {"type": "idle_notification", "from": "bob", "idleReason": "interrupted", "timestamp": "2026-11-23T06:59:00.000Z"}
+    notice = {
+        "type": "idle_notification",
+        "from": "bob",
+        "idleReason": "interrupted",
+        "timestamp": "2026-11-23T06:59:00.000Z",
+    }
     body = f'<teammate-message teammate_id="bob">{json.dumps(notice)}</teammate-message>'
     path.write_bytes(user(body, ts="2026-11-23T06:59:00.000Z"))
     with path.open("ab") as fh:
-        fh.write(b"".join(assistant(f"m{i}", [tool_use(f"t{i}", "Bash", command="x")], ts="2026-11-23T07:00:00.000Z") for i in range(20)))
+        fh.write(
+            b"".join(
+                assistant(f"m{i}", [tool_use(f"t{i}", "Bash", command="x")], ts="2026-11-23T07:00:00.000Z")
+                for i in range(20)
+            )
+        )
     reader = TranscriptReader(path, window=5)
     reader.read_tail()
     assert list(reader.notices) == []
@@ -171,9 +206,17 @@ def test_a_team_read_from_the_end_counts_every_head(tmp_path: Path) -> None:
 def test_a_model_named_only_in_the_head_still_gives_the_context_share(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(
-        assistant("m1", [{"type": "text", "text": "hi"}], ts="2026-11-23T07:00:00.000Z", model="claude-sonnet-4-5")  # no usage
+        assistant(
+            "m1", [{"type": "text", "text": "hi"}], ts="2026-11-23T07:00:00.000Z", model="claude-sonnet-4-5"
+        )  # no usage
         + b"".join(user(f"prompt {i}", ts="2026-11-23T07:00:01.000Z") for i in range(5))
-        + assistant("m2", [{"type": "text", "text": "ok"}], ts="2026-11-23T07:00:02.000Z", model="<synthetic>", usage={"input_tokens": 1000})
+        + assistant(
+            "m2",
+            [{"type": "text", "text": "ok"}],
+            ts="2026-11-23T07:00:02.000Z",
+            model="<synthetic>",
+            usage={"input_tokens": 1000},
+        )
     )
     whole = TranscriptReader(path)
     whole.read()

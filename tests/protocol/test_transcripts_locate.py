@@ -183,7 +183,12 @@ def test_another_sessions_growing_file_stops_concerning_the_team_once_known(team
     cfg = config_of(team)
     project = team / "projects" / "-src-app"
     other = project / "99999999-0000-0000-0000-000000000000.jsonl"
-    first = {"type": "user", "teamName": "session-other", "agentName": "zed", "message": {"role": "user", "content": "hi"}}
+    first = {
+        "type": "user",
+        "teamName": "session-other",
+        "agentName": "zed",
+        "message": {"role": "user", "content": "hi"},
+    }
     other.write_bytes(json.dumps(first).encode() + b"\n" + b'{"type":"attachment","pad":"' + b"x" * 70_000 + b'"}\n')
     finder = TranscriptFinder(team, cfg)
     assert finder.concerns(other)  # not read yet: it might be a teammate's

@@ -69,7 +69,17 @@ def test_requests_in_the_leads_inbox_wait_until_answered() -> None:
 
 def test_a_teammate_whose_last_idle_notice_says_interrupted_or_failed_needs_you() -> None:
     def idle(who: str, reason: str, ts: str) -> dict:
-        return entry(who, {"type": "idle_notification", "from": who, "timestamp": ts, "idleReason": reason, "failureReason": "tests red"}, ts)
+        return entry(
+            who,
+            {
+                "type": "idle_notification",
+                "from": who,
+                "timestamp": ts,
+                "idleReason": reason,
+                "failureReason": "tests red",
+            },
+            ts,
+        )
 
     inbox = [
         idle("alice", "failed", "2026-11-23T07:00:00.000Z"),
@@ -90,10 +100,20 @@ def test_idle_notices_seen_in_the_leads_transcript_count_too(tmp_path: Path) -> 
     reader = TranscriptReader(path)
     reader.read()
     assert stuck_teammates(reader.notices) == []  # both said "available"
-    body = json.dumps({"type": "idle_notification", "from": "alice", "timestamp": "2026-11-23T07:20:00.000Z", "idleReason": "interrupted"})
+    body = json.dumps(
+        {
+            "type": "idle_notification",
+            "from": "alice",
+            "timestamp": "2026-11-23T07:20:00.000Z",
+            "idleReason": "interrupted",
+        }
+    )
     rec = {
         "type": "user",
-        "message": {"role": "user", "content": f'Another Claude session sent a message:\n<teammate-message teammate_id="alice" color="blue">\n{body}\n</teammate-message>'},
+        "message": {
+            "role": "user",
+            "content": f'Another Claude session sent a message:\n<teammate-message teammate_id="alice" color="blue">\n{body}\n</teammate-message>',
+        },
         "timestamp": "2026-11-23T07:20:01.000Z",
     }
     with path.open("ab") as fh:

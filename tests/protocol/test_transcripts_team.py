@@ -15,10 +15,21 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "clau
 
 
 def tool_line(tid: str, command: str) -> bytes:
-    msg = {"id": f"msg_{tid}", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
-           "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": command}}],
-           "stop_reason": "tool_use", "usage": {"input_tokens": 7, "output_tokens": 11}}
-    return json.dumps({"type": "assistant", "message": msg, "timestamp": "2026-11-23T08:00:00.000Z"}, separators=(",", ":")).encode() + b"\n"
+    msg = {
+        "id": f"msg_{tid}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-5-5",
+        "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": command}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 7, "output_tokens": 11},
+    }
+    return (
+        json.dumps(
+            {"type": "assistant", "message": msg, "timestamp": "2026-11-23T08:00:00.000Z"}, separators=(",", ":")
+        ).encode()
+        + b"\n"
+    )
 
 
 def test_new_lines_and_a_teammate_spawned_while_watching_arrive(tmp_path: Path) -> None:
@@ -81,7 +92,11 @@ def test_an_in_process_teammate_is_working_or_idle_as_its_transcript_says(tmp_pa
     assert {m["name"]: m["status"] for m in before["members"]} == {"alice": "idle", "bob": "idle"}
     # alice is sent a message: her transcript's last record is a new turn, so she is working.
     alice = next(root.glob("projects/*/*/subagents/agent-aalice-*.jsonl"))
-    turn = {"type": "user", "message": {"role": "user", "content": "next step"}, "timestamp": "2026-11-23T08:00:00.000Z"}
+    turn = {
+        "type": "user",
+        "message": {"role": "user", "content": "next step"},
+        "timestamp": "2026-11-23T08:00:00.000Z",
+    }
     with alice.open("a") as fh:
         fh.write(json.dumps(turn) + "\n")
     after = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)

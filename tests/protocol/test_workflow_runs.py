@@ -130,8 +130,13 @@ def test_a_completed_run(tmp_path: Path) -> None:
     assert [t.result for t in state.board.ordered()] == ["RESULT-A", "RESULT-B", "RESULT-C"]
     gamma = state.board.tasks["3"]
     assert gamma.metadata["workflow"] == {
-        "agentId": "a26060634826cd97a", "phase": "Join", "state": "done", "index": 3, "model": "claude-opus-5-5",
-        "tokens": 15, "toolCalls": 0,
+        "agentId": "a26060634826cd97a",
+        "phase": "Join",
+        "state": "done",
+        "index": 3,
+        "model": "claude-opus-5-5",
+        "tokens": 15,
+        "toolCalls": 0,
     }
     assert gamma.completed_at == pytest.approx(1795551802.402)
     assert state.config is not None and state.config.created_at == pytest.approx(1795551802.164)
@@ -203,11 +208,23 @@ def test_each_agents_transcript_reaches_the_log_buffers(tmp_path: Path) -> None:
 
 
 def _assistant_line(text: str, agent_id: str) -> bytes:
-    rec = {"parentUuid": None, "isSidechain": True, "agentId": agent_id, "type": "assistant",
-           "message": {"id": "msg_wf_live", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
-                       "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                       "usage": {"input_tokens": 10, "output_tokens": 5}},
-           "timestamp": "2026-11-24T20:23:22.350Z", "cwd": "/src/app"}
+    rec = {
+        "parentUuid": None,
+        "isSidechain": True,
+        "agentId": agent_id,
+        "type": "assistant",
+        "message": {
+            "id": "msg_wf_live",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-opus-5-5",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        },
+        "timestamp": "2026-11-24T20:23:22.350Z",
+        "cwd": "/src/app",
+    }
     return json.dumps(rec).encode() + b"\n"
 
 
@@ -245,7 +262,12 @@ def test_a_new_agent_joins_as_a_member_and_a_step(tmp_path: Path) -> None:
     state = loaded(root, "running")
     journal = run_dir(root, "running") / "journal.jsonl"
     with journal.open("a") as f:
-        f.write(json.dumps({"type": "started", "key": "v2:1", "agentId": "a0000000000000001", "label": "delta", "phase": "Join"}) + "\n")
+        f.write(
+            json.dumps(
+                {"type": "started", "key": "v2:1", "agentId": "a0000000000000001", "label": "delta", "phase": "Join"}
+            )
+            + "\n"
+        )
         f.write('{"type":"started","agentId":"a00000')  # half-written: read once complete
     kinds = {(c.kind, c.key) for c in state.apply_batch([journal])}
     assert {(ChangeKind.MEMBER_JOINED, "delta"), (ChangeKind.TASK, "4")} <= kinds
@@ -313,7 +335,9 @@ def test_recent_runs_only(tmp_path: Path) -> None:
     for p in (folder / "journal.jsonl", folder):
         os.utime(p, (old, old))
     assert [r.name for r in recent_runs(root, now=now)] == [name_of("failed")]
-    assert {r.name for r in recent_runs(root, since=0, now=now)} == {name_of(c) for c in ("running", "failed", "killed")}
+    assert {r.name for r in recent_runs(root, since=0, now=now)} == {
+        name_of(c) for c in ("running", "failed", "killed")
+    }
 
 
 def test_the_picker_lists_runs_beside_session_teams(tmp_path: Path) -> None:
@@ -333,9 +357,16 @@ def test_the_fleet_lists_each_run_with_its_status(tmp_path: Path) -> None:
     root = tmp_path / "claude"
     for case in ("running", "failed", "killed"):
         copy_case(tmp_path, case, dest="claude")
-    fleet = discover_fleet(claude_root=root, cwd=tmp_path / "none", settings=load_settings(tmp_path / "none.toml"),
-                           registry=tmp_path / "registry", journal=tmp_path / "journal")
-    assert {(t.name, t.layout, t.source) for t in fleet.teams} == {(name_of(c), "workflow", "workflow") for c in ("running", "failed", "killed")}
+    fleet = discover_fleet(
+        claude_root=root,
+        cwd=tmp_path / "none",
+        settings=load_settings(tmp_path / "none.toml"),
+        registry=tmp_path / "registry",
+        journal=tmp_path / "journal",
+    )
+    assert {(t.name, t.layout, t.source) for t in fleet.teams} == {
+        (name_of(c), "workflow", "workflow") for c in ("running", "failed", "killed")
+    }
     # Seconds after the fixtures were written: gamma, holding its step, has not gone silent yet.
     rows = {r.name: r for r in fleet_rows(fleet, transcripts=True, now=1795551810.0)}
     assert {n: (r.run_status, r.lead, r.ended, r.label) for n, r in rows.items()} == {

@@ -55,8 +55,22 @@ class Sshd:
     log: Path
 
     def options(self, key: Path | None = None) -> list[str]:
-        return ["-F", "/dev/null", "-o", "StrictHostKeyChecking=no", "-o", f"UserKnownHostsFile={self.known_hosts}",
-                "-o", "IdentitiesOnly=yes", "-o", "LogLevel=ERROR", "-i", str(key or self.key), "-p", str(self.port)]
+        return [
+            "-F",
+            "/dev/null",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            f"UserKnownHostsFile={self.known_hosts}",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "LogLevel=ERROR",
+            "-i",
+            str(key or self.key),
+            "-p",
+            str(self.port),
+        ]
 
     def children(self) -> list[int]:
         """The per-connection sshd processes (the ones serving a session), newest last."""
@@ -133,14 +147,26 @@ class Remote:
 
     def teamtui(self) -> str:
         """The [[hosts]] `teamtui` command: this Python's teamtui, with the second HOME's environment."""
-        env = {"HOME": self.home, "CLAUDE_CONFIG_DIR": self.claude, "XDG_CONFIG_HOME": self.home / ".config",
-               "XDG_STATE_HOME": self.home / ".local" / "state"}
-        return "env " + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items()) + \
-            f" {shlex.quote(sys.executable)} -m teamtui"
+        env = {
+            "HOME": self.home,
+            "CLAUDE_CONFIG_DIR": self.claude,
+            "XDG_CONFIG_HOME": self.home / ".config",
+            "XDG_STATE_HOME": self.home / ".local" / "state",
+        }
+        return (
+            "env "
+            + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items())
+            + f" {shlex.quote(sys.executable)} -m teamtui"
+        )
 
     def spec(self, **kw) -> HostSettings:
-        fields = {"name": "box", "ssh": f"{getpass.getuser()}@127.0.0.1", "ssh_options": self.sshd.options(),
-                  "roots": [str(self.project)], "teamtui": self.teamtui()}
+        fields = {
+            "name": "box",
+            "ssh": f"{getpass.getuser()}@127.0.0.1",
+            "ssh_options": self.sshd.options(),
+            "roots": [str(self.project)],
+            "teamtui": self.teamtui(),
+        }
         fields.update(kw)
         return HostSettings(**fields)
 
@@ -151,8 +177,12 @@ class Remote:
 def set_lead(claude: Path, team: str, pid: int) -> None:
     path = claude / "teams" / team / "config.json"
     cfg = json.loads(path.read_text())
-    cfg["leadProcess"] = {"pid": pid, "pidSpace": "vm#" + processes.pid_space(), "claimedAt": int(time.time() * 1000),
-                          "procStart": processes.start_of(pid)}
+    cfg["leadProcess"] = {
+        "pid": pid,
+        "pidSpace": "vm#" + processes.pid_space(),
+        "claimedAt": int(time.time() * 1000),
+        "procStart": processes.start_of(pid),
+    }
     path.write_text(json.dumps(cfg, indent=2))
 
 
@@ -176,8 +206,13 @@ def empty_local_fleet(tmp_path: Path) -> FleetSession:
     """This machine's side of a room with no team of its own: what stands beside the hosts."""
     empty = tmp_path / "empty"
     empty.mkdir()
-    local = FleetSession(load_settings(tmp_path / "none.toml"), cwd=empty, claude_root=empty, registry=empty / "runs",
-                         journal=empty / "journal")
+    local = FleetSession(
+        load_settings(tmp_path / "none.toml"),
+        cwd=empty,
+        claude_root=empty,
+        registry=empty / "runs",
+        journal=empty / "journal",
+    )
     local.discover()
     return local
 

@@ -79,7 +79,9 @@ async def test_a_change_there_reaches_the_local_state(remote: Remote) -> None:
         await feed.until(lambda: task.id in state.tasks, "the new task")
         assert state.tasks[task.id].subject == "written on the other machine"
         team.log("hunter", "a line over there")
-        await feed.until(lambda: any(e.text == "a line over there" for e in state.logs.get("hunter", [])), "the log line")
+        await feed.until(
+            lambda: any(e.text == "a line over there" for e in state.logs.get("hunter", [])), "the log line"
+        )
         team.complete_task(task.id)
         await feed.until(lambda: state.tasks[task.id].status.value == "completed", "the task completed")
 
@@ -90,30 +92,42 @@ async def test_m_and_b_are_written_there_by_the_remote_under_its_honest_sender(r
         await feed.until(lambda: host.connected, "connected")
         claude = host.sessions[remote.claude_key]
         assert claude.send("alice", "hello over ssh") == []  # provisional: the real one comes in the stream
-        await feed.until(lambda: any(e.get("text") == "hello over ssh" for e in claude_inbox(remote, "alice")), "in the file")
+        await feed.until(
+            lambda: any(e.get("text") == "hello over ssh" for e in claude_inbox(remote, "alice")), "in the file"
+        )
         entry = next(e for e in claude_inbox(remote, "alice") if e.get("text") == "hello over ssh")
         assert entry["from"] == "teamtui"  # never the team's lead: this control room is not it
-        await feed.until(lambda: any("message to alice: written to alice's inbox as teamtui" in n for n in feed.notices),
-                         "the result, as a notice")
-        await feed.until(lambda: any(m.content == "hello over ssh" for m in claude.state.messages), "back in the stream")
+        await feed.until(
+            lambda: any("message to alice: written to alice's inbox as teamtui" in n for n in feed.notices),
+            "the result, as a notice",
+        )
+        await feed.until(
+            lambda: any(m.content == "hello over ssh" for m in claude.state.messages), "back in the stream"
+        )
         # A native team: the remote's own rule says who writes (its lead, when no teamtui lead runs it).
         native = host.sessions[remote.native_key]
         honest = NativeTeam(remote.project, NATIVE_TEAM).outgoing_sender("teamtui")
         assert native.sender == honest
         native.send("hunter", "from afar")
-        await feed.until(lambda: any(e["content"] == "from afar" for e in native_inbox(remote, "hunter")), "in hunter's inbox")
+        await feed.until(
+            lambda: any(e["content"] == "from afar" for e in native_inbox(remote, "hunter")), "in hunter's inbox"
+        )
         assert next(e for e in native_inbox(remote, "hunter") if e["content"] == "from afar")["sender"] == honest
         recipients, changes = native.broadcast("all hands")
         expected = NativeTeam(remote.project, NATIVE_TEAM).members_for_broadcast(honest)
         assert recipients == expected and len(expected) >= 2 and changes == []
-        await feed.until(lambda: all(any(e["content"] == "all hands" for e in native_inbox(remote, n)) for n in expected),
-                         "the broadcast in every inbox")
+        await feed.until(
+            lambda: all(any(e["content"] == "all hands" for e in native_inbox(remote, n)) for n in expected),
+            "the broadcast in every inbox",
+        )
         # A refusal there comes back as a notice (and the file is untouched).
         with pytest.raises(ProtocolError):
             native.send("nobody", "x")  # refused here already: not a member
         host.request("send", native.remote_store.remote_key, "message to ghost", to="ghost", text="x")  # type: ignore[attr-defined]
-        await feed.until(lambda: any("message to ghost not carried out" in n and "not a member" in n for n in feed.notices),
-                         "the remote's refusal")
+        await feed.until(
+            lambda: any("message to ghost not carried out" in n and "not a member" in n for n in feed.notices),
+            "the remote's refusal",
+        )
 
 
 def read_here(remote: Remote) -> TeamState:
@@ -137,14 +151,18 @@ async def test_what_the_transcripts_tell_is_told_there_and_shown_here(remote: Re
 
         def figures_in() -> bool:
             t = state.transcripts
-            return t is not None and t.total_tokens() is not None and set(t.members()) == set(here.transcripts.members())
+            return (
+                t is not None and t.total_tokens() is not None and set(t.members()) == set(here.transcripts.members())
+            )
 
         await feed.until(figures_in, "the transcripts' figures")
         there = state.transcripts
         for m in here.transcripts.members():
             mine, theirs = here.transcripts.stats(m), there.stats(m)
             assert theirs.tokens.total == mine.tokens.total and theirs.last_write == mine.last_write
-            assert (theirs.activity.label() if theirs.activity else None) == (mine.activity.label() if mine.activity else None)
+            assert (theirs.activity.label() if theirs.activity else None) == (
+                mine.activity.label() if mine.activity else None
+            )
         assert there.total_tokens() == here.transcripts.total_tokens() > 0
         lead = there.lead_view()
         assert lead is not None and lead.name == here.lead and lead.agent_type == "lead"
@@ -154,8 +172,14 @@ async def test_what_the_transcripts_tell_is_told_there_and_shown_here(remote: Re
         # A permission request there: listed here, in the team's strip and in the room's needs.
         inbox = remote.claude / "teams" / CLAUDE_TEAM / "inboxes" / f"{here.lead}.json"
         entries = json.loads(inbox.read_text()) if inbox.exists() else []
-        request = {"type": "permission_request", "request_id": "perm-9", "agent_id": "alice", "tool_name": "Bash",
-                   "input": {"command": "rm -rf build"}, "description": "clean the build"}
+        request = {
+            "type": "permission_request",
+            "request_id": "perm-9",
+            "agent_id": "alice",
+            "tool_name": "Bash",
+            "input": {"command": "rm -rf build"},
+            "description": "clean the build",
+        }
         entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
         inbox.write_text(json.dumps(entries))
         await feed.until(lambda: any(n.kind == "permission" for n in there.needs_you(time.time())), "the request, here")
@@ -285,9 +309,11 @@ async def test_a_host_that_is_down_says_so(remote: Remote) -> None:
 
 async def test_an_incompatible_teamtui_says_to_install_the_same_one(remote: Remote, tmp_path: Path) -> None:
     fake = tmp_path / "future_teamtui"
-    fake.write_text(f"#!{sys.executable}\nimport json, time\n"
-                    "print(json.dumps({'type': 'hello', 'protocol': 99, 'teamtui': '9.0', 'host': 'x'}), flush=True)\n"
-                    "time.sleep(30)\n")
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, time\n"
+        "print(json.dumps({'type': 'hello', 'protocol': 99, 'teamtui': '9.0', 'host': 'x'}), flush=True)\n"
+        "time.sleep(30)\n"
+    )
     fake.chmod(0o755)
     status = await first_reason(remote.host(teamtui=str(fake)))
     assert "stream protocol 99" in status and "install the same teamtui on both" in status

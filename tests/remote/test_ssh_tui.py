@@ -49,8 +49,12 @@ def toasts(app: TeamTUI) -> list[str]:
 def room(remote: Remote, tmp_path: Path) -> tuple[TeamTUI, RemoteHost]:
     """The control room over the one host, with no local team."""
     host = remote.host()
-    app = TeamTUI(fleet=HostsFleet(empty_local_fleet(tmp_path), [host]), config_path=tmp_path / "none.toml",
-                  cursor_blink=False, sync_panes=False)
+    app = TeamTUI(
+        fleet=HostsFleet(empty_local_fleet(tmp_path), [host]),
+        config_path=tmp_path / "none.toml",
+        cursor_blink=False,
+        sync_panes=False,
+    )
     return app, host
 
 
@@ -68,9 +72,13 @@ async def test_remote_rows_a_remote_dashboard_and_m_over_ssh(remote: Remote, tmp
         screen = app.screen
         assert screen.session is host.sessions[remote.native_key]
         await pilot.press("m", *"over the tui", "enter")
-        await until(pilot, lambda: any("box: message to" in t and "written to" in t for t in toasts(app)), "the result toast")
+        await until(
+            pilot, lambda: any("box: message to" in t and "written to" in t for t in toasts(app)), "the result toast"
+        )
         inboxes = (remote.project / ".teams" / NATIVE_TEAM).glob("*_inbox.jsonl")
-        assert any(json.loads(line).get("content") == "over the tui" for p in inboxes for line in p.read_text().splitlines())
+        assert any(
+            json.loads(line).get("content") == "over the tui" for p in inboxes for line in p.read_text().splitlines()
+        )
         # The connection dies: the rows say so, and the dashboard refuses to write.
         assert host.proc is not None
         os.kill(host.proc.pid, signal.SIGKILL)
@@ -90,16 +98,24 @@ async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote:
     app, host = room(remote, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         table = app.screen.query_one(FleetTable)
-        await until(pilot, lambda: any(c.startswith(CLAUDE_TEAM) for c in cells(table)), "the Claude Code team's row", limit=20)
+        await until(
+            pilot, lambda: any(c.startswith(CLAUDE_TEAM) for c in cells(table)), "the Claude Code team's row", limit=20
+        )
         session = host.sessions[remote.claude_key]
-        await until(pilot, lambda: session.state.transcripts is not None and session.state.transcripts.total_tokens(),
-                    "the figures", limit=20)
+        await until(
+            pilot,
+            lambda: session.state.transcripts is not None and session.state.transcripts.total_tokens(),
+            "the figures",
+            limit=20,
+        )
         table.move_cursor(row=next(i for i, c in enumerate(cells(table)) if c.startswith(CLAUDE_TEAM)))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "its dashboard")
         screen = app.screen
         panel = screen.query_one(TeamPanel)
-        await until(pilot, lambda: [c.label.plain for c in panel.columns.values()][3:5] == ["Doing", "Tok"], "the columns")
+        await until(
+            pilot, lambda: [c.label.plain for c in panel.columns.values()][3:5] == ["Doing", "Tok"], "the columns"
+        )
         assert any(c.split(" | ")[1].strip() == "team-lead" for c in cells(panel)), "the lead's row"
         assert "tokens" in screen.query_one(TeamHeader).render().plain
         assert screen.query_one(TaskBoard).border_title == "Tasks · assignments"
@@ -108,14 +124,26 @@ async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote:
         # and there is no pane here to go to.
         inbox = remote.claude / "teams" / CLAUDE_TEAM / "inboxes" / "team-lead.json"
         entries = json.loads(inbox.read_text()) if inbox.exists() else []
-        request = {"type": "permission_request", "request_id": "perm-7", "agent_id": "alice", "tool_name": "Bash",
-                   "input": {"command": "make clean"}, "description": "clean"}
+        request = {
+            "type": "permission_request",
+            "request_id": "perm-7",
+            "agent_id": "alice",
+            "tool_name": "Bash",
+            "input": {"command": "make clean"},
+            "description": "clean",
+        }
         entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
         inbox.write_text(json.dumps(entries))
         strip = screen.query_one(NeedsYouStrip)
-        await until(pilot, lambda: any(i.kind == "permission" for i in strip.items), "the request in the strip", limit=15)
+        await until(
+            pilot, lambda: any(i.kind == "permission" for i in strip.items), "the request in the strip", limit=15
+        )
         screen.go_to_need("alice", "permission")
-        await until(pilot, lambda: isinstance(app.screen, RequestDetail) and app.screen.query(".dialog-hint"), "the request in full")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, RequestDetail) and app.screen.query(".dialog-hint"),
+            "the request in full",
+        )
         assert "make clean" in app.screen.render_request().plain
         hint = str(app.screen.query_one(".dialog-hint", Static).render())
         assert hint.startswith("it is answered in the team's panes on box")
@@ -124,6 +152,10 @@ async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote:
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen, "back")
         screen.pane_jumps.go_to("alice")
-        await until(pilot, lambda: any("alice's pane is on box: select it there" in t for t in toasts(app)), "said where")
+        await until(
+            pilot, lambda: any("alice's pane is on box: select it there" in t for t in toasts(app)), "said where"
+        )
         await pilot.press("t")
-        await until(pilot, lambda: any("this team's panes are on box: none are opened here" in t for t in toasts(app)), "t")
+        await until(
+            pilot, lambda: any("this team's panes are on box: none are opened here" in t for t in toasts(app)), "t"
+        )

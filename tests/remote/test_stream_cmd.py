@@ -57,10 +57,21 @@ def there(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def stream(there: Path) -> Iterator[Stream]:
-    env = {**os.environ, "HOME": str(there), "CLAUDE_CONFIG_DIR": str(there / "claude"),
-           "XDG_CONFIG_HOME": str(there / ".config"), "XDG_STATE_HOME": str(there / "state")}
-    proc = subprocess.Popen([sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", str(there / "proj")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=there)
+    env = {
+        **os.environ,
+        "HOME": str(there),
+        "CLAUDE_CONFIG_DIR": str(there / "claude"),
+        "XDG_CONFIG_HOME": str(there / ".config"),
+        "XDG_STATE_HOME": str(there / "state"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", str(there / "proj")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=there,
+    )
     try:
         yield Stream(proc)
     finally:
@@ -83,7 +94,9 @@ def test_hello_then_the_teams_then_ready_then_heartbeats(stream: Stream, there: 
     stream.until(lambda o: o["type"] == "heartbeat", "a heartbeat", limit=3)
     # A change: only what changed.
     NativeTeam(there / "proj", NATIVE_TEAM).create_task("new one")
-    line = stream.until(lambda o: o["type"] == "tasks" and any(t["subject"] == "new one" for t in o["tasks"]), "the task")
+    line = stream.until(
+        lambda o: o["type"] == "tasks" and any(t["subject"] == "new one" for t in o["tasks"]), "the task"
+    )
     assert len(line["tasks"]) == 1
     # stdin closed: it ends.
     assert stream.proc.stdin is not None
@@ -111,8 +124,10 @@ def test_requests_are_answered(stream: Stream, there: Path) -> None:
     sender = NativeTeam(there / "proj", NATIVE_TEAM).outgoing_sender("teamtui")
     inbox = (there / "proj" / ".teams" / NATIVE_TEAM / "hunter_inbox.jsonl").read_text().splitlines()
     assert json.loads(inbox[-1])["content"] == "over the wire" and json.loads(inbox[-1])["sender"] == sender
-    stream.until(lambda o: o["type"] == "messages" and any(m["content"] == "over the wire" for m in o["messages"]),
-                 "the message in the stream")
+    stream.until(
+        lambda o: o["type"] == "messages" and any(m["content"] == "over the wire" for m in o["messages"]),
+        "the message in the stream",
+    )
     assert not any(o.get("id") == "big" for o in stream.lines)
 
 
@@ -121,11 +136,23 @@ def test_a_big_team_is_split_into_lines_under_the_cap(there: Path) -> None:
     team = NativeTeam(root, "big")
     team.create(description="")
     team.add_member("ann")
-    team.import_tasks(lambda first: [{"id": str(first + i), "subject": f"task {i}", "description": "d" * 3000}
-                                     for i in range(800)])
-    env = {**os.environ, "HOME": str(there), "CLAUDE_CONFIG_DIR": str(there / "claude"), "XDG_STATE_HOME": str(there / "s")}
-    proc = subprocess.run([sys.executable, "-m", "teamtui", "stream", str(root)], input=b"", capture_output=True,
-                          env=env, cwd=there, timeout=60)
+    team.import_tasks(
+        lambda first: [{"id": str(first + i), "subject": f"task {i}", "description": "d" * 3000} for i in range(800)]
+    )
+    env = {
+        **os.environ,
+        "HOME": str(there),
+        "CLAUDE_CONFIG_DIR": str(there / "claude"),
+        "XDG_STATE_HOME": str(there / "s"),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "teamtui", "stream", str(root)],
+        input=b"",
+        capture_output=True,
+        env=env,
+        cwd=there,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert all(len(line) < wire.MAX_LINE for line in lines)
@@ -134,19 +161,33 @@ def test_a_big_team_is_split_into_lines_under_the_cap(there: Path) -> None:
 
 
 def run_stream(there: Path, *args: str) -> Stream:
-    env = {**os.environ, "HOME": str(there), "CLAUDE_CONFIG_DIR": str(there / "claude"),
-           "XDG_CONFIG_HOME": str(there / ".config"), "XDG_STATE_HOME": str(there / "state")}
+    env = {
+        **os.environ,
+        "HOME": str(there),
+        "CLAUDE_CONFIG_DIR": str(there / "claude"),
+        "XDG_CONFIG_HOME": str(there / ".config"),
+        "XDG_STATE_HOME": str(there / "state"),
+    }
     env.pop("TEAMTUI_TEAM", None)
-    proc = subprocess.Popen([sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", *args, str(there / "proj")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=there)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", *args, str(there / "proj")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=there,
+    )
     return Stream(proc)
 
 
-@pytest.mark.parametrize("args, expected", [
-    (("--team", "second"), ["second"]),
-    (("--layout", "native"), sorted([NATIVE_TEAM, "second"])),
-    ((), sorted([NATIVE_TEAM, "second"])),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (("--team", "second"), ["second"]),
+        (("--layout", "native"), sorted([NATIVE_TEAM, "second"])),
+        ((), sorted([NATIVE_TEAM, "second"])),
+    ],
+)
 def test_team_and_layout_choose_what_is_streamed(there: Path, args: tuple[str, ...], expected: list[str]) -> None:
     second = NativeTeam(there / "proj", "second")
     second.create(description="")

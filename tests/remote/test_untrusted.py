@@ -23,14 +23,34 @@ KEY = ["native", "/srv/p", "t"]
 
 def header(**over) -> dict:
     line = {
-        "type": "team", "team": KEY, "full": True, "live": True, "read_only": "", "ended_at": None, "layout": "native",
-        "appends_to_inboxes": True, "shutdown_via_lead": False, "sender": "lead", "lead_state": None,
-        "row": {"team": "t", "folder": "t", "root": "/srv/p", "layout": "native", "source": "native", "label": "native",
-                "lead": "unknown", "members": {"working": 1, "idle": 0, "gone": 0, "unknown": 0},
-                "tasks": {"done": 0, "total": 1}, "cwd": "/srv/p"},
+        "type": "team",
+        "team": KEY,
+        "full": True,
+        "live": True,
+        "read_only": "",
+        "ended_at": None,
+        "layout": "native",
+        "appends_to_inboxes": True,
+        "shutdown_via_lead": False,
+        "sender": "lead",
+        "lead_state": None,
+        "row": {
+            "team": "t",
+            "folder": "t",
+            "root": "/srv/p",
+            "layout": "native",
+            "source": "native",
+            "label": "native",
+            "lead": "unknown",
+            "members": {"working": 1, "idle": 0, "gone": 0, "unknown": 0},
+            "tasks": {"done": 0, "total": 1},
+            "cwd": "/srv/p",
+        },
         "config": {"name": "t", "lead": "lead", "members": [{"name": "ann", "status": "working"}]},
-        "departed": [], "views": [{"name": "ann", "status": "working", "unread": 2, "last_activity": 1.0}],
-        "errors": [], "errors_total": 0,
+        "departed": [],
+        "views": [{"name": "ann", "status": "working", "unread": 2, "last_activity": 1.0}],
+        "errors": [],
+        "errors_total": 0,
     }
     line.update(over)
     return line
@@ -74,11 +94,25 @@ def test_a_flood_without_newlines_keeps_memory_bounded() -> None:
     assert split.feed(b'\n{"type":"heartbeat"}\n') == [b'{"type":"heartbeat"}']
 
 
-@pytest.mark.parametrize("line", [
-    b"", b"garbage", b"\xff\xfe\x00", b"[1,2]", b'"str"', b"null", b"1" * 5000, b"[" * 100_000, b"{" * 50_000,
-    b'{"type": 3}', b'{"type": "nosuch"}', b'{"type": "hello"', b'{"type": "team", "team": NaN}' + b" " * 10,
-    ("{" + '"type":"team",' + '"x":' + "9" * 5000 + "}").encode(),
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"",
+        b"garbage",
+        b"\xff\xfe\x00",
+        b"[1,2]",
+        b'"str"',
+        b"null",
+        b"1" * 5000,
+        b"[" * 100_000,
+        b"{" * 50_000,
+        b'{"type": 3}',
+        b'{"type": "nosuch"}',
+        b'{"type": "hello"',
+        b'{"type": "team", "team": NaN}' + b" " * 10,
+        ("{" + '"type":"team",' + '"x":' + "9" * 5000 + "}").encode(),
+    ],
+)
 def test_garbage_lines_are_dropped_never_raised(line: bytes) -> None:
     obj = wire.parse(line)
     if obj is not None:  # valid JSON of a known type: every field is checked when taken
@@ -90,21 +124,52 @@ def test_garbage_lines_are_dropped_never_raised(line: bytes) -> None:
 def test_hostile_values_are_typed_capped_and_cleaned() -> None:
     h = host()
     evil = {
-        "type": "team", "team": KEY, "full": True, "live": True, "layout": ESC, "sender": "x" * 10_000 + ESC,
-        "row": {"team": ESC + "[bold red]boom[/]", "members": "lots", "tasks": {"done": -5, "total": 10**30},
-                "last_activity": float("inf"), "needs_you": "9", "tokens": 2**80, "cwd": "\x1b[31m/srv"},
-        "config": {"name": "t" + ESC, "lead": ["x"], "members": [{"name": ESC}, {"name": 7}, "ann", {"name": "ok",
-                   "status": "sleeping", "pid": 2**70, "joined_at": float("nan")}] + [{}] * 5000},
-        "departed": {"not": "a list"}, "views": [{"name": "ok", "unread": -3, "status": "gone"}, None, 5],
-        "errors": [["/x" + ESC, "bad\x00", None], "no", [1, 2, 3]], "read_only": {"x": 1},
+        "type": "team",
+        "team": KEY,
+        "full": True,
+        "live": True,
+        "layout": ESC,
+        "sender": "x" * 10_000 + ESC,
+        "row": {
+            "team": ESC + "[bold red]boom[/]",
+            "members": "lots",
+            "tasks": {"done": -5, "total": 10**30},
+            "last_activity": float("inf"),
+            "needs_you": "9",
+            "tokens": 2**80,
+            "cwd": "\x1b[31m/srv",
+        },
+        "config": {
+            "name": "t" + ESC,
+            "lead": ["x"],
+            "members": [
+                {"name": ESC},
+                {"name": 7},
+                "ann",
+                {"name": "ok", "status": "sleeping", "pid": 2**70, "joined_at": float("nan")},
+            ]
+            + [{}] * 5000,
+        },
+        "departed": {"not": "a list"},
+        "views": [{"name": "ok", "unread": -3, "status": "gone"}, None, 5],
+        "errors": [["/x" + ESC, "bad\x00", None], "no", [1, 2, 3]],
+        "read_only": {"x": 1},
     }
     batch = HostBatch()
     h._take(json.loads(json.dumps(evil)), batch)
     session = h.sessions[("ssh:box", "/srv/p", "t")]
     state = session.state
     assert isinstance(state, RemoteState) and state.config is not None
-    everything = json.dumps([str(state.config), [str(m) for m in state.config.members], session.sender,
-                             str(state.all_errors()), str(h.rows(time.time())), session.read_only])
+    everything = json.dumps(
+        [
+            str(state.config),
+            [str(m) for m in state.config.members],
+            session.sender,
+            str(state.all_errors()),
+            str(h.rows(time.time())),
+            session.read_only,
+        ]
+    )
     assert "\\u001b" not in everything and "\\u009b" not in everything and "\\u0000" not in everything
     assert len(session.sender) <= wire.NAME_CAP
     assert [m.name for m in state.config.members][1:] == ["ok"]
@@ -112,7 +177,9 @@ def test_hostile_values_are_typed_capped_and_cleaned() -> None:
     assert state.remote_views["ok"]["unread"] == 0 and "status" not in state.remote_views["ok"]
     row = h.rows(time.time())[0]
     assert row.tasks_done == 0 and row.tokens is None and row.last_activity is None and row.needs_you == 0
-    assert row.name.startswith("\ufffd]52") and "[bold red]" in row.name  # markup kept as text: the table shows it literally
+    assert (
+        row.name.startswith("\ufffd]52") and "[bold red]" in row.name
+    )  # markup kept as text: the table shows it literally
 
 
 def test_records_of_wrong_shape_are_dropped_the_rest_kept() -> None:
@@ -121,24 +188,48 @@ def test_records_of_wrong_shape_are_dropped_the_rest_kept() -> None:
     state = h.sessions[("ssh:box", "/srv/p", "t")].state
     batch = take(
         h,
-        {"type": "tasks", "team": KEY, "tasks": [{"id": "1", "subject": "ok"}, {"id": 5}, {"subject": "no id"}, "x",
-                                                 {"id": "2", "status": "weird", "blocked_by": "1", "metadata": [1]}],
-         "removed": [None, 3]},
-        {"type": "messages", "team": KEY, "messages": [{"sender": "a", "recipient": "ann", "content": "hi" + ESC,
-                                                        "timestamp": "yesterday"},
-                                                       {"sender": "a", "recipient": "ann", "content": "fine", "timestamp": 5},
-                                                       {"payload": {"type": "shutdown_request", "deadline_seconds": "x"}}]},
-        {"type": "logs", "team": KEY, "member": "ann", "entries": [[1.0, "error", "boom" + ESC, 1], [None, "??", "x", "y"],
-                                                                  "line", [1, 2]], "reset": True},
+        {
+            "type": "tasks",
+            "team": KEY,
+            "tasks": [
+                {"id": "1", "subject": "ok"},
+                {"id": 5},
+                {"subject": "no id"},
+                "x",
+                {"id": "2", "status": "weird", "blocked_by": "1", "metadata": [1]},
+            ],
+            "removed": [None, 3],
+        },
+        {
+            "type": "messages",
+            "team": KEY,
+            "messages": [
+                {"sender": "a", "recipient": "ann", "content": "hi" + ESC, "timestamp": "yesterday"},
+                {"sender": "a", "recipient": "ann", "content": "fine", "timestamp": 5},
+                {"payload": {"type": "shutdown_request", "deadline_seconds": "x"}},
+            ],
+        },
+        {
+            "type": "logs",
+            "team": KEY,
+            "member": "ann",
+            "entries": [[1.0, "error", "boom" + ESC, 1], [None, "??", "x", "y"], "line", [1, 2]],
+            "reset": True,
+        },
         {"type": "logs", "team": KEY, "member": {"a": 1}, "entries": [[1, "info", "x", 1]]},
         {"type": "tasks", "team": ["native", "/other", "t"], "tasks": [{"id": "9"}]},  # a team never announced
         {"type": "views", "team": KEY, "views": "no", "row": None},
     )
     assert sorted(state.tasks) == ["1", "2"] and state.tasks["2"].status.value == "pending"
     assert state.tasks["2"].blocked_by == []  # a string where a list belongs: dropped, not split into characters
-    assert [m.content for m in state.messages if m.sender == "a"] == ["hi\ufffd]52;c;cm0gLXJmIH4=\ufffd\ufffd[2J\ufffd31m", "fine"]
+    assert [m.content for m in state.messages if m.sender == "a"] == [
+        "hi\ufffd]52;c;cm0gLXJmIH4=\ufffd\ufffd[2J\ufffd31m",
+        "fine",
+    ]
     assert [(e.text, e.level.value) for e in state.logs["ann"]] == [
-        ("boom\ufffd]52;c;cm0gLXJmIH4=\ufffd\ufffd[2J\ufffd31m", "error"), ("x", "info")]
+        ("boom\ufffd]52;c;cm0gLXJmIH4=\ufffd\ufffd[2J\ufffd31m", "error"),
+        ("x", "info"),
+    ]
     assert batch.changes and h.dropped == 1
 
 
@@ -148,14 +239,36 @@ def test_a_hostile_insight_is_typed_capped_and_cleaned() -> None:
     h = host()
     take(h, header())
     state = h.sessions[("ssh:box", "/srv/p", "t")].state
-    take(h, {"type": "insight", "team": KEY, "tokens": -4, "drift": ESC * 500,
-             "members": {"ann": {"activity": ["tool", "soon", "Bash: " + ESC], "tokens": 2**80, "context_share": 1e9,
-                                 "last_write": 1e300, "counted": "yes"},
-                         ESC: {"activity": "busy"}, "bob": "x", "cy": {"activity": [1, 2, 3], "tokens": 12}},
-             "lead": {"name": "lead" + ESC, "status": "plotting", "unread": -1},
-             "needs": [{"kind": "permission", "member": "ann", "key": "p1", "text": "ok" + ESC, "detail": ESC},
-                       {"kind": "rm -rf", "key": "x", "text": "x"}, {"kind": "plan", "text": "no key"}, "need", None],
-             "assigned": [{"id": "a1", "subject": "work" + ESC, "status": "done?"}, {"subject": "no id"}, 7]})
+    take(
+        h,
+        {
+            "type": "insight",
+            "team": KEY,
+            "tokens": -4,
+            "drift": ESC * 500,
+            "members": {
+                "ann": {
+                    "activity": ["tool", "soon", "Bash: " + ESC],
+                    "tokens": 2**80,
+                    "context_share": 1e9,
+                    "last_write": 1e300,
+                    "counted": "yes",
+                },
+                ESC: {"activity": "busy"},
+                "bob": "x",
+                "cy": {"activity": [1, 2, 3], "tokens": 12},
+            },
+            "lead": {"name": "lead" + ESC, "status": "plotting", "unread": -1},
+            "needs": [
+                {"kind": "permission", "member": "ann", "key": "p1", "text": "ok" + ESC, "detail": ESC},
+                {"kind": "rm -rf", "key": "x", "text": "x"},
+                {"kind": "plan", "text": "no key"},
+                "need",
+                None,
+            ],
+            "assigned": [{"id": "a1", "subject": "work" + ESC, "status": "done?"}, {"subject": "no id"}, 7],
+        },
+    )
     feed = state.transcripts
     assert feed is not None and feed.total_tokens() is None
     assert sorted(feed.members()) == sorted(["ann", "\ufffd]52;c;cm0gLXJmIH4=\ufffd\ufffd[2J\ufffd31m", "cy"])
@@ -164,16 +277,22 @@ def test_a_hostile_insight_is_typed_capped_and_cleaned() -> None:
     assert ann.activity is not None and ann.activity.ts is None and "\x1b" not in ann.activity.label()
     assert feed.stats("cy").activity is None and feed.stats("cy").tokens.total == 12
     lead = feed.lead_view()
-    assert lead is not None and lead.name.startswith("lead\ufffd") and lead.status.value == "unknown" and lead.unread == 0
+    assert (
+        lead is not None and lead.name.startswith("lead\ufffd") and lead.status.value == "unknown" and lead.unread == 0
+    )
     needs = feed.needs_you(time.time())
     assert [(n.kind, n.key) for n in needs] == [("permission", "p1")] and "\x1b" not in needs[0].text + needs[0].detail
     assert "\x1b" not in feed.drift().summary() and len(feed.drift().summary()) <= 2 * wire.NAME_CAP
     assert list(state.assigned) == ["a1"] and state.task_source == "assignments"
     assert state.board.tasks["a1"].status.value == "pending" and "\x1b" not in state.board.tasks["a1"].subject
     # A flood is bounded (within a line's size): members, needs and assignments each capped.
-    flood = {"type": "insight", "team": KEY, "members": {f"m{i}": {"tokens": i} for i in range(1200)},
-             "needs": [{"kind": "silent", "member": "ann", "key": f"s{i}", "text": "quiet"} for i in range(300)],
-             "assigned": [{"id": f"a{i}", "subject": "x"} for i in range(21000)]}
+    flood = {
+        "type": "insight",
+        "team": KEY,
+        "members": {f"m{i}": {"tokens": i} for i in range(1200)},
+        "needs": [{"kind": "silent", "member": "ann", "key": f"s{i}", "text": "quiet"} for i in range(300)],
+        "assigned": [{"id": f"a{i}", "subject": "x"} for i in range(21000)],
+    }
     assert len(wire.dumps(flood)) < wire.MAX_LINE
     take(h, flood)
     assert len(feed.members()) == wire.MEMBERS_CAP and len(feed.needs_you(time.time())) == wire.NEEDS_CAP
@@ -208,15 +327,17 @@ HELLO = f"out.write(json.dumps({{'type': 'hello', 'protocol': {wire.PROTOCOL}, '
 
 async def test_a_hostile_stream_through_the_pipe_is_survived(tmp_path: Path) -> None:
     team = json.dumps(header())
-    body = "\n".join([
-        HELLO,
-        "out.write(b'garbage\\n' + b'\\xff\\xfe\\n' + b'x' * (3 << 20) + b'\\n')",  # a 3 MiB line
-        f"out.write(b'{{\"type\": \"team\", \"team\": 1}}\\n' + {team!r}.encode() + b'\\n')",
-        "out.write(b'{\"type\": \"ready\", \"teams\": 1}\\n')",
-        "out.write(b'{\"type\": \"result\", \"id\": \"r999\", \"ok\": true}\\n' + b'{\"type\": \"progress\", \"id\": [], \"team\": 5}\\n')",
-        "out.flush()",
-        "while True:\n    out.write(b'{\"type\": \"heartbeat\"}\\n'); out.flush(); time.sleep(0.2)",
-    ])
+    body = "\n".join(
+        [
+            HELLO,
+            "out.write(b'garbage\\n' + b'\\xff\\xfe\\n' + b'x' * (3 << 20) + b'\\n')",  # a 3 MiB line
+            f'out.write(b\'{{"type": "team", "team": 1}}\\n\' + {team!r}.encode() + b\'\\n\')',
+            'out.write(b\'{"type": "ready", "teams": 1}\\n\')',
+            'out.write(b\'{"type": "result", "id": "r999", "ok": true}\\n\' + b\'{"type": "progress", "id": [], "team": 5}\\n\')',
+            "out.flush()",
+            'while True:\n    out.write(b\'{"type": "heartbeat"}\\n\'); out.flush(); time.sleep(0.2)',
+        ]
+    )
     h = RemoteHost(HostSettings("box", "me@box"), ssh=fake_ssh(tmp_path, body), stall=3.0)
     async with following(h) as feed:
         await feed.until(lambda: h.connected, "connected", limit=10)
@@ -225,7 +346,7 @@ async def test_a_hostile_stream_through_the_pipe_is_survived(tmp_path: Path) -> 
 
 
 async def test_a_stream_that_goes_silent_is_dropped_as_stalled(tmp_path: Path) -> None:
-    body = "\n".join([HELLO, "out.write(b'{\"type\": \"ready\", \"teams\": 0}\\n')", "out.flush()", "time.sleep(60)"])
+    body = "\n".join([HELLO, 'out.write(b\'{"type": "ready", "teams": 0}\\n\')', "out.flush()", "time.sleep(60)"])
     h = RemoteHost(HostSettings("box", "me@box"), ssh=fake_ssh(tmp_path, body), stall=1.0, backoff_first=30)
     async with following(h) as feed:
         await feed.until(lambda: h.connected, "connected", limit=10)
@@ -245,8 +366,11 @@ async def test_a_stream_that_is_no_teamtui_says_so(tmp_path: Path) -> None:
 
 
 def test_the_ssh_command_keeps_batch_mode_and_quotes_the_roots() -> None:
-    h = RemoteHost(HostSettings("box", "me@box", ["-o", "BatchMode=no", "-p", "2222"], ["~/my src", "-x; rm -rf ~"],
-                                "~/.local/bin/teamtui"))
+    h = RemoteHost(
+        HostSettings(
+            "box", "me@box", ["-o", "BatchMode=no", "-p", "2222"], ["~/my src", "-x; rm -rf ~"], "~/.local/bin/teamtui"
+        )
+    )
     argv = h.command()
     assert argv[:4] == ["ssh", "-T", "-o", "BatchMode=yes"]  # first: ssh keeps the first value of an option
     assert argv[4:8] == ["-o", "BatchMode=no", "-p", "2222"]

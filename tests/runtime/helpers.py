@@ -15,9 +15,21 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("worker.py")
 
 
-def team_toml(name: str, *, teammates: list[str], tasks: list[tuple[str, list[int]]], settings: str = "", hooks: str = "", commands: dict[str, str] | None = None) -> str:
+def team_toml(
+    name: str,
+    *,
+    teammates: list[str],
+    tasks: list[tuple[str, list[int]]],
+    settings: str = "",
+    hooks: str = "",
+    commands: dict[str, str] | None = None,
+) -> str:
     commands = commands or {}
-    defaults = "".join(f"{k} = {v}\n" for k, v in (("poll_interval", 0.05), ("shutdown_deadline", 3), ("shutdown_grace", 1)) if f"{k} =" not in settings)
+    defaults = "".join(
+        f"{k} = {v}\n"
+        for k, v in (("poll_interval", 0.05), ("shutdown_deadline", 3), ("shutdown_grace", 1))
+        if f"{k} =" not in settings
+    )
     out = [f'[team]\nname = "{name}"\n{defaults}{settings}']
     for t in teammates:
         cmd = commands.get(t, f'exec "$TEAMTUI_PYTHON" {WORKER}')
@@ -38,7 +50,12 @@ def env_for_run(**extra: str) -> dict[str, str]:
 
 def run_cmd(args: list[str], *, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "teamtui", *args], capture_output=True, text=True, timeout=timeout, env=env_for_run(**env), cwd=ROOT
+        [sys.executable, "-m", "teamtui", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env_for_run(**env),
+        cwd=ROOT,
     )
 
 

@@ -19,7 +19,12 @@ async def test_S_in_the_dashboard_is_run_by_the_lead(tmp_path, monkeypatch):
     tf = tmp_path / "team.toml"
     # Two ready tasks start both teammates; #3 waits on them, so the team is still live when S is pressed.
     tf.write_text(
-        team_toml("dash", teammates=["a", "b"], tasks=[("first", []), ("second", []), ("third", [1, 2])], settings="restarts = 0\n")
+        team_toml(
+            "dash",
+            teammates=["a", "b"],
+            tasks=[("first", []), ("second", []), ("third", [1, 2])],
+            settings="restarts = 0\n",
+        )
     )
     monkeypatch.setenv("WORK", "4")
     spec = load_team_file(tf)
@@ -31,7 +36,12 @@ async def test_S_in_the_dashboard_is_run_by_the_lead(tmp_path, monkeypatch):
         assert lead.started.wait(10)
         app = connect_dashboard(lead, spec, tmp_path, cursor_blink=False)
         async with app.run_test(size=(140, 42)) as pilot:
-            await until(pilot, lambda: sum(t.status.value == "in_progress" for t in app.state.tasks.values()) == 2, "both work", limit=30)
+            await until(
+                pilot,
+                lambda: sum(t.status.value == "in_progress" for t in app.state.tasks.values()) == 2,
+                "both work",
+                limit=30,
+            )
             await pilot.press("S")
             assert type(app.screen).__name__ == "ShutdownConfirm"
             app.screen.query_one("#deadline").value = "10"
@@ -41,9 +51,14 @@ async def test_S_in_the_dashboard_is_run_by_the_lead(tmp_path, monkeypatch):
             ids = lambda run: {n: t.request_id for n, t in run.teammates.items()}  # noqa: E731
             assert ids(app.shutdown_run) == ids(lead.shutdown_run)
             await until(pilot, lambda: app.shutdown_run.done, "both teammates answer", limit=20)
-            assert {n: t.outcome for n, t in app.shutdown_run.teammates.items()} == {"a": Outcome.CLEAN, "b": Outcome.CLEAN}
+            assert {n: t.outcome for n, t in app.shutdown_run.teammates.items()} == {
+                "a": Outcome.CLEAN,
+                "b": Outcome.CLEAN,
+            }
             # The replies were drained by the lead, yet the message traffic shows them.
-            await until(pilot, lambda: sum(m.type == "shutdown_response" for m in app.state.messages) == 2, "replies shown")
+            await until(
+                pilot, lambda: sum(m.type == "shutdown_response" for m in app.state.messages) == 2, "replies shown"
+            )
         thread.join(30)
     finally:
         lead.stop("test over", 0)

@@ -11,16 +11,39 @@ from .helpers import ROOT, env_for_run, processes_of, run_cmd, tasks_on_disk
 
 def test_demo_headless_completes_every_task(tmp_path):
     res = subprocess.run(
-        [sys.executable, "-m", "teamtui", "demo", "--headless", "--speed", "20", "--teammates", "4", "--dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=90, env=env_for_run(), cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "teamtui",
+            "demo",
+            "--headless",
+            "--speed",
+            "20",
+            "--teammates",
+            "4",
+            "--dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env_for_run(),
+        cwd=ROOT,
     )
     assert res.returncode == 0, res.stdout + res.stderr
     tasks = tasks_on_disk(tmp_path)
     assert len(tasks) == 15 and all(t["status"] == "completed" for t in tasks.values())
     assert "otto crashed (exit code 3)" in res.stdout and "restarted otto" in res.stdout
-    results = {r["teammate"]: r for r in (json.loads(p.read_text()) for p in (tmp_path / ".teams/demo/shutdown").glob("*.json"))}
+    results = {
+        r["teammate"]: r
+        for r in (json.loads(p.read_text()) for p in (tmp_path / ".teams/demo/shutdown").glob("*.json"))
+    }
     assert results["ada"]["outcome"] == "in progress" and results["ada"]["pending_work"]
-    levels = {json.loads(line)["level"] for n in ("ada", "hunter", "otto", "scribe") for line in (tmp_path / f".teams/demo/logs/{n}.jsonl").read_text().splitlines()}
+    levels = {
+        json.loads(line)["level"]
+        for n in ("ada", "hunter", "otto", "scribe")
+        for line in (tmp_path / f".teams/demo/logs/{n}.jsonl").read_text().splitlines()
+    }
     assert {"info", "error"} <= levels
     assert processes_of(tmp_path) == []
 
@@ -29,7 +52,11 @@ def test_three_teammates_are_busy_before_the_first_task_completes(tmp_path):
     # At normal speed: what a person sees in the first seconds of `make demo`.
     proc = subprocess.Popen(
         [sys.executable, "-m", "teamtui", "demo", "--headless", "--dir", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env_for_run(), cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env_for_run(),
+        cwd=ROOT,
     )
     busy: list[str] = []
     try:
@@ -50,7 +77,9 @@ def test_three_teammates_are_busy_before_the_first_task_completes(tmp_path):
 
 def test_runtime_imports_no_textual():
     code = "import sys, teamtui.runtime.lead, teamtui.protocol.teammate, teamtui.demo.teammate; print('textual' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env_for_run(), cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env_for_run(), cwd=ROOT, check=True
+    )
     assert out.stdout.strip() == "False"
 
 

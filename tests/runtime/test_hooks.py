@@ -13,9 +13,12 @@ def test_hook_env_names():
     env = hook_env("task-completed", {"team_name": "t", "task_id": "3", "task_result": None})
     assert env == {
         "HOOK_EVENT": "task-completed",
-        "HOOK_TEAM_NAME": "t", "HOOK_teamName": "t",
-        "HOOK_TASK_ID": "3", "HOOK_teamTaskId": "3",
-        "HOOK_TASK_RESULT": "", "HOOK_teamTaskResult": "",
+        "HOOK_TEAM_NAME": "t",
+        "HOOK_teamName": "t",
+        "HOOK_TASK_ID": "3",
+        "HOOK_teamTaskId": "3",
+        "HOOK_TASK_RESULT": "",
+        "HOOK_teamTaskResult": "",
     }
 
 
@@ -29,7 +32,13 @@ def test_hooks_fire_once_per_event_and_a_hanging_hook_is_cut_off(tmp_path):
     hooks += "\nteam-created = [" + json.dumps(rec) + ', "sleep 30"]\n'
     tf = tmp_path / "team.toml"
     tf.write_text(
-        team_toml("hooked", teammates=["a", "b"], tasks=[("x", []), ("y", []), ("z", [1, 2])], settings="hook_timeout = 1\n", hooks=hooks)
+        team_toml(
+            "hooked",
+            teammates=["a", "b"],
+            tasks=[("x", []), ("y", []), ("z", [1, 2])],
+            settings="hook_timeout = 1\n",
+            hooks=hooks,
+        )
     )
     res = run_cmd(["run", str(tf), "--headless"], WORK="0.1")
     assert res.returncode == 0, res.stdout + res.stderr
@@ -42,8 +51,12 @@ def test_hooks_fire_once_per_event_and_a_hanging_hook_is_cut_off(tmp_path):
     spawned = by_event["teammate-spawned"]
     assert sorted(f[2] for f in spawned) == ["a", "b"] and all(f[3].isdigit() for f in spawned)
     tasks = tasks_on_disk(tmp_path)
-    assert sorted((f[4], f[5]) for f in by_event["task-assigned"]) == sorted((t["id"], t["owner"]) for t in tasks.values())
-    assert sorted((f[4], f[5]) for f in by_event["task-completed"]) == sorted((t["id"], t["owner"]) for t in tasks.values())
+    assert sorted((f[4], f[5]) for f in by_event["task-assigned"]) == sorted(
+        (t["id"], t["owner"]) for t in tasks.values()
+    )
+    assert sorted((f[4], f[5]) for f in by_event["task-completed"]) == sorted(
+        (t["id"], t["owner"]) for t in tasks.values()
+    )
     assert {f[2] for f in by_event["teammate-idle"]} <= {"a", "b"} and by_event["teammate-idle"]
     assert [(f[6], f[7]) for f in by_event["team-shutdown"]] == [("3", "3")]
     # The hanging hook was logged and killed; the team did not wait for it.
@@ -53,7 +66,9 @@ def test_hooks_fire_once_per_event_and_a_hanging_hook_is_cut_off(tmp_path):
 
 def test_failing_hook_is_logged_and_the_team_goes_on(tmp_path):
     tf = tmp_path / "team.toml"
-    tf.write_text(team_toml("failing", teammates=["a"], tasks=[("x", [])], hooks='task-completed = "echo boom; exit 4"\n'))
+    tf.write_text(
+        team_toml("failing", teammates=["a"], tasks=[("x", [])], hooks='task-completed = "echo boom; exit 4"\n')
+    )
     res = run_cmd(["run", str(tf), "--headless"], WORK="0")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "hook task-completed: 'echo boom; exit 4' exited with 4: boom" in res.stdout

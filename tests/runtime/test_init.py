@@ -55,8 +55,14 @@ def test_a_python_repository_is_profiled(tmp_path):
 
 
 def test_a_node_repository_names_its_frameworks_and_what_is_missing(tmp_path):
-    manifest = {"dependencies": {"react": "^18", "express": "4"}, "devDependencies": {"vitest": "1", "jest": "29", "left-pad": "1"}}
-    root = repo(tmp_path / "js", {"package.json": json.dumps(manifest), "tsconfig.json": "{}", "Cargo.toml": "", "index.ts": "let a = 1\n"})
+    manifest = {
+        "dependencies": {"react": "^18", "express": "4"},
+        "devDependencies": {"vitest": "1", "jest": "29", "left-pad": "1"},
+    }
+    root = repo(
+        tmp_path / "js",
+        {"package.json": json.dumps(manifest), "tsconfig.json": "{}", "Cargo.toml": "", "index.ts": "let a = 1\n"},
+    )
     p = profile_repository(root)
     assert p.languages == ["TypeScript", "Rust"]
     assert p.frameworks == ["React", "Express", "Vitest", "Jest"]
@@ -116,7 +122,12 @@ def test_init_on_a_bare_folder_suggests_the_missing_pieces(tmp_path):
     assert profile["languages"] == ["Go"] and profile["git"] is False
     assert "not a git repository" in profile["notes"][0]
     tf = load_team_file(root / "team.toml")
-    assert [t.subject for t in tf.tasks] == ["Set up a test suite", "Write docs/", "Add CI that runs the tests", "Review the changes"]
+    assert [t.subject for t in tf.tasks] == [
+        "Set up a test suite",
+        "Write docs/",
+        "Add CI that runs the tests",
+        "Review the changes",
+    ]
     assert "go test" in tf.tasks[0].description
     assert tf.tasks[2].blocked_by == [1] and tf.tasks[3].blocked_by == [1, 2, 3]
     assert "worktree" not in (root / "team.toml").read_text()

@@ -45,17 +45,24 @@ def line(method: str, params: object = None, **extra: object) -> bytes:
 # ------------------------------------------------------------------ decoding
 def test_each_teammate_notification_decodes_to_its_type():
     assert decode_line(line("team.ready", {"name": "scout"})).item == Ready("scout")
-    assert decode_line(line("team.taskUpdate", {"taskId": 3, "status": "completed", "result": "done"})).item == TaskUpdate(
-        "3", "completed", "done"
+    assert decode_line(
+        line("team.taskUpdate", {"taskId": 3, "status": "completed", "result": "done"})
+    ).item == TaskUpdate("3", "completed", "done")
+    assert decode_line(line("team.taskUpdate", {"taskId": "3", "status": "in_progress"})).item == TaskUpdate(
+        "3", "in_progress"
     )
-    assert decode_line(line("team.taskUpdate", {"taskId": "3", "status": "in_progress"})).item == TaskUpdate("3", "in_progress")
-    assert decode_line(line("team.message", {"to": "hunter", "content": "look at src/"})).item == Say("hunter", "look at src/")
+    assert decode_line(line("team.message", {"to": "hunter", "content": "look at src/"})).item == Say(
+        "hunter", "look at src/"
+    )
     assert decode_line(line("team.idle", {"lastTask": "2"})).item == Idle("2")
     assert decode_line(line("team.idle")).item == Idle(None)
     assert decode_line(line("team.shutdownAck", {})).item == ShutdownAck()
     assert decode_line(line("team.log", {"level": "error", "text": "boom"})).item == Log("error", "boom")
     # A structured result is kept as JSON text rather than refused.
-    assert decode_line(line("team.taskUpdate", {"taskId": "1", "status": "completed", "result": {"files": 2}})).item.result == '{"files": 2}'
+    assert (
+        decode_line(line("team.taskUpdate", {"taskId": "1", "status": "completed", "result": {"files": 2}})).item.result
+        == '{"files": 2}'
+    )
 
 
 @pytest.mark.parametrize(
@@ -69,8 +76,14 @@ def test_each_teammate_notification_decodes_to_its_type():
         (b'{"jsonrpc": "1.0", "method": "team.ready"}', '"jsonrpc" must be "2.0"'),
         (b'{"jsonrpc": "2.0", "method": "team.dance"}', "unknown method 'team.dance'"),
         (b'{"jsonrpc": "2.0", "method": "team.log", "params": [1]}', "team.log: params must be an object"),
-        (b'{"jsonrpc": "2.0", "method": "team.taskUpdate", "params": {"taskId": "1", "status": "done"}}', "params.status must be one of"),
-        (b'{"jsonrpc": "2.0", "method": "team.message", "params": {"to": ["a"], "content": "x"}}', "params.to must be a string"),
+        (
+            b'{"jsonrpc": "2.0", "method": "team.taskUpdate", "params": {"taskId": "1", "status": "done"}}',
+            "params.status must be one of",
+        ),
+        (
+            b'{"jsonrpc": "2.0", "method": "team.message", "params": {"to": ["a"], "content": "x"}}',
+            "params.to must be a string",
+        ),
         (b'{"jsonrpc": "2.0", "method": 7}', '"method" must be a string'),
         (b'{"jsonrpc": "2.0", "id": 1, "result": {}}', "a response to a request the lead never sent"),
         (b"\xff\xfe not utf-8", ""),
@@ -88,20 +101,40 @@ def test_a_request_with_an_id_gets_a_response():
     assert ok.item == Ready("a") and ok.reply == {"jsonrpc": "2.0", "id": 7, "result": {}}
     bad = decode_line(line("team.nope", {}, id="x"))
     assert isinstance(bad.item, Stray)
-    assert bad.reply == {"jsonrpc": "2.0", "id": "x", "error": {"code": jsonrpc.METHOD_NOT_FOUND, "message": "unknown method 'team.nope'"}}
+    assert bad.reply == {
+        "jsonrpc": "2.0",
+        "id": "x",
+        "error": {"code": jsonrpc.METHOD_NOT_FOUND, "message": "unknown method 'team.nope'"},
+    }
     # Notifications (no id) never get an answer, right or wrong.
     assert decode_line(line("team.nope", {})).reply is None
 
 
 def test_lead_notifications_carry_the_task_object_of_the_design():
-    task = Task(id="2", subject="Write tests", description="cover auth", blocked_by=["1"], owner="scout", files=["a.py"])
+    task = Task(
+        id="2", subject="Write tests", description="cover auth", blocked_by=["1"], owner="scout", files=["a.py"]
+    )
     msg = json.loads(jsonrpc.assign_task(task))
     assert msg == {
         "jsonrpc": "2.0",
         "method": "team.assignTask",
-        "params": {"task": {"id": "2", "subject": "Write tests", "description": "cover auth", "status": "pending", "owner": "scout", "blockedBy": ["1"], "files": ["a.py"]}},
+        "params": {
+            "task": {
+                "id": "2",
+                "subject": "Write tests",
+                "description": "cover auth",
+                "status": "pending",
+                "owner": "scout",
+                "blockedBy": ["1"],
+                "files": ["a.py"],
+            }
+        },
     }
-    assert json.loads(jsonrpc.message("hunter", "hi")) == {"jsonrpc": "2.0", "method": "team.message", "params": {"from": "hunter", "content": "hi"}}
+    assert json.loads(jsonrpc.message("hunter", "hi")) == {
+        "jsonrpc": "2.0",
+        "method": "team.message",
+        "params": {"from": "hunter", "content": "hi"},
+    }
     assert json.loads(jsonrpc.shutdown("phase_complete"))["params"] == {"reason": "phase_complete"}
     ctx = json.loads(jsonrpc.update_context([task, Task(id="1", subject="x", status="completed")]))
     assert [t["id"] for t in ctx["params"]["tasks"]] == ["2", "1"]
@@ -154,7 +187,13 @@ class Collector:
 
 async def start(tmp_path: Path, command: str, **env: str) -> tuple[Channel, Collector]:
     got = Collector()
-    proc = spawn_jsonrpc("scout", command, cwd=tmp_path, env={**os.environ, "TEAMTUI_NAME": "scout", **env}, log_path=tmp_path / "scout.log")
+    proc = spawn_jsonrpc(
+        "scout",
+        command,
+        cwd=tmp_path,
+        env={**os.environ, "TEAMTUI_NAME": "scout", **env},
+        log_path=tmp_path / "scout.log",
+    )
     ch = Channel("scout", proc, got, on_closed=got.closed.set)
     ch.open()
     return ch, got
@@ -245,7 +284,9 @@ async def test_a_teammate_that_stops_reading_its_stdin_does_not_grow_the_lead(tm
     )
     (tmp_path / "t.py").write_text(script)
     got = Collector()
-    proc = spawn_jsonrpc("scout", f"exec {sys.executable} t.py", cwd=tmp_path, env=dict(os.environ), log_path=tmp_path / "scout.log")
+    proc = spawn_jsonrpc(
+        "scout", f"exec {sys.executable} t.py", cwd=tmp_path, env=dict(os.environ), log_path=tmp_path / "scout.log"
+    )
     ch = Channel("scout", proc, got, max_pending=256 << 10)
     ch.open()
     await got.next_of(Ready)
@@ -270,7 +311,9 @@ async def test_what_a_teammate_printed_before_it_ended_is_read_when_the_pipes_cl
     )
     (tmp_path / "t.py").write_text(script)
     got = Collector()
-    proc = spawn_jsonrpc("scout", f"exec {sys.executable} t.py", cwd=tmp_path, env=dict(os.environ), log_path=tmp_path / "scout.log")
+    proc = spawn_jsonrpc(
+        "scout", f"exec {sys.executable} t.py", cwd=tmp_path, env=dict(os.environ), log_path=tmp_path / "scout.log"
+    )
     proc.popen.wait(10)  # ended before the loop read a byte of it
     ch = Channel("scout", proc, got)
     ch.open()

@@ -23,13 +23,19 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 GRAPH = [("schema", []), ("models", [1]), ("api", [2]), ("docs", []), ("release", [3, 4])]
 
 
-def rpc_toml(name: str, mates: dict[str, dict[str, str]], tasks: list[tuple[str, list[int]]], settings: str = "") -> str:
-    defaults = "".join(f"{k} = {v}\n" for k, v in (("shutdown_deadline", 3), ("shutdown_grace", 1)) if f"{k} =" not in settings)
+def rpc_toml(
+    name: str, mates: dict[str, dict[str, str]], tasks: list[tuple[str, list[int]]], settings: str = ""
+) -> str:
+    defaults = "".join(
+        f"{k} = {v}\n" for k, v in (("shutdown_deadline", 3), ("shutdown_grace", 1)) if f"{k} =" not in settings
+    )
     out = [f'[team]\nname = "{name}"\n{defaults}{settings}']
     for mate, env in mates.items():
         env = {"JRPC_WORK_MS": "30", **env}
         inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-        out.append(f'[[teammates]]\nname = "{mate}"\nprotocol = "jsonrpc"\ncommand = {json.dumps(f"exec node {AGENT}")}\nenv = {{ {inline} }}\n')
+        out.append(
+            f'[[teammates]]\nname = "{mate}"\nprotocol = "jsonrpc"\ncommand = {json.dumps(f"exec node {AGENT}")}\nenv = {{ {inline} }}\n'
+        )
     for subject, deps in tasks:
         out.append(f"[[tasks]]\nsubject = {json.dumps(subject)}\nblocked_by = {json.dumps(deps)}\n")
     return "\n".join(out)
@@ -68,7 +74,9 @@ def test_node_teammates_run_a_task_graph_to_completion(tmp_path, assign):
 
 def test_a_teammate_that_ignores_the_shutdown_is_terminated_after_the_deadline(tmp_path):
     tf = tmp_path / "team.toml"
-    tf.write_text(rpc_toml("stubborn", {"ada": {"JRPC_IGNORE_SHUTDOWN": "1"}}, [("one", [])], "shutdown_deadline = 1\n"))
+    tf.write_text(
+        rpc_toml("stubborn", {"ada": {"JRPC_IGNORE_SHUTDOWN": "1"}}, [("one", [])], "shutdown_deadline = 1\n")
+    )
     res = run_cmd(["run", str(tf), "--headless"])
     assert res.returncode == 0, res.stdout + res.stderr
     assert "ignoring shutdown (phase_complete)" in log_texts(tmp_path, "stubborn", "ada")
@@ -85,7 +93,9 @@ def test_a_message_to_a_non_member_is_refused_and_the_team_goes_on(tmp_path):
     res = run_cmd(["run", str(tf), "--headless"])
     assert res.returncode == 0, res.stdout + res.stderr
     assert "ada → '../x': not a member, message not delivered" in res.stdout
-    assert not (tmp_path / ".teams/x_inbox.jsonl").exists() and not (tmp_path / ".teams/lonely/../x_inbox.jsonl").exists()
+    assert (
+        not (tmp_path / ".teams/x_inbox.jsonl").exists() and not (tmp_path / ".teams/lonely/../x_inbox.jsonl").exists()
+    )
 
 
 async def test_a_message_from_the_dashboard_reaches_a_jsonrpc_teammate(tmp_path):
@@ -101,13 +111,28 @@ async def test_a_message_from_the_dashboard_reaches_a_jsonrpc_teammate(tmp_path)
         assert lead.started.wait(10)
         app = connect_dashboard(lead, spec, tmp_path, cursor_blink=False)
         async with app.run_test(size=(140, 42)) as pilot:
-            await until(pilot, lambda: any(t.status.value == "in_progress" for t in app.state.tasks.values()), "ada works", limit=20)
+            await until(
+                pilot,
+                lambda: any(t.status.value == "in_progress" for t in app.state.tasks.values()),
+                "ada works",
+                limit=20,
+            )
             await pilot.press("m", *"also check src/legacy", "enter")
-            await until(pilot, lambda: "message from lead: also check src/legacy" in log_texts(tmp_path, "dash", "ada"), "ada hears it", limit=20)
+            await until(
+                pilot,
+                lambda: "message from lead: also check src/legacy" in log_texts(tmp_path, "dash", "ada"),
+                "ada hears it",
+                limit=20,
+            )
             # bob's team.message to ada went through the lead; the dashboard shows it though ada's
             # side drained the inbox at once.
             assert "message from bob: the schema is in db/" in log_texts(tmp_path, "dash", "ada")
-            await until(pilot, lambda: any(m.sender == "bob" and m.recipient == "ada" for m in app.state.messages), "shown", limit=10)
+            await until(
+                pilot,
+                lambda: any(m.sender == "bob" and m.recipient == "ada" for m in app.state.messages),
+                "shown",
+                limit=10,
+            )
     finally:
         lead.stop("test over", 0)
         thread.join(30)
@@ -117,7 +142,9 @@ async def test_a_message_from_the_dashboard_reaches_a_jsonrpc_teammate(tmp_path)
 
 def test_a_crashed_teammate_gives_its_task_back_and_is_restarted(tmp_path):
     tf = tmp_path / "team.toml"
-    tf.write_text(rpc_toml("crash", {"ada": {"JRPC_CRASH_ONCE": str(tmp_path / "crashed")}}, [("one", []), ("two", [1])]))
+    tf.write_text(
+        rpc_toml("crash", {"ada": {"JRPC_CRASH_ONCE": str(tmp_path / "crashed")}}, [("one", []), ("two", [1])])
+    )
     res = run_cmd(["run", str(tf), "--headless"])
     assert res.returncode == 0, res.stdout + res.stderr
     assert "ada crashed (exit code 3); its task #1 returned to pending and will be restarted" in res.stdout

@@ -25,7 +25,9 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 
 
 class MiniLead:
-    def __init__(self, root: Path, names: list[str], tasks: list[tuple[str, list[str]]], *, assign: str = "self", **env: str):
+    def __init__(
+        self, root: Path, names: list[str], tasks: list[tuple[str, list[str]]], *, assign: str = "self", **env: str
+    ):
         self.store = NativeTeam(root, "rpc")
         self.store.create()
         for n in names:
@@ -41,7 +43,9 @@ class MiniLead:
 
     def start(self, name: str, **env: str) -> None:
         full = {**os.environ, "TEAMTUI_NAME": name, "JRPC_WORK_MS": "30", **self.env, **env}
-        proc = spawn_jsonrpc(name, f"exec node {AGENT}", cwd=self.store.root, env=full, log_path=self.store.logs_dir / f"{name}.log")
+        proc = spawn_jsonrpc(
+            name, f"exec node {AGENT}", cwd=self.store.root, env=full, log_path=self.store.logs_dir / f"{name}.log"
+        )
         self.procs[name] = proc
         self.mates[name].attach(proc)
 
@@ -125,13 +129,18 @@ async def test_messages_between_teammates_and_from_the_dashboard_arrive_as_team_
 
     def heard() -> bool:
         texts = lead.log_texts("bob")
-        return "message from ada: the schema is in db/schema.sql" in texts and "message from user: please also check [b]src/legacy[/b]" in texts
+        return (
+            "message from ada: the schema is in db/schema.sql" in texts
+            and "message from user: please also check [b]src/legacy[/b]" in texts
+        )
 
     await lead.run_until(heard)
     # A message to a non-member goes nowhere and says so.
     lead.mates["ada"]._incoming(Say("../x", "hi"))
     assert not (tmp_path / ".teams/rpc/../x_inbox.jsonl").exists()
-    assert "team.message to '../x' not delivered: not a member of the team (members: bob, lead)" in lead.log_texts("ada")
+    assert "team.message to '../x' not delivered: not a member of the team (members: bob, lead)" in lead.log_texts(
+        "ada"
+    )
     for n in ("ada", "bob"):
         lead.mates[n].detach()
 
@@ -144,11 +153,18 @@ async def test_shutdown_is_acknowledged_or_ends_in_sigterm(tmp_path):
     ids = {n: lead.store.send_shutdown_request(n, "lead", "phase_complete", 2) for n in ("ada", "bob")}
 
     def answered() -> bool:
-        return any(m.type == "shutdown_response" for m in lead.lead_inbox) and "ignoring shutdown (phase_complete)" in lead.log_texts("bob")
+        return any(
+            m.type == "shutdown_response" for m in lead.lead_inbox
+        ) and "ignoring shutdown (phase_complete)" in lead.log_texts("bob")
 
     await lead.run_until(answered)
     reply = next(m for m in lead.lead_inbox if m.type == "shutdown_response")
-    assert reply.sender == "ada" and reply.payload.request_id == ids["ada"] and reply.payload.approve and reply.payload.status == "clean"
+    assert (
+        reply.sender == "ada"
+        and reply.payload.request_id == ids["ada"]
+        and reply.payload.approve
+        and reply.payload.status == "clean"
+    )
     assert await lead.exit_code("ada") == 0
     assert lead.procs["bob"].poll() is None
     lead.procs["bob"].terminate()  # the ladder's next rung

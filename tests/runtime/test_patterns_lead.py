@@ -51,7 +51,9 @@ if teamtui task complete "$id" --result late 2>"{tmp_path}/slow.err"; then echo 
 {ANSWER_SHUTDOWN}""",
     )
     # fast starts work once slow holds #2.
-    fast = _script(tmp_path, "fast", f"until [ -e {tmp_path}/claimed ]; do sleep 0.1; done\nexec \"$TEAMTUI_PYTHON\" {WORKER}\n")
+    fast = _script(
+        tmp_path, "fast", f'until [ -e {tmp_path}/claimed ]; do sleep 0.1; done\nexec "$TEAMTUI_PYTHON" {WORKER}\n'
+    )
     tf = _teamfile(
         tmp_path,
         "rel",
@@ -62,7 +64,9 @@ if teamtui task complete "$id" --result late 2>"{tmp_path}/slow.err"; then echo 
     res = run_cmd(["run", str(tf), "--headless"], timeout=120, WORK="0.1")
     assert res.returncode == 0, res.stdout + res.stderr
     tasks = tasks_on_disk(tmp_path)
-    assert tasks["2"]["status"] == "completed" and tasks["2"]["owner"] == "fast" and tasks["2"]["result"] == "done by fast"
+    assert (
+        tasks["2"]["status"] == "completed" and tasks["2"]["owner"] == "fast" and tasks["2"]["result"] == "done by fast"
+    )
     assert tasks["2"]["metadata"]["failure_count"] == 1 and tasks["2"]["metadata"]["released_from"] == ["slow"]
     assert "slow disappeared" in res.stdout
     assert "slow's task #2 returned to the board (release)" in res.stdout
@@ -75,8 +79,18 @@ if teamtui task complete "$id" --result late 2>"{tmp_path}/slow.err"; then echo 
 
 
 def test_flag_only_flags_the_teammate_keeps_its_task(tmp_path):
-    slow = _script(tmp_path, "slow", f"id=$(teamtui task claim) || exit 3\nsleep 3\nteamtui task complete \"$id\" --result mine\n{ANSWER_SHUTDOWN}")
-    tf = _teamfile(tmp_path, "flag", 'health_timeout = 1\non_disappeared = "flag"\nshutdown_deadline = 10\n', [("slow", str(slow))], ["one"])
+    slow = _script(
+        tmp_path,
+        "slow",
+        f'id=$(teamtui task claim) || exit 3\nsleep 3\nteamtui task complete "$id" --result mine\n{ANSWER_SHUTDOWN}',
+    )
+    tf = _teamfile(
+        tmp_path,
+        "flag",
+        'health_timeout = 1\non_disappeared = "flag"\nshutdown_deadline = 10\n',
+        [("slow", str(slow))],
+        ["one"],
+    )
     res = run_cmd(["run", str(tf), "--headless"], timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "slow disappeared" in res.stdout and "returned to the board" not in res.stdout
@@ -94,7 +108,13 @@ id=$(teamtui task claim) || exit 3
 teamtui task complete "$id" --result "second run"
 {ANSWER_SHUTDOWN}""",
     )
-    tf = _teamfile(tmp_path, "rst", 'health_timeout = 3\non_disappeared = "restart"\nrestarts = 0\nshutdown_deadline = 10\n', [("mate", str(mate))], ["one"])
+    tf = _teamfile(
+        tmp_path,
+        "rst",
+        'health_timeout = 3\non_disappeared = "restart"\nrestarts = 0\nshutdown_deadline = 10\n',
+        [("mate", str(mate))],
+        ["one"],
+    )
     res = run_cmd(["run", str(tf), "--headless"], timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "mate disappeared" in res.stdout
@@ -106,7 +126,13 @@ teamtui task complete "$id" --result "second run"
 
 def test_a_task_lost_max_failures_times_is_blocked_and_the_person_told(tmp_path):
     crasher = _script(tmp_path, "crasher", "teamtui task claim >/dev/null; exit 7\n")
-    tf = _teamfile(tmp_path, "fails", "restarts = 5\nmax_failures = 2\nshutdown_deadline = 5\n", [("crasher", str(crasher))], ["flaky"])
+    tf = _teamfile(
+        tmp_path,
+        "fails",
+        "restarts = 5\nmax_failures = 2\nshutdown_deadline = 5\n",
+        [("crasher", str(crasher))],
+        ["flaky"],
+    )
     res = run_cmd(["run", str(tf), "--headless"], timeout=120)
     assert res.returncode == 1, res.stdout + res.stderr
     t = tasks_on_disk(tmp_path)["1"]
@@ -143,7 +169,13 @@ teamtui inbox --drain >/dev/null
 teamtui shutdown-reply --status in_progress --pending "#$TEAMTUI_NAME left half done"
 """,
     )
-    tf = _teamfile(tmp_path, "asked", 'assign = "lead"\nshutdown_deadline = 20\n', [("w1", str(waiter)), ("w2", str(waiter))], ["a", "b"])
+    tf = _teamfile(
+        tmp_path,
+        "asked",
+        'assign = "lead"\nshutdown_deadline = 20\n',
+        [("w1", str(waiter)), ("w2", str(waiter))],
+        ["a", "b"],
+    )
     lead = start_run(tf)
     try:
         _wait_members_started(tmp_path, "asked", {"w1", "w2"})
@@ -167,7 +199,13 @@ teamtui shutdown-reply --status in_progress --pending "#$TEAMTUI_NAME left half 
 
 def test_teamtui_shutdown_of_one_teammate_leaves_the_rest_running(tmp_path):
     waiter = _script(tmp_path, "waiter", ANSWER_SHUTDOWN)
-    tf = _teamfile(tmp_path, "part", 'assign = "lead"\nshutdown_deadline = 20\n', [("w1", str(waiter)), ("w2", str(waiter))], ["a", "b"])
+    tf = _teamfile(
+        tmp_path,
+        "part",
+        'assign = "lead"\nshutdown_deadline = 20\n',
+        [("w1", str(waiter)), ("w2", str(waiter))],
+        ["a", "b"],
+    )
     lead = start_run(tf)
     try:
         _wait_members_started(tmp_path, "part", {"w1", "w2"})

@@ -21,7 +21,7 @@ from teamtui.runtime.spawn import ChildProcess, ProcessSpawner
 
 from .helpers import ROOT
 
-HOSTILE = "it's \"x\"; touch pwned $(touch pwned2) `touch pwned3` {id}"
+HOSTILE = 'it\'s "x"; touch pwned $(touch pwned2) `touch pwned3` {id}'
 
 
 def run(tmp_path: Path, command: str, task: Task, **kw):
@@ -49,7 +49,11 @@ def test_the_task_reaches_the_command_verbatim_and_nothing_in_it_runs(tmp_path):
 
 
 def test_exit_zero_completes_with_the_last_lines_of_output_as_the_result(tmp_path):
-    out, log = run(tmp_path, "seq 1 500; printf 'progress 10%%\\rprogress 100%%\\n'; echo; echo done >&2", Task(id="1", subject="count"))
+    out, log = run(
+        tmp_path,
+        "seq 1 500; printf 'progress 10%%\\rprogress 100%%\\n'; echo; echo done >&2",
+        Task(id="1", subject="count"),
+    )
     assert out.ok and out.reason == ""
     lines = out.result.split("\n")
     assert len(lines) == 20
@@ -66,7 +70,11 @@ def test_a_non_zero_exit_is_a_failure_that_says_why(tmp_path):
 
 
 def test_a_large_output_keeps_only_its_end_in_memory(tmp_path):
-    out, log = run(tmp_path, f"{sys.executable} -c \"print('a' * (1 << 20)); [print('line', i) for i in range(100)]\"", Task(id="1", subject="s"))
+    out, log = run(
+        tmp_path,
+        f"{sys.executable} -c \"print('a' * (1 << 20)); [print('line', i) for i in range(100)]\"",
+        Task(id="1", subject="s"),
+    )
     assert out.result.split("\n")[-2:] == ["line 98", "line 99"]
     assert len(log) > 1 << 20
     assert last_lines(b"\x1b[31mred\x1b[0m \x1b]0;title\x07text\n") == "red text"
@@ -136,7 +144,12 @@ def test_two_per_task_teammates_complete_a_task_graph_and_a_failing_task_is_left
     store = team(tmp_path, graph)
     cmd = 'echo "did $TEAMTUI_TASK_SUBJECT"; test {subject} != broken || { echo "cannot build" >&2; exit 3; }'
     procs = [start(store, "ada", cmd), start(store, "bob", cmd)]
-    wait_for(lambda: {t.id for t in tasks_of(store).values() if t.status.value == "completed"} == {"1", "2", "5"} and failures(store, "3") >= 3)
+    wait_for(
+        lambda: (
+            {t.id for t in tasks_of(store).values() if t.status.value == "completed"} == {"1", "2", "5"}
+            and failures(store, "3") >= 3
+        )
+    )
     time.sleep(0.5)  # time enough for a fourth attempt, were one coming
     tasks = tasks_of(store)
     assert tasks["2"].claimed_at >= tasks["1"].completed_at
@@ -151,7 +164,9 @@ def test_two_per_task_teammates_complete_a_task_graph_and_a_failing_task_is_left
     assert given_up(store, tasks.values()) == {"3": "#3 broken failed 3 times (last: exit code 3: cannot build)"}
     out = (tmp_path / ".teams/pt/logs/ada.log").read_text() + (tmp_path / ".teams/pt/logs/bob.log").read_text()
     assert "did schema" in out and "cannot build" in out  # the commands' output is in the teammates' logs
-    assert any(m.type == "idle_notification" and getattr(m.payload, "completed_task_id", "") for m in lead_messages(store))
+    assert any(
+        m.type == "idle_notification" and getattr(m.payload, "completed_task_id", "") for m in lead_messages(store)
+    )
     stop(store, procs)
 
 
@@ -161,7 +176,9 @@ def test_with_assign_lead_it_runs_what_it_is_given(tmp_path):
     wait_for(lambda: any(m.type == "idle_notification" for m in lead_messages(store)))
     assert tasks_of(store)["1"].status.value == "pending"  # it does not claim for itself
     task = store.claim_task("1", "ada")
-    store.send("ada", "Please work on #1", "lead", type="task_assignment", extra={"task_id": task.id, "subject": task.subject})
+    store.send(
+        "ada", "Please work on #1", "lead", type="task_assignment", extra={"task_id": task.id, "subject": task.subject}
+    )
     # The status and the result are two files: wait for both.
     wait_for(lambda: tasks_of(store)["1"].status.value == "completed" and tasks_of(store)["1"].result is not None)
     assert tasks_of(store)["1"].result == "ran 1"

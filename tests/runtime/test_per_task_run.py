@@ -22,7 +22,9 @@ COMMAND = (
 def per_task_toml(name: str, mates: list[str], tasks, settings: str = "") -> str:
     out = [f'[team]\nname = "{name}"\npoll_interval = 0.05\nshutdown_deadline = 3\nshutdown_grace = 1\n{settings}']
     for mate in mates:
-        out.append(f'[[teammates]]\nname = "{mate}"\nprotocol = "per-task"\ncommand = {json.dumps(COMMAND)}\ncwd = "work"\n')
+        out.append(
+            f'[[teammates]]\nname = "{mate}"\nprotocol = "per-task"\ncommand = {json.dumps(COMMAND)}\ncwd = "work"\n'
+        )
     for subject, deps in tasks:
         out.append(f"[[tasks]]\nsubject = {json.dumps(subject)}\nblocked_by = {json.dumps(deps)}\n")
     return "\n".join(out)
@@ -43,7 +45,10 @@ def test_a_per_task_team_of_shell_commands_completes_a_task_graph(tmp_path, assi
         for dep in t["blocked_by"]:
             assert t["claimed_at"] >= tasks[dep]["completed_at"]
     # The flaky command failed once: counted, the task went back to the board and was run again.
-    assert tasks["3"]["metadata"]["failure_count"] == 1 and tasks["3"]["metadata"]["last_failure"] == "exit code 1: network down"
+    assert (
+        tasks["3"]["metadata"]["failure_count"] == 1
+        and tasks["3"]["metadata"]["last_failure"] == "exit code 1: network down"
+    )
     logs = "".join((tmp_path / f".teams/pt/logs/{n}.log").read_text() for n in ("ada", "bob"))
     assert "network down" in logs and "built schema (#1)" in logs  # the commands' output, in the teammates' logs
     assert processes_of(tmp_path) == []
@@ -56,7 +61,13 @@ def test_a_shutdown_stops_a_running_command_with_the_ladder(tmp_path):
         '[[teammates]]\nname = "ada"\nprotocol = "per-task"\ncommand = "trap \'\' TERM; echo started; sleep 30"\n'
         '[[tasks]]\nsubject = "forever"\n'
     )
-    proc = subprocess.Popen([sys.executable, "-m", "teamtui", "run", str(tf), "--headless"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_for_run())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "run", str(tf), "--headless"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_for_run(),
+    )
     log = tmp_path / ".teams/slow/logs/ada.log"
     wait_until([tmp_path], lambda: log.exists() and "started" in log.read_text())
     proc.send_signal(signal.SIGINT)  # Ctrl-C: the graceful shutdown
@@ -75,7 +86,11 @@ def test_a_command_that_keeps_failing_leaves_its_task_for_a_person_after_3_failu
     tf = tmp_path / "team.toml"
     graph = [("schema", []), ("broken", []), ("after broken", [2]), ("docs", [1])]
     text = per_task_toml("fails", ["ada", "bob"], graph, f'assign = "{assign}"\n')
-    tf.write_text(text.replace(json.dumps(COMMAND), json.dumps('test {subject} != broken || { echo "cannot build" >&2; exit 3; }; echo ok')))
+    tf.write_text(
+        text.replace(
+            json.dumps(COMMAND), json.dumps('test {subject} != broken || { echo "cannot build" >&2; exit 3; }; echo ok')
+        )
+    )
     res = run_cmd(["run", str(tf), "--headless"])
     assert res.returncode == 1, res.stdout + res.stderr
     assert "#2 broken failed 3 times (last: exit code 3: cannot build): it needs a person" in res.stderr
@@ -89,7 +104,11 @@ def test_the_team_file_s_max_failures_reaches_the_per_task_teammate(tmp_path):
     (tmp_path / "work").mkdir()
     tf = tmp_path / "team.toml"
     text = per_task_toml("five", ["ada"], [("broken", [])], "max_failures = 5\n")
-    tf.write_text(text.replace(json.dumps(COMMAND), json.dumps('echo "limit $TEAMTUI_MAX_FAILURES"; echo "cannot build" >&2; exit 3')))
+    tf.write_text(
+        text.replace(
+            json.dumps(COMMAND), json.dumps('echo "limit $TEAMTUI_MAX_FAILURES"; echo "cannot build" >&2; exit 3')
+        )
+    )
     res = run_cmd(["run", str(tf), "--headless"])
     assert res.returncode == 1, res.stdout + res.stderr
     assert "#1 broken failed 5 times (last: exit code 3: cannot build): it needs a person" in res.stderr

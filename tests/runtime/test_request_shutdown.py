@@ -88,7 +88,9 @@ def _finals(snap) -> int:
 
 def test_request_shutdown_returns_at_once_and_reports_each_change_in_order(tmp_path, monkeypatch):
     monkeypatch.setenv("WORK", "1")
-    toml = team_toml("snap", teammates=["a", "b"], tasks=[("one", []), ("two", []), ("three", [1, 2])], settings="restarts = 0\n")
+    toml = team_toml(
+        "snap", teammates=["a", "b"], tasks=[("one", []), ("two", []), ("three", [1, 2])], settings="restarts = 0\n"
+    )
     with Running(tmp_path, toml) as team:
         team.wait_working(2)
         progress = Progress()
@@ -135,7 +137,10 @@ def test_a_teammate_ignoring_the_request_is_terminated_then_killed(tmp_path, mon
         progress.wait_for(lambda snaps: snaps and snaps[-1].results_written)
         team.thread.join(30)
     snaps = progress.snapshots
-    assert {n: t.outcome for n, t in snaps[-1].teammates.items()} == {"good": Outcome.CLEAN, "stubborn": Outcome.TIMED_OUT}
+    assert {n: t.outcome for n, t in snaps[-1].teammates.items()} == {
+        "good": Outcome.CLEAN,
+        "stubborn": Outcome.TIMED_OUT,
+    }
     # The deadline's verdict reached the listener as a change of its own, before the run was closed.
     timed_out = next(i for i, s in enumerate(snaps) if s.teammates["stubborn"].outcome is Outcome.TIMED_OUT)
     assert timed_out < len(snaps) - 1
@@ -192,7 +197,9 @@ def test_config_never_gets_a_health_key(tmp_path, monkeypatch):
 def test_a_silent_teammate_holding_a_task_disappears_and_comes_back(tmp_path, monkeypatch):
     """The lead's health check (the shared rule): silent past health_timeout while holding a task."""
     monkeypatch.setenv("WORK", "2")
-    toml = team_toml("silent", teammates=["a"], tasks=[("slow", [])], settings="health_timeout = 0.5\non_disappeared = \"flag\"\n")
+    toml = team_toml(
+        "silent", teammates=["a"], tasks=[("slow", [])], settings='health_timeout = 0.5\non_disappeared = "flag"\n'
+    )
     with Running(tmp_path, toml) as team:
         team.thread.join(30)
     texts = team.texts()

@@ -76,7 +76,14 @@ def test_scaling_starts_only_what_ready_work_needs(tmp_path):
 
 def test_max_teammates_caps_the_team(tmp_path):
     tf = tmp_path / "team.toml"
-    tf.write_text(team_toml("wide", teammates=["a", "b", "c", "d"], tasks=[(f"t{i}", []) for i in range(6)], settings="max_teammates = 2\n"))
+    tf.write_text(
+        team_toml(
+            "wide",
+            teammates=["a", "b", "c", "d"],
+            tasks=[(f"t{i}", []) for i in range(6)],
+            settings="max_teammates = 2\n",
+        )
+    )
     res = run_cmd(["run", str(tf), "--headless"], WORK="0.1")
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.count("started ") == 2
@@ -85,13 +92,24 @@ def test_max_teammates_caps_the_team(tmp_path):
 
 def test_sigkilled_teammate_task_is_released_and_finished_by_another(tmp_path):
     tf = tmp_path / "team.toml"
-    tf.write_text(team_toml("crash", teammates=["a", "b"], tasks=[("slow one", []), ("slow two", []), ("after", [1, 2])], settings="restarts = 0\n"))
+    tf.write_text(
+        team_toml(
+            "crash",
+            teammates=["a", "b"],
+            tasks=[("slow one", []), ("slow two", []), ("after", [1, 2])],
+            settings="restarts = 0\n",
+        )
+    )
     proc = start_run(tf, WORK="1.5")
     try:
         config = tmp_path / ".teams/crash/config.json"
 
         def someone_working() -> bool:
-            return any(t["status"] == "in_progress" for t in tasks_on_disk(tmp_path).values()) if config.exists() else False
+            return (
+                any(t["status"] == "in_progress" for t in tasks_on_disk(tmp_path).values())
+                if config.exists()
+                else False
+            )
 
         wait_until([tmp_path], someone_working)
         victim_task = next(t for t in tasks_on_disk(tmp_path).values() if t["status"] == "in_progress")
@@ -108,7 +126,10 @@ def test_sigkilled_teammate_task_is_released_and_finished_by_another(tmp_path):
     final = tasks_on_disk(tmp_path)[victim_task["id"]]
     assert final["status"] == "completed" and final["owner"] != victim
     lead_log = (tmp_path / ".teams/crash/logs/lead.jsonl").read_text()
-    assert any(json.loads(line)["level"] == "warning" and "crashed" in json.loads(line)["text"] for line in lead_log.splitlines())
+    assert any(
+        json.loads(line)["level"] == "warning" and "crashed" in json.loads(line)["text"]
+        for line in lead_log.splitlines()
+    )
     assert processes_of(tmp_path) == []
 
 
@@ -146,7 +167,11 @@ def test_a_reply_written_just_before_exiting_is_counted(tmp_path):
     res = run_cmd(["run", str(tf), "--headless"], WORK="0.1", SHUTDOWN_STATUS="in_progress")
     assert res.returncode == 0, res.stdout + res.stderr
     results = [json.loads(p.read_text()) for p in (tmp_path / ".teams/quick/shutdown").glob("*.json")]
-    assert {r["teammate"]: r["outcome"] for r in results} == {"a": "in progress", "b": "in progress", "c": "in progress"}
+    assert {r["teammate"]: r["outcome"] for r in results} == {
+        "a": "in progress",
+        "b": "in progress",
+        "c": "in progress",
+    }
     assert "without replying" not in res.stdout
 
 
@@ -155,7 +180,14 @@ def test_sigterm_to_run_shuts_the_team_down(tmp_path):
     tf.write_text(team_toml("term", teammates=["a"], tasks=[("long", [])], settings="shutdown_deadline = 0.5\n"))
     proc = start_run(tf, WORK="60")
     try:
-        wait_until([tmp_path], lambda: any(t["status"] == "in_progress" for t in tasks_on_disk(tmp_path).values()) if (tmp_path / ".tasks").exists() else False)
+        wait_until(
+            [tmp_path],
+            lambda: (
+                any(t["status"] == "in_progress" for t in tasks_on_disk(tmp_path).values())
+                if (tmp_path / ".tasks").exists()
+                else False
+            ),
+        )
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
     finally:
@@ -193,7 +225,6 @@ def test_existing_team_is_refused(tmp_path):
     assert res.returncode == 1 and "already exists" in res.stderr
 
 
-
 def test_teammates_stopped_from_outside_are_not_respawned(tmp_path):
     """The dashboard's S sends its own requests: a teammate that agreed is let go, not restarted."""
     from teamtui.protocol.native import NativeTeam
@@ -203,7 +234,13 @@ def test_teammates_stopped_from_outside_are_not_respawned(tmp_path):
     proc = start_run(tf, WORK="60")
     try:
         team = NativeTeam(tmp_path, "outside")
-        wait_until([tmp_path], lambda: (tmp_path / ".tasks").exists() and any(t["status"] == "in_progress" for t in tasks_on_disk(tmp_path).values()))
+        wait_until(
+            [tmp_path],
+            lambda: (
+                (tmp_path / ".tasks").exists()
+                and any(t["status"] == "in_progress" for t in tasks_on_disk(tmp_path).values())
+            ),
+        )
         # What the teammate would answer to the dashboard's request.
         team.send_shutdown_response("a", "dash1234", approve=True)
         lead_log = tmp_path / ".teams/outside/logs/lead.jsonl"

@@ -8,7 +8,7 @@ from teamtui.runtime.teamfile import TeamFileError, load_team_file
 
 from .helpers import run_cmd
 
-GOOD = '''[team]
+GOOD = """[team]
 name = "refactor-auth"
 assign = "lead"
 
@@ -27,7 +27,7 @@ files = ["tests/test_auth.py"]
 
 [hooks]
 task-completed = "echo $HOOK_TASK_ID >> done.txt"
-'''
+"""
 
 
 def write(tmp_path: Path, text: str) -> Path:

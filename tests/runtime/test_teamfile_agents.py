@@ -6,7 +6,7 @@ import pytest
 
 from teamtui.runtime.teamfile import TeamFileError, load_team_file
 
-BASE = '''[team]
+BASE = """[team]
 name = "agents"
 {team}
 
@@ -19,7 +19,7 @@ command = "claude -p {{subject}}"
 name = "bob"
 command = "node teammate.js"
 {bob}
-'''
+"""
 
 
 def load(tmp_path: Path, team: str = "", ada: str = "", bob: str = ""):

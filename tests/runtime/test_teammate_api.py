@@ -20,7 +20,15 @@ def team(tmp_path):
 
 
 def test_from_env(tmp_path):
-    me = Teammate.from_env({"TEAMTUI_ROOT": str(tmp_path), "TEAMTUI_TEAM": "crew", "TEAMTUI_NAME": "ann", "TEAMTUI_ASSIGN": "lead", "TEAMTUI_POLL": "0.5"})
+    me = Teammate.from_env(
+        {
+            "TEAMTUI_ROOT": str(tmp_path),
+            "TEAMTUI_TEAM": "crew",
+            "TEAMTUI_NAME": "ann",
+            "TEAMTUI_ASSIGN": "lead",
+            "TEAMTUI_POLL": "0.5",
+        }
+    )
     assert (me.name, me.agent_id, me.assign, me.poll, me.team.root) == ("ann", "ann@crew", "lead", 0.5, tmp_path)
     with pytest.raises(ProtocolError, match="TEAMTUI_NAME"):
         Teammate.from_env({"TEAMTUI_TEAM": "crew"})
@@ -62,7 +70,12 @@ def test_shutdown_request_is_answered_with_its_request_id(team):
     me.answer_shutdown(wake.shutdown, status="in_progress", pending_work=["notes"], artifacts_committed=True)
     reply = team.drain("lead").messages[-1]
     assert reply.type == "shutdown_response"
-    assert (reply.payload.request_id, reply.payload.approve, reply.payload.status, reply.payload.pending_work) == (rid, True, "in_progress", ["notes"])
+    assert (reply.payload.request_id, reply.payload.approve, reply.payload.status, reply.payload.pending_work) == (
+        rid,
+        True,
+        "in_progress",
+        ["notes"],
+    )
     assert json.loads(team.config_path.read_text())["members"][0]["status"] == "shutdown"
 
 

@@ -155,7 +155,10 @@ def test_the_team_makes_worktrees_on_first_start_and_settles_them_at_the_end(rep
     from teamtui.runtime.protocols import Worktrees
 
     (repo / "sub").mkdir(exist_ok=True)
-    tf = teamfile(repo, 'worktree = true\n[[teammates]]\nname = "ada"\ncommand = "x"\ncwd = "sub"\n[[teammates]]\nname = "bob"\ncommand = "x"\nworktree = false\n')
+    tf = teamfile(
+        repo,
+        'worktree = true\n[[teammates]]\nname = "ada"\ncommand = "x"\ncwd = "sub"\n[[teammates]]\nname = "bob"\ncommand = "x"\nworktree = false\n',
+    )
     wts = Worktrees(tf, "t")
     assert wts.problem() == ""
     ada, bob = tf.teammates

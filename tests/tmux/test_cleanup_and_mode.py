@@ -54,7 +54,9 @@ def test_teamtui_cleanup_closes_the_panes_and_processes_of_a_killed_teamtui(tmux
     mine.sync([PaneSpec("keeper", "blue", "sleep 600")])
     pids = _killed_owner(tmux_server)
     env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "3 leftover pane(s) closed"
     assert tmux_server.marked("doomed") == {}
@@ -79,11 +81,15 @@ panes.open("half", command="sleep 600")
 
 def test_a_pane_its_teamtui_died_before_marking_is_still_cleaned_up(tmux_server: TmuxServer) -> None:
     env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
-    died = subprocess.run([sys.executable, "-c", KILLED_WHILE_MARKING], capture_output=True, text=True, env=env, timeout=30)
+    died = subprocess.run(
+        [sys.executable, "-c", KILLED_WHILE_MARKING], capture_output=True, text=True, env=env, timeout=30
+    )
     assert died.returncode == -signal.SIGKILL, died.stderr
     pid = int(died.stdout.split()[0])
     assert tmux_server.marked() == {} and group_alive(pid)  # no pane option names it: only its environment does
-    done = subprocess.run([sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     assert "(team doomed, teammate half;" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "1 leftover pane(s) closed"
@@ -112,14 +118,19 @@ def test_tmux_pointing_at_nothing_falls_back_to_in_process_with_a_notice(tmp_pat
     env = {"TMUX": f"{tmp_path}/no-such-socket,4242,0", "TMUX_PANE": "%0"}
     decision = resolve_teammate_mode(None, env=env)
     assert decision.mode == "in-process"
-    assert decision.notice == f"Teammates shown in-process: the tmux server at {tmp_path}/no-such-socket does not answer ($TMUX is stale)."
+    assert (
+        decision.notice
+        == f"Teammates shown in-process: the tmux server at {tmp_path}/no-such-socket does not answer ($TMUX is stale)."
+    )
     panes, notice = make_panes(decision, "t", env)
     assert isinstance(panes, NullPanes) and notice == decision.notice
     with pytest.raises(TmuxUnavailable, match="does not answer"):
         resolve_teammate_mode("tmux", env=env)
 
 
-def test_missing_tmux_binary_falls_back_with_a_notice(tmux_server: TmuxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_tmux_binary_falls_back_with_a_notice(
+    tmux_server: TmuxServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = tmux_server.env()
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no tmux on it
     decision = resolve_teammate_mode("auto", env=env)
@@ -136,7 +147,9 @@ def test_tmux_mode_outside_tmux_is_a_clear_error() -> None:
 
 def test_a_bad_config_value_is_reported_and_auto_used() -> None:
     decision = resolve_teammate_mode(None, "panes", env={})
-    assert decision == ModeDecision("in-process", "teammate_mode 'panes' in the config file is not one of auto, in-process, tmux: using auto.")
+    assert decision == ModeDecision(
+        "in-process", "teammate_mode 'panes' in the config file is not one of auto, in-process, tmux: using auto."
+    )
 
 
 def test_the_option_accepts_the_three_modes_only(capsys: pytest.CaptureFixture[str]) -> None:
@@ -154,7 +167,9 @@ def test_a_teammate_name_cannot_forge_a_leftover_for_cleanup_to_kill(tmux_server
     forged = f"x\n{tmux_server.dashboard}\t{victim_pid}\t999999:0\tt\tforged"
     _killed_owner(tmux_server, (forged, "b", "c"))
     env = {**os.environ, **tmux_server.env(), "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "teamtui", "cleanup"], capture_output=True, text=True, env=env, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "3 leftover pane(s) closed"  # the three real ones, nothing forged
     assert tmux_server.tmux.pane_exists(tmux_server.dashboard)

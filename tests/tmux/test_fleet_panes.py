@@ -14,14 +14,18 @@ from teamtui.protocol.processes import group_alive, running
 pytestmark = pytest.mark.tmux
 
 
-def test_escape_to_the_overview_closes_the_teams_follow_panes(tmux_server: TmuxServer, native_root: Path, tmp_path: Path) -> None:
+def test_escape_to_the_overview_closes_the_teams_follow_panes(
+    tmux_server: TmuxServer, native_root: Path, tmp_path: Path
+) -> None:
     other = tmp_path / "other"
     shutil.copytree(native_root, other)
     room, pid = tmux_server.start_teamtui(str(native_root), str(other), "--teammate-mode", "tmux")
     wait_for(lambda: tmux_server.screen(room).count("refactor-auth") >= 2, "the overview's two rows", 60)
     assert tmux_server.marked() == {}  # the overview opens no pane
     tmux_server.run("send-keys", "-t", room, "Enter")
-    follows = wait_for(lambda: m if len(m := tmux_server.marked("refactor-auth")) >= 2 else None, "the team's follow panes", 30)
+    follows = wait_for(
+        lambda: m if len(m := tmux_server.marked("refactor-auth")) >= 2 else None, "the team's follow panes", 30
+    )
     pids = [int(r["pane_pid"]) for r in follows.values()]  # type: ignore[union-attr]
     tmux_server.run("send-keys", "-t", room, "Escape")
     wait_for(lambda: not tmux_server.marked(), "the follow panes to close on escape", 30)

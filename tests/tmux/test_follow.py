@@ -67,7 +67,10 @@ def start_follow(name: str, root: Path) -> subprocess.Popen[str]:
     """`teamtui follow NAME` as a process of its own, its output (stderr too) on a pipe."""
     return subprocess.Popen(
         [sys.executable, "-m", "teamtui", "follow", name, "--root", str(root)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
 
 
@@ -100,7 +103,10 @@ def test_follow_of_an_unknown_teammate_is_a_clear_error(native_root: Path) -> No
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run(
         [sys.executable, "-m", "teamtui", "follow", "nobody", "--root", str(native_root)],
-        capture_output=True, text=True, env=env, timeout=30,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
     )
     assert proc.returncode == 1
     assert proc.stderr.strip() == "teamtui: no teammate 'nobody' in team 'refactor-auth'"
@@ -141,10 +147,17 @@ def test_follow_of_a_claude_code_teammate_prints_its_transcript_live(tmp_path: P
         lines.wait_for("following alice in team session-8dd2dc96 (idle)")  # idle as the transcript says
         lines.wait_for("← team-lead: task #1 assigned: probe task one")
         [transcript] = root.glob("projects/*/*/subagents/agent-aalice-*.jsonl")
-        record = {"type": "assistant", "timestamp": "2026-11-23T07:09:00.000Z", "message": {
-            "id": "msg_follow_1", "role": "assistant", "model": "claude-opus-5-5",
-            "content": [{"type": "tool_use", "id": "toolu_f1", "name": "Bash", "input": {"command": "pytest -q"}}],
-            "usage": {"input_tokens": 5, "output_tokens": 2}}}
+        record = {
+            "type": "assistant",
+            "timestamp": "2026-11-23T07:09:00.000Z",
+            "message": {
+                "id": "msg_follow_1",
+                "role": "assistant",
+                "model": "claude-opus-5-5",
+                "content": [{"type": "tool_use", "id": "toolu_f1", "name": "Bash", "input": {"command": "pytest -q"}}],
+                "usage": {"input_tokens": 5, "output_tokens": 2},
+            },
+        }
         with transcript.open("a") as fh:
             fh.write(json.dumps(record) + "\n")
         lines.wait_for("Bash: pytest -q")

@@ -33,7 +33,9 @@ def test_select_pane_refuses_what_is_not_a_pane_here(tmux_server: TmuxServer) ->
 
 def test_the_leads_pane_is_found_from_its_process_or_a_parent(tmux_server: TmuxServer) -> None:
     # The lead runs under a shell in its pane, as `claude` does when typed at a prompt.
-    pane, pid = tmux_server.run("new-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}", "sh -c 'sleep 3600 & wait'")[0].split("\t")
+    pane, pid = tmux_server.run("new-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}", "sh -c 'sleep 3600 & wait'")[
+        0
+    ].split("\t")
     env = tmux_server.env()
     assert pane_of_process(int(pid), env=env) == pane
     child = _child_of(int(pid))

@@ -216,7 +216,9 @@ def test_a_pane_closed_by_hand_frees_its_slot_and_enter_brings_it_back(tmux_serv
 def test_the_spawners_panes_and_adopted_panes_take_no_slot(tmux_server: TmuxServer, tmp_path: Path) -> None:
     from teamtui.tmux.spawner import TmuxSpawner
 
-    existing = tmux_server.run("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", tmux_server.dashboard, "sleep 600")[0]
+    existing = tmux_server.run(
+        "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", tmux_server.dashboard, "sleep 600"
+    )[0]
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t", max_panes=2)
     proc = TmuxSpawner(panes).spawn("runner", "sleep 600", cwd=tmp_path, env={}, log_path=tmp_path / "r.log")
     panes.sync([PaneSpec("runner", "red", "unused"), PaneSpec("claude", "blue", "unused", existing), *_specs(3)])

@@ -47,7 +47,9 @@ def test_twelve_teammates_get_eight_panes_enter_opens_the_tenth_and_quitting_clo
     rows = _follows(tmux_server)
     assert len(rows) == 8 and "hunter" not in rows  # hunter, used least recently, made room
     mate7 = rows["mate7"]["pane_id"]
-    wait_for(lambda: tmux_server.run("display-message", "-p", "-t", mate7, "#{pane_active}") == ["1"], "mate7's pane focused")
+    wait_for(
+        lambda: tmux_server.run("display-message", "-p", "-t", mate7, "#{pane_active}") == ["1"], "mate7's pane focused"
+    )
     assert tmux_server.tmux.pane_info(mate7, "#{window_id}") != tmux_server.tmux.pane_info(dashboard, "#{window_id}")
     pane_pids = [int(r["pane_pid"]) for r in rows.values()]
     tmux_server.run("send-keys", "-t", dashboard, "q")
@@ -57,7 +59,11 @@ def test_twelve_teammates_get_eight_panes_enter_opens_the_tenth_and_quitting_clo
 
 
 def test_max_panes_below_one_is_refused_with_one_line(native_root: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "teamtui", "watch", str(native_root), "--max-panes", "0"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "teamtui", "watch", str(native_root), "--max-panes", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "teamtui: --max-panes must be at least 1"

@@ -43,8 +43,9 @@ def test_follow_shows_its_first_screen_without_the_event_loop_or_the_watcher(nat
     NativeTeam(native_root, TEAM).update_member("hunter", status="shutdown")
     out = tmp_path / "imports.json"
     env = {**os.environ, "TEAMTUI_ROOT": str(native_root), "TEAMTUI_TEAM": TEAM, "IMPORTS_OUT": str(out)}
-    proc = subprocess.run([sys.executable, "-c", DRIVER, "follow", "hunter"], env=env, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, "follow", "hunter"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("following hunter in team refactor-auth")

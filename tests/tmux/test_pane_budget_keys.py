@@ -29,7 +29,9 @@ async def test_keys_answer_while_the_panes_open(tmux_server: TmuxServer, native_
     _add_members(native_root)  # 12 live teammates
     tmux_server.run("set-hook", "-g", "after-split-window", "run-shell 'sleep 2'")
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "refactor-auth", max_panes=4)
-    app = TeamTUI(native_root, "refactor-auth", None, panes=panes, config_path=tmp_path / "config.toml", cursor_blink=False)
+    app = TeamTUI(
+        native_root, "refactor-auth", None, panes=panes, config_path=tmp_path / "config.toml", cursor_blink=False
+    )
 
     def opened() -> int:
         return len(tmux_server.marked("refactor-auth"))

@@ -169,9 +169,13 @@ def test_select_focuses_the_teammates_pane_by_id(tmux_server: TmuxServer) -> Non
 
 
 def test_claude_members_with_a_live_tmux_pane_get_no_duplicate(tmux_server: TmuxServer) -> None:
-    existing = tmux_server.run("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", tmux_server.dashboard, "sleep 600")[0]
+    existing = tmux_server.run(
+        "split-window", "-d", "-P", "-F", "#{pane_id}", "-t", tmux_server.dashboard, "sleep 600"
+    )[0]
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "work-team")
-    panes.sync([PaneSpec("researcher", "blue", "sleep 600", existing), PaneSpec("writer", "green", "sleep 600", "%999")])
+    panes.sync(
+        [PaneSpec("researcher", "blue", "sleep 600", existing), PaneSpec("writer", "green", "sleep 600", "%999")]
+    )
     assert panes.wait_idle()
     assert set(_by_name(tmux_server, "work-team")) == {"writer"}  # %999 does not exist: a pane is opened
     assert panes.select("researcher") is True

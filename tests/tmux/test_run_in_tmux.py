@@ -22,13 +22,15 @@ NAMES = ["ada", "bob", "cy", "dee"]
 
 
 def _teamfile(tmp: Path) -> Path:
-    parts = ['[team]\nname = "pane-team"\npoll_interval = 0.1\nshutdown_deadline = 5\nshutdown_grace = 2\nmax_teammates = 4\n']
+    parts = [
+        '[team]\nname = "pane-team"\npoll_interval = 0.1\nshutdown_deadline = 5\nshutdown_grace = 2\nmax_teammates = 4\n'
+    ]
     for name in NAMES:
         # Plain stdout (shown in the pane and kept in the .log), then the teammate API's worker;
         # bob finishes his task at once and idles, so he can answer a shutdown request.
         work = 0.2 if name == "bob" else 600
         command = f'echo "stdout of $TEAMTUI_NAME"; WORK={work} exec "$TEAMTUI_PYTHON" {WORKER}'
-        parts.append(f'[[teammates]]\nname = "{name}"\ncommand = \'{command}\'\n')
+        parts.append(f"[[teammates]]\nname = \"{name}\"\ncommand = '{command}'\n")
     for i in range(4):
         parts.append(f'[[tasks]]\nsubject = "long task {i}"\n')
     path = tmp / "team.toml"
@@ -44,7 +46,9 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
     tmux_server: TmuxServer, tmp_path: Path
 ) -> None:
     root = tmp_path / "proj"
-    dashboard, pid = tmux_server.start_teamtui("run", str(_teamfile(tmp_path)), "--root", str(root), "--teammate-mode", "tmux")
+    dashboard, pid = tmux_server.start_teamtui(
+        "run", str(_teamfile(tmp_path)), "--root", str(root), "--teammate-mode", "tmux"
+    )
     rows = wait_for(lambda: m if len(m := tmux_server.marked("pane-team")) == 4 else None, "four teammate panes", 40)
     by_name = {r["@teamtui-teammate"]: r for r in rows.values()}  # type: ignore[union-attr]
     assert sorted(by_name) == NAMES
@@ -60,17 +64,26 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
     logs = root / ".teams" / "pane-team" / "logs"
     for name, row in by_name.items():
         # The pane runs the teammate itself: its stdout and its API log lines show there ...
-        wait_for(lambda: f"stdout of {name}" in (s := _screen(tmux_server, row["pane_id"])) and f"{name} up (pid" in s,
-                 f"{name}'s output in its pane", 20)
+        wait_for(
+            lambda: f"stdout of {name}" in (s := _screen(tmux_server, row["pane_id"])) and f"{name} up (pid" in s,
+            f"{name}'s output in its pane",
+            20,
+        )
         # ... and its output is still written to its log.
-        wait_for(lambda: f"stdout of {name}" in (logs / f"{name}.log").read_text(errors="replace"), f"{name}'s .log", 10)
+        wait_for(
+            lambda: f"stdout of {name}" in (logs / f"{name}.log").read_text(errors="replace"), f"{name}'s .log", 10
+        )
     assert len(processes_of(root)) >= 4
 
     # bob, idle, asked to shut down (as any lead or peer would): he answers, exits, his pane closes.
     team = NativeTeam(root, "pane-team")
     wait_for(lambda: any(t.status.value == "completed" for t in team.list_tasks()[0]), "bob's task done", 20)
     team.send_shutdown_request("bob", "lead", "test", 10)
-    wait_for(lambda: not tmux_server.tmux.pane_exists(by_name["bob"]["pane_id"]), "bob's pane to close after he shut down", 30)
+    wait_for(
+        lambda: not tmux_server.tmux.pane_exists(by_name["bob"]["pane_id"]),
+        "bob's pane to close after he shut down",
+        30,
+    )
     assert sorted(r["@teamtui-teammate"] for r in tmux_server.marked("pane-team").values()) == ["ada", "cy", "dee"]
 
     tmux_server.run("send-keys", "-t", dashboard, "q")
@@ -85,7 +98,9 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
 
 def _demo_running(server: TmuxServer, root: Path) -> tuple[str, int, list[str]]:
     dashboard, pid = server.start_teamtui("demo", "--dir", str(root), "--speed", "5", "--teammate-mode", "tmux")
-    rows = wait_for(lambda: m if len(m := server.marked("demo")) >= 4 else None, "four of the demo teammates in panes", 90)
+    rows = wait_for(
+        lambda: m if len(m := server.marked("demo")) >= 4 else None, "four of the demo teammates in panes", 90
+    )
     wait_for(lambda: len(processes_of(root)) >= 2, "teammate processes", 20)
     return dashboard, pid, list(rows)  # type: ignore[arg-type]
 
@@ -121,18 +136,31 @@ def test_a_sigkilled_demo_is_cleaned_up(tmux_server: TmuxServer, tmp_path: Path,
     wait_for(lambda: not running(pid), "teamtui demo to die", 10)
     assert tmux_server.marked("demo"), "SIGKILL leaves the panes (nothing can run after it)"
     # Every pane but the fixture's and the demo's own: also one the kill caught before it was marked.
-    panes = [p for p in tmux_server.run("list-panes", "-a", "-F", "#{pane_id}") if p not in (tmux_server.dashboard, demo_pane)]
+    panes = [
+        p
+        for p in tmux_server.run("list-panes", "-a", "-F", "#{pane_id}")
+        if p not in (tmux_server.dashboard, demo_pane)
+    ]
     assert set(marked) <= set(panes)
     if then == "teamtui cleanup":
         done = run_cmd(["cleanup"], **tmux_server.env())
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip().splitlines()[-1] == f"{len(panes)} leftover pane(s) closed"
     else:
-        dashboard, next_pid = tmux_server.start_teamtui("demo", "--dir", str(tmp_path / "again"), "--speed", "3", "--teammate-mode", "tmux")
-        wait_for(lambda: "Closed" in _screen(tmux_server, dashboard) or not any(tmux_server.tmux.pane_exists(p) for p in panes),
-                 "the next start to close the leftovers", 60)
+        dashboard, next_pid = tmux_server.start_teamtui(
+            "demo", "--dir", str(tmp_path / "again"), "--speed", "3", "--teammate-mode", "tmux"
+        )
+        wait_for(
+            lambda: (
+                "Closed" in _screen(tmux_server, dashboard) or not any(tmux_server.tmux.pane_exists(p) for p in panes)
+            ),
+            "the next start to close the leftovers",
+            60,
+        )
     wait_for(lambda: not any(tmux_server.tmux.pane_exists(p) for p in panes), "the killed demo's panes to close", 20)
-    wait_for(lambda: not processes_of(root), "the killed demo's teammates to end", 60)  # a hang, not a loaded machine, reaches it
+    wait_for(
+        lambda: not processes_of(root), "the killed demo's teammates to end", 60
+    )  # a hang, not a loaded machine, reaches it
     print(f"no-orphans SIGKILL + {then}: {len(panes)} panes, {before} teammate processes before; 0 left")
     if then == "the next start":
         os.kill(next_pid, signal.SIGTERM)

@@ -29,8 +29,20 @@ def _child_of(pid: int) -> int | None:
 @pytest.mark.parametrize("closed_by", ["kill-pane", "kill-server"])
 def test_a_pane_closed_from_outside_ends_its_teammate(tmux_server: TmuxServer, tmp_path: Path, closed_by: str) -> None:
     out = tmux_server.run(
-        "split-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}", "-e", f"PYTHONPATH={REPO}",
-        sys.executable, "-m", "teamtui.tmux.runner", "--log", str(tmp_path / "mate.log"), "--", "exec sleep 600",
+        "split-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}\t#{pane_pid}",
+        "-e",
+        f"PYTHONPATH={REPO}",
+        sys.executable,
+        "-m",
+        "teamtui.tmux.runner",
+        "--log",
+        str(tmp_path / "mate.log"),
+        "--",
+        "exec sleep 600",
     )
     pane, runner = out[0].split("\t")
     teammate = wait_for(lambda: _child_of(int(runner)), "the runner to start its teammate")

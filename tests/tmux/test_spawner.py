@@ -28,14 +28,18 @@ def _cmdline(pid: str) -> list[str]:
         return []
 
 
-def test_output_lands_in_the_pane_and_the_log_and_the_exit_status_is_kept(tmux_server: TmuxServer, tmp_path: Path) -> None:
+def test_output_lands_in_the_pane_and_the_log_and_the_exit_status_is_kept(
+    tmux_server: TmuxServer, tmp_path: Path
+) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     log = tmp_path / "logs" / "hunter.log"
     proc = TmuxSpawner(panes, lambda name: "blue").spawn(
         "hunter",
         # It waits for `go` so the test reads the pane before the pane closes.
         "echo name=$TEAMTUI_NAME in $(pwd); echo oops >&2; while [ ! -e go ]; do sleep 0.05; done; exit 5",
-        cwd=tmp_path, env={"TEAMTUI_NAME": "hunter"}, log_path=log,
+        cwd=tmp_path,
+        env={"TEAMTUI_NAME": "hunter"},
+        log_path=log,
     )
     assert proc.pid and tmux_server.marked()[proc.pane_id]["@teamtui-teammate"] == "hunter"
     wait_for(lambda: f"name=hunter in {tmp_path}" in tmux_server.screen(proc.pane_id), "output in the pane")
@@ -47,13 +51,17 @@ def test_output_lands_in_the_pane_and_the_log_and_the_exit_status_is_kept(tmux_s
     panes.close_all()
 
 
-def test_terminate_reaches_the_whole_group_and_the_last_words_are_logged(tmux_server: TmuxServer, tmp_path: Path) -> None:
+def test_terminate_reaches_the_whole_group_and_the_last_words_are_logged(
+    tmux_server: TmuxServer, tmp_path: Path
+) -> None:
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "t")
     log = tmp_path / "scout.log"
     proc = TmuxSpawner(panes).spawn(
         "scout",
         "trap 'echo got-term; exit 3' TERM; sleep 600 & echo started $!; while :; do sleep 0.1; done",
-        cwd=tmp_path, env={}, log_path=log,
+        cwd=tmp_path,
+        env={},
+        log_path=log,
     )
     sleeper = str(wait_for(lambda: _first_line(log), "the teammate to start")).split()[1]
     # Signal only once the background sleep runs: a TERM between its fork and its exec is

@@ -53,8 +53,12 @@ def test_hostile_names_become_inert_pane_titles(tmux_server: TmuxServer, tmp_pat
     # A real client draws the borders: the titles show as literal text, so no '#[...]' became style.
     session = tmux_server.run("display-message", "-p", "-t", tmux_server.dashboard, "#{session_name}")[0]
     # `tmux attach` as a person would, on a 220x60 pseudo-terminal.
-    client = PtyProcess(["-u", "-S", tmux_server.socket, "attach", "-t", session], cols=220, rows=60,
-                        program=[shutil.which("tmux") or "tmux"])
+    client = PtyProcess(
+        ["-u", "-S", tmux_server.socket, "attach", "-t", session],
+        cols=220,
+        rows=60,
+        program=[shutil.which("tmux") or "tmux"],
+    )
     try:
         for name in names:
             drawn = _expected(name).encode("utf-8")
@@ -76,8 +80,12 @@ def test_escapes_printed_in_a_follow_pane_do_not_retitle_it(
     go = tmp_path / "go"
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "refactor-auth")
     control_cmd = f"while [ ! -e {go} ]; do sleep 0.05; done; printf 'C \\033]2;pwnedC\\033\\\\'; sleep 600"
-    panes.sync([PaneSpec("hunter", "blue", follow_command("hunter", native_root, "refactor-auth")),
-                PaneSpec("control", "green", control_cmd)])
+    panes.sync(
+        [
+            PaneSpec("hunter", "blue", follow_command("hunter", native_root, "refactor-auth")),
+            PaneSpec("control", "green", control_cmd),
+        ]
+    )
     assert panes.wait_idle()
     hunter, control = pane_of(panes, "hunter"), pane_of(panes, "control")
     assert hunter and control

@@ -40,10 +40,25 @@ class TmuxServer:
         id and the pane's pid."""
         window = self.tmux.pane_info(self.dashboard, "#{window_id}") or ""
         out = self.run(
-            "new-window", "-d", "-P", "-F", "#{pane_id}\t#{pane_pid}",
-            "-e", f"PYTHONPATH={REPO}", "-e", f"HOME={os.environ['HOME']}",
-            "-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}",
-            "-a", "-t", window, *prefix, sys.executable, "-m", "teamtui", *args,
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}\t#{pane_pid}",
+            "-e",
+            f"PYTHONPATH={REPO}",
+            "-e",
+            f"HOME={os.environ['HOME']}",
+            "-e",
+            f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}",
+            "-a",
+            "-t",
+            window,
+            *prefix,
+            sys.executable,
+            "-m",
+            "teamtui",
+            *args,
         )
         pane, pid = out[0].split("\t")
         return pane, int(pid)
@@ -53,9 +68,7 @@ class TmuxServer:
         rows = self.tmux.list_panes(
             ["pane_id", "pane_pid", "pane_title", "window_id", "@teamtui-owner", "@teamtui-team", "@teamtui-teammate"]
         )
-        return {
-            r["pane_id"]: r for r in rows if r["@teamtui-owner"] and (team is None or r["@teamtui-team"] == team)
-        }
+        return {r["pane_id"]: r for r in rows if r["@teamtui-owner"] and (team is None or r["@teamtui-team"] == team)}
 
 
 def pane_of(panes: TmuxPanes, name: str) -> str | None:
@@ -75,5 +88,3 @@ def wait_for(check: Callable[[], object], what: str, timeout: float = 10.0) -> o
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for: {what}")
         time.sleep(0.05)
-
-

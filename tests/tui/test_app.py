@@ -69,7 +69,10 @@ async def test_broadcast_native_and_claude(frozen_native, frozen_claude, config_
     async with make(frozen_claude, config_file).run_test(size=SIZE) as pilot:
         await pilot.press("b", *"freeze the API", "enter")
     for name in ("researcher", "writer"):
-        assert json.loads((frozen_claude / f"teams/work-team/inboxes/{name}.json").read_text())[-1]["text"] == "freeze the API"
+        assert (
+            json.loads((frozen_claude / f"teams/work-team/inboxes/{name}.json").read_text())[-1]["text"]
+            == "freeze the API"
+        )
 
 
 async def _answer(store, name: str, status: str) -> None:
@@ -152,7 +155,11 @@ async def test_a_native_team_led_by_another_process_gets_teamtuis_own_name(froze
         app.notify = lambda message, *a, **k: (told.append(str(message)), notify(message, *a, **k))[1]  # type: ignore[method-assign]
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("m", *"rebase first", "enter")
-            await until(pilot, lambda: len(inbox_lines(team / "hunter_inbox.jsonl")) > len(before["hunter"]), "the message written")
+            await until(
+                pilot,
+                lambda: len(inbox_lines(team / "hunter_inbox.jsonl")) > len(before["hunter"]),
+                "the message written",
+            )
             last = inbox_lines(team / "hunter_inbox.jsonl")[-1]
             assert last["sender"] == "teamtui" and last["content"] == "rebase first"
             await pilot.press("S")
@@ -187,7 +194,9 @@ async def test_shutdown_selected_teammate_claude_asks_the_lead(frozen_claude, co
 
 async def test_file_from_another_process_shows_up(frozen_native, config_file):
     app = make(frozen_native, config_file)
-    told: list[str] = []  # every toast, kept: a routine one leaves the screen after 3 s, sooner than a loaded machine redraws
+    told: list[
+        str
+    ] = []  # every toast, kept: a routine one leaves the screen after 3 s, sooner than a loaded machine redraws
     notify = app.notify
     app.notify = lambda message, *a, **k: (told.append(str(message)), notify(message, *a, **k))[1]  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
@@ -198,7 +207,9 @@ async def test_file_from_another_process_shows_up(frozen_native, config_file):
             "NativeTeam(sys.argv[1], 'refactor-auth').complete_task('2')"
         )
         await asyncio.to_thread(subprocess.run, [sys.executable, "-c", code, str(frozen_native)], check=True)
-        await until(pilot, lambda: any("from another process" in line for line in log_lines(main_log)), "log line on screen")
+        await until(
+            pilot, lambda: any("from another process" in line for line in log_lines(main_log)), "log line on screen"
+        )
         board = app.query_one(TaskBoard)
         await until(pilot, lambda: any(r.startswith("✓ | 2 ") for r in cells(board)), "task 2 completed on the board")
         await until(pilot, lambda: any("#2 completed" in m for m in told), "a toast says task 2 completed")
@@ -210,7 +221,10 @@ async def test_markup_and_escapes_show_literally(frozen_native, config_file):
     with open(team / "logs/hunter.jsonl", "a") as fh:
         fh.write(json.dumps({"ts": 1763712050.0, "level": "info", "text": evil}) + "\n")
     with open(team / "hunter_inbox.jsonl", "a") as fh:
-        fh.write(json.dumps({"type": "message", "sender": "[link=x]lead[/link]", "content": evil, "timestamp": 1763712051.0}) + "\n")
+        fh.write(
+            json.dumps({"type": "message", "sender": "[link=x]lead[/link]", "content": evil, "timestamp": 1763712051.0})
+            + "\n"
+        )
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

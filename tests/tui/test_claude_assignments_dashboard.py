@@ -36,8 +36,11 @@ def make(root: Path, config_file: Path) -> TeamTUI:
 
 
 async def loaded(pilot, app: TeamTUI) -> None:
-    await until(pilot, lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 3,
-                "the transcripts read and the lead's row shown")
+    await until(
+        pilot,
+        lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 3,
+        "the transcripts read and the lead's row shown",
+    )
 
 
 def row_of(app: TeamTUI, name: str) -> list[str]:
@@ -45,9 +48,20 @@ def row_of(app: TeamTUI, name: str) -> list[str]:
 
 
 def idle_arrives(sender: str, result: str) -> bytes:
-    payload = {"type": "idle_notification", "from": sender, "timestamp": "2026-11-23T07:02:47.009Z", "idleReason": "available", "result": result}
+    payload = {
+        "type": "idle_notification",
+        "from": sender,
+        "timestamp": "2026-11-23T07:02:47.009Z",
+        "idleReason": "available",
+        "result": result,
+    }
     body = f'Another Claude session sent a message:\n<teammate-message teammate_id="{sender}">\n{json.dumps(payload)}\n</teammate-message>'
-    rec = {"type": "user", "message": {"role": "user", "content": body}, "timestamp": "2026-11-23T07:02:47.871Z", "version": "2.1.328"}
+    rec = {
+        "type": "user",
+        "message": {"role": "user", "content": body},
+        "timestamp": "2026-11-23T07:02:47.871Z",
+        "version": "2.1.328",
+    }
     return json.dumps(rec, separators=(",", ":")).encode() + b"\n"
 
 
@@ -85,7 +99,11 @@ async def test_current_task_is_the_open_assignment_until_the_teammate_goes_idle(
         with lead.open("ab") as fh:
             fh.write(idle_arrives("alice", "all green"))
         await until(pilot, lambda: row_of(app, "alice")[2] == "—", "alice's work done")
-        await until(pilot, lambda: cells(app.query_one(TaskBoard))[0] == "✓ | a1 | probe alice | alice | completed", "a1 completed")
+        await until(
+            pilot,
+            lambda: cells(app.query_one(TaskBoard))[0] == "✓ | a1 | probe alice | alice | completed",
+            "a1 completed",
+        )
         assert app.state.board.tasks["a1"].result == "all green"
         assert row_of(app, "bob")[2].startswith("#a2 probe")
 

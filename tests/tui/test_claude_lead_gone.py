@@ -51,8 +51,13 @@ async def test_S_says_the_lead_has_ended_and_closes_the_open_teammate_panes_on_y
     alice = teammate_pane(tmux, "alice")
     # bob's pane id now belongs to another program: it is not offered, and never closed.
     other = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
-    edit_config(ended_lead, lambda cfg: (cfg["members"][1].__setitem__("tmuxPaneId", alice),
-                                         cfg["members"][2].__setitem__("tmuxPaneId", other)))
+    edit_config(
+        ended_lead,
+        lambda cfg: (
+            cfg["members"][1].__setitem__("tmuxPaneId", alice),
+            cfg["members"][2].__setitem__("tmuxPaneId", other),
+        ),
+    )
     monkeypatch.setenv("TMUX", f"{socket},1,0")
     lead_inbox = inbox(ended_lead, "team-lead")
     app = make(ended_lead, tmp_path)
@@ -77,8 +82,13 @@ async def test_x_says_the_lead_has_ended_and_keeps_the_pane_on_no(ended_lead, tm
     socket, tmux = tmux_socket
     alice = teammate_pane(tmux, "alice")
     bob = teammate_pane(tmux, "bob")
-    edit_config(ended_lead, lambda cfg: (cfg["members"][1].__setitem__("tmuxPaneId", alice),
-                                         cfg["members"][2].__setitem__("tmuxPaneId", bob)))
+    edit_config(
+        ended_lead,
+        lambda cfg: (
+            cfg["members"][1].__setitem__("tmuxPaneId", alice),
+            cfg["members"][2].__setitem__("tmuxPaneId", bob),
+        ),
+    )
     monkeypatch.setenv("TMUX", f"{socket},1,0")
     app = make(ended_lead, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -102,11 +112,23 @@ async def test_with_no_teammate_pane_left_it_only_says_so(ended_lead, tmp_path, 
         await loaded(pilot)
         await pilot.press("S")
         assert type(app.screen).__name__ == "DashboardScreen"
-        assert ("team-lead has ended: nobody can approve a shutdown of the team. "
-                "No pane config.json names for them is still open.") in notes(app)
+        assert (
+            "team-lead has ended: nobody can approve a shutdown of the team. "
+            "No pane config.json names for them is still open."
+        ) in notes(app)
         assert json.loads(inbox(ended_lead, "team-lead")) == json.loads(
-            (Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
-             / "teams" / TEAM / "inboxes" / "team-lead.json").read_text())
+            (
+                Path(__file__).resolve().parents[1]
+                / "fixtures"
+                / "examples"
+                / "claude-2.1.328"
+                / "tmux-running"
+                / "teams"
+                / TEAM
+                / "inboxes"
+                / "team-lead.json"
+            ).read_text()
+        )
 
 
 async def test_outside_tmux_it_says_the_panes_cannot_be_looked_for(ended_lead, tmp_path, monkeypatch):
@@ -116,8 +138,13 @@ async def test_outside_tmux_it_says_the_panes_cannot_be_looked_for(ended_lead, t
         await loaded(pilot)
         await pilot.press("S")
         assert type(app.screen).__name__ == "DashboardScreen"
-        assert any(n.startswith("team-lead has ended: nobody can approve a shutdown of the team. Its teammates' panes "
-                                "cannot be looked for") for n in notes(app))
+        assert any(
+            n.startswith(
+                "team-lead has ended: nobody can approve a shutdown of the team. Its teammates' panes "
+                "cannot be looked for"
+            )
+            for n in notes(app)
+        )
 
 
 async def test_a_team_marked_ended_offers_the_panes_still_open(ended_lead, tmp_path, tmux_socket, monkeypatch):

@@ -59,10 +59,14 @@ def panel_lines(panel) -> list[str]:
 
 
 @pytest.mark.parametrize("size", [(160, 50), NARROW_SIZE], ids=["160-columns", "narrow-88"])
-@pytest.mark.parametrize(("example", "team", "mark", "legend"), [
-    ("tmux-running", "session-421dba11", "▣", "▣ tmux pane"),
-    ("inprocess-running", "session-8dd2dc96", "↳", "↳ in-process"),
-], ids=["tmux", "in-process"])
+@pytest.mark.parametrize(
+    ("example", "team", "mark", "legend"),
+    [
+        ("tmux-running", "session-421dba11", "▣", "▣ tmux pane"),
+        ("inprocess-running", "session-8dd2dc96", "↳", "↳ in-process"),
+    ],
+    ids=["tmux", "in-process"],
+)
 async def test_backend_mark_beside_the_name_with_transcript_columns(tmp_path, size, example, team, mark, legend):
     import shutil
 

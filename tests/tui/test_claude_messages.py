@@ -28,14 +28,34 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
         # Nothing in the inboxes yet: the empty panel says why it may stay empty.
         await until(pilot, lambda: table.border_subtitle.startswith("none seen yet"), "the empty panel's hint")
         assert "deletes each one once delivered" in table.border_subtitle
-        write_entry(claude_home, "team-lead", {"from": "alice", "text": proto(
-            type="idle_notification", **{"from": "alice"}, idleReason="available", result="BASH-alice done")})
-        write_entry(claude_home, "team-lead", {"from": "bob", "text": proto(
-            type="shutdown_approved", requestId="shutdown-1@bob", **{"from": "bob"})})
-        write_entry(claude_home, "team-lead", {"from": "system", "text": proto(
-            type="teammate_terminated", message="bob has shut down.")})
-        write_entry(claude_home, "alice", {"from": "team-lead", "text": proto(
-            type="task_assignment", taskId="1", subject="probe task one", assignedBy="team-lead")})
+        write_entry(
+            claude_home,
+            "team-lead",
+            {
+                "from": "alice",
+                "text": proto(
+                    type="idle_notification", **{"from": "alice"}, idleReason="available", result="BASH-alice done"
+                ),
+            },
+        )
+        write_entry(
+            claude_home,
+            "team-lead",
+            {"from": "bob", "text": proto(type="shutdown_approved", requestId="shutdown-1@bob", **{"from": "bob"})},
+        )
+        write_entry(
+            claude_home,
+            "team-lead",
+            {"from": "system", "text": proto(type="teammate_terminated", message="bob has shut down.")},
+        )
+        write_entry(
+            claude_home,
+            "alice",
+            {
+                "from": "team-lead",
+                "text": proto(type="task_assignment", taskId="1", subject="probe task one", assignedBy="team-lead"),
+            },
+        )
         write_entry(claude_home, "alice", {"from": "teamtui", "text": "[bold]hello[/] \x1b[31m"})
         await until(pilot, lambda: len(table.ordered_rows) == 5, "five messages shown")
         assert table.border_subtitle == ""

@@ -37,8 +37,10 @@ async def test_picker_shows_lead_members_cwd_and_age(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "TeamPicker", "the picker")
         options = app.screen.query_one("#team-options")
-        labels = {str(options.get_option_at_index(i).prompt).split()[0]: str(options.get_option_at_index(i).prompt)
-                  for i in range(options.option_count)}
+        labels = {
+            str(options.get_option_at_index(i).prompt).split()[0]: str(options.get_option_at_index(i).prompt)
+            for i in range(options.option_count)
+        }
         assert set(labels) == {"session-421dba11", "session-8dd2dc96"}
         tmux_team, inproc_team = labels["session-421dba11"], labels["session-8dd2dc96"]
         assert "lead alive · 2 members (alice, bob) · /src/app · started " in tmux_team

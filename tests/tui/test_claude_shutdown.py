@@ -32,8 +32,12 @@ def start_of(pid: int) -> str:
 
 def set_lead(root: Path, pid: int) -> None:
     """config.json's `leadProcess`: process `pid` of this machine."""
-    edit_config(root, lambda cfg: cfg["leadProcess"].update(
-        pid=pid, procStart=start_of(pid), pidSpace=os.readlink("/proc/self/ns/pid")))
+    edit_config(
+        root,
+        lambda cfg: cfg["leadProcess"].update(
+            pid=pid, procStart=start_of(pid), pidSpace=os.readlink("/proc/self/ns/pid")
+        ),
+    )
 
 
 @pytest.fixture
@@ -66,7 +70,9 @@ def write_entry(root: Path, who: str, entry: dict) -> None:
     """Append as Claude Code does: the whole array rewritten, then renamed into place."""
     path = root / "teams" / TEAM / "inboxes" / f"{who}.json"
     data = json.loads(path.read_text()) if path.exists() else []
-    data.append({"timestamp": "2026-11-23T07:04:10.953Z", "read": False, "msgV": 1, "msg_id": uuid.uuid4().hex, **entry})
+    data.append(
+        {"timestamp": "2026-11-23T07:04:10.953Z", "read": False, "msgV": 1, "msg_id": uuid.uuid4().hex, **entry}
+    )
     tmp = path.with_name(path.name + ".tmp." + uuid.uuid4().hex[:8])
     tmp.write_text(json.dumps(data))
     os.replace(tmp, path)
@@ -96,7 +102,11 @@ def view_text(app) -> str:
     from tests.tui.conftest import cells
 
     screen = app.screen
-    return "\n".join(cells(screen.query_one("#shutdown-table"))) + "\n" + str(screen.query_one("#shutdown-summary").render())
+    return (
+        "\n".join(cells(screen.query_one("#shutdown-table")))
+        + "\n"
+        + str(screen.query_one("#shutdown-summary").render())
+    )
 
 
 @pytest.fixture
@@ -142,11 +152,25 @@ async def test_S_asks_the_lead_and_follows_the_teammates_leaving(claude_home, tm
         assert any("asked team-lead" in str(n.message) for n in app._notifications)
 
         # The lead asks alice; she approves and leaves.
-        write_entry(claude_home, "alice", {"from": "team-lead", "text": json.dumps(
-            {"type": "shutdown_request", "requestId": "shutdown-1@alice", "from": "team-lead", "reason": "done"})})
+        write_entry(
+            claude_home,
+            "alice",
+            {
+                "from": "team-lead",
+                "text": json.dumps(
+                    {"type": "shutdown_request", "requestId": "shutdown-1@alice", "from": "team-lead", "reason": "done"}
+                ),
+            },
+        )
         await until(pilot, lambda: "shutdown_request sent" in view_text(app), "the lead's request shown")
-        write_entry(claude_home, "team-lead", {"from": "alice", "text": json.dumps(
-            {"type": "shutdown_approved", "requestId": "shutdown-1@alice", "from": "alice"})})
+        write_entry(
+            claude_home,
+            "team-lead",
+            {
+                "from": "alice",
+                "text": json.dumps({"type": "shutdown_approved", "requestId": "shutdown-1@alice", "from": "alice"}),
+            },
+        )
         await until(pilot, lambda: "approved" in view_text(app), "alice's approval shown")
         edit_config(claude_home, drop_member("alice"))
         await until(pilot, lambda: app.shutdown_run.teammates["alice"].outcome is Outcome.CLEAN, "alice left")
@@ -192,8 +216,14 @@ async def test_teammate_terminated_from_system_ends_a_teammate(claude_home, tmp_
         await pilot.press("S")
         await confirm(pilot, "30")
         for name in ("alice", "bob"):
-            write_entry(claude_home, "team-lead", {"from": "system", "text": json.dumps(
-                {"type": "teammate_terminated", "message": f"{name} has shut down."})})
+            write_entry(
+                claude_home,
+                "team-lead",
+                {
+                    "from": "system",
+                    "text": json.dumps({"type": "teammate_terminated", "message": f"{name} has shut down."}),
+                },
+            )
         await until(pilot, lambda: app.shutdown_run.done, "both terminated")
         assert all("terminated" in t.detail for t in app.shutdown_run.teammates.values())
         assert all(t.outcome is Outcome.CLEAN for t in app.shutdown_run.teammates.values())
@@ -201,7 +231,9 @@ async def test_teammate_terminated_from_system_ends_a_teammate(claude_home, tmp_
 
 def notice_line(sender: str, payload: dict) -> str:
     """A transcript's user record delivering a signed protocol message, as Claude Code writes it."""
-    text = f'<teammate-message teammate_id="{sender}">\n{json.dumps(payload, separators=(",", ":"))}\n</teammate-message>'
+    text = (
+        f'<teammate-message teammate_id="{sender}">\n{json.dumps(payload, separators=(",", ":"))}\n</teammate-message>'
+    )
     rec = {"type": "user", "message": {"role": "user", "content": text}, "timestamp": payload["timestamp"]}
     return json.dumps(rec, separators=(",", ":")) + "\n"
 
@@ -222,8 +254,11 @@ def transcripts_home(tmp_path: Path):
 
 async def x_on_alice(app, pilot) -> None:
     """Once the transcripts are read, `x` on the selected teammate (alice): the shutdown view."""
-    await until(pilot, lambda: app.state is not None and app.state.transcripts is not None
-                and app.state.transcripts.ready, "the transcripts read")
+    await until(
+        pilot,
+        lambda: app.state is not None and app.state.transcripts is not None and app.state.transcripts.ready,
+        "the transcripts read",
+    )
     await pilot.press("x")
     await confirm(pilot, "30")
     await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
@@ -241,12 +276,31 @@ async def test_steps_the_inbox_lost_are_taken_from_the_transcripts(transcripts_h
         sources = app.state.transcripts.team.sources
         # The lead's signed request reached alice, and her approval the lead: only their transcripts say so.
         with sources["alice"].path.open("a") as fh:
-            fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-9@alice",
-                                               "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
+            fh.write(
+                notice_line(
+                    "team-lead",
+                    {
+                        "type": "shutdown_request",
+                        "requestId": "shutdown-9@alice",
+                        "from": "team-lead",
+                        "reason": "teamtui asked",
+                        "timestamp": iso_now(),
+                    },
+                )
+            )
         await until(pilot, lambda: "asked team-lead · shutdown_request sent" in view_text(app), "the request seen")
         with sources["team-lead"].path.open("a") as fh:
-            fh.write(notice_line("alice", {"type": "shutdown_approved", "requestId": "shutdown-9@alice",
-                                           "from": "alice", "timestamp": iso_now()}))
+            fh.write(
+                notice_line(
+                    "alice",
+                    {
+                        "type": "shutdown_approved",
+                        "requestId": "shutdown-9@alice",
+                        "from": "alice",
+                        "timestamp": iso_now(),
+                    },
+                )
+            )
         await until(pilot, lambda: "shutdown_request sent · approved" in view_text(app), "the approval seen")
         assert entries(root, "alice") == []  # nothing in the inbox: the transcripts told it
         assert "bob" not in view_text(app)
@@ -261,17 +315,45 @@ async def test_steps_read_out_of_order_are_shown_in_the_order_they_happened(tran
     app = make(root, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await x_on_alice(app, pilot)
-        write_entry(root, "team-lead", {"from": "alice", "text": json.dumps(
-            {"type": "shutdown_approved", "requestId": "shutdown-7@alice", "from": "alice", "timestamp": iso_now()})})
+        write_entry(
+            root,
+            "team-lead",
+            {
+                "from": "alice",
+                "text": json.dumps(
+                    {
+                        "type": "shutdown_approved",
+                        "requestId": "shutdown-7@alice",
+                        "from": "alice",
+                        "timestamp": iso_now(),
+                    }
+                ),
+            },
+        )
         await until(pilot, lambda: "asked team-lead · approved" in view_text(app), "the approval seen")
         with app.state.transcripts.team.sources["alice"].path.open("a") as fh:
-            fh.write(notice_line("team-lead", {"type": "shutdown_request", "requestId": "shutdown-7@alice",
-                                               "from": "team-lead", "reason": "teamtui asked", "timestamp": iso_now()}))
-        await until(pilot, lambda: "asked team-lead · shutdown_request sent · approved" in view_text(app),
-                    "the request placed before the approval")
+            fh.write(
+                notice_line(
+                    "team-lead",
+                    {
+                        "type": "shutdown_request",
+                        "requestId": "shutdown-7@alice",
+                        "from": "team-lead",
+                        "reason": "teamtui asked",
+                        "timestamp": iso_now(),
+                    },
+                )
+            )
+        await until(
+            pilot,
+            lambda: "asked team-lead · shutdown_request sent · approved" in view_text(app),
+            "the request placed before the approval",
+        )
 
 
-async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(claude_home, tmp_path, tmux_socket, monkeypatch):
+async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(
+    claude_home, tmp_path, tmux_socket, monkeypatch
+):
     """Claude Code closes a teammate's pane after it leaves, but not always: the view says which
     panes closed and which outlived their teammate (as tmux says, not as assumed)."""
     from teamtui.protocol.claude import shutdown as model
@@ -280,8 +362,13 @@ async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(clau
     monkeypatch.setattr(model, "PANE_GRACE", 1.0)
     monkeypatch.setattr(lead_asked, "PANE_CHECK_EVERY", 0.2)
     socket, tmux = tmux_socket
-    panes = {name: tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip() for name in ("alice", "bob")}
-    edit_config(claude_home, lambda cfg: [m.__setitem__("tmuxPaneId", panes[m["name"]]) for m in cfg["members"] if m["name"] in panes])
+    panes = {
+        name: tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip() for name in ("alice", "bob")
+    }
+    edit_config(
+        claude_home,
+        lambda cfg: [m.__setitem__("tmuxPaneId", panes[m["name"]]) for m in cfg["members"] if m["name"] in panes],
+    )
     monkeypatch.setenv("TMUX", f"{socket},1,0")
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -290,22 +377,40 @@ async def test_the_view_says_whether_a_teammate_s_pane_closed_after_it_left(clau
         await confirm(pilot, "30")
         await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "the shutdown view")
         for name in ("alice", "bob"):
-            write_entry(claude_home, "team-lead", {"from": name, "text": json.dumps(
-                {"type": "shutdown_approved", "requestId": f"shutdown-1@{name}", "from": name})})
+            write_entry(
+                claude_home,
+                "team-lead",
+                {
+                    "from": name,
+                    "text": json.dumps({"type": "shutdown_approved", "requestId": f"shutdown-1@{name}", "from": name}),
+                },
+            )
         tmux("kill-pane", "-t", panes["alice"])  # Claude Code closed alice's pane, not bob's
         edit_config(claude_home, lambda cfg: cfg.__setitem__("members", cfg["members"][:1]))
-        await until(pilot, lambda: "alice: clean · asked team-lead → approved → left the team → pane closed" in view_text(app),
-                    "alice's pane seen closed")
+        await until(
+            pilot,
+            lambda: "alice: clean · asked team-lead → approved → left the team → pane closed" in view_text(app),
+            "alice's pane seen closed",
+        )
         # bob's pane outlives him: the view says so, and teamtui offers to close it.
-        await until(pilot, lambda: app.screen.__class__.__name__ == "ClosePanesConfirm", "the offer to close bob's pane", 10)
+        await until(
+            pilot, lambda: app.screen.__class__.__name__ == "ClosePanesConfirm", "the offer to close bob's pane", 10
+        )
         await pilot.pause()
         assert "their panes did not" in str(app.screen.query_one(".dialog-title").render())
         assert f"bob ({panes['bob']})" in str(app.screen.query_one(".dialog-sub").render())
         assert "alice" not in str(app.screen.query_one(".dialog-sub").render())
         await pilot.press("y")
         await until(pilot, lambda: app.screen.__class__.__name__ == "ShutdownView", "back on the view")
-        await until(pilot, lambda: f"bob: clean · asked team-lead → approved → left the team → pane {panes['bob']} closed by teamtui"
-                    in view_text(app), "bob's pane closed by teamtui", 10)
+        await until(
+            pilot,
+            lambda: (
+                f"bob: clean · asked team-lead → approved → left the team → pane {panes['bob']} closed by teamtui"
+                in view_text(app)
+            ),
+            "bob's pane closed by teamtui",
+            10,
+        )
         assert panes["bob"] not in tmux("list-panes", "-a", "-F", "#{pane_id}").split()
         await pilot.pause(0.6)  # later looks at the panes add nothing
         assert "pane still open" not in view_text(app) and "→ pane closed" not in view_text(app).split("bob:")[1]

@@ -36,12 +36,20 @@ def test_a_message_read_after_the_history_overflows_is_still_followed(tmp_path):
     t0 = time.time() + 10**8  # newer than the fixture's messages and the one the run sends: those fall out too
 
     def chatter(n: int, at: float) -> list[Message]:
-        return [Message(type="message", sender="bob", recipient="team-lead", content=f"note {i}", timestamp=at + i) for i in range(n)]
+        return [
+            Message(type="message", sender="bob", recipient="team-lead", content=f"note {i}", timestamp=at + i)
+            for i in range(n)
+        ]
 
     state.ingest("team-lead", chatter(DEFAULT_MESSAGE_LIMIT, t0))  # the history is full
     shutdown = AskLeadShutdown(
-        lambda report: None, state, sender="teamtui", clock=time.time,
-        set_timer=lambda delay, callback: SimpleNamespace(stop=lambda: None), background=lambda work, done: None, whole_team=False,
+        lambda report: None,
+        state,
+        sender="teamtui",
+        clock=time.time,
+        set_timer=lambda delay, callback: SimpleNamespace(stop=lambda: None),
+        background=lambda work, done: None,
+        whole_team=False,
     )
     shutdown.start(["alice"], "done", 60.0)
     run = shutdown.run
@@ -55,8 +63,11 @@ def test_a_message_read_after_the_history_overflows_is_still_followed(tmp_path):
     kept = []
     for i in range(10_000):
         approval = Message(
-            type="shutdown_approved", sender="alice", recipient="team-lead",
-            content=json.dumps({"type": "shutdown_approved", "from": "alice", "request_id": "r1"}), timestamp=t0 + 3 * DEFAULT_MESSAGE_LIMIT + i,
+            type="shutdown_approved",
+            sender="alice",
+            recipient="team-lead",
+            content=json.dumps({"type": "shutdown_approved", "from": "alice", "request_id": "r1"}),
+            timestamp=t0 + 3 * DEFAULT_MESSAGE_LIMIT + i,
         )
         if id(approval) in before:
             break

@@ -22,9 +22,16 @@ NOW = CREATED + 240
 
 
 def entry(sender: str, text: str, at: str, **extra) -> dict:
-    return {"from": sender, "text": text, "timestamp": f"2026-11-23T07:{at}.000Z", "msgV": 1,
-            "msg_id": f"00000000-0000-0000-0000-0000000{at.replace(':', '')}", "type": "message",
-            "read": False, **extra}
+    return {
+        "from": sender,
+        "text": text,
+        "timestamp": f"2026-11-23T07:{at}.000Z",
+        "msgV": 1,
+        "msg_id": f"00000000-0000-0000-0000-0000000{at.replace(':', '')}",
+        "type": "message",
+        "read": False,
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -38,11 +45,17 @@ def frozen_session(tmp_path: Path) -> Path:
     cfg["members"][1]["isActive"] = True
     (team / "config.json").write_text(json.dumps(cfg, indent=2))
     idle = json.dumps({"type": "idle_notification", "from": "bob", "idleReason": "available", "result": "BOBIDLE"})
-    (team / "inboxes" / "team-lead.json").write_text(json.dumps([
-        entry("bob", idle, "03:10", color="green"),
-        entry("teamtui", "please wrap up by noon", "03:20", summary="wrap up"),
-    ]))
-    assign = json.dumps({"type": "task_assignment", "taskId": "1", "subject": "probe task one", "assignedBy": "team-lead"})
+    (team / "inboxes" / "team-lead.json").write_text(
+        json.dumps(
+            [
+                entry("bob", idle, "03:10", color="green"),
+                entry("teamtui", "please wrap up by noon", "03:20", summary="wrap up"),
+            ]
+        )
+    )
+    assign = json.dumps(
+        {"type": "task_assignment", "taskId": "1", "subject": "probe task one", "assignedBy": "team-lead"}
+    )
     (team / "inboxes" / "alice.json").write_text(json.dumps([entry("team-lead", assign, "03:05")]))
     for p in sorted(root.rglob("*"), reverse=True):
         os.utime(p, (NOW - 45, NOW - 45), follow_symlinks=False)

@@ -4,7 +4,9 @@ from teamtui.cli import build_parser, main
 
 
 def test_watch_parses_root_team_and_limits():
-    args = build_parser().parse_args(["watch", "/some/root", "--team", "t", "--health-timeout", "5", "--log-lines", "50"])
+    args = build_parser().parse_args(
+        ["watch", "/some/root", "--team", "t", "--health-timeout", "5", "--log-lines", "50"]
+    )
     assert [str(r) for r in args.watch_roots] == ["/some/root"] and args.team == "t"
     assert args.health_timeout == 5.0 and args.log_lines == 50
 

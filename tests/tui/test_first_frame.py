@@ -55,4 +55,3 @@ def test_every_teammate_colour_parses_under_a_theme_without_a_teammates_table():
     palette = Palette.of(BUILTIN_THEMES["nord"], {})
     for name in TEAMMATE_COLORS:
         RichColor.parse(palette.teammate_color(name, "x"))  # raises on a colour Rich does not know
-

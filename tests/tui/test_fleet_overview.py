@@ -119,7 +119,9 @@ async def test_enter_opens_the_dashboard_escape_returns_and_the_state_is_kept(ma
         # The key bar is the overview's: no "Overview" key (not even dimmed) where it is the overview.
         assert "Overview" not in [k.description for k in app.screen.query(FooterKey)]
         NativeTeam(machine["api"], "api-team").send("ana", "while you were away", "lead")
-        await until(pilot, lambda: any(m.content == "while you were away" for m in state.messages), "followed meanwhile")
+        await until(
+            pilot, lambda: any(m.content == "while you were away" for m in state.messages), "followed meanwhile"
+        )
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is first, "the same dashboard again")
         assert first.session.state is state  # not read again from scratch
@@ -136,8 +138,14 @@ async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine,
     app = app_on(machine, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: len(names(app)) == 3, "three rows")
-        request = {"type": "permission_request", "request_id": "perm-1", "agent_id": "alice", "tool_name": "Bash",
-                   "input": {"command": "rm -rf build"}, "description": "clean the build"}
+        request = {
+            "type": "permission_request",
+            "request_id": "perm-1",
+            "agent_id": "alice",
+            "tool_name": "Bash",
+            "input": {"command": "rm -rf build"},
+            "description": "clean the build",
+        }
         entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
         inbox.write_text(json.dumps(entries))
         needs = app.screen.query_one(FleetNeeds)
@@ -146,8 +154,11 @@ async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine,
         needs.focus()
         needs.highlighted = next(i for i, n in enumerate(needs.needs) if n.kind == "permission")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
-                    "its team opened at the request")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
+            "its team opened at the request",
+        )
 
 
 async def test_a_half_written_or_hostile_team_folder_is_a_row_with_its_problem(machine, tmp_path):
@@ -165,8 +176,13 @@ async def test_a_half_written_or_hostile_team_folder_is_a_row_with_its_problem(m
         assert not any("\x1b" in r for r in cells(app.screen.query_one(FleetTable)))  # escapes never reach the screen
         assert {"api-team", "web-team"} <= {n.split()[0] for n in names(app)}  # the others are unaffected
         (teams / "half" / "config.json").write_text('{"name": "half", "members": []}', encoding="utf-8")
-        await until(pilot, lambda: any(r.startswith("half") and "config.json" not in r
-                                       for r in cells(app.screen.query_one(FleetTable))), "the row heals once the file is whole")
+        await until(
+            pilot,
+            lambda: any(
+                r.startswith("half") and "config.json" not in r for r in cells(app.screen.query_one(FleetTable))
+            ),
+            "the row heals once the file is whole",
+        )
 
 
 async def test_the_teammate_panes_follow_the_team_on_screen_and_the_overview_has_none(machine, tmp_path):
@@ -200,13 +216,17 @@ async def test_z_mutes_the_calls_and_both_headers_say_until_when(machine, tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.fleet is not None and app.fleet.notifier is not None, "the notifier built")
         await pilot.press("z")
-        await until(pilot, lambda: "muted until" in app.screen.query_one("#fleet-header").render().plain, "the overview says it")
+        await until(
+            pilot, lambda: "muted until" in app.screen.query_one("#fleet-header").render().plain, "the overview says it"
+        )
         assert app.fleet.notifier.muted_until is not None
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "a team's dashboard")
         from teamtui.tui.widgets.header import TeamHeader
 
-        await until(pilot, lambda: "muted until" in app.screen.query_one(TeamHeader).render().plain, "its header says it too")
+        await until(
+            pilot, lambda: "muted until" in app.screen.query_one(TeamHeader).render().plain, "its header says it too"
+        )
         await pilot.press("z")
         await until(pilot, lambda: "muted until" not in app.screen.query_one(TeamHeader).render().plain, "and unmuted")
         assert app.fleet.notifier.muted_until is None

@@ -14,7 +14,6 @@ from .conftest import SIZE, until
 from .test_live_view_guards import big_team, make
 
 
-
 async def filled_board(app: TeamTUI, pilot, tasks: int) -> TaskBoard:
     board = app.query_one(TaskBoard)
     await until(pilot, lambda: board.row_count == tasks, "the board filled")
@@ -24,7 +23,9 @@ async def filled_board(app: TeamTUI, pilot, tasks: int) -> TaskBoard:
 
 def shown_keys(app: TeamTUI) -> list[str]:
     """The keys the footer shows as usable (the others are dimmed in place)."""
-    return [k.key for k in app.query_one(KeyFooter).query_children(FooterKey) if k.display and not k.has_class("-disabled")]
+    return [
+        k.key for k in app.query_one(KeyFooter).query_children(FooterKey) if k.display and not k.has_class("-disabled")
+    ]
 
 
 async def test_filter_focus_dims_the_letter_keys_and_escape_brings_them_back(tmp_path):

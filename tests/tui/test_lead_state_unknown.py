@@ -41,7 +41,9 @@ def test_a_lead_in_another_pid_namespace_is_unknown(tmp_path: Path) -> None:
 def test_a_lead_psutil_may_not_read_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        root = _team_led_by(tmp_path, pid=child.pid, procStart="", pidSpace="", claimedAt=int(time.time() * 1000) + 5000)
+        root = _team_led_by(
+            tmp_path, pid=child.pid, procStart="", pidSpace="", claimedAt=int(time.time() * 1000) + 5000
+        )
         assert "lead alive · " in _line(root)
 
         def denied(self):

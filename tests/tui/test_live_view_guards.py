@@ -31,8 +31,16 @@ def big_team(root: Path, teammates: int, tasks: int) -> NativeTeam:
     for i in range(teammates):
         team.add_member(f"mate{i:02d}", status="working")
     for i in range(1, tasks + 1):
-        raw = {"id": str(i), "subject": f"task number {i}", "description": "", "status": "pending",
-               "active_form": "", "owner": "", "blocks": [], "blocked_by": []}
+        raw = {
+            "id": str(i),
+            "subject": f"task number {i}",
+            "description": "",
+            "status": "pending",
+            "active_form": "",
+            "owner": "",
+            "blocks": [],
+            "blocked_by": [],
+        }
         team.task_path(str(i)).write_text(json.dumps(raw))
     for i in range(teammates):
         team.log(f"mate{i:02d}", f"hello from mate{i:02d}")
@@ -97,7 +105,9 @@ async def test_a_log_line_for_an_offscreen_teammate_writes_to_no_widget(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         strip = app.query_one("#log-strip")
         # Only the panels that fit side by side exist at all (not one per teammate).
-        await until(pilot, lambda: strip.panels and len(app.query(TeammateLog)) == 1 + len(strip.panels), "panels placed")
+        await until(
+            pilot, lambda: strip.panels and len(app.query(TeammateLog)) == 1 + len(strip.panels), "panels placed"
+        )
         shown = list(strip.panels)
         assert len(shown) == strip.capacity() < 19
         hidden = next(f"mate{i:02d}" for i in range(19, -1, -1) if f"mate{i:02d}" not in shown + [app.selected])
@@ -118,13 +128,15 @@ async def test_a_log_only_batch_does_not_rebuild_the_team_table(tmp_path):
         rows = dict(panel.rows)
         for i in range(12):
             team.log(f"mate{i:02d}", "busy")
-        await until(pilot, lambda: all(app.state.logs[f"mate{i:02d}"][-1].text == "busy" for i in range(12)), "lines read")
+        await until(
+            pilot, lambda: all(app.state.logs[f"mate{i:02d}"][-1].text == "busy" for i in range(12)), "lines read"
+        )
         await until(pilot, lambda: app.dashboard.health.activity_timer is None, "the once-a-second Active refresh ran")
         assert all(panel.rows[key] is row for key, row in rows.items()), "rows updated in place, never rebuilt"
 
 
 async def test_a_task_update_moves_no_other_teammates_active_time(tmp_path):
-    """"12s ago" becoming "15s ago" on every row is the relative-time tick's job (every 5 s),
+    """ "12s ago" becoming "15s ago" on every row is the relative-time tick's job (every 5 s),
     not a task update's: that rewrote 100 cells of the team table per update at 100 teammates."""
     team = big_team(tmp_path / "root", 12, 5)
     clock = [time.time()]
@@ -136,9 +148,13 @@ async def test_a_task_update_moves_no_other_teammates_active_time(tmp_path):
         clock[0] += 30
         team.claim_task("3", "mate05")
         await until(pilot, lambda: "#3" in str(panel.get_cell("mate05", "task")), "the claim on mate05's row")
-        assert {n: str(panel.get_cell(n, "active")) for n in active if n != "mate05"} == {n: a for n, a in active.items() if n != "mate05"}
+        assert {n: str(panel.get_cell(n, "active")) for n in active if n != "mate05"} == {
+            n: a for n, a in active.items() if n != "mate05"
+        }
         app.dashboard.panels.team(tick=True)  # the relative-time tick
-        assert all(str(panel.get_cell(n, "active")) != a for n, a in active.items() if n != "mate05"), "the tick moves them"
+        assert all(str(panel.get_cell(n, "active")) != a for n, a in active.items() if n != "mate05"), (
+            "the tick moves them"
+        )
 
 
 async def test_a_new_message_adds_one_row_and_is_in_view(tmp_path):

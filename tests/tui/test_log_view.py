@@ -17,7 +17,6 @@ from .conftest import SIZE, log_lines, until
 from .test_live_view_guards import big_team, make
 
 
-
 async def main_log(app: TeamTUI, pilot) -> TeammateLog:
     """The large log panel, once it shows the selected teammate's first line."""
     log = app.query_one("#log-main", TeammateLog)
@@ -110,8 +109,12 @@ async def test_a_teammate_s_first_lines_show_from_their_end(tmp_path):
         await until(pilot, lambda: app.query_one(TeamPanel).row_count == 3, "the newcomer's row")
         app.query_one(TeamPanel).move_cursor(row=2)
         log = app.query_one("#log-main", TeammateLog)
-        await until(pilot, lambda: app.selected == "newcomer" and log_lines(log) == ["no log yet"], "its empty log shown")
-        lines = "".join(json.dumps({"ts": 1_763_712_000.0 + i, "level": "info", "text": f"first {i}"}) + "\n" for i in range(100))
+        await until(
+            pilot, lambda: app.selected == "newcomer" and log_lines(log) == ["no log yet"], "its empty log shown"
+        )
+        lines = "".join(
+            json.dumps({"ts": 1_763_712_000.0 + i, "level": "info", "text": f"first {i}"}) + "\n" for i in range(100)
+        )
         with open(team.logs_dir / "newcomer.jsonl", "a") as fh:
             fh.write(lines)
         await until(pilot, lambda: "first 99" in log_lines(log)[-1], "the batch shown")

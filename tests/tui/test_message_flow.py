@@ -37,8 +37,12 @@ async def test_a_file_change_reaches_the_screen_as_one_team_changed(frozen_nativ
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await pilot.pause(0.3)  # the watcher is up
         NativeTeam(frozen_native, "refactor-auth").log("hunter", "TOKEN-feed")
-        await until(pilot, lambda: any("TOKEN-feed" in line for line in log_lines(app.query_one("#log-main"))), "line shown")
-        batches = [m for m in posted(seen, TeamChanged) if any(c.kind == "log" and c.key == "hunter" for c in m.changes)]
+        await until(
+            pilot, lambda: any("TOKEN-feed" in line for line in log_lines(app.query_one("#log-main"))), "line shown"
+        )
+        batches = [
+            m for m in posted(seen, TeamChanged) if any(c.kind == "log" and c.key == "hunter" for c in m.changes)
+        ]
         assert len(batches) == 1 and batches[0].changes[-1].entries[-1].text == "TOKEN-feed"
 
 
@@ -46,12 +50,16 @@ async def test_lead_messages_from_another_thread_are_shown(frozen_native, config
     seen: list[Message] = []
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        msg = InboxMessage(type="message", sender="hunter", recipient="lead", content="TOKEN-drained", timestamp=1763712100.0)
+        msg = InboxMessage(
+            type="message", sender="hunter", recipient="lead", content="TOKEN-drained", timestamp=1763712100.0
+        )
         thread = threading.Thread(target=app.ingest_lead_messages, args=([msg],))  # as the lead's thread does
         thread.start()
         thread.join()
         table = app.query_one(MessageTraffic)
-        await until(pilot, lambda: any("TOKEN-drained" in r for r in cells(table)), "the drained message in the traffic")
+        await until(
+            pilot, lambda: any("TOKEN-drained" in r for r in cells(table)), "the drained message in the traffic"
+        )
         assert posted(seen, LeadMessagesDrained)
 
 
@@ -119,11 +127,19 @@ async def test_a_lead_driven_shutdown_reports_later_and_keys_still_answer(frozen
         await until(pilot, lambda: type(app.screen).__name__ == "ShutdownView", "the view opens on the first report")
         await until(pilot, lambda: app.shutdown_run.teammates["hunter"].outcome is Outcome.CLEAN, "hunter's reply")
         table = app.screen.query_one("#shutdown-table")
-        await until(pilot, lambda: "clean" in (cells(table) or [""])[0], "the view follows the snapshots")  # rows come a frame later
+        await until(
+            pilot, lambda: "clean" in (cells(table) or [""])[0], "the view follows the snapshots"
+        )  # rows come a frame later
         await pilot.press("escape")  # hidden; the lead goes on
-        threading.Thread(target=progress[0], args=(_run(store, {"hunter": Outcome.CLEAN, "scout": Outcome.TIMED_OUT}),)).start()
+        threading.Thread(
+            target=progress[0], args=(_run(store, {"hunter": Outcome.CLEAN, "scout": Outcome.TIMED_OUT}),)
+        ).start()
         await until(pilot, lambda: app.shutdown_run.done, "the lead's run finished")
-        await until(pilot, lambda: any("Shutdown finished: 1 clean, 1 timed out" in str(n.message) for n in app._notifications), "announced")
+        await until(
+            pilot,
+            lambda: any("Shutdown finished: 1 clean, 1 timed out" in str(n.message) for n in app._notifications),
+            "announced",
+        )
         assert len(posted(seen, ShutdownProgress)) >= 2
 
 
@@ -134,7 +150,9 @@ async def test_a_lead_that_starts_no_shutdown_is_reported(frozen_native, config_
     app = make(frozen_native, config_file, on_shutdown=on_shutdown)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("S", "enter")
-        await until(pilot, lambda: any("did not start a shutdown" in str(n.message) for n in app._notifications), "said so")
+        await until(
+            pilot, lambda: any("did not start a shutdown" in str(n.message) for n in app._notifications), "said so"
+        )
         assert app.shutdown_run is None and type(app.screen).__name__ == "DashboardScreen"
 
 
@@ -167,9 +185,17 @@ async def test_a_failing_batch_is_told_and_the_feed_goes_on(frozen_native, confi
         state.apply = apply_failing_once
         team = NativeTeam(frozen_native, "refactor-auth")
         team.log("hunter", "TOKEN-lost-then-found")
-        await until(pilot, lambda: any("Could not apply a change: TOKEN-fault" in str(n.message) for n in app._notifications), "told")
+        await until(
+            pilot,
+            lambda: any("Could not apply a change: TOKEN-fault" in str(n.message) for n in app._notifications),
+            "told",
+        )
         # The feed restarted: its first batch re-reads what changed meanwhile, and later lines still arrive.
         main_log = app.query_one("#log-main")
-        await until(pilot, lambda: any("TOKEN-lost-then-found" in line for line in log_lines(main_log)), "the failed batch's line")
+        await until(
+            pilot,
+            lambda: any("TOKEN-lost-then-found" in line for line in log_lines(main_log)),
+            "the failed batch's line",
+        )
         team.log("hunter", "TOKEN-after")
         await until(pilot, lambda: any("TOKEN-after" in line for line in log_lines(main_log)), "a later line")

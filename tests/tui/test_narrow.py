@@ -43,7 +43,9 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         assert team.virtual_size.width <= team.scrollable_content_region.width  # no column cut off
         keys = list(app.query(FooterKey))
         assert {k.action for k in keys if k.display} >= {"message", "broadcast", "shutdown_team", "quit"}
-        assert all(k.region.width and k.region.right <= 88 for k in keys if k.display)  # every key, and q Quit, on screen
+        assert all(
+            k.region.width and k.region.right <= 88 for k in keys if k.display
+        )  # every key, and q Quit, on screen
         assert keys_drawn_whole(app)
         assert header_text(app).endswith("Tasks 1/5 done")
         await pilot.press("question_mark")  # the widest dialog (100 columns) fits, border and all

@@ -46,9 +46,15 @@ def transcript_of(app: TeamTUI, member: str) -> Path:
 
 
 def bash_line(command: str, tid: str) -> bytes:
-    msg = {"id": f"msg_{tid}", "type": "message", "role": "assistant", "model": "claude-opus-5-5",
-           "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": command}}],
-           "stop_reason": "tool_use", "usage": {"input_tokens": 120, "output_tokens": 30, "cache_read_input_tokens": 4000}}
+    msg = {
+        "id": f"msg_{tid}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-5-5",
+        "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": command}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 120, "output_tokens": 30, "cache_read_input_tokens": 4000},
+    }
     rec = {"type": "assistant", "message": msg, "timestamp": iso_now()}
     return json.dumps(rec, separators=(",", ":")).encode() + b"\n"
 
@@ -66,7 +72,10 @@ def usage_total(path: Path) -> int:
         usage = msg.get("usage") if isinstance(msg, dict) else None
         if not isinstance(usage, dict):
             continue
-        n = sum(usage.get(k) or 0 for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+        n = sum(
+            usage.get(k) or 0
+            for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        )
         if isinstance(msg.get("id"), str):
             by_id[msg["id"]] = n  # a message written as several lines repeats its usage
         else:
@@ -75,8 +84,11 @@ def usage_total(path: Path) -> int:
 
 
 async def loaded(pilot, app: TeamTUI) -> None:
-    await until(pilot, lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 3,
-                "the transcripts read and the lead's row shown")
+    await until(
+        pilot,
+        lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 3,
+        "the transcripts read and the lead's row shown",
+    )
 
 
 def row_of(app: TeamTUI, name: str) -> list[str]:
@@ -97,7 +109,11 @@ async def test_every_member_has_its_transcript_in_a_log_panel(case, tmp_path, co
         assert not any(t.startswith("{") for t in lead)
         panel = app.query_one(TeamPanel)
         panel.move_cursor(row=panel.get_row_index("team-lead"))
-        await until(pilot, lambda: any("Agent: bob" in line for line in log_lines(app.query_one("#log-main"))), "the lead's log shown")
+        await until(
+            pilot,
+            lambda: any("Agent: bob" in line for line in log_lines(app.query_one("#log-main"))),
+            "the lead's log shown",
+        )
         # The teammates' own transcripts: each got its first prompt from the lead.
         for mate in ("alice", "bob"):
             assert any(e.text.startswith("← team-lead:") for e in app.state.logs[mate].since(0))
@@ -115,10 +131,18 @@ async def test_a_bash_call_appended_to_a_transcript_shows_in_its_panel_and_row(c
         with transcript_of(app, "bob").open("ab") as fh:
             fh.write(bash_line("pytest -q tests/[bold]auth", "toolu_bob1"))
         # The feed's batch for bob's transcript, then the panel's rows.
-        await until(pilot, lambda: any(isinstance(m, TeamChanged) and any(c.key == "bob" and c.entries for c in m.changes) for m in seen),
-                    "a TeamChanged with bob's new entry")
-        await until(pilot, lambda: any("Bash: pytest -q tests/[bold]auth" in line for line in log_lines(app.query_one("#log-main"))),
-                    "the call in bob's log panel, markup shown as text")
+        await until(
+            pilot,
+            lambda: any(
+                isinstance(m, TeamChanged) and any(c.key == "bob" and c.entries for c in m.changes) for m in seen
+            ),
+            "a TeamChanged with bob's new entry",
+        )
+        await until(
+            pilot,
+            lambda: any("Bash: pytest -q tests/[bold]auth" in line for line in log_lines(app.query_one("#log-main"))),
+            "the call in bob's log panel, markup shown as text",
+        )
         await until(pilot, lambda: "Bash: pytest -q" in row_of(app, "bob")[3], "the call in bob's Doing column")
         assert row_of(app, "alice")[3].endswith(("idle since 07:02:46", "idle since 07:08:29"))
 
@@ -154,7 +178,11 @@ async def test_the_token_column_is_the_transcripts_usage(case, tmp_path, config_
         assert expected > 4000
         await until(pilot, lambda: row_of(app, "alice")[4] == compact_count(expected), "alice's tokens counted")
         totals = sum(usage_total(transcript_of(app, m)) for m in ("team-lead", "alice", "bob"))
-        await until(pilot, lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain, "the team's total in the header")
+        await until(
+            pilot,
+            lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain,
+            "the team's total in the header",
+        )
         # The model (claude-opus-5-5) has no known window: no context share is guessed.
         assert row_of(app, "alice")[5] == ""
 
@@ -169,16 +197,25 @@ async def test_the_first_screen_shows_the_logs_and_the_tokens_follow(tmp_path, c
     with path.open("ab") as fh:
         for i in range(400):
             fh.write(bash_line(f"step {i}", f"toolu_big{i}"))
-            result = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_big{i}", "content": "ok"}]},
-                      "timestamp": iso_now()}
+            result = {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": f"toolu_big{i}", "content": "ok"}],
+                },
+                "timestamp": iso_now(),
+            }
             fh.write(json.dumps(result, separators=(",", ":")).encode() + b"\n")
         fh.write(bash_line("make lint", "toolu_last"))
     when_counted: dict[str, object] = {}
 
     def hook(message) -> None:
         if isinstance(message, TranscriptsCounted) and not when_counted:  # on the screen's loop, before it is handled
-            when_counted.update(row=row_of(app, "alice"), header=app.query_one("#header")._shown.plain,
-                                log=[e.text for e in app.state.logs["alice"].since(0)][-2:])
+            when_counted.update(
+                row=row_of(app, "alice"),
+                header=app.query_one("#header")._shown.plain,
+                log=[e.text for e in app.state.logs["alice"].since(0)][-2:],
+            )
 
     app = make(root, config_file)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
@@ -190,7 +227,11 @@ async def test_the_first_screen_shows_the_logs_and_the_tokens_follow(tmp_path, c
         assert when_counted["row"][4] == "" and "tokens" not in when_counted["header"]
         assert "Bash: make lint" in when_counted["row"][3]  # what alice does was shown meanwhile
         totals = sum(usage_total(transcript_of(app, m)) for m in ("team-lead", "alice", "bob"))
-        await until(pilot, lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain, "the team's total in the header")
+        await until(
+            pilot,
+            lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain,
+            "the team's total in the header",
+        )
 
 
 def write_inbox(team: ClaudeTeam, member: str, entry: dict) -> None:
@@ -212,12 +253,25 @@ async def test_a_permission_request_waits_in_the_strip_until_answered(tmp_path, 
         await loaded(pilot, app)
         strip = app.query_one(NeedsYouStrip)
         assert not strip.display and strip.items == []
-        request = {"type": "permission_request", "request_id": "perm-1", "agent_id": "alice@session-421dba11",
-                   "tool_name": "Bash", "tool_use_id": "toolu_x", "description": "rm -rf build/[red]",
-                   "input": {"command": "rm -rf build/[red]"}, "permission_suggestions": []}
-        write_inbox(team, "team-lead", {"from": "alice", "text": json.dumps(request), "timestamp": iso_now(), "read": False})
-        await until(pilot, lambda: strip.display and [i.kind for i in strip.items] == ["permission"], "the request in the strip")
-        assert strip.items[0].member == "alice" and "asks permission for Bash: rm -rf build/[red]" in strip.items[0].text
+        request = {
+            "type": "permission_request",
+            "request_id": "perm-1",
+            "agent_id": "alice@session-421dba11",
+            "tool_name": "Bash",
+            "tool_use_id": "toolu_x",
+            "description": "rm -rf build/[red]",
+            "input": {"command": "rm -rf build/[red]"},
+            "permission_suggestions": [],
+        }
+        write_inbox(
+            team, "team-lead", {"from": "alice", "text": json.dumps(request), "timestamp": iso_now(), "read": False}
+        )
+        await until(
+            pilot, lambda: strip.display and [i.kind for i in strip.items] == ["permission"], "the request in the strip"
+        )
+        assert (
+            strip.items[0].member == "alice" and "asks permission for Bash: rm -rf build/[red]" in strip.items[0].text
+        )
         # enter on it: alice selected, the full request in a dialog (as text, not markup)
         strip.focus()
         await pilot.press("enter")
@@ -227,7 +281,9 @@ async def test_a_permission_request_waits_in_the_strip_until_answered(tmp_path, 
         await pilot.press("escape")
         # The lead answers alice: the item leaves.
         response = {"type": "permission_response", "request_id": "perm-1", "approved": True}
-        write_inbox(team, "alice", {"from": "team-lead", "text": json.dumps(response), "timestamp": iso_now(), "read": False})
+        write_inbox(
+            team, "alice", {"from": "team-lead", "text": json.dumps(response), "timestamp": iso_now(), "read": False}
+        )
         await until(pilot, lambda: not strip.display and strip.items == [], "the answered request gone from the strip")
 
 
@@ -239,8 +295,12 @@ async def test_an_interrupted_teammate_needs_you_until_it_writes_again(tmp_path,
         await loaded(pilot, app)
         strip = app.query_one(NeedsYouStrip)
         notice = {"type": "idle_notification", "from": "bob", "timestamp": iso_now(), "idleReason": "interrupted"}
-        write_inbox(team, "team-lead", {"from": "bob", "text": json.dumps(notice), "timestamp": iso_now(), "read": False})
-        await until(pilot, lambda: [(i.kind, i.member) for i in strip.items] == [("interrupted", "bob")], "bob interrupted")
+        write_inbox(
+            team, "team-lead", {"from": "bob", "text": json.dumps(notice), "timestamp": iso_now(), "read": False}
+        )
+        await until(
+            pilot, lambda: [(i.kind, i.member) for i in strip.items] == [("interrupted", "bob")], "bob interrupted"
+        )
         # bob works again (its transcript written after the notice): no longer stuck.
         rec = json.loads(bash_line("git status", "toolu_bob2"))
         rec["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 2))
@@ -255,7 +315,14 @@ async def test_a_native_team_has_no_strip_and_its_usual_columns(frozen_native, c
         await until(pilot, lambda: app.query_one(TeamPanel).row_count > 0, "the team shown")
         assert app.state.transcripts is None
         assert not app.query_one(NeedsYouStrip).display
-        assert [str(c.label) for c in app.query_one(TeamPanel).columns.values()] == ["", "Teammate", "Status", "Current task", "Active", "✉"]
+        assert [str(c.label) for c in app.query_one(TeamPanel).columns.values()] == [
+            "",
+            "Teammate",
+            "Status",
+            "Current task",
+            "Active",
+            "✉",
+        ]
         assert cells(app.query_one(TeamPanel))
 
 
@@ -272,13 +339,24 @@ async def test_a_teammate_spawned_while_watching_gets_its_transcript(tmp_path, c
         shutil.move(f, parked / f.name)
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 2,
-                    "the lead and alice shown")
+        await until(
+            pilot,
+            lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 2,
+            "the lead and alice shown",
+        )
         assert "bob" not in app.state.logs
         # The lead spawns bob: its transcript appears, then config.json names it.
         for f in parked.iterdir():
             shutil.move(f, sub / f.name)
         config.write_text(json.dumps(full, indent=2))
-        await until(pilot, lambda: app.query_one(TeamPanel).row_count == 3 and "bob" in app.state.logs, "bob's row and transcript")
+        await until(
+            pilot,
+            lambda: app.query_one(TeamPanel).row_count == 3 and "bob" in app.state.logs,
+            "bob's row and transcript",
+        )
         assert any(e.text.startswith("← team-lead: TMBOB") for e in app.state.logs["bob"].since(0))
-        await until(pilot, lambda: row_of(app, "bob")[4] == compact_count(usage_total(transcript_of(app, "bob"))), "bob's tokens")
+        await until(
+            pilot,
+            lambda: row_of(app, "bob")[4] == compact_count(usage_total(transcript_of(app, "bob"))),
+            "bob's tokens",
+        )

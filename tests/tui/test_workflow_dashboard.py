@@ -45,7 +45,9 @@ def header(app: TeamTUI) -> str:
 async def test_a_failed_run_on_the_dashboard(tmp_path):
     app = make(copy_case(tmp_path, "failed"), tmp_path, team=FAILED)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.state is not None and app.state.transcripts.ready, "the run and its transcripts read")
+        await until(
+            pilot, lambda: app.state is not None and app.state.transcripts.ready, "the run and its transcripts read"
+        )
         panel = app.query_one(TeamPanel)
         await until(pilot, lambda: panel.row_count == 3, "a row per agent")
         assert [str(r.key.value) for r in panel.ordered_rows] == ["alpha", "beta", "gamma"]
@@ -57,7 +59,11 @@ async def test_a_failed_run_on_the_dashboard(tmp_path):
         assert "3 members · workflow" in header(app)
         # An agent's transcript is its log.
         panel.move_cursor(row=panel.get_row_index("gamma"))
-        await until(pilot, lambda: any("RESULT-C" in line for line in log_lines(app.query_one("#log-main"))), "gamma's log shown")
+        await until(
+            pilot,
+            lambda: any("RESULT-C" in line for line in log_lines(app.query_one("#log-main"))),
+            "gamma's log shown",
+        )
         # `m` on an agent: nothing to write to.
         await pilot.press("m")
         assert type(app.screen).__name__ == "DashboardScreen"
@@ -77,7 +83,9 @@ async def test_a_running_run_completes_on_screen(tmp_path):
         done = FIXTURES / "completed" / "projects" / "-src-app" / session.name
         journal = session / "subagents" / "workflows" / "wf_4e0e88a0-7e7" / "journal.jsonl"
         journal.write_bytes((done / "subagents" / "workflows" / "wf_4e0e88a0-7e7" / "journal.jsonl").read_bytes())
-        await until(pilot, lambda: [row.split(" | ")[-1] for row in cells(board)] == ["completed"] * 3, "gamma's step done")
+        await until(
+            pilot, lambda: [row.split(" | ")[-1] for row in cells(board)] == ["completed"] * 3, "gamma's step done"
+        )
         shutil.copy(done / "workflows" / "wf_4e0e88a0-7e7.json", session / "workflows" / "wf_4e0e88a0-7e7.json")
         await until(pilot, lambda: "workflow completed" in header(app), "the run completed")
 
@@ -89,8 +97,10 @@ async def test_the_picker_lists_a_run_beside_a_session_team(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "TeamPicker", "the picker")
         options = app.screen.query_one("#team-options")
-        labels = {str(options.get_option_at_index(i).prompt).split()[0]: str(options.get_option_at_index(i).prompt)
-                  for i in range(options.option_count)}
+        labels = {
+            str(options.get_option_at_index(i).prompt).split()[0]: str(options.get_option_at_index(i).prompt)
+            for i in range(options.option_count)
+        }
         assert set(labels) == {"session-421dba11", RUNNING}
         assert "workflow run completed · 3 members (alpha, beta, gamma) · /src/app · started " in labels[RUNNING]
         assert "lead " in labels["session-421dba11"]

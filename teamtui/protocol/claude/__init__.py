@@ -12,6 +12,13 @@ from teamtui.protocol.claude.layout import default_claude_root, iso_now, parse_t
 from teamtui.protocol.claude.team import ClaudeTeam
 
 __all__ = [
-    "RESERVED_SENDERS", "ClaudeTeam", "default_claude_root", "entry_key", "iso_now", "member_backend", "member_pane",
-    "parse_time", "stringify_protocol",
+    "RESERVED_SENDERS",
+    "ClaudeTeam",
+    "default_claude_root",
+    "entry_key",
+    "iso_now",
+    "member_backend",
+    "member_pane",
+    "parse_time",
+    "stringify_protocol",
 ]

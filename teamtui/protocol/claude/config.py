@@ -59,7 +59,11 @@ class ClaudeConfig(ClaudeLayout):
             md["joined_at"] = parse_time(rm.get("joinedAt")) or None
             active = rm.get("isActive")
             md["status"] = (
-                MemberStatus.WORKING if active is True else MemberStatus.IDLE if active is False else MemberStatus.UNKNOWN
+                MemberStatus.WORKING
+                if active is True
+                else MemberStatus.IDLE
+                if active is False
+                else MemberStatus.UNKNOWN
             )
             try:
                 m = Member.model_validate(md)

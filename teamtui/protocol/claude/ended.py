@@ -33,20 +33,28 @@ def load_state(path: Path) -> TeamState:
             for m in rec.get("members") or []:
                 if isinstance(m, dict) and isinstance(m.get("name"), str):
                     members[m["name"]] = Member(
-                        name=m["name"], agent_type=m.get("agent_type") or "", color=m.get("color") or "",
-                        backend_type=m.get("backend") or "", tmux_pane_id=m.get("pane") or "",
+                        name=m["name"],
+                        agent_type=m.get("agent_type") or "",
+                        color=m.get("color") or "",
+                        backend_type=m.get("backend") or "",
+                        tmux_pane_id=m.get("pane") or "",
                     )
                     left.pop(m["name"], None)
         elif kind == "member_joined" and isinstance(rec.get("name"), str):
-            members[rec["name"]] = Member(name=rec["name"], agent_type=rec.get("agent_type") or "", color=rec.get("color") or "")
+            members[rec["name"]] = Member(
+                name=rec["name"], agent_type=rec.get("agent_type") or "", color=rec.get("color") or ""
+            )
             left.pop(rec["name"], None)
         elif kind == "member_left" and rec.get("name") in members:
             left[rec["name"]] = members.pop(rec["name"])
         elif kind == "message" and isinstance(rec.get("key"), str) and rec["key"] not in messages:
             messages[rec["key"]] = Message(
-                type=str(rec.get("type") or "message"), sender=str(rec.get("from") or ""),
-                recipient=str(rec.get("to") or ""), content=str(rec.get("text") or ""),
-                summary=str(rec.get("summary") or ""), timestamp=float(rec.get("at") or 0.0),
+                type=str(rec.get("type") or "message"),
+                sender=str(rec.get("from") or ""),
+                recipient=str(rec.get("to") or ""),
+                content=str(rec.get("text") or ""),
+                summary=str(rec.get("summary") or ""),
+                timestamp=float(rec.get("at") or 0.0),
                 read=rec.get("read") if isinstance(rec.get("read"), bool) else None,
             )
         elif kind == "delivered" and rec.get("key") in messages:
@@ -55,8 +63,11 @@ def load_state(path: Path) -> TeamState:
         elif kind in ("task", "assigned") and isinstance(rec.get("id"), str):
             try:
                 (tasks if kind == "task" else assigned)[rec["id"]] = Task(
-                    id=rec["id"], subject=rec.get("subject") or "", description=rec.get("description") or "",
-                    status=rec.get("status") or "pending", owner=rec.get("owner") or "",
+                    id=rec["id"],
+                    subject=rec.get("subject") or "",
+                    description=rec.get("description") or "",
+                    status=rec.get("status") or "pending",
+                    owner=rec.get("owner") or "",
                     blocked_by=rec.get("blocked_by") or [],
                 )
             except ValueError:
@@ -65,7 +76,9 @@ def load_state(path: Path) -> TeamState:
             tasks.pop(str(rec.get("id")), None)
         elif kind == "assigned_removed":
             assigned.pop(str(rec.get("id")), None)
-    cfg = TeamConfig(name=name, lead=str(head.get("lead") or store.default_lead), description=str(head.get("description") or ""))
+    cfg = TeamConfig(
+        name=name, lead=str(head.get("lead") or store.default_lead), description=str(head.get("description") or "")
+    )
     cfg.members = list(members.values())
     for m in left.values():
         m.status = MemberStatus.SHUTDOWN

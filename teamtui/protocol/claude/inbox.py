@@ -175,7 +175,7 @@ class ClaudeInbox(ClaudeLayout):
         if sender in RESERVED_SENDERS or sender == lead:
             raise DishonestSenderError(
                 f"refusing to send as {sender!r}: only Claude Code itself writes as {lead!r}, 'user' or 'system'; "
-                "send under a name of your own (--from NAME, or sender = \"...\" in the config file; default teamtui)"
+                'send under a name of your own (--from NAME, or sender = "..." in the config file; default teamtui)'
             )
 
     def send(self, to, content, sender, *, type="message", extra=None) -> Message:

@@ -131,7 +131,10 @@ class _Writer:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             # A new (or rotated) file starts with the team's header, so every file reads on its own.
-            os.write(fd, ((header + "\n") if size == 0 and header and header != line else "").encode() + line.encode() + b"\n")
+            os.write(
+                fd,
+                ((header + "\n") if size == 0 and header and header != line else "").encode() + line.encode() + b"\n",
+            )
         finally:
             os.close(fd)
 
@@ -240,8 +243,10 @@ class TeamJournal:
                 member = state.config.member(c.key) if state.config else None
                 self._put(
                     {
-                        "kind": "member_joined", "name": c.key,
-                        "agent_type": member.agent_type if member else "", "color": member.color if member else "",
+                        "kind": "member_joined",
+                        "name": c.key,
+                        "agent_type": member.agent_type if member else "",
+                        "color": member.color if member else "",
                     }
                 )
             elif kind == "member_left":
@@ -279,8 +284,13 @@ class TeamJournal:
         seen[t.id] = sig
         self._put(
             {
-                "kind": kind, "id": t.id, "subject": _cut(t.subject), "status": t.status.value,
-                "owner": t.owner, "blocked_by": list(t.blocked_by), "description": _cut(t.description),
+                "kind": kind,
+                "id": t.id,
+                "subject": _cut(t.subject),
+                "status": t.status.value,
+                "owner": t.owner,
+                "blocked_by": list(t.blocked_by),
+                "description": _cut(t.description),
             }
         )
 
@@ -336,7 +346,9 @@ def summarize(path: Path) -> JournalTeam | None:
         raw_ts = rec.get("ts")
         ts: float = raw_ts if isinstance(raw_ts, (int, float)) else 0.0
         if rec.get("kind") == "team" and team is None:
-            team = JournalTeam(str(rec.get("team", "")), path, str(rec.get("layout", "")), str(rec.get("root", "")), ts, ts)
+            team = JournalTeam(
+                str(rec.get("team", "")), path, str(rec.get("layout", "")), str(rec.get("root", "")), ts, ts
+            )
         if team is None:
             continue
         team.last_seen = max(team.last_seen, ts)

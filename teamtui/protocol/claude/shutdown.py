@@ -17,7 +17,9 @@ from teamtui.protocol.shutdown import Outcome, ShutdownRun
 from teamtui.protocol.store import TeamStore
 
 # The protocol messages a shutdown's steps are made of.
-SHUTDOWN_TYPES = frozenset({"shutdown_request", "shutdown_approved", "shutdown_rejected", "shutdown_response", "teammate_terminated"})
+SHUTDOWN_TYPES = frozenset(
+    {"shutdown_request", "shutdown_approved", "shutdown_rejected", "shutdown_response", "teammate_terminated"}
+)
 # A pane is said to be still open once it outlives its teammate's leaving by this long.
 PANE_GRACE = 10.0
 # What the lead is sent; the names line is what a person (or a scripted model) reads the targets from.
@@ -37,7 +39,13 @@ def _step_rank(step: str) -> int:
     """Where a step falls in a teammate's shutdown."""
     # Claude Code's teammate_terminated and the member's removal come in either order: as read.
     order: tuple[str | tuple[str, ...], ...] = (
-        "asked ", "shutdown_request sent", "approved", "rejected", "still there after", ("terminated", "left the team"), "pane ",
+        "asked ",
+        "shutdown_request sent",
+        "approved",
+        "rejected",
+        "still there after",
+        ("terminated", "left the team"),
+        "pane ",
     )
     return next((rank for rank, start in enumerate(order) if step.startswith(start)), len(order))
 
@@ -64,7 +72,9 @@ class LeadAskedRun(ShutdownRun):
         self._before = {id(m): m for m in known}
         text = ask_text(list(self.teammates), self.reason, self.deadline_seconds, self.whole_team)
         try:
-            self.asked = self.store.send(self.lead, text, self.sender, extra={"summary": "teamtui asks for a graceful shutdown"})
+            self.asked = self.store.send(
+                self.lead, text, self.sender, extra={"summary": "teamtui asks for a graceful shutdown"}
+            )
         except Exception as exc:  # noqa: BLE001 - said per teammate: nothing else will happen
             for t in self.teammates.values():
                 t.outcome, t.detail, t.answered_at = Outcome.ERROR, f"could not ask {self.lead}: {exc}", self.started_at
@@ -172,9 +182,11 @@ class LeadAskedRun(ShutdownRun):
         """Teammates that did not leave, or left but kept their pane, with a pane named in
         config.json: what may be closed."""
         return {
-            n: self.panes[n] for n, t in self.teammates.items()
-            if self.panes.get(n) and not self._pane_gone(n) and (
-                t.outcome is Outcome.TIMED_OUT and n not in self.left or "pane still open" in self.steps[n])
+            n: self.panes[n]
+            for n, t in self.teammates.items()
+            if self.panes.get(n)
+            and not self._pane_gone(n)
+            and (t.outcome is Outcome.TIMED_OUT and n not in self.left or "pane still open" in self.steps[n])
         }
 
     def expire(self, now: float | None = None) -> list[str]:

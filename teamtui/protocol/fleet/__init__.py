@@ -17,6 +17,19 @@ from teamtui.protocol.fleet.registry import (
 )
 
 __all__ = [
-    "Fleet", "FleetRow", "FleetTeam", "RunEntry", "discover_fleet", "fleet_rows", "fleet_watch_dirs", "live_runs",
-    "order_rows", "register_run", "registered_run", "registry_dir", "row_json", "summarize_team", "unregister_run",
+    "Fleet",
+    "FleetRow",
+    "FleetTeam",
+    "RunEntry",
+    "discover_fleet",
+    "fleet_rows",
+    "fleet_watch_dirs",
+    "live_runs",
+    "order_rows",
+    "register_run",
+    "registered_run",
+    "registry_dir",
+    "row_json",
+    "summarize_team",
+    "unregister_run",
 ]

@@ -142,7 +142,9 @@ def _ended_teams(directory: Path | None, since: float, live: set[tuple[str, str,
         # A folder gone without a team_gone record (no dashboard saw it go): ended when last seen.
         ended_at = jt.ended_at if jt.ended_at is not None else jt.last_seen
         if ended_at >= since:
-            out.append(FleetTeam(Path(jt.root), jt.name, jt.layout, jt.layout, ended=True, ended_at=ended_at, journal=path))
+            out.append(
+                FleetTeam(Path(jt.root), jt.name, jt.layout, jt.layout, ended=True, ended_at=ended_at, journal=path)
+            )
     return sorted(out, key=lambda t: t.ended_at or 0.0, reverse=True)
 
 
@@ -212,7 +214,10 @@ def fleet_watch_dirs(
     Some may not exist yet: watch.py's watch_dirs waits for them on their nearest parent.
     A team ages out of the ended list at ended_at + fleet_keep_hours: a timer's job, not a file's."""
     settings = _settings(settings)
-    dirs = [teams_folder(_claude_root(claude_root), "claude"), teams_folder(Path.cwd() if cwd is None else Path(cwd), "native")]
+    dirs = [
+        teams_folder(_claude_root(claude_root), "claude"),
+        teams_folder(Path.cwd() if cwd is None else Path(cwd), "native"),
+    ]
     for root in explicit_roots(roots, settings):
         dirs.append(teams_folder(root, "native"))
         if detect_layout(root) == "claude":

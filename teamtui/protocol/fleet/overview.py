@@ -149,8 +149,9 @@ def _read_transcripts(state: TeamState) -> None:
         state.load_transcripts()
 
 
-def summarize_team(team: FleetTeam, *, now: float | None = None, transcripts: bool = False,
-                   health_timeout: float = 60.0) -> FleetRow:
+def summarize_team(
+    team: FleetTeam, *, now: float | None = None, transcripts: bool = False, health_timeout: float = 60.0
+) -> FleetRow:
     """The row of one team, read now; a team that does not read gives a row with its problem, never raises."""
     now = time.time() if now is None else now
     try:
@@ -189,6 +190,7 @@ def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str
 
 def order_rows(rows: Iterable[FleetRow]) -> list[FleetRow]:
     """What needs the person first (most first), then live teams by last activity, then ended ones (newest first)."""
+
     def key(row: FleetRow) -> tuple[int, int, float]:
         group = 0 if row.needs_you and not row.ended else 2 if row.ended else 1
         return (group, -row.needs_you, -(row.last_activity or 0.0))
@@ -196,8 +198,13 @@ def order_rows(rows: Iterable[FleetRow]) -> list[FleetRow]:
     return sorted(rows, key=key)
 
 
-def fleet_rows(fleet: Fleet | Iterable[FleetTeam], *, now: float | None = None, transcripts: bool = False,
-               health_timeout: float = 60.0) -> list[FleetRow]:
+def fleet_rows(
+    fleet: Fleet | Iterable[FleetTeam],
+    *,
+    now: float | None = None,
+    transcripts: bool = False,
+    health_timeout: float = 60.0,
+) -> list[FleetRow]:
     """Every team's row, in the overview's order."""
     teams = fleet.teams if isinstance(fleet, Fleet) else list(fleet)
     now = time.time() if now is None else now

@@ -69,23 +69,27 @@ def _entry_path(directory: Path, pid: int, root: Path, team: str) -> Path:
     return directory / f"{pid}.{safe}.{digest}{SUFFIX}"
 
 
-def register_run(root: Path, team: str, layout: str = "native", *, pid: int | None = None,
-                 directory: Path | None = None) -> Path:
+def register_run(
+    root: Path, team: str, layout: str = "native", *, pid: int | None = None, directory: Path | None = None
+) -> Path:
     """Write this run's registration (atomically); returns its file for `unregister_run`."""
     pid = os.getpid() if pid is None else pid
     directory = directory or registry_dir()
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     root = Path(root).resolve()
     path = _entry_path(directory, pid, root, team)
-    write_json_atomic(path, {
-        "pid": pid,
-        "start": processes.start_of(pid),
-        "pid_space": processes.pid_space(),
-        "root": str(root),
-        "team": team,
-        "layout": layout,
-        "started_at": round(time.time(), 3),
-    })
+    write_json_atomic(
+        path,
+        {
+            "pid": pid,
+            "start": processes.start_of(pid),
+            "pid_space": processes.pid_space(),
+            "root": str(root),
+            "team": team,
+            "layout": layout,
+            "started_at": round(time.time(), 3),
+        },
+    )
     return path
 
 
@@ -97,8 +101,9 @@ def unregister_run(path: Path) -> None:
 
 
 @contextmanager
-def registered_run(root: Path, team: str, layout: str = "native", *,
-                   directory: Path | None = None) -> Iterator[Path | None]:
+def registered_run(
+    root: Path, team: str, layout: str = "native", *, directory: Path | None = None
+) -> Iterator[Path | None]:
     """Registered for the block's length; removed on the way out, an exception's included. A
     registry that cannot be written (a read-only home) never stops the run: it is then unlisted."""
     try:

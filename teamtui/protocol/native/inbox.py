@@ -178,7 +178,11 @@ class NativeInbox(NativeLayout):
             reason or "Please finish up and shut down.",
             sender,
             type="shutdown_request",
-            extra={"request_id": request_id, "reason": reason or "phase_complete", "deadline_seconds": deadline_seconds},
+            extra={
+                "request_id": request_id,
+                "reason": reason or "phase_complete",
+                "deadline_seconds": deadline_seconds,
+            },
         )
         return request_id
 

@@ -17,8 +17,12 @@ import importlib
 TYPE_CHECKING = False
 
 _EXPORTS = {
-    "WorkflowRun": "team", "FoundRun": "discover", "locate_run": "discover", "recent_runs": "discover",
-    "run_id_of": "names", "run_name": "names",
+    "WorkflowRun": "team",
+    "FoundRun": "discover",
+    "locate_run": "discover",
+    "recent_runs": "discover",
+    "run_id_of": "names",
+    "run_name": "names",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -68,30 +68,44 @@ class WorkflowConfig(WorkflowLayout):
         raw_members = []
         for step in data.steps:
             raw = {
-                "name": names[step.agent_id], "agentId": step.agent_id, "agentType": AGENT_TYPE, "label": step.label,
-                "phase": step.phase, "state": step.state, "model": step.model, "cwd": step.cwd,
+                "name": names[step.agent_id],
+                "agentId": step.agent_id,
+                "agentType": AGENT_TYPE,
+                "label": step.label,
+                "phase": step.phase,
+                "state": step.state,
+                "model": step.model,
+                "cwd": step.cwd,
             }
             try:
-                m = Member.model_validate({
-                    "name": names[step.agent_id],
-                    "agent_id": step.agent_id,
-                    "agent_type": AGENT_TYPE,
-                    "status": member_status(step, ended),
-                    "model": step.model,
-                    "backend_type": "in-process",  # an agent of the lead's own process
-                    "joined_at": step.started_at or step.queued_at,
-                    "last_seen": step.ended_at or step.last_progress_at,
-                })
+                m = Member.model_validate(
+                    {
+                        "name": names[step.agent_id],
+                        "agent_id": step.agent_id,
+                        "agent_type": AGENT_TYPE,
+                        "status": member_status(step, ended),
+                        "model": step.model,
+                        "backend_type": "in-process",  # an agent of the lead's own process
+                        "joined_at": step.started_at or step.queued_at,
+                        "last_seen": step.ended_at or step.last_progress_at,
+                    }
+                )
             except ValidationError as exc:
                 raise ParseError(ReadError(path, validation_reason(exc))) from None
             m._raw = raw
             members.append(m)
             raw_members.append(raw)
-        cfg = TeamConfig(name=self.name, description=data.description, created_at=data.started_at, lead=self.default_lead)
+        cfg = TeamConfig(
+            name=self.name, description=data.description, created_at=data.started_at, lead=self.default_lead
+        )
         cfg.members = members
         cfg._raw = {
-            "name": self.name, "runId": self.run_id, "workflowName": data.workflow, "description": data.description,
-            "status": data.status, "members": raw_members,
+            "name": self.name,
+            "runId": self.run_id,
+            "workflowName": data.workflow,
+            "description": data.description,
+            "status": data.status,
+            "members": raw_members,
         }
         return cfg
 

@@ -125,7 +125,9 @@ def recent_runs(root: Path, *, since: float | None = None, now: float | None = N
             ended, changed = False, max(journal, _mtime(run_dir) or 0.0)
             if changed < since and not _lead_alive(root, session_dir.name):
                 continue  # silent for the whole window, and no live lead says it goes on
-        out.append(FoundRun(root, run_id, run_dir, run_name(workflow_name(session_dir, run_id), run_id), ended, changed))
+        out.append(
+            FoundRun(root, run_id, run_dir, run_name(workflow_name(session_dir, run_id), run_id), ended, changed)
+        )
     return sorted(out, key=lambda r: r.changed_at, reverse=True)
 
 

@@ -47,7 +47,11 @@ class WorkflowLayout(TeamStore):
 
             run_dir = locate_run(self.root, run_id)
         # A run not found: its files are looked for where none can be (the team reads as gone).
-        self.run_dir = Path(run_dir) if run_dir is not None else self.root / "projects" / "-" / "-" / "subagents" / "workflows" / run_id
+        self.run_dir = (
+            Path(run_dir)
+            if run_dir is not None
+            else self.root / "projects" / "-" / "-" / "subagents" / "workflows" / run_id
+        )
         self._reader: RunReader | None = None
         self._names: tuple[RunFiles, dict[str, str]] | None = None  # the member names of the last read (config.py)
 

@@ -41,16 +41,18 @@ def session_lead(root: Path, session_id: str) -> LeadProcess | None:
         if isinstance(data, ReadError) or not isinstance(data, dict) or data.get("sessionId") != session_id:
             continue
         pid = data.get("pid")
-        return parse_lead_process({
-            "pid": pid if isinstance(pid, int) else int(stem[:10]),
-            "procStart": data.get("procStart"),
-            "pidSpace": data.get("pidSpace"),
-            "claimedAt": data.get("startedAt"),
-        })
+        return parse_lead_process(
+            {
+                "pid": pid if isinstance(pid, int) else int(stem[:10]),
+                "procStart": data.get("procStart"),
+                "pidSpace": data.get("pidSpace"),
+                "claimedAt": data.get("startedAt"),
+            }
+        )
     return None
 
 
 def session_lead_state(root: Path, session_id: str) -> LeadState:
-    """"alive" or "ended" as the session's file says; "unknown" without one (`claude -p`, or a
+    """ "alive" or "ended" as the session's file says; "unknown" without one (`claude -p`, or a
     session that exited: the file goes with it)."""
     return lead_state(session_lead(root, session_id))

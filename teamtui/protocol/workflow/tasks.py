@@ -45,8 +45,13 @@ def step_task(step: Step, owner: str, run_status: str | None, path: Path) -> Tas
     status = TaskStatus.COMPLETED if step.state == "done" else TaskStatus.PENDING if failed else TaskStatus.IN_PROGRESS
     meta: dict[str, Any] = {
         "workflow": {
-            "agentId": step.agent_id, "phase": step.phase, "state": step.state, "index": step.index,
-            "model": step.model, "tokens": step.tokens, "toolCalls": step.tool_calls,
+            "agentId": step.agent_id,
+            "phase": step.phase,
+            "state": step.state,
+            "index": step.index,
+            "model": step.model,
+            "tokens": step.tokens,
+            "toolCalls": step.tool_calls,
         }
     }
     if failed:
@@ -91,7 +96,11 @@ class WorkflowTasks(WorkflowConfig):
         if isinstance(files, ReadError):
             return ReadError(path, "file not found") if files.reason == "file not found" else files
         name = Path(path).name
-        agent_id = name[len("agent-") : -len(".meta.json")] if name.startswith("agent-") and name.endswith(".meta.json") else ""
+        agent_id = (
+            name[len("agent-") : -len(".meta.json")]
+            if name.startswith("agent-") and name.endswith(".meta.json")
+            else ""
+        )
         step = files.step(agent_id) if agent_id and Path(path).parent == self.run_dir else None
         if step is None:
             return ReadError(path, "file not found")  # an agent no journal line names yet: its line will

@@ -50,7 +50,9 @@ class WorkflowRun(WorkflowTasks):
 
     @classmethod
     def create_team(cls, root: Path, name: str, description: str = "") -> WorkflowRun:
-        raise UnsupportedError("creating a team is not supported for workflow runs (Claude Code's Workflow tool starts them)")
+        raise UnsupportedError(
+            "creating a team is not supported for workflow runs (Claude Code's Workflow tool starts them)"
+        )
 
     # ------------------------------------------------------------------ no messages
     def inbox_owners(self) -> list[str]:
@@ -59,7 +61,9 @@ class WorkflowRun(WorkflowTasks):
     def peek(self, member: str) -> InboxRead:
         return InboxRead([], [])
 
-    def send(self, to: str, content: str, sender: str, *, type: str = "message", extra: dict[str, Any] | None = None) -> Message:
+    def send(
+        self, to: str, content: str, sender: str, *, type: str = "message", extra: dict[str, Any] | None = None
+    ) -> Message:
         raise UnsupportedError(NO_MESSAGES)
 
     def broadcast(self, content: str, sender: str) -> list[Message]:
@@ -71,14 +75,22 @@ class WorkflowRun(WorkflowTasks):
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
         raise UnsupportedError(f"{NO_MESSAGES} (nor a shutdown request: its script ends its agents)")
 
-    def send_shutdown_response(self, sender: str, request_id: str, *, approve: bool, status: str = "clean",
-                               pending_work: list[str] | None = None, artifacts_committed: bool = False,
-                               reason: str = "") -> None:
+    def send_shutdown_response(
+        self,
+        sender: str,
+        request_id: str,
+        *,
+        approve: bool,
+        status: str = "clean",
+        pending_work: list[str] | None = None,
+        artifacts_committed: bool = False,
+        reason: str = "",
+    ) -> None:
         raise UnsupportedError(NO_MESSAGES)
 
     # ------------------------------------------------------------------ the run and its lead
     def lead_state(self) -> str | None:
-        """"ended" once the run record is written (the run's script ran to its end, whatever the
+        """ "ended" once the run record is written (the run's script ran to its end, whatever the
         session does next); while it goes, the session's process as `sessions/<pid>.json` says,
         "unknown" without one (a `claude -p` lead writes none)."""
         files = self.read_run()

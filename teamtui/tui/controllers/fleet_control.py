@@ -33,8 +33,9 @@ class FleetControl:
     # `app` is the TeamTUI (loosely typed: its module imports this one).
     # `fleet`: this machine's teams, or (HostsFleet, session/remote.py) those and each [[hosts]] machine's over ssh,
     # behind the same sessions / rows / problems / follow.
-    def __init__(self, app: Any, fleet: FleetSession | HostsFleet, *, log_limit: int, cursor_blink: bool,
-                 sync_panes: bool):
+    def __init__(
+        self, app: Any, fleet: FleetSession | HostsFleet, *, log_limit: int, cursor_blink: bool, sync_panes: bool
+    ):
         self.app = app
         self.fleet = fleet
         self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
@@ -64,8 +65,11 @@ class FleetControl:
         """Inside tmux it asks tmux whether passthrough is on: a subprocess, so in a thread."""
         from teamtui.notify.build import build_notifier
 
-        notifier = build_notifier(self.app.settings.notify, self.app.terminal_write,
-                                  on_problem=lambda text: self.app.call_from_thread(self._problem, text))
+        notifier = build_notifier(
+            self.app.settings.notify,
+            self.app.terminal_write,
+            on_problem=lambda text: self.app.call_from_thread(self._problem, text),
+        )
         self.app.call_from_thread(self._notifier_ready, notifier)
 
     def _notifier_ready(self, notifier: Notifier) -> None:
@@ -175,8 +179,13 @@ class FleetControl:
             return
         screen = self.dashboards.get(key)
         if screen is None:
-            screen = DashboardScreen(panes=self.app.panes, clock=self.fleet.clock, log_limit=self.log_limit,
-                                     cursor_blink=self.cursor_blink, sync_panes=self.sync_panes)
+            screen = DashboardScreen(
+                panes=self.app.panes,
+                clock=self.fleet.clock,
+                log_limit=self.log_limit,
+                cursor_blink=self.cursor_blink,
+                sync_panes=self.sync_panes,
+            )
             self.dashboards[key] = screen
             self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
             screen.open_session(session, follow=False)

@@ -41,7 +41,9 @@ class HealthWatch:
         if toast:
             timeout = session.state.health_timeout
             for name in health.disappeared:
-                screen.toast("⚠ ", name, "warning", suffix=f" disappeared: no activity for {timeout:g}s while holding a task")
+                screen.toast(
+                    "⚠ ", name, "warning", suffix=f" disappeared: no activity for {timeout:g}s while holding a task"
+                )
             for name in health.back:
                 screen.toast("", name, "information", suffix=" is active again")
         if health.moved:

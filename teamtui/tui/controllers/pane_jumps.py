@@ -78,8 +78,13 @@ class PaneJumps:
         session = self.screen.session
         if item.kind in ("permission", "plan") and session is not None:
             away = session.panes_on  # another machine's panes: which one answers is not known here
-            where = ("the team's panes" if away else f"{item.member}'s pane" if session.pane_of(item.member, lead=False)
-                     else "the lead's pane")
+            where = (
+                "the team's panes"
+                if away
+                else f"{item.member}'s pane"
+                if session.pane_of(item.member, lead=False)
+                else "the lead's pane"
+            )
             detail = RequestDetail(item, self.screen.palette, where, away)
             self.screen.app.push_screen(detail, lambda go: self.go_to(item.member) if go else None)
         else:
@@ -100,4 +105,6 @@ class PaneJumps:
         if pane is not None:
             self.screen.toast("Selected the pane of ", name, "information", suffix=f" ({pane})")
         else:
-            self.screen.toast("No tmux pane to select for ", name, "warning", suffix=" (is teamtui inside the team's tmux?)")
+            self.screen.toast(
+                "No tmux pane to select for ", name, "warning", suffix=" (is teamtui inside the team's tmux?)"
+            )

@@ -73,7 +73,12 @@ class Panels:
         # every row whose "12s ago" became "13s ago" (100 cells at 100 teammates, most of a task update).
         views = self.views(now)
         panel.show(views, self.times_drawn_at, self.usage())
-        if screen.selected is None and len(views) > 1 and views[0].agent_type == "lead" and panel.selected == views[0].name:
+        if (
+            screen.selected is None
+            and len(views) > 1
+            and views[0].agent_type == "lead"
+            and panel.selected == views[0].name
+        ):
             panel.move_cursor(row=1)  # first the teammates: a team opened with its lead's row already there
         if screen.selected is None or panel.selected != screen.selected:
             screen.selected = panel.selected
@@ -128,7 +133,11 @@ class Panels:
         traffic.show(self.state.messages)
         # A pending queue (Claude Code) is emptied on delivery: say why the table may be empty.
         store = self.state.store
-        hint = "" if self.state.messages else store.read_only_reason or ("none yet" if store.appends_to_inboxes else PENDING_QUEUE_HINT)
+        hint = (
+            ""
+            if self.state.messages
+            else store.read_only_reason or ("none yet" if store.appends_to_inboxes else PENDING_QUEUE_HINT)
+        )
         if traffic.border_subtitle != hint:  # setting it, even unchanged, redraws the panel
             traffic.border_subtitle = hint
 
@@ -137,7 +146,9 @@ class Panels:
 
     def log_strip(self) -> None:
         names = [v.name for v in self.views(self.screen.now())]
-        self.screen.query_one(LogStrip).sync([(n, self.log_title(n)) for n in names], self.state.logs, self.screen.selected)
+        self.screen.query_one(LogStrip).sync(
+            [(n, self.log_title(n)) for n in names], self.state.logs, self.screen.selected
+        )
 
     def main_log(self) -> None:
         log = self.screen.query_one("#log-main", TeammateLog)

@@ -84,18 +84,25 @@ class ShutdownFlow:
         lead = session.state.lead
         said = f"{inert(lead)} has ended: nobody can approve a shutdown of {inert(only) if only else 'the team'}."
         if not panes:
-            why = ("Its teammates' panes cannot be looked for (teamtui is not inside the team's tmux)." if panes is None
-                   else "No pane config.json names for them is still open.")
+            why = (
+                "Its teammates' panes cannot be looked for (teamtui is not inside the team's tmux)."
+                if panes is None
+                else "No pane config.json names for them is still open."
+            )
             screen.notify(f"{said} {why}", severity="warning", markup=False)
             return
         screen.notify(said, severity="warning", markup=False)
 
         def answered(yes: bool | None) -> None:
             if yes:
-                screen.in_background(lambda: session.close_orphan_panes(panes), lambda result: self._closed(panes, *result))
+                screen.in_background(
+                    lambda: session.close_orphan_panes(panes), lambda result: self._closed(panes, *result)
+                )
 
         why = f"{lead} has ended: nobody can approve a shutdown. Closing a teammate's pane ends it."
-        screen.app.push_screen(ClosePanesConfirm(panes, title=f"{lead} has ended: close their panes?", why=why), answered)
+        screen.app.push_screen(
+            ClosePanesConfirm(panes, title=f"{lead} has ended: close their panes?", why=why), answered
+        )
 
     def _closed(self, panes: dict[str, str], closed: list[str], errors: list[str]) -> None:
         for name in closed:
@@ -119,7 +126,12 @@ class ShutdownFlow:
         self.run = run
         for name in news.changed:
             t = run.teammates[name]
-            screen.toast("Shutdown: ", name, "information" if t.outcome.value == "clean" else "warning", suffix=f" {t.outcome.value}")
+            screen.toast(
+                "Shutdown: ",
+                name,
+                "information" if t.outcome.value == "clean" else "warning",
+                suffix=f" {t.outcome.value}",
+            )
         if news.error:
             screen.toast("", news.error, "error")
         if first and run.note:  # a run asked of the lead says what was asked

@@ -26,7 +26,12 @@ class ShutdownConfirm(ModalScreen[ShutdownParams | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
     def __init__(
-        self, title: str, targets: list[str], deadline: float = DEFAULT_DEADLINE_SECONDS, *, cursor_blink: bool = True,
+        self,
+        title: str,
+        targets: list[str],
+        deadline: float = DEFAULT_DEADLINE_SECONDS,
+        *,
+        cursor_blink: bool = True,
         via: str = "",
     ):
         super().__init__()

@@ -68,7 +68,12 @@ class DashboardScreen(DashboardHost):
     ACTION_OF = {b.id: b.action for b in DASHBOARD_KEYS}
 
     def __init__(
-        self, *, panes: TeammatePanes, clock: Callable[[], float], log_limit: int, cursor_blink: bool = True,
+        self,
+        *,
+        panes: TeammatePanes,
+        clock: Callable[[], float],
+        log_limit: int,
+        cursor_blink: bool = True,
         sync_panes: bool = True,
     ):
         super().__init__()
@@ -177,7 +182,10 @@ class DashboardScreen(DashboardHost):
     def action_keys(self) -> list[tuple[str, str, str]]:
         """(key, description, binding id) of every action, after the user's keymap."""
         keymap = getattr(self.app, "_keymap", {}) or {}
-        return [(keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "") for b in DASHBOARD_KEYS]
+        return [
+            (keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "")
+            for b in DASHBOARD_KEYS
+        ]
 
     # ------------------------------------------------------------------ the team
     def open_session(self, session: TeamSession, follow: bool = True) -> None:
@@ -231,7 +239,9 @@ class DashboardScreen(DashboardHost):
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
-        self.run_worker(lambda: self.app.call_from_thread(done, work()), thread=True, group="background", exit_on_error=False)
+        self.run_worker(
+            lambda: self.app.call_from_thread(done, work()), thread=True, group="background", exit_on_error=False
+        )
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:

@@ -124,10 +124,15 @@ class FleetScreen(Screen[None]):
         t.append(f"  {len(self.rows)} team{'s' if len(self.rows) != 1 else ''}", style="bold")
         t.append(f" · {live} live · {len(self.rows) - live} ended", style=p.theme_color("secondary"))
         if self.needs:
-            t.append(f" · {len(self.needs)} need{'s' if len(self.needs) == 1 else ''} you", style=f"bold {p.theme_color('warning')}")
+            t.append(
+                f" · {len(self.needs)} need{'s' if len(self.needs) == 1 else ''} you",
+                style=f"bold {p.theme_color('warning')}",
+            )
         if self.muted_until is not None and self.muted_until > self.now():
-            t.append(f" · muted until {time.strftime('%H:%M', time.localtime(self.muted_until))}",
-                     style=p.theme_color("secondary"))
+            t.append(
+                f" · muted until {time.strftime('%H:%M', time.localtime(self.muted_until))}",
+                style=p.theme_color("secondary"),
+            )
         if self.problems:
             t.append(f" · {inert(self.problems[0])}", style=p.theme_color("warning"))
         self._header_line.update(t)
@@ -160,9 +165,14 @@ class FleetScreen(Screen[None]):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        keys = [("enter", "Open the team (or the item that needs you)", "open_team"), ("escape", "Back to the overview", "overview"),
-                ("] / [", "Next / previous team", "next_team"), ("z", "Mute notifications for a while (again: unmute)", "mute"),
-                ("tab", "Teams / Needs you", "focus"), ("q", "Quit", "quit")]
+        keys = [
+            ("enter", "Open the team (or the item that needs you)", "open_team"),
+            ("escape", "Back to the overview", "overview"),
+            ("] / [", "Next / previous team", "next_team"),
+            ("z", "Mute notifications for a while (again: unmute)", "mute"),
+            ("tab", "Teams / Needs you", "focus"),
+            ("q", "Quit", "quit"),
+        ]
         self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
 
     async def action_quit(self) -> None:

@@ -42,9 +42,14 @@ def describe_team(root: Path, name: str, now: float) -> Text:
         # "unknown" (another user's process, another pid namespace) is said, never shown as ended.
         parts.append({"alive": "lead alive", "ended": "lead ended"}.get(lead, "lead state unknown"))
     names = [m.name for m in cfg.members]
-    parts.append(f"{len(names)} member{'s' if len(names) != 1 else ''}" + (f" ({', '.join(names[:4])}{', …' if len(names) > 4 else ''})" if names else ""))
+    parts.append(
+        f"{len(names)} member{'s' if len(names) != 1 else ''}"
+        + (f" ({', '.join(names[:4])}{', …' if len(names) > 4 else ''})" if names else "")
+    )
     raw = getattr(cfg, "raw", None) or {}
-    cwd = next((m.get("cwd") for m in raw.get("members", []) if isinstance(m, dict) and isinstance(m.get("cwd"), str)), "")
+    cwd = next(
+        (m.get("cwd") for m in raw.get("members", []) if isinstance(m, dict) and isinstance(m.get("cwd"), str)), ""
+    )
     if cwd:
         parts.append(cwd)
     if cfg.created_at:

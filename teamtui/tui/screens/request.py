@@ -32,15 +32,23 @@ class RequestDetail(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog wide"):
             yield Static(self.render_request())
-            hint = (f"it is answered in {self.where} on {self.elsewhere} · esc close" if self.elsewhere
-                    else f"p go to {self.where} · esc close (it is answered there, not here)")
+            hint = (
+                f"it is answered in {self.where} on {self.elsewhere} · esc close"
+                if self.elsewhere
+                else f"p go to {self.where} · esc close (it is answered there, not here)"
+            )
             yield Static(Text(hint, style="dim"), classes="dialog-hint")
 
     def render_request(self) -> Text:
         out = safe_text(self.item.text, "bold")
         out.append("\n\n")
         # The full text is data from a file: shown as plain text, never as markup.
-        out.append_text(safe_text(self.item.detail or "(the request carries no more than this line)", self.palette.theme_color("foreground")))
+        out.append_text(
+            safe_text(
+                self.item.detail or "(the request carries no more than this line)",
+                self.palette.theme_color("foreground"),
+            )
+        )
         return out
 
     def action_close(self) -> None:

@@ -84,7 +84,9 @@ class ShutdownView(ModalScreen[None]):
         left = self.run.remaining(self.clock())
         open_ = sum(1 for t in self.run.teammates.values() if not t.outcome.final)
         t = Text(f"{left:4.0f}s left", style=f"bold {palette.theme_color('accent')}")
-        t.append(f" · waiting on {open_} of {len(self.run.teammates)} · reason ", style=palette.theme_color("secondary"))
+        t.append(
+            f" · waiting on {open_} of {len(self.run.teammates)} · reason ", style=palette.theme_color("secondary")
+        )
         t.append_text(safe_text(self.run.reason, palette.theme_color("secondary")))
         w.update(t)
 
@@ -106,7 +108,9 @@ class ShutdownView(ModalScreen[None]):
         table.clear()
         for t in self.run.teammates.values():
             role = OUTCOME_ROLE[t.outcome]
-            state = Text(f"{OUTCOME_ICON.get(t.outcome, '●')} {t.outcome.value}", style=f"bold {palette.theme_color(role)}")
+            state = Text(
+                f"{OUTCOME_ICON.get(t.outcome, '●')} {t.outcome.value}", style=f"bold {palette.theme_color(role)}"
+            )
             detail = Text()
             if t.pending_work:
                 detail.append("pending: ", style=palette.theme_color("warning"))
@@ -142,13 +146,17 @@ class ShutdownView(ModalScreen[None]):
         tasks = s["tasks_in_progress"]
         if tasks:
             t.append("  tasks still in progress: ", style=palette.theme_color("warning"))
-            t.append_text(safe_text(", ".join(f"#{x['id']} {x['subject']} ({x['owner'] or 'no owner'})" for x in tasks)))
+            t.append_text(
+                safe_text(", ".join(f"#{x['id']} {x['subject']} ({x['owner'] or 'no owner'})" for x in tasks))
+            )
         else:
             t.append("  no task left in progress", style=palette.theme_color("success"))
         if self.run.results_written:
-            t.append(f"\n  result written to {len(self.run.results_written)} file(s) under shutdown/", style=palette.theme_color("secondary"))
+            t.append(
+                f"\n  result written to {len(self.run.results_written)} file(s) under shutdown/",
+                style=palette.theme_color("secondary"),
+            )
         return t
 
     def action_close(self) -> None:
         self.dismiss(None)
-

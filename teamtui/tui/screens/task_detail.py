@@ -76,7 +76,9 @@ class TaskDetail(ModalScreen[None]):
             out.append("  nothing\n", style=palette.theme_color("secondary"))
         for depth, b, what in links:
             out.append("  " + "  " * depth + f"#{b} ")
-            out.append_text(safe_text(what, palette.theme_color("warning") if what in ("missing dependency", "cycle") else ""))
+            out.append_text(
+                safe_text(what, palette.theme_color("warning") if what in ("missing dependency", "cycle") else "")
+            )
             out.append("\n")
         out.append("Blocks\n", style="bold")
         dependents = sorted(set(t.blocks) | set(self.board.dependents(t.id)), key=lambda i: (len(i), i))

@@ -22,8 +22,16 @@ from teamtui.tui.widgets.table import TeamTable
 
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
-_NEED_ICON = {"permission": "?", "plan": "?", "held": "⏸", "interrupted": "!", "failed": "✗", "silent": "…",
-              "disappeared": "⚠", "lead_ended": "✗"}
+_NEED_ICON = {
+    "permission": "?",
+    "plan": "?",
+    "held": "⏸",
+    "interrupted": "!",
+    "failed": "✗",
+    "silent": "…",
+    "disappeared": "⚠",
+    "lead_ended": "✗",
+}
 
 
 def row_key(key: tuple[str, str, str]) -> str:
@@ -34,7 +42,7 @@ def row_key(key: tuple[str, str, str]) -> str:
 def _home_short(path: str) -> str:
     """A path under the home folder as ~/…: the part that tells teams apart fits the column."""
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home not in ("", "/") and (path == home or path.startswith(home + "/")) else path
+    return "~" + path[len(home) :] if home not in ("", "/") and (path == home or path.startswith(home + "/")) else path
 
 
 class FleetTable(TeamTable):
@@ -73,9 +81,17 @@ class FleetTable(TeamTable):
             name.append(f"  {row.problem}", style=p.theme_color("error"))
         # A workflow run has no lead of its own to show: its status says more (running, failed, ...).
         said = row.run_status or row.lead
-        role = _LEAD_ROLE.get(row.lead, "secondary") if not row.run_status else "error" if said in ("failed", "killed", "cut off") else "secondary"
+        role = (
+            _LEAD_ROLE.get(row.lead, "secondary")
+            if not row.run_status
+            else "error"
+            if said in ("failed", "killed", "cut off")
+            else "secondary"
+        )
         lead = Text(said, style=f"{p.theme_color(role)} {dim}")
-        members = Text(f"{row.working} working · {row.idle} idle" + (f" · {row.gone} gone" if row.gone else ""), style=dim)
+        members = Text(
+            f"{row.working} working · {row.idle} idle" + (f" · {row.gone} gone" if row.gone else ""), style=dim
+        )
         tasks = Text(f"{row.tasks_done}/{row.tasks_total}" if row.tasks_total else "—", style=dim)
         needs = Text(str(row.needs_you) if row.needs_you else "", style=f"bold {p.theme_color('warning')}")
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)

@@ -44,8 +44,13 @@ class KeyFooter(Footer):
         for binding, enabled, tooltip in keys:
             palette = binding.action == "command_palette"
             key = FooterKey(
-                binding.key, self.app.get_key_display(binding), binding.description, binding.action,  # the keymap's display
-                disabled=not enabled, tooltip=tooltip, classes="-command-palette" if palette else "",
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,  # the keymap's display
+                disabled=not enabled,
+                tooltip=tooltip,
+                classes="-command-palette" if palette else "",
             )
             if not palette:  # as Textual's Footer: the palette key keeps its own (compact) look
                 key.set_reactive(FooterKey.compact, self.compact)  # before mount: no class flips, no restyles

@@ -55,8 +55,10 @@ class TeamHeader(Static):
         details.append(f" · {state.store.layout}")
         warning = Text(style=palette.theme_color("warning"))
         if self.muted_until is not None and self.muted_until > time.time():
-            warning.append(f" · muted until {time.strftime('%H:%M', time.localtime(self.muted_until))}",
-                           style=palette.theme_color("secondary"))
+            warning.append(
+                f" · muted until {time.strftime('%H:%M', time.localtime(self.muted_until))}",
+                style=palette.theme_color("secondary"),
+            )
         errors = len(state.all_errors())
         if errors:
             warning.append(f" · {errors} unreadable file{'s' if errors != 1 else ''}")
@@ -95,6 +97,8 @@ class TeamHeader(Static):
 
     def _badge(self) -> Text:
         t = Text()
-        t.append(" teamtui ", style=f"bold {self.palette.theme_color('background')} on {self.palette.theme_color('primary')}")
+        t.append(
+            " teamtui ", style=f"bold {self.palette.theme_color('background')} on {self.palette.theme_color('primary')}"
+        )
         t.append("  ")
         return t

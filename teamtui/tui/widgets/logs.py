@@ -226,7 +226,9 @@ class TeammateLog(ScrollView, can_focus=True):
         seq = self._line_at(row)
         if seq is None:
             if row == 0 and not self._has_lines():
-                return Strip([Segment(PLACEHOLDER, style + Style.parse(self.palette.theme_color("secondary")))]).crop_extend(0, width, style)
+                return Strip(
+                    [Segment(PLACEHOLDER, style + Style.parse(self.palette.theme_color("secondary")))]
+                ).crop_extend(0, width, style)
             return Strip.blank(width, style)
         rows = self._rows.get(seq)
         if rows is None:

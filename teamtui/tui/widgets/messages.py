@@ -36,7 +36,11 @@ class MessageTraffic(TeamTable):
         palette = self.palette
         if m.delivered:  # Claude Code took it out of the inbox: today's read receipt
             return Text("delivered", style=palette.theme_color("success"))
-        return Text("read", style=palette.theme_color("secondary")) if m.read else Text("unread", style=f"bold {palette.theme_color('accent')}")
+        return (
+            Text("read", style=palette.theme_color("secondary"))
+            if m.read
+            else Text("unread", style=f"bold {palette.theme_color('accent')}")
+        )
 
     def _add(self, m: Message) -> None:
         palette = self.palette
@@ -45,7 +49,13 @@ class MessageTraffic(TeamTable):
         route.append_text(safe_text(m.sender or "?", palette.member_color(m.sender)))
         route.append(" → ", style=palette.theme_color("secondary"))
         route.append_text(safe_text(m.recipient or "?", palette.member_color(m.recipient)))
-        kind_role = {"shutdown": "error", "terminated": "error", "broadcast": "accent", "assign": "primary", "idle": "secondary"}.get(kind, "foreground")
+        kind_role = {
+            "shutdown": "error",
+            "terminated": "error",
+            "broadcast": "accent",
+            "assign": "primary",
+            "idle": "secondary",
+        }.get(kind, "foreground")
         key = str(id(m))
         self.add_row(
             Text(clock_time(m.timestamp), style=palette.theme_color("secondary")),
@@ -65,7 +75,9 @@ class MessageTraffic(TeamTable):
         at = {id(m): i for i, m in enumerate(old)}
         drop = at.get(id(msgs[0]), len(old)) if msgs else len(old)
         kept = old[drop:]
-        if len(kept) > len(msgs) or any(a is not b for a, b in zip(kept, msgs, strict=False)):  # kept: no longer than msgs
+        if len(kept) > len(msgs) or any(
+            a is not b for a, b in zip(kept, msgs, strict=False)
+        ):  # kept: no longer than msgs
             return None
         return drop
 

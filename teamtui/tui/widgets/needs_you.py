@@ -20,8 +20,13 @@ from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
 _ICON = {"permission": "?", "plan": "?", "interrupted": "!", "failed": "✗", "silent": "…"}
-_HINT = {"permission": "enter: full request", "plan": "enter: full plan", "interrupted": "enter: its pane",
-         "failed": "enter: its pane", "silent": "enter: its pane"}
+_HINT = {
+    "permission": "enter: full request",
+    "plan": "enter: full plan",
+    "interrupted": "enter: its pane",
+    "failed": "enter: its pane",
+    "silent": "enter: its pane",
+}
 
 
 class NeedsYouStrip(OptionList):

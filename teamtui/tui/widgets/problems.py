@@ -40,7 +40,10 @@ class ProblemList(Static):
             return
         shown = self.problems[:SHOWN]
         if len(self.problems) > SHOWN:
-            shown = [*shown[: SHOWN - 1], Text(f"… and {len(self.problems) - SHOWN + 1} more (teamtui status lists them all)")]
+            shown = [
+                *shown[: SHOWN - 1],
+                Text(f"… and {len(self.problems) - SHOWN + 1} more (teamtui status lists them all)"),
+            ]
         body = Text("\n").join(shown)
         body.no_wrap = True
         body.overflow = "ellipsis"

@@ -89,7 +89,11 @@ class TaskBoard(TeamTable):
         subject = safe_text(t.subject, palette.theme_color("secondary") if done else "")
         subject.truncate(SUBJECT_WIDTH, overflow="ellipsis")
         height = 1
-        owner = safe_text(t.owner, palette.member_color(t.owner)) if t.owner else Text("—", style=palette.theme_color("secondary"))
+        owner = (
+            safe_text(t.owner, palette.member_color(t.owner))
+            if t.owner
+            else Text("—", style=palette.theme_color("secondary"))
+        )
         owner.truncate(8, overflow="ellipsis")
         if v.state in (TaskState.BLOCKED, TaskState.WITHHELD, TaskState.FAILED):
             # Why it waits (or failed) goes under the subject, where there is room to say it in full.
@@ -101,7 +105,13 @@ class TaskBoard(TeamTable):
             state = Text(v.state.value, style=palette.theme_color(why_role))
         else:
             state = Text(LABEL[v.state], style=palette.theme_color(role if not done else "success"))
-        return (Text(icon, style=palette.theme_color(role)), Text(t.id, style=palette.theme_color("secondary")), subject, owner, state), height
+        return (
+            Text(icon, style=palette.theme_color(role)),
+            Text(t.id, style=palette.theme_color("secondary")),
+            subject,
+            owner,
+            state,
+        ), height
 
     def show(self, views: list[TaskView], query: str = "") -> None:
         """Rebuild every row (first screen, filter, a task added or removed)."""

@@ -41,7 +41,6 @@ TRANSCRIPT_COLUMNS = (
 _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
 
 
-
 class TeamPanel(TeamTable):
     """Rows keyed by member name; the cursor row is the selected teammate."""
 
@@ -140,10 +139,21 @@ class TeamPanel(TeamTable):
         tokens = Text(compact_count(total) if total is not None else "", style=secondary, justify="right")
         share = stats.context_share if stats is not None else None
         context = Text(f"{round(share * 100)}%" if share is not None else "", style=secondary, justify="right")
-        unread = Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right") if v.unread else Text("")
+        unread = (
+            Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right")
+            if v.unread
+            else Text("")
+        )
         widths = {key: width for key, _, width in TRANSCRIPT_COLUMNS}
-        return (Text(STATUS_ICON.get(v.status, "?"), style=color), self._marked_name_cell(v, color, widths["name"]),
-                self._task_cell(v, widths["task"]), doing, tokens, context, unread)
+        return (
+            Text(STATUS_ICON.get(v.status, "?"), style=color),
+            self._marked_name_cell(v, color, widths["name"]),
+            self._task_cell(v, widths["task"]),
+            doing,
+            tokens,
+            context,
+            unread,
+        )
 
     def _row(self, v, now: float) -> tuple[Text, ...]:
         palette = self.palette
@@ -169,7 +179,11 @@ class TeamPanel(TeamTable):
             task.truncate(16, overflow="ellipsis")
         else:
             task = Text("—", style=palette.theme_color("secondary"))
-        unread = Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right") if v.unread else Text("")
+        unread = (
+            Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right")
+            if v.unread
+            else Text("")
+        )
         active = Text(ago(v.last_activity, now), style=palette.theme_color("secondary"))
         return (Text(icon, style=color), name, status, task, active, unread)
 
@@ -191,9 +205,18 @@ class TeamPanel(TeamTable):
 
         # What a row shows, cheap to compare: rows whose signature is unchanged are not rebuilt.
         sigs = {
-            v.name: (theme, v.status, v.disappeared, v.agent_type, v.color, v.unread, ago(v.last_activity, now),
-                     v.current_task and (v.current_task.id, v.current_task.subject), _usage_sig(usage, v.name, now),
-                     _backend(v))
+            v.name: (
+                theme,
+                v.status,
+                v.disappeared,
+                v.agent_type,
+                v.color,
+                v.unread,
+                ago(v.last_activity, now),
+                v.current_task and (v.current_task.id, v.current_task.subject),
+                _usage_sig(usage, v.name, now),
+                _backend(v),
+            )
             for v in views
         }
         title = self._title(views, usage is not None)

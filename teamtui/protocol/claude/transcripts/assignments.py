@@ -85,7 +85,9 @@ def calls_in(rec: Mapping[str, Any]) -> list[Call]:
             to = args.get("to") if isinstance(args.get("to"), str) else args.get("recipient")
             text = args.get("message") if "message" in args else args.get("content")
             if isinstance(to, str) and to and to != "*" and isinstance(text, str) and text.strip():
-                out.append(Call(ts, "message", block["id"], to, one_line(args.get("summary")) or one_line(text), _kept(text)))
+                out.append(
+                    Call(ts, "message", block["id"], to, one_line(args.get("summary")) or one_line(text), _kept(text))
+                )
     return out
 
 
@@ -195,10 +197,24 @@ class AssignmentLog:
             if kind == "idle_notification":
                 e = _idle_event(0, n)
                 if e is not None:
-                    self._add(("idle", e.owner, n.ts, e.text[:80]), "idle", n.ts, key="", owner=e.owner, text=e.text, why=e.why)
+                    self._add(
+                        ("idle", e.owner, n.ts, e.text[:80]),
+                        "idle",
+                        n.ts,
+                        key="",
+                        owner=e.owner,
+                        text=e.text,
+                        why=e.why,
+                    )
             elif kind == "teammate_terminated":
                 said = n.payload.get("message")
-                self._add(("terminated", n.ts, str(said)), "terminated", n.ts, key="", text=said if isinstance(said, str) else "")
+                self._add(
+                    ("terminated", n.ts, str(said)),
+                    "terminated",
+                    n.ts,
+                    key="",
+                    text=said if isinstance(said, str) else "",
+                )
             elif kind == "task_assignment" and n.sender == lead and member != lead:
                 self._task(member, n.payload, n.ts)
 
@@ -214,7 +230,9 @@ class AssignmentLog:
                     dedupe: tuple = ("idle", e.owner, m.timestamp, e.text[:80])
                 else:
                     dedupe = ("inbox", e.kind, m.sender, m.recipient, m.timestamp, m.content[:200])
-                self._add(dedupe, e.kind, m.timestamp, key=e.key, owner=e.owner, subject=e.subject, text=e.text, why=e.why)
+                self._add(
+                    dedupe, e.kind, m.timestamp, key=e.key, owner=e.owner, subject=e.subject, text=e.text, why=e.why
+                )
 
     def _task(self, owner: str, p: Mapping[str, Any], ts: float | None) -> None:
         tid = p.get("taskId", p.get("task_id"))
@@ -224,7 +242,9 @@ class AssignmentLog:
         self._add(("task", owner, str(tid)), "task", ts, key=key, owner=owner, subject=subject, text=description)
 
     # ------------------------------------------------------------------ the fold
-    def derive(self, *, lead: str, members: Iterable[str] | None = None, departed: Iterable[str] = ()) -> dict[str, Task]:
+    def derive(
+        self, *, lead: str, members: Iterable[str] | None = None, departed: Iterable[str] = ()
+    ) -> dict[str, Task]:
         """The assignments, by id, as `Task`s: the log's events folded in time order. `members`:
         the team's teammates (None: anyone), who alone get work by message (an Agent call makes
         its teammate); `departed`: those that left the team."""
@@ -245,7 +265,9 @@ class AssignmentLog:
                 if e.kind == "spawn" and team is not None:
                     team.add(e.owner)
                 said.add(words)
-                w = works[e.key] = _Work(e, "Agent" if e.kind == "spawn" else "message" if e.kind == "message" else "task_assignment")
+                w = works[e.key] = _Work(
+                    e, "Agent" if e.kind == "spawn" else "message" if e.kind == "message" else "task_assignment"
+                )
                 open_.setdefault(e.owner, []).append(w)
             elif e.kind == "refused":
                 refused = works.get(e.key)
@@ -271,8 +293,15 @@ class AssignmentLog:
             if w.failed:
                 meta[FAILED] = w.failed
             out[aid] = Task(
-                id=aid, subject=w.subject, description=w.text, status=w.status, owner=w.owner, metadata=meta,
-                created_at=w.ts or None, claimed_at=w.ts or None, completed_at=w.ended if w.status == TaskStatus.COMPLETED else None,
+                id=aid,
+                subject=w.subject,
+                description=w.text,
+                status=w.status,
+                owner=w.owner,
+                metadata=meta,
+                created_at=w.ts or None,
+                claimed_at=w.ts or None,
+                completed_at=w.ended if w.status == TaskStatus.COMPLETED else None,
                 result=w.result,
             )
         return out
@@ -284,8 +313,15 @@ def _inbox_event(m: Message, lead: str) -> _Event | None:
     if payload is None:
         if m.sender == lead and m.recipient and m.recipient != lead and m.type == "message" and m.content.strip():
             text = _kept(m.content)
-            return _Event(m.timestamp, 0, "message", f"inbox:{m.recipient}:{m.timestamp}", m.recipient,
-                          one_line(m.summary) or one_line(text), text)
+            return _Event(
+                m.timestamp,
+                0,
+                "message",
+                f"inbox:{m.recipient}:{m.timestamp}",
+                m.recipient,
+                one_line(m.summary) or one_line(text),
+                text,
+            )
         return None
     data = {**payload.model_extra, **{k: getattr(payload, k) for k in payload.model_fields}}
     if payload.type == "task_assignment" and m.sender == lead and m.recipient and m.recipient != lead:
@@ -296,8 +332,14 @@ def _inbox_event(m: Message, lead: str) -> _Event | None:
     if m.recipient != lead:
         return None
     if payload.type == "idle_notification":
-        raw = {"from": data.get("from_") or m.sender, "idleReason": data.get("idle_reason"), "failureReason": data.get("failure_reason"),
-               "completedStatus": data.get("completed_status"), "result": data.get("result"), "summary": data.get("summary")}
+        raw = {
+            "from": data.get("from_") or m.sender,
+            "idleReason": data.get("idle_reason"),
+            "failureReason": data.get("failure_reason"),
+            "completedStatus": data.get("completed_status"),
+            "result": data.get("result"),
+            "summary": data.get("summary"),
+        }
         return _idle_event(0, Notice(m.sender, raw, m.timestamp))
     if payload.type == "teammate_terminated":
         said = data.get("message")

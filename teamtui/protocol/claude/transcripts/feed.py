@@ -48,8 +48,10 @@ class TeamView(Protocol):
     def config(self) -> TeamConfig | None: ...
     @property
     def lead(self) -> str: ...
+
     log_limit: int
     health_timeout: float
+
     @property
     def messages(self) -> Iterable[Message]: ...
     @property
@@ -57,9 +59,16 @@ class TeamView(Protocol):
     def inbox_messages(self, member: str) -> list[Message]: ...
     def member_views(self, now: float | None = None) -> list[MemberView]: ...
 
+
 # Inbox message types that say something "needs you" cares about; other messages are not parsed.
 _NOTICE_TYPES = frozenset(
-    {"permission_request", "permission_response", "plan_approval_request", "plan_approval_response", "idle_notification"}
+    {
+        "permission_request",
+        "permission_response",
+        "plan_approval_request",
+        "plan_approval_response",
+        "idle_notification",
+    }
 )
 
 
@@ -163,7 +172,7 @@ class TranscriptFeed:
         return reader.stats if reader is not None else None
 
     def backend(self, member: str) -> str | None:
-        """"lead", "pane" or "in-process": where `member`'s transcript was found."""
+        """ "lead", "pane" or "in-process": where `member`'s transcript was found."""
         source = self.team.sources.get(member) if self.team is not None else None
         return source.backend if source is not None else None
 

@@ -22,34 +22,106 @@ from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
 from teamtui.protocol.text import inert
 
 # Every entry type seen in the tested releases' transcripts (and "summary", which older ones wrote).
-ENTRY_TYPES = frozenset({
-    "user", "assistant", "system", "attachment",
-    "mode", "permission-mode", "atis-latch", "tools-used", "file-history-snapshot", "last-prompt",
-    "api-request", "api-request-blob", "api-request-shape", "cost-state", "queue-operation",
-    "summary",
-})
+ENTRY_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "mode",
+        "permission-mode",
+        "atis-latch",
+        "tools-used",
+        "file-history-snapshot",
+        "last-prompt",
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "cost-state",
+        "queue-operation",
+        "summary",
+    }
+)
 # The types teamtui reads: their top-level keys are checked too.
 READ_TYPES = frozenset({"user", "assistant", "system"})
-_COMMON = frozenset({
-    "type", "parentUuid", "logicalParentUuid", "isSidechain", "uuid", "timestamp", "sessionId", "session_id", "version",
-    "gitBranch", "cwd", "userType", "entrypoint", "teamName", "agentName", "agentId", "isMeta", "slug",
-    "isVisibleInTranscriptOnly",
-})
+_COMMON = frozenset(
+    {
+        "type",
+        "parentUuid",
+        "logicalParentUuid",
+        "isSidechain",
+        "uuid",
+        "timestamp",
+        "sessionId",
+        "session_id",
+        "version",
+        "gitBranch",
+        "cwd",
+        "userType",
+        "entrypoint",
+        "teamName",
+        "agentName",
+        "agentId",
+        "isMeta",
+        "slug",
+        "isVisibleInTranscriptOnly",
+    }
+)
 # The top-level keys of the types teamtui reads, as the tested releases (and older ones) wrote them.
 ENTRY_KEYS: Mapping[str, frozenset[str]] = {
-    "user": _COMMON | {
-        "message", "promptId", "origin", "promptSource", "turnOrigin", "turnPosition", "permissionMode", "toolUseResult",
-        "sourceToolAssistantUUID", "permissionDecision", "queueSkipAttachments", "rowSource", "isCompactSummary",
-        "thinkingMetadata", "todos", "imagePasteIds", "toolUseID",
+    "user": _COMMON
+    | {
+        "message",
+        "promptId",
+        "origin",
+        "promptSource",
+        "turnOrigin",
+        "turnPosition",
+        "permissionMode",
+        "toolUseResult",
+        "sourceToolAssistantUUID",
+        "permissionDecision",
+        "queueSkipAttachments",
+        "rowSource",
+        "isCompactSummary",
+        "thinkingMetadata",
+        "todos",
+        "imagePasteIds",
+        "toolUseID",
     },
-    "assistant": _COMMON | {
-        "message", "requestId", "apiBlockIndex", "requestRef", "requestedModel", "promptCacheRequested", "effort",
-        "perTurnEffort", "madeBy", "attributionAgent", "toolInputStreamMs", "failedResponseHadNoToolCall",
-        "isApiErrorMessage", "apiErrorStatus", "apiErrorType", "error",
+    "assistant": _COMMON
+    | {
+        "message",
+        "requestId",
+        "apiBlockIndex",
+        "requestRef",
+        "requestedModel",
+        "promptCacheRequested",
+        "effort",
+        "perTurnEffort",
+        "madeBy",
+        "attributionAgent",
+        "toolInputStreamMs",
+        "failedResponseHadNoToolCall",
+        "isApiErrorMessage",
+        "apiErrorStatus",
+        "apiErrorType",
+        "error",
     },
-    "system": _COMMON | {
-        "subtype", "content", "level", "durationMs", "messageCount", "compactMetadata", "error", "toolUseID",
-        "retryInMs", "retryAttempt", "maxRetries", "cause",
+    "system": _COMMON
+    | {
+        "subtype",
+        "content",
+        "level",
+        "durationMs",
+        "messageCount",
+        "compactMetadata",
+        "error",
+        "toolUseID",
+        "retryInMs",
+        "retryAttempt",
+        "maxRetries",
+        "cause",
     },
 }
 
@@ -153,7 +225,9 @@ class Drift:
                 if version_key(version) is not None and len(self.versions) < KINDS_KEPT:
                     self.versions.add(version)
             if value and self._last_newer:
-                self._see(NEWER_VERSION, value.decode("ascii", "replace"), no, lambda: raw[:600].decode("utf-8", "replace"))
+                self._see(
+                    NEWER_VERSION, value.decode("ascii", "replace"), no, lambda: raw[:600].decode("utf-8", "replace")
+                )
         if raw.startswith(_TYPE_FIRST):
             end = raw.find(b'"', len(_TYPE_FIRST), len(_TYPE_FIRST) + 80)
             kind = raw[len(_TYPE_FIRST) : end].decode("utf-8", "replace") if end > 0 else ""
@@ -174,7 +248,12 @@ class Drift:
         for key in rec:
             if key not in known:
                 value = rec[key]
-                self._see(UNKNOWN_KEY, f"{kind}.{key}", no, lambda k=key, v=value: f"{k}: {json.dumps(v, ensure_ascii=False, default=str)[:400]}")
+                self._see(
+                    UNKNOWN_KEY,
+                    f"{kind}.{key}",
+                    no,
+                    lambda k=key, v=value: f"{k}: {json.dumps(v, ensure_ascii=False, default=str)[:400]}",
+                )
 
     def see_all(self, raw: bytes, no: int | None) -> None:
         """A line checked in full, decoded whatever its type (`teamtui doctor`): its version,
@@ -258,6 +337,14 @@ def drift_report(drifts: Iterable[Drift]) -> DriftReport:
 
 
 __all__ = [
-    "ENTRY_KEYS", "ENTRY_TYPES", "READ_TYPES", "Drift", "DriftItem", "DriftReport", "drift_report", "is_newer", "newest_tested",
+    "ENTRY_KEYS",
+    "ENTRY_TYPES",
+    "READ_TYPES",
+    "Drift",
+    "DriftItem",
+    "DriftReport",
+    "drift_report",
+    "is_newer",
+    "newest_tested",
     "version_key",
 ]

@@ -104,7 +104,10 @@ class TranscriptFinder:
         known = self._heads.get(path)
         if known is not None and known[0] >= HEAD_BYTES and (known[1] is None or known[1][0] != self.team):
             return False  # another session's file, growing: its head already said whose it is
-        return any(path.parent == d or (path.parent.name == "subagents" and path.parent.parent.parent == d) for d in self.watch_dirs)
+        return any(
+            path.parent == d or (path.parent.name == "subagents" and path.parent.parent.parent == d)
+            for d in self.watch_dirs
+        )
 
     def resolve(self) -> dict[str, TranscriptSource]:
         """Member name → its transcript, for those whose transcript exists now."""

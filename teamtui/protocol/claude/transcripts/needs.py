@@ -82,7 +82,9 @@ def open_requests(notices: Iterable[Notice]) -> list[NeedsYou]:
                 "permission" if kind == "permission_request" else "plan",
                 who,
                 key,
-                f"{who} {describe_payload(n.payload)}" if kind == "permission_request" else f"{who} asks to approve a plan",
+                f"{who} {describe_payload(n.payload)}"
+                if kind == "permission_request"
+                else f"{who} asks to approve a plan",
                 n.ts,
                 _detail(kind, n.payload),
             )
@@ -129,9 +131,17 @@ def silent_teammates(
     for member, task_id in owners.items():
         wrote = last_write.get(member)
         # is_disappeared is False for a teammate never seen (wrote is None); the check narrows it
-        if wrote is not None and is_disappeared(holds_task=True, stopped=member in gone, last_activity=wrote, now=now, timeout=timeout):
+        if wrote is not None and is_disappeared(
+            holds_task=True, stopped=member in gone, last_activity=wrote, now=now, timeout=timeout
+        ):
             name = one_line(member, 60)
             out.append(
-                NeedsYou("silent", name, f"silent:{name}", f"{name} silent for {int(now - wrote)} s holding task #{one_line(task_id, 20)}", wrote)
+                NeedsYou(
+                    "silent",
+                    name,
+                    f"silent:{name}",
+                    f"{name} silent for {int(now - wrote)} s holding task #{one_line(task_id, 20)}",
+                    wrote,
+                )
             )
     return out

@@ -84,7 +84,12 @@ class HeadCount:
 
 def _shown(line: bytes) -> bool:
     # Claude Code writes compact JSON; a line spaced otherwise is decoded to be sure.
-    return b'"type":"user"' in line or b'"type":"assistant"' in line or b'"type":"system"' in line or b'"type":"' not in line
+    return (
+        b'"type":"user"' in line
+        or b'"type":"assistant"' in line
+        or b'"type":"system"' in line
+        or b'"type":"' not in line
+    )
 
 
 def _counted(line: bytes) -> bool:
@@ -185,7 +190,9 @@ def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
     return line[start:end].decode("utf-8", "replace"), usage, model
 
 
-def _scan(line: bytes, no: int | None, stats: TranscriptStats, update: TranscriptUpdate, ids: OrderedDict[str, None]) -> bool:
+def _scan(
+    line: bytes, no: int | None, stats: TranscriptStats, update: TranscriptUpdate, ids: OrderedDict[str, None]
+) -> bool:
     """A first read's pass over one line: count its usage, collect its notices and calls, decode
     no more than that. False when the line cannot be read."""
     if b'"type":"assistant"' in line:
@@ -319,7 +326,9 @@ class TranscriptReader:
             batch = reader.read()
             if batch.reset or batch.missing or batch.error:
                 return None
-            update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, size in batch.overlong)
+            update.problems.extend(
+                (no, f"line of {size} bytes skipped (over the limit)") for no, size in batch.overlong
+            )
             for line, no in zip(batch.lines, batch.line_numbers, strict=True):
                 drift.see_line(line, no)
                 if _counted(line) or (ids and _refuses(line)):
@@ -357,7 +366,10 @@ class TranscriptReader:
             if batch.error:
                 update.problems.append((None, batch.error))
             overlong = self._numbers([no for no, _ in batch.overlong])
-            update.problems.extend((no, f"line of {size} bytes skipped (over the limit)") for no, (_, size) in zip(overlong, batch.overlong, strict=True))
+            update.problems.extend(
+                (no, f"line of {size} bytes skipped (over the limit)")
+                for no, (_, size) in zip(overlong, batch.overlong, strict=True)
+            )
             self._started = self._started or not batch.missing
             for line, no in zip(batch.lines, self._numbers(batch.line_numbers), strict=True):
                 self.drift.see_line(line, no)

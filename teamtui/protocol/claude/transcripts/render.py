@@ -177,7 +177,11 @@ def notices_in(rec: dict[str, Any]) -> list[Notice]:
     if isinstance(content, str):
         texts = [content]
     elif isinstance(content, list):
-        texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+        texts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
     else:
         texts = []
     ts = parse_ts(rec.get("timestamp"))
@@ -272,7 +276,9 @@ class Renderer:
         prefix = f"{name} " if name else ""
         if not failed:
             return TranscriptEntry(ts, EntryKind.RESULT, f"{prefix}ok", line)
-        why = one_line(_result_text(block.get("content")).replace("<tool_use_error>", "").replace("</tool_use_error>", ""))
+        why = one_line(
+            _result_text(block.get("content")).replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+        )
         return TranscriptEntry(ts, EntryKind.RESULT, f"{prefix}error: {why}" if why else f"{prefix}error", line, True)
 
     def _said(self, text: str, ts: float | None, line: int | None) -> list[TranscriptEntry]:
@@ -298,9 +304,17 @@ class Renderer:
             trigger = one_line(meta.get("trigger"), 20)
             before = meta.get("preTokens")
             parts = [p for p in (trigger, f"{before:,} tokens before" if token_count(before) is not None else "") if p]
-            return [TranscriptEntry(ts, EntryKind.COMPACT, "context compacted" + (f" ({', '.join(parts)})" if parts else ""), line)]
+            return [
+                TranscriptEntry(
+                    ts, EntryKind.COMPACT, "context compacted" + (f" ({', '.join(parts)})" if parts else ""), line
+                )
+            ]
         if sub == "api_error":
-            return [TranscriptEntry(ts, EntryKind.PROBLEM, "API error: " + one_line(rec.get("content") or rec.get("error")), line, True)]
+            return [
+                TranscriptEntry(
+                    ts, EntryKind.PROBLEM, "API error: " + one_line(rec.get("content") or rec.get("error")), line, True
+                )
+            ]
         return []
 
 

@@ -170,7 +170,11 @@ class TranscriptStats:
         if usage:
             self.count(msg.get("id"), msg.get("usage"), msg.get("model"))
         content = msg.get("content")
-        tools = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []
+        tools = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+            if isinstance(content, list)
+            else []
+        )
         if tools:
             self._now = ("tool", ts, tools[-1])
         elif msg.get("stop_reason") == "end_turn":
@@ -185,8 +189,12 @@ class TranscriptStats:
         if not isinstance(usage, dict):
             return
         get = usage.get
-        values = (token_count(get(_USAGE_KEYS[0])), token_count(get(_USAGE_KEYS[1])), token_count(get(_USAGE_KEYS[2])),
-                  token_count(get(_USAGE_KEYS[3])))
+        values = (
+            token_count(get(_USAGE_KEYS[0])),
+            token_count(get(_USAGE_KEYS[1])),
+            token_count(get(_USAGE_KEYS[2])),
+            token_count(get(_USAGE_KEYS[3])),
+        )
         if values == _NO_USAGE:
             return
         mid = mid if isinstance(mid, str) else None
@@ -207,4 +215,3 @@ class TranscriptStats:
         inp, _out, cc, cr = values
         if inp is not None or cc is not None or cr is not None:
             self.context_tokens = (inp or 0) + (cc or 0) + (cr or 0)
-
