@@ -2,7 +2,7 @@
 
 One fresh process per run; teamtui's state and config go to the run's own folders. Measured:
 
-- first screen: from `FleetSession(...)` (discovery and every team read, as `teamtui ROOT…`
+- first screen: from `LocalSource(...)` (discovery and every team read, as `teamtui ROOT…`
   does before the app starts) until the first frame the real app (BenchTUI: TeamTUI with the
   frame probe, headless, 160×50) hands the driver with every team in the overview's table;
   *complete*: until every Claude Code row shows its tokens (its transcripts read);
@@ -136,7 +136,7 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
     from probe import proc_cpu_seconds, rss_mb
 
     from teamtui.protocol.settings import load_settings
-    from teamtui.session.fleet import FleetSession
+    from teamtui.session.local import LocalSource
     from teamtui.tui.widgets.fleet import row_key
 
     wait = textual.pilot.Pilot._wait_for_screen
@@ -146,7 +146,7 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
     rnd = random.Random(seed)
     config = base / "config" / "teamtui" / "config.toml"
     t0 = time.time()
-    fleet = FleetSession(
+    fleet = LocalSource(
         load_settings(config),
         roots=made["roots"],
         cwd=base / "cwd",

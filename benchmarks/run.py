@@ -946,8 +946,8 @@ DEFINITIONS = """\
   `tmux-running` and `inprocess-running` fixtures in turn (pane and in-process teammates: the team,
   its sessions and cwd renamed, its teammates grown to 10 by copying the fixture's under new names,
   transcripts included; the lead's `leadProcess` is the benchmark process, so it reads as alive).
-  The app is `TeamTUI(fleet=FleetSession(...))` with the frame probe of (1), headless, 160×50.
-  *First screen*: from `FleetSession(...)` (discovery and every team read, which `teamtui ROOT…`
+  The app is `TeamTUI(fleet=LocalSource(...))` with the frame probe of (1), headless, 160×50.
+  *First screen*: from `LocalSource(...)` (discovery and every team read, which `teamtui ROOT…`
   does before its app starts) to the first frame with every team's row in the table; *tokens in*:
   to the first frame where every Claude Code row has its tokens (each team's transcripts read from
   the end, one team at a time, in a thread). *In a pty*: `teamtui ROOT… --teammate-mode in-process`

@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from teamtui.protocol.native import NativeTeam  # noqa: E402
 from teamtui.protocol.settings import HostSettings, Settings  # noqa: E402
-from teamtui.session.fleet import FleetSession  # noqa: E402
+from teamtui.session.local import LocalSource  # noqa: E402
 from teamtui.session.remote import RemoteHost  # noqa: E402
 
 TEAM = "bench-team"
@@ -132,7 +132,7 @@ async def measure(args: argparse.Namespace, tmp: Path, port: int) -> dict:
     host = RemoteHost(HostSettings("box", f"{getpass.getuser()}@127.0.0.1", options, [str(remote_root)], command))
     empty = tmp / "empty"
     empty.mkdir()
-    fleet = FleetSession(
+    fleet = LocalSource(
         Settings(), roots=[local_root], cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "journal"
     )
     fleet.discover()

@@ -14,8 +14,7 @@ from teamtui.tmux.mode import add_teammate_mode_option
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from teamtui.protocol.settings import HostSettings, Settings
-    from teamtui.session.fleet import FleetSession
-    from teamtui.session.remote import HostsFleet
+    from teamtui.session.fleet import Fleet
 
 
 def register(sub, parents, only: str | None = None) -> None:
@@ -63,9 +62,6 @@ def add_dashboard_options(p: argparse.ArgumentParser) -> None:
 
 
 def watch(ctx: Context) -> int:
-    roots = _local_roots(ctx)
-    if len(roots) == 1 and ctx.root is None and not _ssh_urls(ctx):
-        ctx.root = roots[0]  # one root: as --root (its team, or its teams among the others)
     return open_dashboard(ctx)
 
 
@@ -101,13 +97,8 @@ def open_dashboard(ctx: Context) -> int:
 
     # Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast.
     panes, notice = make_panes(mode, ctx.team or "", max_panes=max_panes or settings.max_panes)
-    fleet = _fleet(ctx, settings, roots, health, lines) if ctx.team is None and ctx.layout is None else None
-    if fleet is not None:
-        app = TeamTUI(panes=panes, health_timeout=health, log_limit=lines, notice=notice, fleet=fleet)
-    else:
-        app = TeamTUI(
-            ctx.root, ctx.team, ctx.layout, panes=panes, health_timeout=health, log_limit=lines, notice=notice
-        )
+    fleet = _fleet(ctx, settings, roots, health, lines)
+    app = TeamTUI(fleet, focus=ctx.team, panes=panes, log_limit=lines, notice=notice)
 
     # SIGTERM and SIGHUP (terminal closed) end the app like `q`, so its panes close too.
     def on_signal(signum: int, frame: object) -> None:
@@ -125,31 +116,22 @@ def open_dashboard(ctx: Context) -> int:
     return int(app.return_code or 0)
 
 
-def _fleet(
-    ctx: Context, settings: Settings, roots: list[Path], health: float | None, lines: int | None
-) -> FleetSession | HostsFleet | None:
-    """Every team this control room shows (one: the control room opens its dashboard at once, so
-    it still calls the person; none: the dashboard says where it looked and waits)."""
-    from teamtui.session.fleet import FleetSession
+def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None, lines: int | None) -> Fleet:
+    """Every team this control room shows: this machine's (those under the ROOTs and --root too;
+    with --team or --layout only those), and each [[hosts]] machine's or ssh:// ROOT's over ssh."""
+    from teamtui.session.fleet import open_fleet
 
-    extra = [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]
-    cwd = Path(ctx.root) if ctx.root is not None else None
-    hosts = _hosts(ctx, settings)
-    fleet = FleetSession(
+    chosen = ctx.team is not None or ctx.layout is not None
+    return open_fleet(
         settings,
-        roots=extra,
-        cwd=cwd,
-        log_limit=lines or settings.log_lines,
-        health_timeout=health or settings.health_timeout,
-    )
-    fleet.discover()  # once: the teams found are the ones shown
-    if not hosts:
-        return fleet if fleet.teams else None
-    # Other machines' teams over ssh ([[hosts]], ssh:// ROOTs): a connection per host beside this machine's watcher.
-    from teamtui.session.remote import HostsFleet, RemoteHost
-
-    return HostsFleet(
-        fleet, [RemoteHost(h, log_limit=fleet.log_limit, health_timeout=fleet.health_timeout) for h in hosts]
+        roots=[*roots, *([Path(ctx.root)] if ctx.root is not None else [])],
+        cwd=Path(ctx.root) if ctx.root is not None else None,  # --root stands for the current directory
+        team=ctx.team,
+        layout=ctx.layout,
+        only_root=Path(ctx.root) if ctx.root is not None and chosen else None,
+        hosts=_hosts(ctx, settings),
+        log_limit=lines,
+        health_timeout=health,
     )
 
 

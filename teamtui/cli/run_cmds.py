@@ -269,17 +269,27 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
 def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: object):
     """The dashboard on a running lead's team: S hands the team shutdown to the lead (its requests and
     ladder; progress comes back as snapshots, nothing waits), and what the lead drains from its own
-    inbox is handed to the screen, not lost."""
+    inbox is handed to the screen, not lost. The team comes through the one fleet every dashboard
+    has: this machine's teams, only this one shown, called for like any other."""
+    import os
+
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.fleet import open_fleet
     from teamtui.tui.app import TeamTUI
 
-    app = TeamTUI(
-        root,
-        spec.team.name,
-        "native",
+    name = spec.team.name
+    fleet = open_fleet(
+        load_settings(),
+        roots=[root],
+        cwd=root,
+        team=name,
+        layout="native",
+        only_root=root,
         health_timeout=spec.team.health_timeout,
         on_shutdown=lead.request_shutdown,
-        **app_kwargs,  # type: ignore[arg-type]
+        lead_of=(os.path.realpath(root), name),
     )
+    app = TeamTUI(fleet, focus=name, **app_kwargs)  # type: ignore[arg-type]
 
     lead.on_lead_messages = app.ingest_lead_messages  # thread-safe: it posts a message
     lead.on_teammate_messages = lambda name, messages: app.ingest_lead_messages(messages, name)

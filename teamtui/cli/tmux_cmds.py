@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 from teamtui.cli.common import CliError, Context, inert, out
+from teamtui.protocol.changes import Change, MemberView
 from teamtui.protocol.models import LogEntry, LogLevel, MemberStatus, Message
-from teamtui.protocol.state import Change, MemberView, TeamState
+from teamtui.protocol.state import TeamState
 
 # How many log lines `follow` shows from before it started.
 BACKLOG_LINES = 20

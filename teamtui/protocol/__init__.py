@@ -79,6 +79,7 @@ def __dir__() -> list[str]:
 # The same names for the type checker; `X as X` marks each an explicit re-export (PEP 484).
 if TYPE_CHECKING:
     from teamtui.protocol.board import Board as Board, TaskState as TaskState, TaskView as TaskView
+    from teamtui.protocol.changes import Change as Change, ChangeKind as ChangeKind, MemberView as MemberView
     from teamtui.protocol.claude import ClaudeTeam as ClaudeTeam, default_claude_root as default_claude_root
     from teamtui.protocol.errors import (
         ConflictError as ConflictError,
@@ -117,11 +118,6 @@ if TYPE_CHECKING:
     )
     from teamtui.protocol.names import check_name as check_name, is_safe_name as is_safe_name
     from teamtui.protocol.native import NativeTeam as NativeTeam
-    from teamtui.protocol.state import (
-        Change as Change,
-        ChangeKind as ChangeKind,
-        MemberView as MemberView,
-        TeamState as TeamState,
-    )
+    from teamtui.protocol.state import TeamState as TeamState
     from teamtui.protocol.store import FileRef as FileRef, InboxRead as InboxRead, TeamStore as TeamStore
     from teamtui.protocol.tail import TailReader as TailReader

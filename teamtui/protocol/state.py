@@ -14,64 +14,65 @@ import time
 from collections import deque
 from pathlib import Path
 
-from teamtui.protocol.board import Board
-from teamtui.protocol.changes import Change, ChangeKind, LogUpdate, MemberView
+from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.fsio import load_json_file
-from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
+from teamtui.protocol.model import DEFAULT_HEALTH_TIMEOUT, DEFAULT_LOG_LIMIT, DEFAULT_MESSAGE_LIMIT, TeamModel
 from teamtui.protocol.models import (
     SHUTDOWN_REPLY_TYPES,
     LogEntry,
     LogLevel,
-    Member,
-    MemberStatus,
     Message,
     Task,
     TaskStatus,
-    TeamConfig,
     normalize_level,
 )
 from teamtui.protocol.store import FileRef, TeamStore
 from teamtui.protocol.tail import TailReader
-from teamtui.protocol.taskmeta import FAILED, scope_files
-from teamtui.protocol.touching import Touch, load_touches, touches_path
+from teamtui.protocol.taskmeta import scope_files
+from teamtui.protocol.touching import load_touches, touches_path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
     from typing import Any
 
-    from teamtui.protocol.changes import ChangeObserver, MemberTranscripts
+    from teamtui.protocol.changes import ChangeObserver
 
-DEFAULT_LOG_LIMIT = 1000
-DEFAULT_MESSAGE_LIMIT = 2000
-DEFAULT_HEALTH_TIMEOUT = 60.0
 # On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
 _LOG_TAIL_BYTES_PER_LINE = 512
-
-
-def _task_sig(t: Task) -> tuple:
-    return (t.status, t.subject, t.owner, t.result, t.description, t.metadata.get(FAILED))
 
 
 class _Inbox:
     """What a monitor knows of one inbox: its messages (bounded) and how to read more."""
 
-    def __init__(self, path: Path, limit: int):
+    def __init__(self, path: Path, limit: int, member: str, unread: dict[str, int]):
         self.tail = TailReader(path)
         self.messages: deque[Message] = deque(maxlen=limit)
-        self.unread = 0
+        self.member = member
+        self._unread = unread  # the model's count per inbox owner: what the team panel shows
         # A pending queue (Claude Code's): the entries now in the file by the layout's entry_key, and
         # the keys of those that left it (read_queue keeps both).
         self.pending: dict[str, Message] = {}
         self.gone: dict[str, None] = {}
+
+    @property
+    def unread(self) -> int:
+        return self._unread.get(self.member, 0)
+
+    @unread.setter
+    def unread(self, count: int) -> None:
+        self._unread[self.member] = count
 
     def count_pending_unread(self) -> None:
         """A pending queue's unread: the entries still in the file, not flipped to read."""
         self.unread = sum(1 for m in self.pending.values() if not m.read)
 
 
-class TeamState:
+class TeamState(TeamModel):
+    """A team read from its files, in its layout (its store): `load_all` once, then `apply` each
+    changed path. What it reads goes into the TeamModel it is; the store says how to read."""
+
     def __init__(
         self,
         store: TeamStore,
@@ -82,31 +83,21 @@ class TeamState:
         show_internal: bool = False,
         journal: ChangeObserver | None = None,
     ):
+        super().__init__(
+            store.name,
+            store.traits(),
+            log_limit=log_limit,
+            message_limit=message_limit,
+            health_timeout=health_timeout,
+            journal=journal,
+        )
         self.store = store
-        # Told of every batch (a Claude Code team's journal, protocol/claude/journal.py); None: nobody.
-        self.journal = journal
-        self.log_limit = log_limit
-        self.message_limit = message_limit
-        self.health_timeout = health_timeout
         self.show_internal = show_internal
-        self.config: TeamConfig | None = None
-        self.tasks: dict[str, Task] = {}
-        # The work a Claude Code lead handed out (its Agent calls, its messages, the teammates'
-        # idle notices), by id: the board's rows while the team keeps no task list (`task_source`).
-        self.assigned: dict[str, Task] = {}
-        self._drift_mark: tuple = ()  # the transcripts' drift when last told (ChangeKind.DRIFT)
         self._task_core: dict[str, Task] = {}
         self._task_side: dict[str, dict[str, Any]] = {}
         self._task_paths: dict[Path, str] = {}
-        self.errors: dict[Path, list[ReadError]] = {}
         self._inboxes: dict[str, _Inbox] = {}
-        self.messages: deque[Message] = deque(maxlen=message_limit)
-        self.logs: dict[str, LogBuffer] = {}
         self._log_readers: dict[Path, TailReader] = {}
-        self.activity: dict[str, float] = {}
-        self.departed: dict[str, Member] = {}
-        self._board: Board | None = None
-        self._touches: list[Touch] = []  # Specflow's TOUCHING_FILE, as the team remembers them (native)
         self.files_read = 0  # number of file reads, for the re-read-one-file guard
         self._loading = False  # the first full read: old messages are not fresh activity
         # (mtime, size, inode) of each file when last read: resync re-reads only what differs.
@@ -115,83 +106,7 @@ class TeamState:
         self._refs: dict[Path, FileRef] = {}
         # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
         # The layout makes it (a native team's `status` loads no transcript code).
-        self.transcripts: MemberTranscripts | None = store.transcript_feed(self) if store.has_transcripts else None
-
-    # ------------------------------------------------------------- derived
-    @property
-    def board(self) -> Board:
-        if self._board is None:
-            self._board = Board(self.shown_tasks.values(), self._touches)
-        return self._board
-
-    @property
-    def shown_tasks(self) -> dict[str, Task]:
-        """The board's tasks: the task list, or, where the team keeps none, the lead's assignments."""
-        return self.assigned if self.assigned and not self.tasks else self.tasks
-
-    @property
-    def task_source(self) -> str:
-        """What the board shows: "task list", "assignments" (a Claude Code lead's, from its
-        transcript, without a task list) or "" (nothing yet)."""
-        return "task list" if self.tasks else "assignments" if self.assigned else ""
-
-    def _board_put(self, task: Task) -> None:
-        # Updated in place: rebuilding the board (and its order) for one task among 10,000 is what made updates slow.
-        if self._board is not None:
-            self._board.put(task)
-
-    @property
-    def name(self) -> str:
-        return self.config.name if self.config else self.store.name
-
-    @property
-    def lead(self) -> str:
-        return self.config.lead if self.config else self.store.default_lead
-
-    def all_errors(self) -> list[ReadError]:
-        return [e for errs in self.errors.values() for e in errs]
-
-    def member_views(self, now: float | None = None) -> list[MemberView]:
-        now = time.time() if now is None else now
-        by_owner = self.board.current_tasks()
-        views = []
-        members = list(self.config.members) if self.config else []
-        seen: set[str] = set()
-        for m in members:
-            if m.name in seen:  # a duplicate name (reported by config_problems): one view per name
-                continue
-            seen.add(m.name)
-            views.append(self._view(m, by_owner.get(m.name), now, departed=False))
-        for name, m in self.departed.items():
-            if not any(v.name == name for v in views):
-                views.append(self._view(m, by_owner.get(name), now, departed=True))
-        return views
-
-    def _view(self, m: Member, task: Task | None, now: float, departed: bool) -> MemberView:
-        last = self.activity.get(m.name)
-        status = MemberStatus.SHUTDOWN if departed else m.status
-        if status == MemberStatus.UNKNOWN and self.transcripts is not None:
-            status = self.transcripts.status_of(m.name) or status  # an in-process teammate has no isActive
-        disappeared = is_disappeared(
-            holds_task=task is not None,
-            stopped=status == MemberStatus.SHUTDOWN,
-            last_activity=last,
-            now=now,
-            timeout=self.health_timeout,
-        )
-        inbox = self._inboxes.get(m.name)
-        return MemberView(
-            name=m.name,
-            status=status,
-            agent_type=m.agent_type,
-            color=m.color,
-            current_task=task,
-            last_activity=last,
-            unread=inbox.unread if inbox else 0,
-            disappeared=disappeared,
-            departed=departed,
-            member=m,
-        )
+        self.transcripts = store.transcript_feed(self) if store.has_transcripts else None
 
     def inbox_messages(self, member: str) -> list[Message]:
         inbox = self._inboxes.get(member)
@@ -206,11 +121,6 @@ class TeamState:
         finally:
             self._loading = False
         return changes + self._sync_assignments(changes)
-
-    def _journaled(self, changes: list[Change]) -> list[Change]:
-        if self.journal is not None:
-            self.journal.observe(self, changes)
-        return changes
 
     def _load_all(self) -> list[Change]:
         changes = self._apply_config()
@@ -276,7 +186,11 @@ class TeamState:
     def resync(self) -> list[Change]:
         """Re-read only the files changed (or appeared, or vanished) since they were last read:
         the catch-up after a watcher starts, without re-reading everything."""
-        return [c for path in self.stale_paths() for c in self.apply(path)]
+        return self.apply_paths(self.stale_paths())
+
+    def apply_paths(self, paths: list[Path]) -> list[Change]:
+        """`apply` for each of `paths` (the stale ones: `stale_paths` may run in a thread first)."""
+        return [c for path in paths for c in self.apply(path)]
 
     def stale_paths(self) -> list[Path]:
         """The files `resync` would re-read. Only lists and stats (10,000 of them on a big team),
@@ -337,81 +251,6 @@ class TeamState:
             return False
         counted = bool(self.transcripts.take_heads(heads))
         return bool(self._sync_assignments([])) or counted
-
-    def _sync_assignments(self, changes: list[Change]) -> list[Change]:
-        """What the transcripts tell beyond log lines, brought up to date (a layout with transcripts
-        only): the lead's assignments, a TASK change for each that appeared or changed while the
-        board shows them (no task list); a DRIFT change when they hold something new that teamtui
-        does not know."""
-        feed = self.transcripts
-        if feed is None:
-            return []
-        news: list[Change] = []
-        mark = feed.drift_mark()
-        if mark != self._drift_mark:
-            if any(seen[2] for seen in (*mark, *self._drift_mark)):  # something was, or is, unknown
-                news.append(Change(ChangeKind.DRIFT, self.name))
-            self._drift_mark = mark
-        found = feed.assignments(changes)
-        if found is None:
-            return news
-        old, self.assigned = self.assigned, found
-        if self.journal is not None:
-            self.journal.assignments(found)  # an ended team's board is read back from it
-        shown = not self.tasks
-        if shown and (not old or not found):
-            self._board = None  # the board changes source: built again when asked
-        out: list[Change] = []
-        for tid, task in found.items():
-            before = old.get(tid)
-            if before is not None and _task_sig(before) == _task_sig(task):
-                continue
-            if not shown:
-                continue
-            self._board_put(task)
-            if before is not None and before.status != TaskStatus.COMPLETED and task.status == TaskStatus.COMPLETED:
-                out.append(Change(ChangeKind.TASK_COMPLETED, tid, task.subject))
-            out.append(Change(ChangeKind.TASK, tid))
-        for tid in old.keys() - found.keys():
-            if shown:
-                if self._board is not None:
-                    self._board.remove(tid)
-                out.append(Change(ChangeKind.TASK_REMOVED, tid))
-        return news + out
-
-    def _take_logs(self, updates: list[LogUpdate]) -> list[Change]:
-        changes: list[Change] = []
-        for u in updates:
-            if u.reset or u.member not in self.logs:
-                self.logs[u.member] = LogBuffer(u.member, self.log_limit)  # a new buffer: the panels start over
-            self.logs[u.member].extend(u.entries)
-            if u.last_write is not None and u.last_write > self.activity.get(u.member, 0.0):
-                self.activity[u.member] = u.last_write
-            if u.entries or u.reset:
-                changes.append(Change(ChangeKind.LOG, u.member, entries=u.entries))
-        return changes
-
-    def restore(
-        self,
-        config: TeamConfig,
-        departed: dict[str, Member],
-        tasks: dict[str, Task],
-        messages: list[Message],
-        assigned: dict[str, Task] | None = None,
-    ) -> None:
-        """A team rebuilt from a record of it (the journal) rather than read from its files."""
-        self.config = config
-        self.departed = departed
-        self.tasks = tasks
-        if assigned is not None:
-            self.assigned = assigned
-        self._board = None
-        self.messages.clear()
-        self.messages.extend(sorted(messages, key=lambda m: m.timestamp)[-self.message_limit :])
-
-    def touch(self, member: str, when: float | None = None) -> None:
-        if member:
-            self.activity[member] = time.time() if when is None else when
 
     def apply(self, path: Path) -> list[Change]:
         """Re-read the one file at `path` and return what changed."""
@@ -591,7 +430,7 @@ class TeamState:
     def _inbox(self, member: str) -> _Inbox:
         inbox = self._inboxes.get(member)
         if inbox is None:
-            inbox = _Inbox(self.store.inbox_path(member), self.message_limit)
+            inbox = _Inbox(self.store.inbox_path(member), self.message_limit, member, self.unread)
             self._inboxes[member] = inbox
         return inbox
 
@@ -634,18 +473,6 @@ class TeamState:
                 self.touch(m.sender, None)
         inbox.unread = sum(1 for m in inbox.messages if m.read is not True)
         return [Change(ChangeKind.INBOX, member, messages=new)]
-
-    def _keep_newest(self, new: list[Message]) -> None:
-        """Add `new` to the bounded history so that it keeps the newest messages by time: a flood of
-        old-stamped messages arriving with (or after) a newer one must not push the newer one out."""
-        room = self.message_limit - len(self.messages)
-        newest = self.messages[-1].timestamp if self.messages else float("-inf")
-        if len(new) <= room or all(m.timestamp >= newest for m in new):
-            self.messages.extend(new)  # the live case: in time order, the oldest fall off
-            return
-        merged = sorted([*self.messages, *new], key=lambda m: m.timestamp)
-        self.messages.clear()
-        self.messages.extend(merged[-self.message_limit :])
 
     def _apply_queue_inbox(self, member: str, inbox: _Inbox) -> list[Change]:
         """An inbox the layout reads as a pending queue (Claude Code's): what entered it is new, what

@@ -13,6 +13,7 @@ from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, Unsup
 from teamtui.protocol.models import Member, Message, Task, TeamConfig
 from teamtui.protocol.record import FrozenRecord, Record, init_field
 from teamtui.protocol.tail import TailBatch
+from teamtui.protocol.traits import TeamTraits
 from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
@@ -96,6 +97,17 @@ class TeamStore(ABC):
     def __init__(self, root: Path, name: str):
         self.root = Path(root)
         self.name = name
+
+    def traits(self) -> TeamTraits:
+        """What the screens need to know of this team's kind (the model keeps them; a stream sends them)."""
+        return TeamTraits(
+            layout=self.layout,
+            appends_to_inboxes=self.appends_to_inboxes,
+            shutdown_via_lead=self.shutdown_via_lead,
+            has_transcripts=self.has_transcripts,
+            default_lead=self.default_lead,
+            where=str(self.root),
+        )
 
     # ------------------------------------------------------------------ paths
     @property

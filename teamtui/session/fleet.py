@@ -1,339 +1,209 @@
-"""Every team the control room shows, each one TeamSession, kept current by one watcher.
+"""The fleet: every source of teams the control room shows, behind one feed.
 
-Discovery (protocol/fleet) says which teams there are; this holds a TeamSession per team (an
-ended one read back from the journal), follows all of them with a single watcher over the
-union of their folders and the folders where teams appear (no watcher per team, no polling),
-routes each changed path to the sessions it concerns, and discovers again only when a team
-folder appears or vanishes or a `teamtui run` starts or ends.
+Every way of opening teamtui ends here: a lone team, a root, every team of this machine, other
+machines over ssh. Each source (session/source.py) keeps its own sessions and yields its own
+batches; the fleet merges them into one feed. A source that fails is restarted with a backoff
+(1 s, doubling to 30 s) and, until it works again, its failure is one of the fleet's problems, in
+words; every other source keeps updating meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
+import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from teamtui.protocol.changes import Change
-from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
-from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
-from teamtui.protocol.fleet.registry import registry_dir
-from teamtui.protocol.fleet.scan import teams_folder
-from teamtui.protocol.settings import Settings
-from teamtui.session.shutdown import OnShutdown
-from teamtui.session.team import Batch, TeamSession
+from teamtui.protocol.fleet.overview import FleetRow, order_rows
+from teamtui.protocol.text import inert
+from teamtui.session.local import LocalSource
+from teamtui.session.source import FleetBatch, Key
+from teamtui.session.team import TeamSession
 
-Key = tuple[str, str, str]
-HOUR = 3600.0
-# A row whose team had no change is built again after this long: what moves with time alone (the
-# lead's process, a teammate past the health timeout, "silent" owners) is never older than this.
-ROW_FRESH = 2.0
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.protocol.settings import HostSettings, Settings
+    from teamtui.session.shutdown import OnShutdown
+    from teamtui.session.source import TeamSource
 
-
-@dataclass
-class FleetBatch:
-    """One batch of file events across the fleet, applied to the sessions it concerns."""
-
-    changes: dict[Key, Batch] = field(default_factory=dict)  # per team, what changed
-    appeared: list[Key] = field(default_factory=list)
-    gone: list[Key] = field(default_factory=list)  # no longer listed (aged out, or never read)
-    rediscovered: bool = False  # the teams were looked for again: a row's problem may have changed
-    read_seconds: float = 0.0
+RESTART_FIRST, RESTART_MAX = 1.0, 30.0
 
 
-class FleetSession:
-    """The teams of this machine (and of the roots given), one TeamSession each."""
+class Fleet:
+    """Teams from every source, as one: their sessions, their rows, their problems, one feed."""
 
     def __init__(
         self,
-        settings: Settings,
+        sources: Sequence[TeamSource],
         *,
-        roots: Sequence[Path | str] = (),
-        log_limit: int = 1000,
-        health_timeout: float = 60.0,
-        clock: Callable[[], float] = time.time,
-        cwd: Path | None = None,
-        claude_root: Path | None = None,
-        registry: Path | None = None,
-        journal: Path | None = None,
-        on_shutdown: OnShutdown | None = None,
-        lead_of: tuple[str, str] | None = None,
-        only_team: str | None = None,
-        only_layout: str | None = None,
+        clock: Callable[[], float] | None = None,
+        restart_first: float = RESTART_FIRST,
+        restart_max: float = RESTART_MAX,
     ):
-        self.settings = settings
-        self.roots = list(roots)
-        self.log_limit, self.health_timeout, self.clock = log_limit, health_timeout, clock
-        self.cwd, self.claude_root, self.registry, self.journal = cwd, claude_root, registry, journal
-        self.on_shutdown = on_shutdown  # the lead of this process (teamtui run/demo) ...
-        self.lead_of = lead_of  # ... and the team it leads: (real root, name)
-        self.only_team, self.only_layout = only_team, only_layout  # `teamtui stream --team/--layout`: the rest left out
-        self.teams: dict[Key, FleetTeam] = {}
-        self.sessions: dict[Key, TeamSession] = {}
-        self.problems: list[str] = []
-        self._dir_keys: dict[Path, set[Key]] = {}  # watched folder -> the teams whose files are under it
-        self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
+        if not sources:
+            raise ValueError("a fleet needs at least one source of teams")
+        self.sources = list(sources)
+        self.clock = clock or self.sources[0].clock
+        self.restart_first, self.restart_max = restart_first, restart_max
+        self.failed: dict[str, str] = {}  # source name -> why it is down, while it is
+        self.restarts = 0  # for the tests: how many times a source was started again
 
-    # ------------------------------------------------------------------ which teams
-    def discover(self) -> tuple[list[Key], list[Key]]:
-        """Look for teams again; a session for each new one. (appeared, gone)"""
-        fleet = discover_fleet(
-            self.roots,
-            cwd=self.cwd,
-            claude_root=self.claude_root,
-            settings=self.settings,
-            now=self.clock(),
-            registry=self.registry,
-            journal=self.journal,
-        )
-        self.problems = fleet.problems
-        found = {t.key: t for t in fleet.teams if self._selected(t)}
-        appeared = [k for k in found if k not in self.teams]
-        # A live session whose team was just seen ending keeps its state: it is marked, not re-read.
-        gone = [k for k in self.teams if k not in found and not self._keeps(k)]
-        for key in gone:
-            self.teams.pop(key, None)
-            self.sessions.pop(key, None)
-        for key, team in found.items():
-            if key in self.sessions and team.ended and self.sessions[key].live:
-                self.sessions[key].ended_at = team.ended_at or self.clock()
-            if key not in self.sessions:
-                self.teams[key] = team  # what it is now (a half-written folder may have become whole)
-                session = self._open(team)
-                if session is not None:
-                    self.sessions[key] = session
-        self._index()
-        return appeared, gone
+    # ------------------------------------------------------------------ what it holds
+    @property
+    def sessions(self) -> dict[Key, TeamSession]:
+        merged: dict[Key, TeamSession] = {}
+        for source in self.sources:
+            merged.update(source.sessions)
+        return merged
 
-    def _selected(self, team: FleetTeam) -> bool:
-        return (self.only_team is None or team.name == self.only_team) and (
-            self.only_layout is None or team.layout == self.only_layout
-        )
-
-    def _keeps(self, key: Key) -> bool:
-        """A session this control room followed to its end stays listed for fleet_keep_hours."""
-        session = self.sessions.get(key)
-        if session is None or session.ended_at is None:
-            return False
-        return self.clock() - session.ended_at < self.settings.fleet_keep_hours * HOUR
-
-    def _open(self, team: FleetTeam) -> TeamSession | None:
-        """The team's session, read once; None when its folder cannot be shown (a row says why)."""
-        try:
-            if team.ended:
-                if team.journal is None:
-                    return None
-                from teamtui.protocol.claude.ended import load_state
-
-                state = load_state(team.journal)
-                return TeamSession.ended(
-                    state,
-                    team.ended_at or self.clock(),
-                    "this team has ended: it is shown read-only from teamtui's journal",
-                    sender=self.settings.sender,
-                    clock=self.clock,
-                )
-            if team.problem is not None:
-                return None
-            from teamtui.protocol.layout import open_team
-
-            store = open_team(team.root, team.name, team.layout)  # type: ignore[arg-type]
-            leads = self.lead_of is not None and (os.path.realpath(team.root), team.name) == self.lead_of
-            session = TeamSession.open(
-                store,
-                log_limit=self.log_limit,
-                health_timeout=self.health_timeout,
-                sender=self.settings.sender,
-                clock=self.clock,
-                on_shutdown=self.on_shutdown if leads else None,
-            )
-            session.load()
-            return session
-        except Exception:  # noqa: BLE001 - one team's files never take the fleet down: its row says it cannot be read
-            return None
-
-    def prune(self) -> list[Key]:
-        """Ended teams past fleet_keep_hours leave the list (a timer's job: no file changes for it)."""
-        limit = self.clock() - self.settings.fleet_keep_hours * HOUR
-        old = [k for k, s in self.sessions.items() if s.ended_at is not None and s.ended_at < limit]
-        old += [k for k, t in self.teams.items() if t.ended and (t.ended_at or 0.0) < limit and k not in old]
-        for key in old:
-            self.teams.pop(key, None)
-            self.sessions.pop(key, None)
-        if old:
-            self._index()
-        return old
-
-    # ------------------------------------------------------------------ what the overview shows
-    def row(self, key: Key, now: float | None = None) -> FleetRow:
-        now = self.clock() if now is None else now
-        team, session = self.teams[key], self.sessions.get(key)
-        if session is not None and not session.live and not team.ended:
-            team = _ended(team, session.ended_at)
-        return row_of(
-            team,
-            session.state if session is not None else None,
-            now=now,
-            problem=None if session is not None or team.problem else "cannot be read",
-        )
+    @property
+    def problems(self) -> list[str]:
+        down = [f"{name}: {why}" for name, why in self.failed.items()]
+        return [*down, *(p for s in self.sources for p in s.problems)]
 
     def rows(self, now: float | None = None, changed: Collection[Key] | None = None) -> list[FleetRow]:
-        """Every row, in order. With `changed` (the teams a batch touched), only those rows and the
-        ones older than ROW_FRESH are built again: at 100 teams a row each is most of a batch's cost."""
         now = self.clock() if now is None else now
-        if changed is None:
-            self._rows.clear()  # every row built again
-        touched = changed or ()
-        out = []
-        for key in self.teams:
-            kept = self._rows.get(key)
-            if kept is None or key in touched or not 0 <= now - kept[1] <= ROW_FRESH:
-                kept = self._rows[key] = (self.row(key, now), now)
-            out.append(kept[0])
-        if len(self._rows) > len(self.teams):
-            for key in [k for k in self._rows if k not in self.teams]:
-                del self._rows[key]
-        return order_rows(out)
+        return order_rows([r for s in self.sources for r in s.rows(now, changed)])
 
-    # ------------------------------------------------------------------ following the files
-    def _discovery_dirs(self) -> list[Path]:
-        """Where teams appear and vanish: the teams folders and the registry of runs (not the
-        journal: this process writes to it on every message it sees)."""
-        from teamtui.protocol.claude import default_claude_root
+    def prune(self) -> list[Key]:
+        return [k for s in self.sources for k in s.prune()]
 
-        claude = self.claude_root or default_claude_root()
-        dirs = [teams_folder(claude, "claude"), teams_folder(self.cwd or Path.cwd(), "native")]
-        for root in explicit_roots(self.roots, self.settings):
-            dirs += [teams_folder(root, "native"), teams_folder(root, "claude")]
-        return [*dirs, self.registry or registry_dir()]
+    def looked_at(self) -> list[Path]:
+        """Where this machine's teams would appear (an empty room says so)."""
+        return [p for s in self.sources if isinstance(s, LocalSource) for p in s.looked_at()]
 
-    def _index(self) -> None:
-        index: dict[Path, set[Key]] = {}
-        for key, session in self.sessions.items():
-            if session.live:
-                for d in session.state.watch_dirs():
-                    index.setdefault(Path(d), set()).add(key)
-        self._dir_keys = index
+    def left_out(self) -> list[str]:
+        """Teams found but not asked for (with --team, the others there): "name (where)"."""
+        return [f"{t.name} ({t.root})" for s in self.sources if isinstance(s, LocalSource) for t in s.others]
 
-    def watch_dirs(self) -> list[Path]:
-        return sorted({*self._discovery_dirs(), *self._dir_keys})
-
-    def _route(self, paths: set[Path]) -> tuple[dict[Key, list[Path]], bool]:
-        """Which sessions each path concerns, and whether the set of teams may have changed."""
-        per_key: dict[Key, list[Path]] = {}
-        discovery = set(self._discovery_dirs())
-        rediscover = False
-        for path in paths:
-            for d in (path, *path.parents):
-                for key in self._dir_keys.get(d, ()):
-                    per_key.setdefault(key, []).append(path)
-            if path.parent in discovery:  # a team folder (or a run's registration) came or went
-                rediscover = True
-            elif path.name == "config.json" and path.parent.parent in discovery and not self._known_folder(path.parent):
-                rediscover = True  # a half-written team's config arrived
-            elif (
-                path.name == "journal.jsonl"
-                and path.parent.parent.name == "workflows"
-                and not self._known_folder(path.parent)
-            ):
-                rediscover = True  # a workflow run started in a session folder already watched
-        return per_key, rediscover
-
-    def _known_folder(self, folder: Path) -> bool:
-        return any(s.live and s.store.team_dir == folder for s in self.sessions.values())
-
+    # ------------------------------------------------------------------ the one feed
     async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
-        """Each batch of file events across the fleet, applied, until `stop` is set."""
-        from teamtui.protocol.watch import watch_dirs
+        """Every source's batches as they come, until `stop`. A source that fails is said and
+        started again after a backoff; the others go on. A source goes on only once its last batch
+        was taken in (the next one asked for): it never runs ahead of the screen, and what it does
+        next (counting a transcript's tokens) never slows the frame that shows the last."""
+        queue: asyncio.Queue[tuple[FleetBatch, asyncio.Event]] = asyncio.Queue()
+        pumps = [asyncio.ensure_future(self._keep(source, stop, queue)) for source in self.sources]
+        stopping = asyncio.ensure_future(stop.wait())
+        taken: asyncio.Event | None = None
+        try:
+            while not stop.is_set():
+                if taken is not None:
+                    taken.set()  # the last batch was dealt with: its source may go on
+                getting = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({getting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if getting not in done:
+                    getting.cancel()
+                    break
+                batch, taken = getting.result()
+                yield batch
+        finally:
+            stopping.cancel()
+            for p in pumps:
+                p.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
 
-        first = True
+    async def _keep(
+        self, source: TeamSource, stop: asyncio.Event, queue: asyncio.Queue[tuple[FleetBatch, asyncio.Event]]
+    ) -> None:
+        """One source's feed, kept going: each failure said, then a restart after the backoff."""
+        delay = self.restart_first
         while not stop.is_set():
-            dirs = self.watch_dirs()
-            again = asyncio.Event()
-            relay = asyncio.ensure_future(_first_set(stop, again))
+            worked = False
             try:
-                async for batch in watch_dirs(dirs, again):
-                    t0 = time.perf_counter()
-                    out = FleetBatch()
-                    if batch.ready:
-                        # The watches are (again) in place: what changed before they were is read now.
-                        for key in [k for k, s in self.sessions.items() if s.live]:
-                            state = self.sessions[key].state
-                            stale = await asyncio.to_thread(state.stale_paths)
-                            changes = [c for p in stale for c in state.apply(p)]
-                            if changes:
-                                self.sessions[key].note_changes(changes)
-                                out.changes[key] = Batch(changes)
-                        # A team that came between the last look and the watches being in place: looked for now.
-                        had = set(self.sessions)
-                        out.appeared, out.gone = self.discover()
-                        for key in set(self.sessions) - had:
-                            out.changes[key] = Batch([], full=True)
-                        out.read_seconds = time.perf_counter() - t0
-                        if out.changes or out.appeared or out.gone:
-                            out.rediscovered = bool(out.appeared or out.gone)
-                            yield out
-                        if out.appeared and set(self.watch_dirs()) != set(dirs):
-                            again.set()  # its folders to watch too: the watch starts over
-                        if first:
-                            first = False
-                            async for news in self._read_transcripts():
-                                yield news
-                        continue
-                    per_key, rediscover = self._route(batch.paths)
-                    if batch.rescan:
-                        rediscover = True
-                    for key, paths in per_key.items():
-                        session = self.sessions.get(key)
-                        if session is None or not session.live:
-                            continue
-                        changes = session.state.apply_batch(sorted(paths))
-                        if changes:
-                            session.note_changes(changes)
-                            out.changes[key] = Batch(changes)
-                    if rediscover:
-                        before, had = set(self.watch_dirs()), set(self.sessions)
-                        out.appeared, out.gone = self.discover()
-                        out.rediscovered = True
-                        for key in set(self.sessions) - had:  # new, or a folder that became readable
-                            out.changes[key] = Batch([], full=True)
-                        if set(self.watch_dirs()) != before:
-                            again.set()  # new folders to watch: the watch starts over (its first batch re-reads)
-                    out.read_seconds = time.perf_counter() - t0
-                    if out.changes or out.rediscovered:
-                        yield out
-                    if out.appeared:
-                        async for news in self._read_transcripts():
-                            yield news
-            finally:
-                relay.cancel()
-
-    async def _read_transcripts(self) -> AsyncIterator[FleetBatch]:
-        """Each live team's transcripts, read once from the end (in a thread, one team at a time):
-        what needs a person and the tokens come from them."""
-        for key, session in list(self.sessions.items()):
-            state = session.state
-            if not session.live or state.transcripts is None or state.transcripts.started:
-                continue
-            t0 = time.perf_counter()
-            updates = await asyncio.to_thread(state.transcripts.read, from_end=True)
-            changes = state.take_transcripts(updates) + state.apply_batch([], rescan=True)
-            heads = await asyncio.to_thread(state.count_heads)
-            state.take_heads(heads)
-            yield FleetBatch({key: Batch(changes, full=True)}, read_seconds=time.perf_counter() - t0)
+                async for batch in source.follow(stop):
+                    batch.source = source.name
+                    if source.name in self.failed:  # it works again: its problem goes
+                        self.failed.pop(source.name, None)
+                        batch.rediscovered = True
+                        batch.notices.append((f"{source.name}: following its teams again", "information"))
+                    worked = True
+                    await _handed(queue, batch, stop)
+                if stop.is_set():
+                    return
+                why = "its feed ended"
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one source's failure never stops the others: said, restarted
+                why = inert(" ".join(f"{type(exc).__name__}: {exc}".split()))[:300]
+            if worked:
+                delay = self.restart_first
+            self.failed[source.name] = f"stopped updating ({why}); trying again in {delay:g} s"
+            said = FleetBatch(
+                source=source.name, rediscovered=True, notices=[(f"{source.name}: {self.failed[source.name]}", "error")]
+            )
+            await _handed(queue, said, stop)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay)
+            delay = min(delay * 2, self.restart_max)
+            self.restarts += 1
 
 
-def _ended(team: FleetTeam, at: float | None) -> FleetTeam:
-    from dataclasses import replace
-
-    return replace(team, ended=True, ended_at=at)
-
-
-async def _first_set(stop: asyncio.Event, again: asyncio.Event) -> None:
-    await stop.wait()
-    again.set()
+async def _handed(
+    queue: asyncio.Queue[tuple[FleetBatch, asyncio.Event]], batch: FleetBatch, stop: asyncio.Event
+) -> None:
+    """`batch` into the feed; back once it was taken in (or the fleet stops)."""
+    taken = asyncio.Event()
+    await queue.put((batch, taken))
+    await first_of(taken, stop)
 
 
-__all__ = ["FleetBatch", "FleetSession", "Key", "Change"]
+async def first_of(*events: asyncio.Event) -> None:
+    """Until one of `events` is set."""
+    waits = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()
+
+
+def open_fleet(
+    settings: Settings,
+    *,
+    roots: Sequence[Path | str] = (),
+    cwd: Path | None = None,
+    team: str | None = None,
+    layout: str | None = None,
+    only_root: Path | None = None,
+    hosts: Sequence[HostSettings] = (),
+    log_limit: int | None = None,
+    health_timeout: float | None = None,
+    clock: Callable[[], float] = time.time,
+    claude_root: Path | None = None,
+    registry: Path | None = None,
+    journal: Path | None = None,
+    on_shutdown: OnShutdown | None = None,
+    lead_of: tuple[str, str] | None = None,
+) -> Fleet:
+    """The fleet for a way of opening teamtui: this machine's teams (those of `roots` too; with
+    `team`, `layout` or `only_root`, only those), read once, beside each host's over ssh."""
+    log_limit = log_limit or settings.log_lines
+    health_timeout = health_timeout or settings.health_timeout
+    local = LocalSource(
+        settings,
+        roots=roots,
+        cwd=cwd,
+        log_limit=log_limit,
+        health_timeout=health_timeout,
+        clock=clock,
+        claude_root=claude_root,
+        registry=registry,
+        journal=journal,
+        on_shutdown=on_shutdown,
+        lead_of=lead_of,
+        only_team=team,
+        only_layout=layout,
+        only_root=only_root,
+    )
+    local.discover()  # once: the first screen shows what is there
+    sources: list[TeamSource] = [local]
+    if hosts:
+        from teamtui.session.remote import RemoteHost
+
+        sources += [RemoteHost(h, log_limit=log_limit, health_timeout=health_timeout, clock=clock) for h in hosts]
+    return Fleet(sources, clock=clock)
+
+
+__all__ = ["Fleet", "FleetBatch", "Key", "open_fleet"]

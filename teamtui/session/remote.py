@@ -12,8 +12,8 @@ writes are requests over the connection: nothing on the remote is written from h
 carries each request out under its own rules and answers with a result line. A connection with
 no line for `STALL` seconds (not even a heartbeat) is dropped and said as "disconnected since
 HH:MM"; it is tried again with a backoff (1, 2, 4 ... 30 s), and the new snapshot brings what
-happened meanwhile. `HostsFleet` puts the hosts beside the local FleetSession, behind the one
-interface the control room reads (sessions, rows, follow).
+happened meanwhile. A `RemoteHost` is a source of teams (session/source.py) beside this
+machine's, in the one fleet the control room reads (session/fleet.py).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import asyncio
 import contextlib
 import shlex
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Collection, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from teamtui.protocol import stream as wire
 from teamtui.protocol.changes import Change, ChangeKind, MemberView
 from teamtui.protocol.errors import ProtocolError, ReadError, UnsupportedError
 from teamtui.protocol.fleet.discover import FleetTeam
-from teamtui.protocol.fleet.overview import FleetRow, count_members, order_rows
+from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import Member, MemberStatus, Message, Task, TaskStatus, TeamConfig
@@ -40,8 +40,8 @@ from teamtui.protocol.shutdown import Outcome, ShutdownRun
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import FileRef, InboxRead, TeamStore
 from teamtui.protocol.text import inert
-from teamtui.session.fleet import FleetBatch, FleetSession
 from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
+from teamtui.session.source import FleetBatch
 from teamtui.session.team import Batch, TeamSession
 
 Key = tuple[str, str, str]
@@ -542,17 +542,9 @@ class RemoteTeam(FleetTeam):
         object.__setattr__(self, "key", host_key(self.host, str(self.root), self.name))
 
 
-@dataclass
-class HostBatch(FleetBatch):
-    """A host's batch: the teams it changed, and what to tell the person (a request's result, the
-    connection lost or back) as (text, severity)."""
-
-    host: str = ""
-    notices: list[tuple[str, str]] = field(default_factory=list)
-
-
 class RemoteHost:
-    """One machine's teams over one ssh connection, kept current; reconnects on its own."""
+    """One machine's teams over one ssh connection, kept current; reconnects on its own. A source
+    of teams (session/source.py): its name is the host's."""
 
     def __init__(
         self,
@@ -637,7 +629,8 @@ class RemoteHost:
             out.insert(0, f"{self.name}: {self.status}")
         return out
 
-    def rows(self, now: float) -> list[FleetRow]:
+    def rows(self, now: float, changed: Collection[Key] | None = None) -> list[FleetRow]:
+        """Its teams' rows as streamed (cheap: built each time), or one saying why there are none."""
         out = []
         for key, said in self.rows_said.items():
             out.append(self._row(key, said, now))
@@ -684,6 +677,9 @@ class RemoteHost:
             row.tasks_done, row.tasks_total = session.state.board.progress()
         return row
 
+    def prune(self) -> list[Key]:
+        return []  # a host's ended teams age out there, and leave with a `gone` line
+
     # ------------------------------------------------------------------ requests
     def request(
         self,
@@ -715,7 +711,7 @@ class RemoteHost:
         self._progress.pop(rid, None)
 
     # ------------------------------------------------------------------ the feed
-    async def follow(self, stop: asyncio.Event) -> AsyncIterator[HostBatch]:
+    async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
         """The host's batches until `stop`: connects, reads, and after a loss says so and tries again."""
         delay = self.backoff_first
         while not stop.is_set():
@@ -736,8 +732,8 @@ class RemoteHost:
                 await asyncio.wait_for(stop.wait(), delay)
             delay = min(delay * 2, self.backoff_max)
 
-    def _lost(self) -> HostBatch:
-        batch = HostBatch(host=self.name)
+    def _lost(self) -> FleetBatch:
+        batch = FleetBatch(source=self.name)
         was = self.connected
         self.connected = False
         self._ready = False
@@ -767,7 +763,7 @@ class RemoteHost:
             batch.notices.append((f"{self.name}: {self.status}", "warning"))
         return batch
 
-    async def _connection(self, stop: asyncio.Event) -> AsyncIterator[HostBatch]:
+    async def _connection(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
         import subprocess
 
         self._seen = set()
@@ -786,7 +782,7 @@ class RemoteHost:
         err_task = asyncio.ensure_future(errors.read(proc.stderr))
         stop_task = asyncio.ensure_future(stop.wait())
         splitter = wire.LineSplitter(wire.MAX_LINE)
-        pending = HostBatch(host=self.name)
+        pending = FleetBatch(source=self.name)
         stalled = ended = False
         said = ""
         try:
@@ -821,7 +817,7 @@ class RemoteHost:
                 splitter.dropped = 0
                 if self._ready and (pending.changes or pending.appeared or pending.gone or pending.notices):
                     yield pending
-                    pending = HostBatch(host=self.name)
+                    pending = FleetBatch(source=self.name)
         finally:
             stop_task.cancel()
             code = await self._end(proc, ended)
@@ -912,7 +908,7 @@ class RemoteHost:
         return inert(" ".join(text.split()))[:300]
 
     # ------------------------------------------------------------------ one line
-    def _take(self, obj: dict[str, Any], batch: HostBatch) -> None:
+    def _take(self, obj: dict[str, Any], batch: FleetBatch) -> None:
         kind = obj["type"]
         if kind == "heartbeat":
             return
@@ -971,7 +967,7 @@ class RemoteHost:
         self._changed(batch, key, changes)
 
     @staticmethod
-    def _changed(batch: HostBatch, key: Key, changes: list[Change], full: bool = False) -> None:
+    def _changed(batch: FleetBatch, key: Key, changes: list[Change], full: bool = False) -> None:
         team = batch.changes.get(key)
         if team is None:
             batch.changes[key] = Batch(list(changes), full=full)
@@ -979,7 +975,7 @@ class RemoteHost:
             team.changes.extend(changes)
             team.full = team.full or full
 
-    def _team(self, key: Key, rkey: Key, obj: dict[str, Any], batch: HostBatch) -> None:
+    def _team(self, key: Key, rkey: Key, obj: dict[str, Any], batch: FleetBatch) -> None:
         row = wire.read_row(obj.get("row"))
         if row is None:
             self.dropped += 1
@@ -1023,7 +1019,7 @@ class RemoteHost:
             batch.appeared.append(key)
         self._changed(batch, key, changes, full=full)
 
-    def _snapshot_done(self, batch: HostBatch) -> None:
+    def _snapshot_done(self, batch: FleetBatch) -> None:
         """The snapshot is complete: what it did not list is gone; the connection counts as up."""
         for key in [k for k in self.rows_said if k not in self._seen]:
             self.rows_said.pop(key, None)
@@ -1040,7 +1036,7 @@ class RemoteHost:
             if back and key not in batch.changes:
                 batch.changes[key] = Batch([])
 
-    def _result(self, obj: dict[str, Any], batch: HostBatch) -> None:
+    def _result(self, obj: dict[str, Any], batch: FleetBatch) -> None:
         rid = obj.get("id")
         found = self._waiting.pop(rid, None) if isinstance(rid, str) else None
         if found is None:
@@ -1072,73 +1068,6 @@ class _Tail:
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
-
-
-# ------------------------------------------------------------------ the fleet with its hosts
-
-
-class HostsFleet:
-    """This machine's FleetSession and each host's RemoteHost, behind the interface the control
-    room reads of a fleet: `sessions`, `rows`, `problems`, `clock`, `prune`, `follow`."""
-
-    def __init__(self, local: FleetSession, hosts: Sequence[RemoteHost]):
-        self.local = local
-        self.hosts = list(hosts)
-        self.clock = local.clock
-
-    @property
-    def sessions(self) -> dict[Key, TeamSession]:
-        merged: dict[Key, TeamSession] = dict(self.local.sessions)
-        for host in self.hosts:
-            merged.update(host.sessions)
-        return merged
-
-    @property
-    def problems(self) -> list[str]:
-        return [*self.local.problems, *(p for h in self.hosts for p in h.problems)]
-
-    def rows(self, now: float | None = None, changed: Collection[Key] | None = None) -> list[FleetRow]:
-        now = self.clock() if now is None else now  # a host's rows are as streamed: cheap to build each time
-        return order_rows([*self.local.rows(now, changed), *(r for h in self.hosts for r in h.rows(now))])
-
-    def discover(self) -> tuple[list[Key], list[Key]]:
-        return self.local.discover()
-
-    def prune(self) -> list[Key]:
-        return self.local.prune()  # a host's ended teams age out there, and leave with a `gone` line
-
-    async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
-        """The local fleet's batches and every host's, as they come; one source failing stops none of the others."""
-        queue: asyncio.Queue[FleetBatch | BaseException] = asyncio.Queue()
-
-        async def pump(source: AsyncIterator[Any]) -> None:
-            try:
-                async for batch in source:
-                    await queue.put(batch)
-            except asyncio.CancelledError:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - handed to the reader, which raises it
-                await queue.put(exc)
-
-        sources: list[AsyncIterator[Any]] = [self.local.follow(stop), *(h.follow(stop) for h in self.hosts)]
-        pumps = [asyncio.ensure_future(pump(s)) for s in sources]
-        stopping = asyncio.ensure_future(stop.wait())
-        try:
-            while not stop.is_set():
-                getting = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({getting, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                if getting not in done:
-                    getting.cancel()
-                    break
-                item = getting.result()
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-        finally:
-            stopping.cancel()
-            for p in pumps:
-                p.cancel()
-            await asyncio.gather(*pumps, return_exceptions=True)
 
 
 # ------------------------------------------------------------------ hosts from the command line
@@ -1192,8 +1121,6 @@ def hosts_for(settings_hosts: Iterable[HostSettings], urls: Iterable[str]) -> li
 
 
 __all__ = [
-    "HostBatch",
-    "HostsFleet",
     "RemoteHost",
     "RemoteSession",
     "RemoteShutdown",

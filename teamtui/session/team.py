@@ -44,6 +44,7 @@ class Batch:
     full: bool = False  # a rescan: everything may have changed
     read_seconds: float = 0.0  # spent reading the changed files (for the benchmarks)
     count_heads: bool = False  # the first read is in: the transcripts' heads can now be counted
+    heads: bool = False  # the transcripts' heads were counted: the token figures are whole
 
 
 @dataclass

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from teamtui.protocol.changes import Change
 from teamtui.protocol.models import Message as InboxMessage
-from teamtui.session.fleet import FleetBatch
 from teamtui.session.shutdown import ShutdownNews
+from teamtui.session.source import FleetBatch
 from teamtui.tmux.api import PaneNews
-
-if TYPE_CHECKING:
-    from teamtui.protocol.claude.transcripts.reader import HeadCount
-
-
-@dataclass
-class TeamChanged(Message):
-    """One batch of the file feed, already applied to TeamState: the widgets it concerns redraw."""
-
-    changes: list[Change]
-    full: bool = False  # a rescan: every panel redraws
-    read_seconds: float = 0.0  # spent reading the changed files, for the benchmarks' on_batch
 
 
 @dataclass
@@ -54,14 +41,9 @@ class ShutdownProgress(Message):
 
 
 @dataclass
-class TranscriptsCounted(Message):
-    """From the transcript-sums worker: the heads a first read from the end left, counted."""
-
-    heads: dict[str, HeadCount]
-
-
-@dataclass
 class FleetChanged(Message):
-    """From the fleet's feed: a batch of file events, applied to the sessions it concerns."""
+    """From the fleet's feed: a batch of news, applied to the sessions it concerns. `shown` is set
+    once the screen drew it: the feed then asks for the next (it never runs ahead of the screen)."""
 
     batch: FleetBatch
+    shown: asyncio.Event = field(default_factory=asyncio.Event)

@@ -62,7 +62,7 @@ def make_app(root: Path, theme: str = "teamtui-dark", config_dir: Path | None = 
 
     config = (config_dir or root.parent) / "config.toml"
     config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
-    return TeamTUI(root, None, None, config_path=config, clock=lambda: now, cursor_blink=False)
+    return TeamTUI.watching(root, config_path=config, clock=lambda: now, cursor_blink=False)
 
 
 async def transcripts_shown(pilot) -> None:
@@ -72,11 +72,13 @@ async def transcripts_shown(pilot) -> None:
     app = pilot.app
     for _ in range(500):
         feed = app.state.transcripts if app.state is not None else None
-        small = app.query("#log-strip TeammateLog")
+        board = app.dashboard
+        small = board.query("#log-strip TeammateLog") if board is not None else []
         if (
             feed is not None
+            and board is not None
             and feed.ready
-            and app.query_one("#needs-you").display
+            and board.query_one("#needs-you").display
             and small
             and all(p.text_lines() != [PLACEHOLDER] for p in small)
         ):
@@ -94,7 +96,7 @@ def show_finished_shutdown(app) -> None:
     """A finished shutdown with fixed request ids and replies (no files written), for pictures."""
     from teamtui.protocol.shutdown import Outcome, ShutdownRun
 
-    run = ShutdownRun(app.store, ["hunter", "scout"], sender=app.state.lead, clock=lambda: FROZEN_NOW)
+    run = ShutdownRun(app.session.store, ["hunter", "scout"], sender=app.state.lead, clock=lambda: FROZEN_NOW)
     run.started_at = FROZEN_NOW - 30
     hunter, scout = run.teammates["hunter"], run.teammates["scout"]
     hunter.request_id, hunter.outcome = "59e88dc7", Outcome.IN_PROGRESS
@@ -114,14 +116,14 @@ def make_fleet_app(tmp: Path = FLEET_BASE, theme: str = "teamtui-dark"):
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     from teamtui.protocol.settings import load_settings
-    from teamtui.session.fleet import FleetSession
+    from teamtui.session.fleet import open_fleet
     from teamtui.tui.app import TeamTUI
 
     claude = freeze_claude_code(tmp / "cc")
     native = freeze_team(tmp / "proj", "native", CLAUDE_CODE_NOW - 30)
     config = tmp / "config.toml"
     config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
-    fleet = FleetSession(
+    fleet = open_fleet(
         load_settings(config),
         roots=[native],
         cwd=tmp,
@@ -130,8 +132,7 @@ def make_fleet_app(tmp: Path = FLEET_BASE, theme: str = "teamtui-dark"):
         registry=tmp / "registry",
         journal=tmp / "journal",
     )
-    fleet.discover()
-    return TeamTUI(fleet=fleet, config_path=config, clock=lambda: CLAUDE_CODE_NOW, cursor_blink=False)
+    return TeamTUI(fleet, config_path=config, clock=lambda: CLAUDE_CODE_NOW, cursor_blink=False)
 
 
 async def fleet_shown(pilot) -> None:

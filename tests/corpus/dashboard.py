@@ -24,7 +24,7 @@ WAIT = 60.0  # seconds: only a hang ever reaches it; waits end as soon as the sc
 
 def make_app(root: Path, team: str, layout: str) -> TeamTUI:
     # As `teamtui watch --root ROOT --team TEAM --layout LAYOUT`; no user config.
-    return TeamTUI(root, team, layout, config_path=root.parent / "no-config.toml", cursor_blink=False)
+    return TeamTUI.watching(root, team, layout, config_path=root.parent / "no-config.toml", cursor_blink=False)
 
 
 async def until(pilot, cond: Callable[[], bool], what: str, limit: float = WAIT) -> None:
@@ -42,24 +42,24 @@ async def until(pilot, cond: Callable[[], bool], what: str, limit: float = WAIT)
 
 def messages(app: TeamTUI, route: bool = False) -> list[str]:
     """The message table's texts, or "sender → recipient | text" rows."""
-    table = app.query_one(MessageTraffic)
+    table = app.dashboard.query_one(MessageTraffic)
     rows = [(table.get_cell(r.key, "route").plain, table.get_cell(r.key, "text").plain) for r in table.ordered_rows]
     return [f"{who} | {text}" if route else text for who, text in rows]
 
 
 def problems(app: TeamTUI) -> list[str]:
-    return [t.plain for t in app.query_one(ProblemList).problems]
+    return [t.plain for t in app.dashboard.query_one(ProblemList).problems]
 
 
 def observe(app: TeamTUI) -> dict:
     """What the dashboard shows right now (plain text), plus the state's own errors."""
-    team = app.query_one(TeamPanel)
-    board = app.query_one(TaskBoard)
-    plist = app.query_one(ProblemList)
-    strip = app.query_one(LogStrip)
+    team = app.dashboard.query_one(TeamPanel)
+    board = app.dashboard.query_one(TaskBoard)
+    plist = app.dashboard.query_one(ProblemList)
+    strip = app.dashboard.query_one(LogStrip)
     return {
         "team": app.state.name if app.state else None,
-        "header": str(app.query_one(TeamHeader).content),
+        "header": str(app.dashboard.query_one(TeamHeader).content),
         "problems": problems(app),
         "problems_drawn": plist.display and plist.size.height > 0,
         "members": [str(r.key.value) for r in team.ordered_rows],

@@ -52,7 +52,7 @@ async def _kill_holder(pilot, holder, lock: Path, *, wait_stale: bool) -> None:
 
 
 def _unread_cell(app, name: str) -> str:
-    return app.query_one(TeamPanel).get_cell(name, "unread").plain
+    return app.dashboard.query_one(TeamPanel).get_cell(name, "unread").plain
 
 
 @pytest.mark.parametrize(
@@ -176,11 +176,11 @@ async def test_racing_claimers_under_a_watching_dashboard(tmp_path: Path, n_task
         await _kill_holder(pilot, holder, tmp_path / ".tasks" / ".lock", wait_stale=stress)
         await _wait_all(pilot, procs, "every claimer finishes")
         race_s = time.monotonic() - t0
-        header = app.query_one(TeamHeader)
+        header = app.dashboard.query_one(TeamHeader)
         await until(
             pilot, lambda: f"Tasks {n_tasks}/{n_tasks} done" in str(header.content), "the header's progress", GUARD
         )
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: board.row_count == n_tasks, "the board's rows")
         states = Counter(board.get_row(r.key)[4].plain for r in board.ordered_rows)
         shown_owner = {tid: t.owner for tid, t in app.state.tasks.items()}

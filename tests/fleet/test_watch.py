@@ -92,9 +92,9 @@ async def test_a_team_made_before_the_watches_are_in_place_is_found(machine: Mac
     teams are looked for again, and one made meanwhile arrives with the first batch."""
     from teamtui.protocol.native import NativeTeam
     from teamtui.protocol.settings import load_settings
-    from teamtui.session.fleet import FleetSession
+    from teamtui.session.local import LocalSource
 
-    fleet = FleetSession(
+    fleet = LocalSource(
         load_settings(),
         cwd=machine.project,
         claude_root=machine.claude,

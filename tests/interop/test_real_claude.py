@@ -327,11 +327,11 @@ async def test_each_teammates_scripted_bash_call_shows_in_its_log_panel(session:
     from teamtui.tui.app import TeamTUI
     from teamtui.tui.widgets.team import TeamPanel
 
-    app = TeamTUI(
+    app = TeamTUI.watching(
         session.claude_dir, session.team, "claude", config_path=session.home / "pilot.toml", cursor_blink=False
     )
     async with app.run_test(size=(160, 50)) as pilot:
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         await until(
             pilot,
             lambda: app.state is not None and app.state.transcripts.ready and panel.row_count == 3,
@@ -341,7 +341,9 @@ async def test_each_teammates_scripted_bash_call_shows_in_its_log_panel(session:
             panel.move_cursor(row=panel.get_row_index(name))
             await until(
                 pilot,
-                lambda n=name: any(f"Bash: echo BASH-{n}" in line for line in log_lines(app.query_one("#log-main"))),
+                lambda n=name: any(
+                    f"Bash: echo BASH-{n}" in line for line in log_lines(app.dashboard.query_one("#log-main"))
+                ),
                 f"{name}'s Bash call in the large log panel",
             )
     data = json.loads(cli(session, "status", "--json").stdout)

@@ -193,7 +193,8 @@ async def test_an_event_before_the_channels_are_ready_is_sent_once_they_are(mach
     from teamtui.notify import build
     from teamtui.notify.notifier import Notifier
     from teamtui.protocol.settings import load_settings
-    from teamtui.session.fleet import FleetSession
+    from teamtui.session.fleet import Fleet
+    from teamtui.session.local import LocalSource
     from teamtui.tui.app import TeamTUI
 
     sent: list = []
@@ -209,7 +210,7 @@ async def test_an_event_before_the_channels_are_ready_is_sent_once_they_are(mach
 
     monkeypatch.setattr(build, "build_notifier", slow_build)
     config = machine["cwd"] / "none.toml"
-    fleet = FleetSession(
+    fleet = LocalSource(
         load_settings(config),
         roots=[machine["api"], machine["web"]],
         cwd=machine["cwd"],
@@ -218,7 +219,7 @@ async def test_an_event_before_the_channels_are_ready_is_sent_once_they_are(mach
         journal=machine["cwd"] / "journal",
     )
     fleet.discover()
-    app = TeamTUI(fleet=fleet, config_path=config, cursor_blink=False, sync_panes=False)
+    app = TeamTUI(Fleet([fleet]), config_path=config, cursor_blink=False, sync_panes=False)
     try:
         await _early_event(app, fleet, machine, release, sent)
     finally:

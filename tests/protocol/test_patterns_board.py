@@ -302,7 +302,8 @@ def test_without_a_limit_the_teams_max_failures_from_its_config_applies(team):
 
 
 def test_the_dashboards_state_shows_a_touched_file_and_lets_it_go(team):
-    from teamtui.protocol.state import ChangeKind, TeamState
+    from teamtui.protocol.changes import ChangeKind
+    from teamtui.protocol.state import TeamState
     from teamtui.protocol.touching import touches_path
 
     mine = team.create_task("mine", files=["src/lib/auth.ts"])

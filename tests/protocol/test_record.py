@@ -12,7 +12,7 @@ import pytest
 from teamtui.protocol.board import TaskState, TaskView
 from teamtui.protocol.errors import ReadError
 from teamtui.protocol.models import Task
-from teamtui.protocol.state import Change, ChangeKind
+from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.store import FileRef
 from teamtui.tmux.mode import ModeDecision
 

@@ -25,8 +25,9 @@ import pytest
 
 from teamtui.protocol import processes
 from teamtui.protocol.settings import HostSettings, load_settings
-from teamtui.session.fleet import FleetSession
-from teamtui.session.remote import HostBatch, RemoteHost, host_key
+from teamtui.session.local import LocalSource
+from teamtui.session.remote import RemoteHost, host_key
+from teamtui.session.source import FleetBatch
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 CLAUDE_TEAM = "session-421dba11"
@@ -202,11 +203,11 @@ def remote(tmp_path: Path, sshd: Sshd) -> Iterator[Remote]:
         lead.wait()
 
 
-def empty_local_fleet(tmp_path: Path) -> FleetSession:
+def empty_local_fleet(tmp_path: Path) -> LocalSource:
     """This machine's side of a room with no team of its own: what stands beside the hosts."""
     empty = tmp_path / "empty"
     empty.mkdir()
-    local = FleetSession(
+    local = LocalSource(
         load_settings(tmp_path / "none.toml"),
         cwd=empty,
         claude_root=empty,
@@ -222,7 +223,7 @@ class Feed:
 
     def __init__(self, host: RemoteHost):
         self.host = host
-        self.batches: list[HostBatch] = []
+        self.batches: list[FleetBatch] = []
         self.at: list[float] = []  # when each batch came (loop time)
 
     @property

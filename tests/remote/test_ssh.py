@@ -21,7 +21,8 @@ from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.state import TeamState
 from teamtui.session.alerts import Alerts
-from teamtui.session.remote import HostsFleet, RemoteHost
+from teamtui.session.fleet import Fleet
+from teamtui.session.remote import RemoteHost
 
 from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, empty_local_fleet, following
 
@@ -323,7 +324,7 @@ async def test_one_host_down_leaves_the_others_and_the_local_fleet_unaffected(re
     local = empty_local_fleet(tmp_path)
     good = remote.host()
     bad = remote.host(name="gone", teamtui="/nonexistent/teamtui")
-    fleet = HostsFleet(local, [good, bad])
+    fleet = Fleet([local, good, bad])
     stop = asyncio.Event()
     batches = []
 

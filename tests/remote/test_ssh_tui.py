@@ -12,7 +12,8 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from teamtui.session.remote import HostsFleet, RemoteHost
+from teamtui.session.fleet import Fleet
+from teamtui.session.remote import RemoteHost
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -50,7 +51,7 @@ def room(remote: Remote, tmp_path: Path) -> tuple[TeamTUI, RemoteHost]:
     """The control room over the one host, with no local team."""
     host = remote.host()
     app = TeamTUI(
-        fleet=HostsFleet(empty_local_fleet(tmp_path), [host]),
+        Fleet([empty_local_fleet(tmp_path), host]),
         config_path=tmp_path / "none.toml",
         cursor_blink=False,
         sync_panes=False,

@@ -13,7 +13,8 @@ import pytest
 
 from teamtui.protocol import stream as wire
 from teamtui.protocol.settings import HostSettings
-from teamtui.session.remote import HostBatch, RemoteHost, RemoteState
+from teamtui.session.remote import RemoteHost, RemoteState
+from teamtui.session.source import FleetBatch
 
 from .conftest import following
 
@@ -60,8 +61,8 @@ def host() -> RemoteHost:
     return RemoteHost(HostSettings("box", "me@box"))
 
 
-def take(h: RemoteHost, *lines: dict) -> HostBatch:
-    batch = HostBatch(host=h.name)
+def take(h: RemoteHost, *lines: dict) -> FleetBatch:
+    batch = FleetBatch(source=h.name)
     for line in lines:
         obj = wire.parse(wire.dumps(line))
         if obj is not None:
@@ -117,7 +118,7 @@ def test_garbage_lines_are_dropped_never_raised(line: bytes) -> None:
     obj = wire.parse(line)
     if obj is not None:  # valid JSON of a known type: every field is checked when taken
         h = host()
-        h._take(obj, HostBatch())
+        h._take(obj, FleetBatch())
         assert h.sessions == {}
 
 
@@ -155,7 +156,7 @@ def test_hostile_values_are_typed_capped_and_cleaned() -> None:
         "errors": [["/x" + ESC, "bad\x00", None], "no", [1, 2, 3]],
         "read_only": {"x": 1},
     }
-    batch = HostBatch()
+    batch = FleetBatch()
     h._take(json.loads(json.dumps(evil)), batch)
     session = h.sessions[("ssh:box", "/srv/p", "t")]
     state = session.state

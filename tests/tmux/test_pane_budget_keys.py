@@ -29,7 +29,7 @@ async def test_keys_answer_while_the_panes_open(tmux_server: TmuxServer, native_
     _add_members(native_root)  # 12 live teammates
     tmux_server.run("set-hook", "-g", "after-split-window", "run-shell 'sleep 2'")
     panes = TmuxPanes(tmux_server.tmux, tmux_server.dashboard, "refactor-auth", max_panes=4)
-    app = TeamTUI(
+    app = TeamTUI.watching(
         native_root, "refactor-auth", None, panes=panes, config_path=tmp_path / "config.toml", cursor_blink=False
     )
 
@@ -42,11 +42,11 @@ async def test_keys_answer_while_the_panes_open(tmux_server: TmuxServer, native_
         assert app.selected == "mate0"
         await pilot.press("slash", "h", "u")
         assert app.focused is not None and app.focused.id == "task-filter"
-        assert app.query_one("#task-filter").value == "hu"
+        assert app.dashboard.query_one("#task-filter").value == "hu"
         await pilot.press("escape", "escape")
         await pilot.press("t")  # hide the panes: answered now, done by the worker in turn
         assert opened() < 4, "the keys were answered after every pane had opened"
-        team = app.query_one(TeamPanel)
+        team = app.dashboard.query_one(TeamPanel)
         for _ in range(200):  # the worker's first news comes before it opens anything
             if "8 without a pane" in str(team.border_subtitle):
                 break

@@ -13,6 +13,7 @@ from teamtui.protocol.layout import find_team
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.shutdown import Outcome
 from teamtui.tui.app import TeamTUI
+from teamtui.tui.widgets.fleet import FleetTable
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
@@ -21,7 +22,7 @@ from .conftest import SIZE, RecordingPanes, cells, log_lines, until
 
 
 def make(root: Path, config: Path, **kw) -> TeamTUI:
-    return TeamTUI(root, None, None, config_path=config, cursor_blink=False, **kw)
+    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False, **kw)
 
 
 def inbox_lines(path: Path) -> list[dict]:
@@ -35,7 +36,7 @@ async def test_message_native_written_then_read(frozen_native, config_file):
         last = inbox_lines(frozen_native / ".teams/refactor-auth/hunter_inbox.jsonl")[-1]
         assert last["type"] == "message" and last["sender"] == "lead" and last["content"] == "rebase first"
         assert any("Message written to hunter" in str(n.message) for n in app._notifications)
-        table = app.query_one(MessageTraffic)
+        table = app.dashboard.query_one(MessageTraffic)
         await until(pilot, lambda: any(r.endswith("| unread | rebase first") for r in cells(table)), "unread shown")
         # The recipient drains its inbox: the message turns read.
         NativeTeam(frozen_native, "refactor-auth").drain("hunter")
@@ -48,7 +49,7 @@ async def test_message_claude_and_escape_cancels(frozen_claude, config_file):
     before = json.loads(inbox.read_text())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()  # the lead is not a row: researcher is first
-        assert app.query_one(TeamPanel).selected == "researcher"
+        assert app.dashboard.query_one(TeamPanel).selected == "researcher"
         await pilot.press("m", *"never sent", "escape")
         assert json.loads(inbox.read_text()) == before
         await pilot.press("m", *"map the grammar", "enter")
@@ -200,7 +201,7 @@ async def test_file_from_another_process_shows_up(frozen_native, config_file):
     notify = app.notify
     app.notify = lambda message, *a, **k: (told.append(str(message)), notify(message, *a, **k))[1]  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
-        main_log = app.query_one("#log-main")
+        main_log = app.dashboard.query_one("#log-main")
         code = (
             "import sys; from teamtui.protocol.native import NativeTeam;"
             "NativeTeam(sys.argv[1], 'refactor-auth').log('hunter', 'from another process', 'error');"
@@ -210,7 +211,7 @@ async def test_file_from_another_process_shows_up(frozen_native, config_file):
         await until(
             pilot, lambda: any("from another process" in line for line in log_lines(main_log)), "log line on screen"
         )
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: any(r.startswith("✓ | 2 ") for r in cells(board)), "task 2 completed on the board")
         await until(pilot, lambda: any("#2 completed" in m for m in told), "a toast says task 2 completed")
 
@@ -228,9 +229,9 @@ async def test_markup_and_escapes_show_literally(frozen_native, config_file):
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        line = "".join(log_lines(app.query_one("#log-main")))  # a long line wraps
+        line = "".join(log_lines(app.dashboard.query_one("#log-main")))  # a long line wraps
         assert "[bold red]x[/] \\x1b]52;c;cHduZWQ=\\x07 \\x1b[31mred \\u202eevil" in line
-        rows = cells(app.query_one(MessageTraffic))
+        rows = cells(app.dashboard.query_one(MessageTraffic))
         assert any("[link=x]lead[/link]" in r and "[bold red]x[/]" in r and "\\x1b]52" in r for r in rows)
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "\u202e" not in svg
@@ -245,7 +246,7 @@ async def test_health_flag_and_clear(frozen_native, config_file):
         os.utime(p, (now, now))
     app = make(frozen_native, config_file, health_timeout=0.5)
     async with app.run_test(size=SIZE) as pilot:
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         await until(pilot, lambda: "⚠ disappeared" in cells(panel)[0], "hunter flagged by the health timer")
         assert any("hunter disappeared" in str(n.message) for n in app._notifications)
         NativeTeam(frozen_native, "refactor-auth").log("hunter", "still here")
@@ -262,9 +263,9 @@ async def test_focus_filter_toggle_help_and_quit(frozen_native, config_file):
         await pilot.press("t")
         assert ("toggle", False) in panes.calls
         await pilot.press("slash", *"review")
-        assert [r.split(" | ")[1] for r in cells(app.query_one(TaskBoard))] == ["5"]
+        assert [r.split(" | ")[1] for r in cells(app.dashboard.query_one(TaskBoard))] == ["5"]
         await pilot.press("escape")
-        assert len(cells(app.query_one(TaskBoard))) == 5
+        assert len(cells(app.dashboard.query_one(TaskBoard))) == 5
         await pilot.press("question_mark")
         assert type(app.screen).__name__ == "HelpScreen"
         await pilot.press("escape", "q")
@@ -274,7 +275,7 @@ async def test_focus_filter_toggle_help_and_quit(frozen_native, config_file):
 async def test_task_detail_shows_chain(frozen_native, config_file):
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        app.query_one(TaskBoard).focus()
+        app.dashboard.query_one(TaskBoard).focus()
         await pilot.press("down", "down", "down", "down", "enter")
         text = app.screen.render_task().plain
         assert "Final review" in text and "#4 pending" in text and "#2 in progress" in text
@@ -299,28 +300,32 @@ async def test_keymap_remap_and_theme_remembered(frozen_native, config_file):
         assert app2.current_theme.name == "teamtui-light"
 
 
-async def test_no_team_screen_picks_team_up_live(tmp_path, config_file):
+async def test_with_no_team_the_room_says_where_it_looks_and_opens_the_first_that_appears(tmp_path, config_file):
     root = tmp_path / "empty"
     root.mkdir()
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert type(app.screen).__name__ == "NoTeamScreen"
-        shown = str(app.screen.query_one("#no-team").query_one("Static").render())
+        assert app.screen is app.fleet.overview
+        shown = str(app.screen.query_one("#fleet-empty").render())
         assert "teamtui demo" in shown and str(root / ".teams") in shown
         await pilot.pause(0.2)
         store = NativeTeam(root, "late-team")
         store.create()
-        await until(pilot, lambda: app.state is not None, "team picked up")
+        await until(pilot, lambda: app.state is not None and app.screen is app.dashboard, "team picked up")
         assert app.state.name == "late-team"
 
 
-async def test_picker_when_several_teams(frozen_native, config_file):
+async def test_several_teams_are_rows_of_the_room_and_enter_opens_one(frozen_native, config_file):
     NativeTeam(frozen_native, "second").create()
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert type(app.screen).__name__ == "TeamPicker"
-        await pilot.press("down", "enter")
+        assert app.screen is app.fleet.overview
+        table = app.screen.query_one(FleetTable)
+        names = [r.split(" | ")[0].split()[0] for r in cells(table)]
+        assert sorted(names) == ["refactor-auth", "second"]
+        table.move_cursor(row=names.index("second"))
+        await pilot.press("enter")
         await until(pilot, lambda: app.state is not None, "picked")
         assert app.state.name == "second"

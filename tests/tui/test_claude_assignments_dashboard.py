@@ -32,19 +32,21 @@ def copy_case(tmp_path: Path, case: str) -> Path:
 
 
 def make(root: Path, config_file: Path) -> TeamTUI:
-    return TeamTUI(root, None, None, config_path=config_file, cursor_blink=False)
+    return TeamTUI.watching(root, None, None, config_path=config_file, cursor_blink=False)
 
 
 async def loaded(pilot, app: TeamTUI) -> None:
     await until(
         pilot,
-        lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 3,
+        lambda: (
+            app.state is not None and app.state.transcripts.ready and app.dashboard.query_one(TeamPanel).row_count == 3
+        ),
         "the transcripts read and the lead's row shown",
     )
 
 
 def row_of(app: TeamTUI, name: str) -> list[str]:
-    return [str(getattr(c, "plain", c)) for c in app.query_one(TeamPanel).get_row(name)]
+    return [str(getattr(c, "plain", c)) for c in app.dashboard.query_one(TeamPanel).get_row(name)]
 
 
 def idle_arrives(sender: str, result: str) -> bytes:
@@ -69,12 +71,12 @@ async def test_the_board_shows_the_leads_assignments_and_says_so(tmp_path, confi
     app = make(copy_case(tmp_path, "tmux-running"), config_file)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: board.row_count == 2, "the two assignments on the board")
         assert cells(board) == ["✓ | a1 | probe alice | alice | completed", "✓ | a2 | probe bob | bob | completed"]
         assert board.border_title == "Tasks · assignments"
-        assert "Tasks 2/2 done" in str(app.query_one(TeamHeader).render())
-        assert not app.query_one(DriftLine).display  # Claude Code 2.1.328: nothing unknown
+        assert "Tasks 2/2 done" in str(app.dashboard.query_one(TeamHeader).render())
+        assert not app.dashboard.query_one(DriftLine).display  # Claude Code 2.1.328: nothing unknown
         # Enter on a row: the Agent call's prompt and the teammate's result in full.
         board.focus()
         board.move_cursor(row=0)
@@ -95,13 +97,13 @@ async def test_current_task_is_the_open_assignment_until_the_teammate_goes_idle(
         await loaded(pilot, app)
         await until(pilot, lambda: row_of(app, "alice")[2].startswith("#a1 probe"), "alice's current task")
         assert row_of(app, "bob")[2].startswith("#a2 probe")
-        assert cells(app.query_one(TaskBoard))[0] == "● | a1 | probe alice | alice | in progress"
+        assert cells(app.dashboard.query_one(TaskBoard))[0] == "● | a1 | probe alice | alice | in progress"
         with lead.open("ab") as fh:
             fh.write(idle_arrives("alice", "all green"))
         await until(pilot, lambda: row_of(app, "alice")[2] == "—", "alice's work done")
         await until(
             pilot,
-            lambda: cells(app.query_one(TaskBoard))[0] == "✓ | a1 | probe alice | alice | completed",
+            lambda: cells(app.dashboard.query_one(TaskBoard))[0] == "✓ | a1 | probe alice | alice | completed",
             "a1 completed",
         )
         assert app.state.board.tasks["a1"].result == "all green"
@@ -112,7 +114,7 @@ async def test_a_real_task_list_wins_on_the_board(tmp_path, config_file):
     app = make(copy_case(tmp_path, "inprocess-running"), config_file)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: board.border_title == "Tasks · task list", "the board's title")
         assert [c.split(" | ")[1] for c in cells(board)] == ["1", "2"]
 
@@ -122,7 +124,7 @@ async def test_a_newer_claude_code_gets_one_quiet_line(tmp_path, config_file):
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        line = app.query_one(DriftLine)
+        line = app.dashboard.query_one(DriftLine)
         assert not line.display
         rec = {"type": "thinking-trace", "sessionId": "421dba11-a86f-4c03-bd8f-13c51d730076", "version": "2.1.999"}
         with (root / LEAD).open("ab") as fh:

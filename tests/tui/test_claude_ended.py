@@ -31,11 +31,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def make(root: Path, tmp_path: Path, team: str | None = None) -> TeamTUI:
-    return TeamTUI(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+    return TeamTUI.watching(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def header(app) -> str:
-    return str(app.query_one(TeamHeader).render())
+    return str(app.dashboard.query_one(TeamHeader).render())
 
 
 def end_team(root: Path) -> None:
@@ -71,8 +71,8 @@ async def test_the_team_stays_on_screen_marked_ended(home, tmp_path):
         await until(pilot, lambda: "ended " in header(app), "the header to say ended")
         assert "ended " in header(app) and "gone" not in header(app)
         # Everything seen is still shown: both tasks and the message.
-        assert len(cells(app.query_one(TaskBoard))) == 2
-        assert any("LEADMSG hello alice" in r for r in cells(app.query_one(MessageTraffic)))
+        assert len(cells(app.dashboard.query_one(TaskBoard))) == 2
+        assert any("LEADMSG hello alice" in r for r in cells(app.dashboard.query_one(MessageTraffic)))
         await pilot.press("m")
         assert type(app.screen).__name__ == "DashboardScreen"
         assert any("Unavailable: the team has ended" in str(n.message) for n in app._notifications)
@@ -108,8 +108,8 @@ async def test_watch_team_opens_an_ended_team_read_only_from_the_journal(home, t
     async with again.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: again.state is not None, "the team opened from the journal")
         assert "ended " in header(again) and TEAM in header(again)
-        assert len(cells(again.query_one(TaskBoard))) == 2
-        rows = cells(again.query_one(MessageTraffic))
+        assert len(cells(again.dashboard.query_one(TaskBoard))) == 2
+        rows = cells(again.dashboard.query_one(MessageTraffic))
         assert any("KEEP ME" in r and "| delivered |" in r for r in rows)
         for key in ("m", "b", "S", "x"):
             await pilot.press(key)

@@ -31,10 +31,10 @@ async def test_backend_activity_and_lead_alive_then_gone(claude_home, tmp_path):
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
-        rows = cells(app.query_one(TeamPanel))
+        rows = cells(app.dashboard.query_one(TeamPanel))
         assert [r.split(" | ")[1:3] for r in rows] == [["alice", "idle·tmux"], ["bob", "idle·tmux"]]
         edit_config(claude_home, lambda cfg: cfg["members"][1].__setitem__("isActive", True))
-        await until(pilot, lambda: "working·tmux" in cells(app.query_one(TeamPanel))[0], "alice working")
+        await until(pilot, lambda: "working·tmux" in cells(app.dashboard.query_one(TeamPanel))[0], "alice working")
 
 
 async def test_in_process_teammates(tmp_path):
@@ -47,7 +47,7 @@ async def test_in_process_teammates(tmp_path):
     app = make(root, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
-        rows = [r.split(" | ")[1:3] for r in cells(app.query_one(TeamPanel))]
+        rows = [r.split(" | ")[1:3] for r in cells(app.dashboard.query_one(TeamPanel))]
         assert [name for name, _ in rows] == ["alice", "bob"] and all(s.endswith("·proc") for _, s in rows)
 
 
@@ -74,9 +74,9 @@ async def test_backend_mark_beside_the_name_with_transcript_columns(tmp_path, si
 
     root = tmp_path / "claude"
     shutil.copytree(EXAMPLES / example, root)
-    app = TeamTUI(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+    app = TeamTUI.watching(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
     async with app.run_test(size=size) as pilot:
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         await until(pilot, lambda: panel.row_count == 3 and "Doing" in panel_lines(panel)[1], "the transcript columns")
         lines = panel_lines(panel)
         # Every header whole, the panel's right border where it belongs: nothing cut or pushed out.

@@ -24,7 +24,7 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
-        table = app.query_one(MessageTraffic)
+        table = app.dashboard.query_one(MessageTraffic)
         # Nothing in the inboxes yet: the empty panel says why it may stay empty.
         await until(pilot, lambda: table.border_subtitle.startswith("none seen yet"), "the empty panel's hint")
         assert "deletes each one once delivered" in table.border_subtitle
@@ -87,9 +87,14 @@ async def test_a_long_message_leaves_each_row_s_state_on_screen(claude_home, tmp
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
-        table = app.query_one(MessageTraffic)
+        table = app.dashboard.query_one(MessageTraffic)
         write_entry(claude_home, "alice", {"from": "teamtui", "text": "LONG-" + "word " * 80})
         await until(pilot, lambda: len(table.ordered_rows) == 1, "the message shown")
-        await pilot.pause()
-        on_screen = [table.render_line(y).text for y in range(table.size.height)]
-        assert any("LONG-" in line and "unread" in line for line in on_screen), on_screen
+
+        def on_screen() -> list[str]:
+            return [table.render_line(y).text for y in range(table.size.height)]
+
+        # Its columns are measured when the table is next idle (DataTable's way), then drawn again.
+        await until(
+            pilot, lambda: any("LONG-" in line and "unread" in line for line in on_screen()), "its state in view"
+        )

@@ -1,5 +1,5 @@
-"""Finding Claude Code 2.1.328 session teams: the picker tells them apart, and a team that
-appears while the no-team screen is open is opened."""
+"""Finding Claude Code 2.1.328 session teams: the room tells them apart, and a team that
+appears while the room waits for one is opened."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ import time
 from pathlib import Path
 
 from teamtui.tui.app import TeamTUI
-from tests.tui.conftest import SIZE, until
+from teamtui.tui.widgets.fleet import FleetTable
+from tests.tui.conftest import SIZE, cells, until
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 
 
 def make(root: Path, tmp_path: Path) -> TeamTUI:
-    return TeamTUI(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+    return TeamTUI.watching(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def my_start() -> str:
@@ -35,19 +36,18 @@ async def test_picker_shows_lead_members_cwd_and_age(tmp_path):
     cfg_path.write_text(json.dumps(cfg))
     app = make(root, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: type(app.screen).__name__ == "TeamPicker", "the picker")
-        options = app.screen.query_one("#team-options")
-        labels = {
-            str(options.get_option_at_index(i).prompt).split()[0]: str(options.get_option_at_index(i).prompt)
-            for i in range(options.option_count)
-        }
-        assert set(labels) == {"session-421dba11", "session-8dd2dc96"}
-        tmux_team, inproc_team = labels["session-421dba11"], labels["session-8dd2dc96"]
-        assert "lead alive · 2 members (alice, bob) · /src/app · started " in tmux_team
-        assert "lead ended · 2 members (alice, bob) · /src/app · started " in inproc_team
-        assert tmux_team.endswith("started 2m ago")
+        table = app.fleet.overview.query_one(FleetTable)
+        await until(pilot, lambda: len(cells(table)) == 2, "both teams in the room")
+        rows = {r.split(" | ")[0].split()[0]: r.split(" | ") for r in cells(table)}
+        assert set(rows) == {"session-421dba11", "session-8dd2dc96"}
+        tmux_team, inproc_team = rows["session-421dba11"], rows["session-8dd2dc96"]
+        # name | kind | lead | members | tasks | needs | tokens | active | where
+        assert tmux_team[2] == "alive" and inproc_team[2] == "ended"
+        assert tmux_team[8] == inproc_team[8] == "/src/app"
+        table.move_cursor(row=[r.split(" | ")[0].split()[0] for r in cells(table)].index("session-421dba11"))
         await pilot.press("enter")
         await until(pilot, lambda: app.state is not None, "the chosen team opened")
+        assert app.state.name == "session-421dba11"
 
 
 async def test_a_session_team_appearing_is_opened(tmp_path):
@@ -56,7 +56,7 @@ async def test_a_session_team_appearing_is_opened(tmp_path):
     (root / "tasks").mkdir()
     app = make(root, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: type(app.screen).__name__ == "NoTeamScreen", "the no-team screen")
+        await until(pilot, lambda: app.screen is app.fleet.overview, "the room, waiting")
         # Claude Code starts an interactive session: its implicit team appears.
         staging = tmp_path / "staging"
         shutil.copytree(EXAMPLES / "tmux-running" / "teams" / "session-421dba11", staging)

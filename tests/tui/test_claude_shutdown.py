@@ -59,7 +59,7 @@ def claude_home(tmp_path: Path):
 
 
 def make(root: Path, tmp_path: Path) -> TeamTUI:
-    return TeamTUI(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+    return TeamTUI.watching(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def entries(root: Path, who: str) -> list[dict]:

@@ -65,5 +65,5 @@ def frozen_session(tmp_path: Path) -> Path:
 def test_main_claude_2_1_328_session(snap_compare, frozen_session, tmp_path):
     config = tmp_path / "config.toml"
     config.write_text('theme = "teamtui-dark"\n', encoding="utf-8")
-    app = TeamTUI(frozen_session, None, None, config_path=config, clock=lambda: NOW, cursor_blink=False)
+    app = TeamTUI.watching(frozen_session, None, None, config_path=config, clock=lambda: NOW, cursor_blink=False)
     assert snap_compare(app, terminal_size=SIZE)

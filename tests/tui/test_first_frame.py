@@ -28,9 +28,9 @@ def late_bindings(monkeypatch: pytest.MonkeyPatch):
 
 
 async def test_the_header_draws_in_the_theme_before_its_binding_starts(frozen_native, config_file, late_bindings):
-    app = TeamTUI(frozen_native, None, None, config_path=config_file, cursor_blink=False)
+    app = TeamTUI.watching(frozen_native, None, None, config_path=config_file, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        header = app.query_one(TeamHeader)
+        header = app.dashboard.query_one(TeamHeader)
         await until(pilot, lambda: header._shown is not None, "the header drawn")
         badge = header._shown.get_style_at_offset(app.console, 1)
         assert badge.bgcolor == Color.parse(app.current_theme.primary)

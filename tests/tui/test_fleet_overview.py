@@ -13,7 +13,8 @@ from textual.widgets._footer import FooterKey
 
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.settings import load_settings
-from teamtui.session.fleet import FleetSession
+from teamtui.session.fleet import Fleet
+from teamtui.session.local import LocalSource
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -50,9 +51,9 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 
 def app_on(machine: dict[str, Path], tmp_path: Path) -> TeamTUI:
     settings = load_settings(tmp_path / "none.toml")
-    fleet = FleetSession(settings, roots=[machine["api"], machine["web"]], cwd=tmp_path, claude_root=machine["claude"])
+    fleet = LocalSource(settings, roots=[machine["api"], machine["web"]], cwd=tmp_path, claude_root=machine["claude"])
     fleet.discover()
-    return TeamTUI(fleet=fleet, config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+    return TeamTUI(Fleet([fleet]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
 
 
 def names(app: TeamTUI) -> list[str]:
@@ -190,9 +191,9 @@ async def test_the_teammate_panes_follow_the_team_on_screen_and_the_overview_has
 
     panes = RecordingPanes()
     settings = load_settings(tmp_path / "none.toml")
-    fleet = FleetSession(settings, roots=[machine["api"], machine["web"]], cwd=tmp_path, claude_root=machine["claude"])
+    fleet = LocalSource(settings, roots=[machine["api"], machine["web"]], cwd=tmp_path, claude_root=machine["claude"])
     fleet.discover()
-    app = TeamTUI(fleet=fleet, panes=panes, config_path=tmp_path / "none.toml", cursor_blink=False)
+    app = TeamTUI(Fleet([fleet]), panes=panes, config_path=tmp_path / "none.toml", cursor_blink=False)
     synced = lambda: [names for call, names in panes.calls if call == "sync"]  # noqa: E731
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: len(names(app)) == 3, "three rows")

@@ -15,7 +15,7 @@ from .test_live_view_guards import big_team, make
 
 
 async def filled_board(app: TeamTUI, pilot, tasks: int) -> TaskBoard:
-    board = app.query_one(TaskBoard)
+    board = app.dashboard.query_one(TaskBoard)
     await until(pilot, lambda: board.row_count == tasks, "the board filled")
     await pilot.pause()
     return board
@@ -24,7 +24,9 @@ async def filled_board(app: TeamTUI, pilot, tasks: int) -> TaskBoard:
 def shown_keys(app: TeamTUI) -> list[str]:
     """The keys the footer shows as usable (the others are dimmed in place)."""
     return [
-        k.key for k in app.query_one(KeyFooter).query_children(FooterKey) if k.display and not k.has_class("-disabled")
+        k.key
+        for k in app.dashboard.query_one(KeyFooter).query_children(FooterKey)
+        if k.display and not k.has_class("-disabled")
     ]
 
 
@@ -54,7 +56,7 @@ async def test_focus_changes_leave_no_key_widgets_behind(tmp_path):
         await pilot.pause()
         gc.collect()
         alive = [o for o in gc.get_objects() if isinstance(o, FooterKey)]
-        assert len(alive) == len(list(app.query(FooterKey)))
+        assert len(alive) == sum(len(list(s.query(FooterKey))) for s in app.screen_stack)  # the overview's bar too
 
 
 async def test_moving_the_focus_renders_no_task_cell_again(tmp_path):

@@ -1,4 +1,4 @@
-"""A Claude Code lead whose process cannot be told alive or ended is shown as unknown, never as ended."""
+"""A Claude Code lead whose process cannot be told alive or ended is shown as unknown, never as ended (the room's row)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from teamtui.tui.screens.picker import describe_team
+from teamtui.protocol.settings import load_settings
+from teamtui.session.local import LocalSource
 
 TEAM = "session-421dba11"
 EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
@@ -29,13 +30,24 @@ def _team_led_by(tmp_path: Path, **lead) -> Path:
     return root
 
 
-def _line(root: Path) -> str:
-    return str(describe_team(root, TEAM, time.time()))
+def _lead(root: Path) -> str:
+    """What the room's row says of the team's lead."""
+    source = LocalSource(
+        load_settings(root / "none.toml"),
+        roots=[root],
+        cwd=root,
+        only_root=root,
+        registry=root / "r",
+        journal=root / "j",
+    )
+    source.discover()
+    (row,) = source.rows(time.time())
+    return row.lead
 
 
 def test_a_lead_in_another_pid_namespace_is_unknown(tmp_path: Path) -> None:
     root = _team_led_by(tmp_path, pid=os.getpid(), procStart="", pidSpace="vm#pid:[1]")
-    assert "lead state unknown · " in _line(root)
+    assert _lead(root) == "unknown"
 
 
 def test_a_lead_psutil_may_not_read_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,15 +56,15 @@ def test_a_lead_psutil_may_not_read_is_unknown(tmp_path: Path, monkeypatch: pyte
         root = _team_led_by(
             tmp_path, pid=child.pid, procStart="", pidSpace="", claimedAt=int(time.time() * 1000) + 5000
         )
-        assert "lead alive · " in _line(root)
+        assert _lead(root) == "alive"
 
         def denied(self):
             raise psutil.AccessDenied(self.pid)
 
         monkeypatch.setattr(psutil.Process, "status", denied)  # as for another user's process where status is private
-        assert "lead state unknown · " in _line(root)
+        assert _lead(root) == "unknown"
     finally:
         child.kill()
         child.wait()
     monkeypatch.undo()
-    assert "lead ended · " in _line(root)
+    assert _lead(root) == "ended"

@@ -48,7 +48,9 @@ def big_team(root: Path, teammates: int, tasks: int) -> NativeTeam:
 
 
 def make(root: Path, tmp_path: Path, **kw) -> TeamTUI:
-    return TeamTUI(root, TEAM, "native", config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False, **kw)
+    return TeamTUI.watching(
+        root, TEAM, "native", config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False, **kw
+    )
 
 
 def filling(board: TaskBoard) -> bool:
@@ -57,14 +59,14 @@ def filling(board: TaskBoard) -> bool:
 
 
 def all_logs_text(app: TeamTUI) -> str:
-    return "\n".join(line for log in app.query(TeammateLog) for line in log_lines(log))
+    return "\n".join(line for log in app.dashboard.query(TeammateLog) for line in log_lines(log))
 
 
 async def test_a_task_update_among_many_redraws_its_row_only(tmp_path):
     team = big_team(tmp_path / "root", 3, FIRST_ROWS + 150)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: board.row_count == FIRST_ROWS + 150 and not filling(board), "every row added")
         rows = dict(board.rows)
         before = cells(board)
@@ -83,7 +85,7 @@ async def test_a_row_not_added_yet_is_added_as_it_is_now(tmp_path):
     big_team(tmp_path / "root", 2, FIRST_ROWS + 300)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: not filling(board) and board.row_count == FIRST_ROWS + 300, "first fill done")
         state = app.state.board
         views = state.views()
@@ -103,10 +105,12 @@ async def test_a_log_line_for_an_offscreen_teammate_writes_to_no_widget(tmp_path
     team = big_team(tmp_path / "root", 20, 5)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        strip = app.query_one("#log-strip")
+        strip = app.dashboard.query_one("#log-strip")
         # Only the panels that fit side by side exist at all (not one per teammate).
         await until(
-            pilot, lambda: strip.panels and len(app.query(TeammateLog)) == 1 + len(strip.panels), "panels placed"
+            pilot,
+            lambda: strip.panels and len(app.dashboard.query(TeammateLog)) == 1 + len(strip.panels),
+            "panels placed",
         )
         shown = list(strip.panels)
         assert len(shown) == strip.capacity() < 19
@@ -123,7 +127,7 @@ async def test_a_log_only_batch_does_not_rebuild_the_team_table(tmp_path):
     team = big_team(tmp_path / "root", 12, 5)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         await until(pilot, lambda: panel.row_count == 12, "team rows")
         rows = dict(panel.rows)
         for i in range(12):
@@ -142,7 +146,7 @@ async def test_a_task_update_moves_no_other_teammates_active_time(tmp_path):
     clock = [time.time()]
     app = make(tmp_path / "root", tmp_path, clock=lambda: clock[0])
     async with app.run_test(size=SIZE) as pilot:
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         await until(pilot, lambda: panel.row_count == 12, "team rows")
         active = {f"mate{i:02d}": str(panel.get_cell(f"mate{i:02d}", "active")) for i in range(12)}
         clock[0] += 30
@@ -163,7 +167,7 @@ async def test_a_new_message_adds_one_row_and_is_in_view(tmp_path):
         team.send("mate00", f"older message {i}", "lead")
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(MessageTraffic)
+        table = app.dashboard.query_one(MessageTraffic)
         await until(pilot, lambda: table.row_count == 40, "messages shown")
         rows = dict(table.rows)
         team.send("mate01", "the newest message", "lead")
@@ -179,7 +183,7 @@ async def test_a_growing_log_keeps_its_scrollbar_right(tmp_path):
     big_team(tmp_path / "root", 2, 3)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        log = app.query_one("#log-main", TeammateLog)
+        log = app.dashboard.query_one("#log-main", TeammateLog)
         await until(pilot, lambda: log_lines(log) != ["no log yet"], "the log filled")
         buffer = app.state.logs[app.selected]
         for i in range(60):
@@ -196,7 +200,7 @@ async def test_opening_and_closing_the_filter_rebuilds_no_row(tmp_path):
     big_team(tmp_path / "root", 2, 30)
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: board.row_count == 30, "the board")
         rows = dict(board.rows)
         await pilot.press("slash")

@@ -19,7 +19,7 @@ from .test_live_view_guards import big_team, make
 
 async def main_log(app: TeamTUI, pilot) -> TeammateLog:
     """The large log panel, once it shows the selected teammate's first line."""
-    log = app.query_one("#log-main", TeammateLog)
+    log = app.dashboard.query_one("#log-main", TeammateLog)
     await until(pilot, lambda: log_lines(log) != ["no log yet"], "the first line")
     return log
 
@@ -36,7 +36,7 @@ async def test_a_long_line_wraps_at_the_panel_width_and_again_on_resize(tmp_path
     app = make(tmp_path / "root", tmp_path)
     words = " ".join(f"word{i:03d}" for i in range(60))
     async with app.run_test(size=SIZE) as pilot:
-        log = app.query_one("#log-main", TeammateLog)
+        log = app.dashboard.query_one("#log-main", TeammateLog)
         team.log(app.selected, words)
         await until(pilot, lambda: any("word059" in row for row in log_lines(log)), "the long line on screen")
         rows = log_lines(log)[1:]
@@ -106,9 +106,9 @@ async def test_a_teammate_s_first_lines_show_from_their_end(tmp_path):
     team.add_member("newcomer", status="working")
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.query_one(TeamPanel).row_count == 3, "the newcomer's row")
-        app.query_one(TeamPanel).move_cursor(row=2)
-        log = app.query_one("#log-main", TeammateLog)
+        await until(pilot, lambda: app.dashboard.query_one(TeamPanel).row_count == 3, "the newcomer's row")
+        app.dashboard.query_one(TeamPanel).move_cursor(row=2)
+        log = app.dashboard.query_one("#log-main", TeammateLog)
         await until(
             pilot, lambda: app.selected == "newcomer" and log_lines(log) == ["no log yet"], "its empty log shown"
         )

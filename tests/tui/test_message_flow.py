@@ -1,4 +1,4 @@
-"""The dashboard's messages: the feed posts TeamChanged per batch, widgets post their own
+"""The dashboard's messages: the fleet's feed posts FleetChanged per batch, widgets post their own
 messages, and a lead-driven shutdown reports progress from the lead's thread while the keys
 keep answering."""
 
@@ -14,7 +14,7 @@ from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.shutdown import DEFAULT_REASON, Outcome, ShutdownRun
 from teamtui.tui.app import TeamTUI
-from teamtui.tui.messages import LeadMessagesDrained, ShutdownProgress, TeamChanged
+from teamtui.tui.messages import FleetChanged, LeadMessagesDrained, ShutdownProgress
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
@@ -28,7 +28,13 @@ def posted(seen: list[Message], kind: type) -> list:
 
 
 def make(root: Path, config: Path, **kw) -> TeamTUI:
-    return TeamTUI(root, None, None, config_path=config, cursor_blink=False, **kw)
+    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False, **kw)
+
+
+def led(root: Path, config: Path, **kw) -> TeamTUI:
+    """The dashboard of a team this process leads (as under `teamtui run`)."""
+    kw.setdefault("on_shutdown", lambda reason, deadline, on_progress: None)
+    return TeamTUI.watching(root, "refactor-auth", "native", config_path=config, cursor_blink=False, **kw)
 
 
 async def test_a_file_change_reaches_the_screen_as_one_team_changed(frozen_native, config_file):
@@ -38,17 +44,22 @@ async def test_a_file_change_reaches_the_screen_as_one_team_changed(frozen_nativ
         await pilot.pause(0.3)  # the watcher is up
         NativeTeam(frozen_native, "refactor-auth").log("hunter", "TOKEN-feed")
         await until(
-            pilot, lambda: any("TOKEN-feed" in line for line in log_lines(app.query_one("#log-main"))), "line shown"
+            pilot,
+            lambda: any("TOKEN-feed" in line for line in log_lines(app.dashboard.query_one("#log-main"))),
+            "line shown",
         )
         batches = [
-            m for m in posted(seen, TeamChanged) if any(c.kind == "log" and c.key == "hunter" for c in m.changes)
+            b
+            for m in posted(seen, FleetChanged)
+            for b in m.batch.changes.values()
+            if any(c.kind == "log" and c.key == "hunter" for c in b.changes)
         ]
         assert len(batches) == 1 and batches[0].changes[-1].entries[-1].text == "TOKEN-feed"
 
 
 async def test_lead_messages_from_another_thread_are_shown(frozen_native, config_file):
     seen: list[Message] = []
-    app = make(frozen_native, config_file)
+    app = led(frozen_native, config_file)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         msg = InboxMessage(
             type="message", sender="hunter", recipient="lead", content="TOKEN-drained", timestamp=1763712100.0
@@ -56,7 +67,7 @@ async def test_lead_messages_from_another_thread_are_shown(frozen_native, config
         thread = threading.Thread(target=app.ingest_lead_messages, args=([msg],))  # as the lead's thread does
         thread.start()
         thread.join()
-        table = app.query_one(MessageTraffic)
+        table = app.dashboard.query_one(MessageTraffic)
         await until(
             pilot, lambda: any("TOKEN-drained" in r for r in cells(table)), "the drained message in the traffic"
         )
@@ -73,7 +84,7 @@ async def test_widgets_post_their_own_messages(frozen_native, config_file):
         await pilot.press("enter")
         assert [m.name for m in posted(seen, TeamPanel.TeammateChosen)] == ["scout"]
         assert ("select", "scout") in panes.calls
-        app.query_one(TaskBoard).focus()
+        app.dashboard.query_one(TaskBoard).focus()
         await pilot.press("down", "enter")
         chosen = [m.task_id for m in posted(seen, TaskBoard.TaskChosen)]
         assert chosen == ["2"] and type(app.screen).__name__ == "TaskDetail"
@@ -106,7 +117,7 @@ async def test_a_lead_driven_shutdown_reports_later_and_keys_still_answer(frozen
     before = requests()
     seen: list[Message] = []
     panes = RecordingPanes()
-    app = make(frozen_native, config_file, panes=panes, on_shutdown=on_shutdown)
+    app = led(frozen_native, config_file, panes=panes, on_shutdown=on_shutdown)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await pilot.press("S")
         app.screen.query_one("#deadline").value = "7"
@@ -147,7 +158,7 @@ async def test_a_lead_that_starts_no_shutdown_is_reported(frozen_native, config_
     def on_shutdown(reason, deadline, on_progress) -> None:
         threading.Thread(target=on_progress, args=(None,)).start()
 
-    app = make(frozen_native, config_file, on_shutdown=on_shutdown)
+    app = led(frozen_native, config_file, on_shutdown=on_shutdown)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("S", "enter")
         await until(
@@ -160,7 +171,7 @@ async def test_a_lead_that_is_gone_is_reported(frozen_native, config_file):
     def on_shutdown(reason, deadline, on_progress) -> None:
         raise RuntimeError("the lead has exited")
 
-    app = make(frozen_native, config_file, on_shutdown=on_shutdown)
+    app = led(frozen_native, config_file, on_shutdown=on_shutdown)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("S", "enter")
         assert any("Shutdown not started: the lead has exited" in str(n.message) for n in app._notifications)
@@ -187,11 +198,13 @@ async def test_a_failing_batch_is_told_and_the_feed_goes_on(frozen_native, confi
         team.log("hunter", "TOKEN-lost-then-found")
         await until(
             pilot,
-            lambda: any("Could not apply a change: TOKEN-fault" in str(n.message) for n in app._notifications),
+            lambda: any(
+                "could not apply a change (RuntimeError: TOKEN-fault)" in str(n.message) for n in app._notifications
+            ),
             "told",
         )
         # The feed restarted: its first batch re-reads what changed meanwhile, and later lines still arrive.
-        main_log = app.query_one("#log-main")
+        main_log = app.dashboard.query_one("#log-main")
         await until(
             pilot,
             lambda: any("TOKEN-lost-then-found" in line for line in log_lines(main_log)),

@@ -13,22 +13,22 @@ from .conftest import SIZE
 
 
 def header_text(app: TeamTUI) -> str:
-    return str(app.query_one(TeamHeader).render())
+    return str(app.dashboard.query_one(TeamHeader).render())
 
 
 def keys_drawn_whole(app: TeamTUI) -> bool:
     """Every key is as wide as what it shows (a key laid out for the other breakpoint cut its text)."""
-    keys = [k for k in app.query(FooterKey) if k.action != "command_palette"]
+    keys = [k for k in app.dashboard.query(FooterKey) if k.action != "command_palette"]
     return bool(keys) and all(k.region.width == len(str(k.render())) for k in keys)
 
 
 def side_by_side(app: TeamTUI) -> bool:
-    left, right = app.query_one("#left").region, app.query_one("#right").region
+    left, right = app.dashboard.query_one("#left").region, app.dashboard.query_one("#right").region
     return right.x >= left.right and right.y == left.y
 
 
 async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_native, config_file):
-    app = TeamTUI(frozen_native, None, None, config_path=config_file, cursor_blink=False)
+    app = TeamTUI.watching(frozen_native, None, None, config_path=config_file, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert side_by_side(app) and app.screen.has_class("-wide") and keys_drawn_whole(app)
@@ -37,11 +37,11 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         await pilot.resize_terminal(88, 44)
         await pilot.pause()
         assert app.screen.has_class("-narrow") and not side_by_side(app)
-        left, right = app.query_one("#left").region, app.query_one("#right").region
+        left, right = app.dashboard.query_one("#left").region, app.dashboard.query_one("#right").region
         assert left.width == right.width == 88 and right.y >= left.bottom
-        team = app.query_one(TeamPanel)
+        team = app.dashboard.query_one(TeamPanel)
         assert team.virtual_size.width <= team.scrollable_content_region.width  # no column cut off
-        keys = list(app.query(FooterKey))
+        keys = list(app.dashboard.query(FooterKey))
         assert {k.action for k in keys if k.display} >= {"message", "broadcast", "shutdown_team", "quit"}
         assert all(
             k.region.width and k.region.right <= 88 for k in keys if k.display
@@ -56,7 +56,7 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         # A classic 80-column terminal: every key but the palette's whole, a space after each.
         await pilot.resize_terminal(80, 30)
         await pilot.pause()
-        keys = [k for k in app.query(FooterKey) if k.display]
+        keys = [k for k in app.dashboard.query(FooterKey) if k.display]
         assert {k.action for k in keys} >= {"message", "broadcast", "shutdown_team", "quit"}
         assert all(k.region.width and k.region.right <= 80 for k in keys)
         assert keys_drawn_whole(app) and all(str(k.render()).endswith(" ") for k in keys)

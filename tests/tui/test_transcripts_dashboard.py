@@ -17,7 +17,7 @@ from teamtui.protocol.locks import DirLock
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.format import compact_count
 from teamtui.protocol.claude.transcripts import TranscriptFinder
-from teamtui.tui.messages import TeamChanged, TranscriptsCounted
+from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.request import RequestDetail
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.team import TeamPanel
@@ -38,7 +38,7 @@ def copy_case(tmp_path: Path, case: str) -> Path:
 
 
 def make(root: Path, config_file: Path) -> TeamTUI:
-    return TeamTUI(root, None, None, config_path=config_file, cursor_blink=False)
+    return TeamTUI.watching(root, None, None, config_path=config_file, cursor_blink=False)
 
 
 def transcript_of(app: TeamTUI, member: str) -> Path:
@@ -86,13 +86,15 @@ def usage_total(path: Path) -> int:
 async def loaded(pilot, app: TeamTUI) -> None:
     await until(
         pilot,
-        lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 3,
+        lambda: (
+            app.state is not None and app.state.transcripts.ready and app.dashboard.query_one(TeamPanel).row_count == 3
+        ),
         "the transcripts read and the lead's row shown",
     )
 
 
 def row_of(app: TeamTUI, name: str) -> list[str]:
-    panel = app.query_one(TeamPanel)
+    panel = app.dashboard.query_one(TeamPanel)
     return [str(getattr(c, "plain", c)) for c in panel.get_row(name)]
 
 
@@ -107,11 +109,11 @@ async def test_every_member_has_its_transcript_in_a_log_panel(case, tmp_path, co
         lead = [e.text for e in app.state.logs["team-lead"].since(0)]
         assert "Agent: alice" in lead and "Agent: bob" in lead
         assert not any(t.startswith("{") for t in lead)
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         panel.move_cursor(row=panel.get_row_index("team-lead"))
         await until(
             pilot,
-            lambda: any("Agent: bob" in line for line in log_lines(app.query_one("#log-main"))),
+            lambda: any("Agent: bob" in line for line in log_lines(app.dashboard.query_one("#log-main"))),
             "the lead's log shown",
         )
         # The teammates' own transcripts: each got its first prompt from the lead.
@@ -125,7 +127,7 @@ async def test_a_bash_call_appended_to_a_transcript_shows_in_its_panel_and_row(c
     app = make(copy_case(tmp_path, case), config_file)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await loaded(pilot, app)
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         panel.move_cursor(row=panel.get_row_index("bob"))
         await until(pilot, lambda: app.selected == "bob", "bob selected")
         with transcript_of(app, "bob").open("ab") as fh:
@@ -134,13 +136,17 @@ async def test_a_bash_call_appended_to_a_transcript_shows_in_its_panel_and_row(c
         await until(
             pilot,
             lambda: any(
-                isinstance(m, TeamChanged) and any(c.key == "bob" and c.entries for c in m.changes) for m in seen
+                isinstance(m, FleetChanged)
+                and any(c.key == "bob" and c.entries for b in m.batch.changes.values() for c in b.changes)
+                for m in seen
             ),
-            "a TeamChanged with bob's new entry",
+            "a FleetChanged with bob's new entry",
         )
         await until(
             pilot,
-            lambda: any("Bash: pytest -q tests/[bold]auth" in line for line in log_lines(app.query_one("#log-main"))),
+            lambda: any(
+                "Bash: pytest -q tests/[bold]auth" in line for line in log_lines(app.dashboard.query_one("#log-main"))
+            ),
             "the call in bob's log panel, markup shown as text",
         )
         await until(pilot, lambda: "Bash: pytest -q" in row_of(app, "bob")[3], "the call in bob's Doing column")
@@ -180,7 +186,7 @@ async def test_the_token_column_is_the_transcripts_usage(case, tmp_path, config_
         totals = sum(usage_total(transcript_of(app, m)) for m in ("team-lead", "alice", "bob"))
         await until(
             pilot,
-            lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain,
+            lambda: f"{compact_count(totals)} tokens" in app.dashboard.query_one("#header")._shown.plain,
             "the team's total in the header",
         )
         # The model (claude-opus-5-5) has no known window: no context share is guessed.
@@ -210,10 +216,11 @@ async def test_the_first_screen_shows_the_logs_and_the_tokens_follow(tmp_path, c
     when_counted: dict[str, object] = {}
 
     def hook(message) -> None:
-        if isinstance(message, TranscriptsCounted) and not when_counted:  # on the screen's loop, before it is handled
+        counted = isinstance(message, FleetChanged) and any(b.heads for b in message.batch.changes.values())
+        if counted and not when_counted:  # on the app's loop, before it is handled
             when_counted.update(
                 row=row_of(app, "alice"),
-                header=app.query_one("#header")._shown.plain,
+                header=app.dashboard.query_one("#header")._shown.plain,
                 log=[e.text for e in app.state.logs["alice"].since(0)][-2:],
             )
 
@@ -229,7 +236,7 @@ async def test_the_first_screen_shows_the_logs_and_the_tokens_follow(tmp_path, c
         totals = sum(usage_total(transcript_of(app, m)) for m in ("team-lead", "alice", "bob"))
         await until(
             pilot,
-            lambda: f"{compact_count(totals)} tokens" in app.query_one("#header")._shown.plain,
+            lambda: f"{compact_count(totals)} tokens" in app.dashboard.query_one("#header")._shown.plain,
             "the team's total in the header",
         )
 
@@ -251,7 +258,7 @@ async def test_a_permission_request_waits_in_the_strip_until_answered(tmp_path, 
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        strip = app.query_one(NeedsYouStrip)
+        strip = app.dashboard.query_one(NeedsYouStrip)
         assert not strip.display and strip.items == []
         request = {
             "type": "permission_request",
@@ -293,7 +300,7 @@ async def test_an_interrupted_teammate_needs_you_until_it_writes_again(tmp_path,
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        strip = app.query_one(NeedsYouStrip)
+        strip = app.dashboard.query_one(NeedsYouStrip)
         notice = {"type": "idle_notification", "from": "bob", "timestamp": iso_now(), "idleReason": "interrupted"}
         write_inbox(
             team, "team-lead", {"from": "bob", "text": json.dumps(notice), "timestamp": iso_now(), "read": False}
@@ -312,10 +319,10 @@ async def test_an_interrupted_teammate_needs_you_until_it_writes_again(tmp_path,
 async def test_a_native_team_has_no_strip_and_its_usual_columns(frozen_native, config_file):
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.query_one(TeamPanel).row_count > 0, "the team shown")
+        await until(pilot, lambda: app.dashboard.query_one(TeamPanel).row_count > 0, "the team shown")
         assert app.state.transcripts is None
-        assert not app.query_one(NeedsYouStrip).display
-        assert [str(c.label) for c in app.query_one(TeamPanel).columns.values()] == [
+        assert not app.dashboard.query_one(NeedsYouStrip).display
+        assert [str(c.label) for c in app.dashboard.query_one(TeamPanel).columns.values()] == [
             "",
             "Teammate",
             "Status",
@@ -323,7 +330,7 @@ async def test_a_native_team_has_no_strip_and_its_usual_columns(frozen_native, c
             "Active",
             "✉",
         ]
-        assert cells(app.query_one(TeamPanel))
+        assert cells(app.dashboard.query_one(TeamPanel))
 
 
 async def test_a_teammate_spawned_while_watching_gets_its_transcript(tmp_path, config_file):
@@ -341,7 +348,11 @@ async def test_a_teammate_spawned_while_watching_gets_its_transcript(tmp_path, c
     async with app.run_test(size=SIZE) as pilot:
         await until(
             pilot,
-            lambda: app.state is not None and app.state.transcripts.ready and app.query_one(TeamPanel).row_count == 2,
+            lambda: (
+                app.state is not None
+                and app.state.transcripts.ready
+                and app.dashboard.query_one(TeamPanel).row_count == 2
+            ),
             "the lead and alice shown",
         )
         assert "bob" not in app.state.logs
@@ -351,7 +362,7 @@ async def test_a_teammate_spawned_while_watching_gets_its_transcript(tmp_path, c
         config.write_text(json.dumps(full, indent=2))
         await until(
             pilot,
-            lambda: app.query_one(TeamPanel).row_count == 3 and "bob" in app.state.logs,
+            lambda: app.dashboard.query_one(TeamPanel).row_count == 3 and "bob" in app.state.logs,
             "bob's row and transcript",
         )
         assert any(e.text.startswith("← team-lead: TMBOB") for e in app.state.logs["bob"].since(0))

@@ -26,7 +26,7 @@ def type_fast(app: TeamTUI, text: str) -> None:
 
 
 def make(root, config, panes=None) -> TeamTUI:
-    return TeamTUI(root, None, None, config_path=config, cursor_blink=False, panes=panes)
+    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False, panes=panes)
 
 
 async def test_a_fast_slash_and_query_filters_the_board_and_toggles_nothing(frozen_native, config_file):
@@ -36,12 +36,12 @@ async def test_a_fast_slash_and_query_filters_the_board_and_toggles_nothing(froz
         await pilot.pause()
         type_fast(app, "/tests")
         await pilot.pause()
-        assert app.query_one("#task-filter").value == "tests"
-        assert [r.split(" | ")[1] for r in cells(app.query_one(TaskBoard))] == ["2"]
+        assert app.dashboard.query_one("#task-filter").value == "tests"
+        assert [r.split(" | ")[1] for r in cells(app.dashboard.query_one(TaskBoard))] == ["2"]
         assert not [c for c in panes.calls if c[0] == "toggle"]  # its "t"s were text, not the panes key
         type_fast(app, "mb/")  # the keys that open things are text while the filter has focus
         await pilot.pause()
-        assert app.query_one("#task-filter").value == "testsmb/" and len(app.screen_stack) == 1
+        assert app.dashboard.query_one("#task-filter").value == "testsmb/" and app.screen is app.dashboard  # no dialog
 
 
 async def test_a_fast_m_and_message_keeps_every_key_and_quits_nothing(frozen_native, config_file):

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from teamtui.tui.app import TeamTUI
+from teamtui.tui.widgets.fleet import FleetTable
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
@@ -34,11 +35,11 @@ def copy_case(tmp_path: Path, case: str) -> Path:
 
 
 def make(root: Path, tmp_path: Path, team: str | None = None) -> TeamTUI:
-    return TeamTUI(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+    return TeamTUI.watching(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def header(app: TeamTUI) -> str:
-    shown = app.query_one(TeamHeader)._shown
+    shown = app.dashboard.query_one(TeamHeader)._shown
     return shown.plain if shown is not None else ""
 
 
@@ -48,10 +49,10 @@ async def test_a_failed_run_on_the_dashboard(tmp_path):
         await until(
             pilot, lambda: app.state is not None and app.state.transcripts.ready, "the run and its transcripts read"
         )
-        panel = app.query_one(TeamPanel)
+        panel = app.dashboard.query_one(TeamPanel)
         await until(pilot, lambda: panel.row_count == 3, "a row per agent")
         assert [str(r.key.value) for r in panel.ordered_rows] == ["alpha", "beta", "gamma"]
-        board = cells(app.query_one(TaskBoard))
+        board = cells(app.dashboard.query_one(TaskBoard))
         assert [row.split(" | ")[1:3] for row in board][::2] == [["1", "alpha"], ["3", "gamma"]]
         assert board[1].split(" | ")[2].startswith("beta\nfailed: API Error: 400 WFBROKEN")  # why, under the subject
         assert [row.split(" | ")[-1] for row in board] == ["completed", "failed", "completed"]
@@ -61,14 +62,14 @@ async def test_a_failed_run_on_the_dashboard(tmp_path):
         panel.move_cursor(row=panel.get_row_index("gamma"))
         await until(
             pilot,
-            lambda: any("RESULT-C" in line for line in log_lines(app.query_one("#log-main"))),
+            lambda: any("RESULT-C" in line for line in log_lines(app.dashboard.query_one("#log-main"))),
             "gamma's log shown",
         )
         # `m` on an agent: nothing to write to.
         await pilot.press("m")
         assert type(app.screen).__name__ == "DashboardScreen"
         assert any("Unavailable: a workflow run takes no messages" in str(n.message) for n in app._notifications)
-        assert app.query_one(MessageTraffic).border_subtitle == "a workflow run takes no messages"
+        assert app.dashboard.query_one(MessageTraffic).border_subtitle == "a workflow run takes no messages"
 
 
 async def test_a_running_run_completes_on_screen(tmp_path):
@@ -76,7 +77,7 @@ async def test_a_running_run_completes_on_screen(tmp_path):
     app = make(root, tmp_path, team=RUNNING)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: "workflow running" in header(app), "the running run")
-        board = app.query_one(TaskBoard)
+        board = app.dashboard.query_one(TaskBoard)
         assert [row.split(" | ")[-1] for row in cells(board)] == ["completed", "completed", "in progress"]
         # The run ends: gamma's result in the journal, then the record.
         session = root / "projects" / "-src-app" / "2dea95bc-8389-45c4-becb-755f5c99e7ad"
@@ -90,20 +91,19 @@ async def test_a_running_run_completes_on_screen(tmp_path):
         await until(pilot, lambda: "workflow completed" in header(app), "the run completed")
 
 
-async def test_the_picker_lists_a_run_beside_a_session_team(tmp_path):
+async def test_the_room_lists_a_run_beside_a_session_team(tmp_path):
     root = copy_case(tmp_path, "completed")
     shutil.copytree(EXAMPLES / "tmux-running" / "teams", root / "teams")
     app = make(root, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: type(app.screen).__name__ == "TeamPicker", "the picker")
-        options = app.screen.query_one("#team-options")
-        labels = {
-            str(options.get_option_at_index(i).prompt).split()[0]: str(options.get_option_at_index(i).prompt)
-            for i in range(options.option_count)
-        }
-        assert set(labels) == {"session-421dba11", RUNNING}
-        assert "workflow run completed · 3 members (alpha, beta, gamma) · /src/app · started " in labels[RUNNING]
-        assert "lead " in labels["session-421dba11"]
-        await pilot.press("down", "enter")
+        table = app.fleet.overview.query_one(FleetTable)
+        await until(pilot, lambda: len(cells(table)) == 2, "both in the room")
+        rows = {r.split(" | ")[0].split()[0]: r.split(" | ") for r in cells(table)}
+        assert set(rows) == {"session-421dba11", RUNNING}
+        # name | kind | lead (a run: its status) | members | tasks | needs | tokens | active | where
+        assert rows[RUNNING][2] == "completed" and rows[RUNNING][4] == "3/3" and rows[RUNNING][8] == "/src/app"
+        assert rows["session-421dba11"][2] in ("alive", "ended", "unknown")
+        table.move_cursor(row=[r.split(" | ")[0].split()[0] for r in cells(table)].index(RUNNING))
+        await pilot.press("enter")
         await until(pilot, lambda: app.state is not None and app.state.name == RUNNING, "the run opened")
         await until(pilot, lambda: "workflow completed" in header(app), "its header")

@@ -174,6 +174,8 @@ def discover_fleet(
     add(_run_team(e) for e in live_runs(registry))
     add(_teams_under(_claude_root(claude_root), "claude", "claude"))
     add(_teams_under(Path.cwd() if cwd is None else Path(cwd), "native", "native"))
+    since = now - settings.fleet_keep_hours * HOUR
+    claude_roots = [_claude_root(claude_root)]
     for root in explicit_roots(roots, settings):
         if not root.is_dir():
             fleet.problems.append(f"{root}: not a folder (a root in config.toml or on the command line)")
@@ -181,9 +183,12 @@ def discover_fleet(
         layout = detect_layout(root)
         if layout is not None:
             add(_teams_under(root, layout, layout))
-    add(_workflow_runs(_claude_root(claude_root), now - settings.fleet_keep_hours * HOUR, now))
+        if layout != "native" and (root / "projects").is_dir():
+            claude_roots.append(root)  # a Claude Code folder named as a root: its workflow runs too
+    for claude in dict.fromkeys(claude_roots):
+        add(_workflow_runs(claude, since, now))
     if ended:
-        add(_ended_teams(journal, now - settings.fleet_keep_hours * HOUR, set(found)))
+        add(_ended_teams(journal, since, set(found)))
     fleet.teams = list(found.values())
     return fleet
 

@@ -32,6 +32,16 @@ def _skipped(name: str) -> bool:
     return name.startswith(".") or ".deleted-" in name
 
 
+# A config.json that is there but does not read: the team is still opened (its dashboard says what
+# is wrong and shows the rest; a peer may be rewriting it). Every other problem keeps it closed.
+CONFIG_PROBLEM = "config.json: "
+
+
+def opens_despite(problem: str | None) -> bool:
+    """Whether a team folder with `problem` (folder_problem's) is opened all the same."""
+    return problem is None or problem.startswith(CONFIG_PROBLEM)
+
+
 def folder_problem(folder: Path) -> str | None:
     """Why the team folder `folder` cannot be shown as a team, or None when its config reads."""
     name = folder.name
@@ -48,9 +58,9 @@ def folder_problem(folder: Path) -> str | None:
     if isinstance(data, ReadError):
         if data.reason == "file not found":
             return "half-written: no config.json yet"
-        return f"config.json: {data.reason}"
+        return f"{CONFIG_PROBLEM}{data.reason}"
     if not isinstance(data, dict):
-        return f"config.json: expected a JSON object, got {type(data).__name__}"
+        return f"{CONFIG_PROBLEM}expected a JSON object, got {type(data).__name__}"
     return None
 
 

@@ -2,23 +2,30 @@
 demand (kept, with its state, while the person looks elsewhere), the "needs you" items across
 teams, and the calls to the person (bell, desktop notification, their command).
 
-The app owns one whenever the command line found teams without being told which one (with a
-lone team it opens that team's dashboard at once); `--team`, `run` and `demo` show one team
-without it.
+Every app has one: whatever teamtui was opened on, its teams come through here. A team asked for
+by name (`--team`, `run`, `demo`) or a lone team has its dashboard opened at once; escape shows
+the overview.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.timer import Timer
+from textual.worker import Worker
 
 from teamtui.notify.events import NotifyEvent
 from teamtui.protocol.fleet.overview import order_rows
+from teamtui.protocol.models import Message
+from teamtui.protocol.settings import Settings
 from teamtui.session.alerts import Alerts, Need
-from teamtui.session.fleet import FleetBatch, FleetSession, Key
-from teamtui.session.remote import HostBatch, HostsFleet
+from teamtui.session.fleet import Fleet, first_of
+from teamtui.session.source import FleetBatch, Key
+from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -29,17 +36,33 @@ if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
 
 
+# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
+FEED_RESTART_AFTER = 1.0
+
+
 class FleetControl:
-    # `app` is the TeamTUI (loosely typed: its module imports this one).
-    # `fleet`: this machine's teams, or (HostsFleet, session/remote.py) those and each [[hosts]] machine's over ssh,
-    # behind the same sessions / rows / problems / follow.
+    """The overview, the open teams' screens and the calls, for the app (`app`) it serves."""
+
     def __init__(
-        self, app: Any, fleet: FleetSession | HostsFleet, *, log_limit: int, cursor_blink: bool, sync_panes: bool
+        self,
+        app: App[None],
+        fleet: Fleet,
+        *,
+        panes: TeammatePanes,
+        settings: Settings,
+        terminal_write: Callable[[str], None],
+        focus: str | None = None,
+        log_limit: int,
+        cursor_blink: bool,
+        sync_panes: bool,
     ):
         self.app = app
         self.fleet = fleet
+        self.panes, self.settings, self.terminal_write = panes, settings, terminal_write
+        self.focus = focus  # the team asked for by name: opened as soon as it is there
         self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
-        self.overview = FleetScreen(clock=fleet.clock)
+        self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)
+        self.current: DashboardScreen | None = None  # the team's screen last opened
         self.alerts = Alerts()
         self.notifier: Notifier | None = None
         self._early: list[NotifyEvent] = []  # called before the notifier was built: sent once it is
@@ -47,27 +70,52 @@ class FleetControl:
         self.dashboards: dict[str, DashboardScreen] = {}  # row key -> its team's screen, once opened
         self.order: list[str] = []  # row keys in the overview's order
         self._stop = asyncio.Event()
-        self._health_timer: Any = None
-        self._prune_timer: Any = None
+        self._health_timer: Timer | None = None
+        self._waiting = False  # the room started empty: the first team to appear is opened
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
         """On the app's mount: the first rows, the feed, and the channels that call the person."""
         self.look(self.fleet.sessions)
         self.show()
-        if len(self.order) == 1 and not getattr(self.fleet, "hosts", None):
-            self.open_team(self.order[0])  # one team: its dashboard, as ever (escape shows the room)
-        self.app.run_worker(self._follow(), group="fleet", exclusive=True, exit_on_error=False)
+        if not self._open_focus() and len(self.order) == 1 and self.focus is None:
+            only = self.fleet.sessions.get(_key_of(self.order[0]))
+            if only is not None and only.panes_on == "":
+                self.open_team(self.order[0])  # one team of this machine: its dashboard (escape shows the room)
+        self._waiting = not self.order and self.focus is None  # no team yet: the first to appear is opened
+        self._follow()
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)
-        self._prune_timer = self.app.set_interval(60.0, self._prune)
+        self.app.set_interval(60.0, self._prune)
+
+    def _open_focus(self) -> bool:
+        """The team asked for by name, opened once it is there; True when it was."""
+        if self.focus is None:
+            return False
+        for key, row in self.overview.rows:
+            if row.team.name == self.focus and _key_of(key) in self.fleet.sessions:
+                self.focus = None  # once: escape then shows the room for good
+                self.overview.looking_for = None
+                self.open_team(key)
+                return True
+        return False
+
+    def _follow(self) -> None:
+        self.app.run_worker(self._feed(), name="The fleet's feed", group="fleet", exclusive=True, exit_on_error=False)
+
+    def worker_failed(self, worker: Worker) -> None:
+        """A worker of the app failed: said on screen; the feed starts again (its first batch re-reads
+        what changed meanwhile), at most once a second."""
+        self.app.notify(f"{worker.name or 'A task'} failed: {worker.error}", severity="error", markup=False)
+        if worker.group == "fleet" and not self._stop.is_set():
+            self.app.set_timer(FEED_RESTART_AFTER, self._follow)
 
     def _build_notifier(self) -> None:
         """Inside tmux it asks tmux whether passthrough is on: a subprocess, so in a thread."""
         from teamtui.notify.build import build_notifier
 
         notifier = build_notifier(
-            self.app.settings.notify,
-            self.app.terminal_write,
+            self.settings.notify,
+            self.terminal_write,
             on_problem=lambda text: self.app.call_from_thread(self._problem, text),
         )
         self.app.call_from_thread(self._notifier_ready, notifier)
@@ -83,9 +131,12 @@ class FleetControl:
     def _problem(self, text: str) -> None:
         self.app.notify(text, title="notifications", severity="warning", markup=False)
 
-    async def _follow(self) -> None:
+    async def _feed(self) -> None:
+        """Post each batch of the fleet's feed, and ask for the next once it is on screen."""
         async for batch in self.fleet.follow(self._stop):
-            self.app.post_message(FleetChanged(batch))
+            shown = asyncio.Event()
+            self.app.post_message(FleetChanged(batch, shown))
+            await first_of(shown, self._stop)
 
     def stop(self) -> None:
         self._stop.set()
@@ -107,12 +158,27 @@ class FleetControl:
                     screen.apply_changes(team_batch.changes, full=team_batch.full)
                 except Exception as exc:  # noqa: BLE001 - one team's bad batch must not stop the room
                     self.app.notify(f"Could not apply a change: {exc}", severity="error", markup=False)
-        if isinstance(batch, HostBatch):  # a remote host's word: a request's result, the connection lost or back
-            for text, severity in batch.notices:
-                self.app.notify(text, severity=severity, markup=False)
+        for text, severity in batch.notices:  # a source's word: a request's result, a connection lost or back
+            self.app.notify(text, severity=severity, markup=False)  # type: ignore[arg-type]
         self.look([*batch.changes, *batch.appeared])
         # Only the rows of the teams it touched are built again (a host's rows are its stream's: cheap).
         self.show(None if batch.gone or batch.rediscovered else {*batch.changes, *batch.appeared})
+        if self.focus is not None and batch.appeared:
+            self._open_focus()
+        elif self._waiting and batch.appeared and self.order:
+            self._waiting = False
+            if self.app.screen is self.overview:  # the person has not gone elsewhere meanwhile
+                self.open_team(row_key(batch.appeared[0]))
+
+    def lead_messages(self, messages: list[Message], recipient: str) -> None:
+        """What the lead of this process drained from an inbox before the feed read it: into the team it leads."""
+        for key, session in self.fleet.sessions.items():
+            if session.on_shutdown is None:
+                continue
+            changes = session.ingest(recipient, messages)  # kept even if not drawn
+            screen = self.dashboards.get(row_key(key))
+            if screen is not None and screen.drawable and changes:
+                screen.apply_changes(changes)
 
     def look(self, keys: Iterable[Key]) -> None:
         """Each team's needs again; what is new calls the person."""
@@ -157,7 +223,7 @@ class FleetControl:
             self.show()
 
     def show(self, changed: set[Key] | None = None) -> None:
-        """The overview as the sessions are now; with `changed`, rows of other teams may be kept (FleetSession.rows)."""
+        """The overview as the sessions are now; with `changed`, rows of other teams may be kept (LocalSource.rows)."""
         if not self.app.is_running:  # quitting (a timer may still fire): the overview's widgets are going
             return
         now = self.fleet.clock()
@@ -168,19 +234,21 @@ class FleetControl:
         rows = order_rows(rows)  # again: the counts just set decide who comes first
         self.order = [row_key(r.team.key) for r in rows]
         needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: n.since or 0.0)
+        if not rows or self.focus is not None:  # said on the overview while nothing (or not that team) is there
+            self.overview.looked_at, self.overview.left_out = self.fleet.looked_at(), self.fleet.left_out()
         self.overview.show([(row_key(r.team.key), r) for r in rows], needs, self.fleet.problems)
         self.overview.show_muted(self.muted_until)
 
     # ------------------------------------------------------------------ moving between teams
     def open_team(self, key: str, need: Need | None = None) -> None:
-        session = self.fleet.sessions.get(tuple(key.split("\x00")))  # type: ignore[arg-type]
+        session = self.fleet.sessions.get(_key_of(key))
         if session is None:
             self.app.notify("This team cannot be shown: its row says why.", severity="warning")
             return
         screen = self.dashboards.get(key)
         if screen is None:
             screen = DashboardScreen(
-                panes=self.app.panes,
+                panes=self.panes,
                 clock=self.fleet.clock,
                 log_limit=self.log_limit,
                 cursor_blink=self.cursor_blink,
@@ -188,9 +256,9 @@ class FleetControl:
             )
             self.dashboards[key] = screen
             self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
-            screen.open_session(session, follow=False)
-        self.app.dashboard = screen
-        self.app.panes.team = session.store.name  # the panes follow the team on screen
+            screen.open_session(session)
+        self.current = screen
+        self.panes.team = session.name  # the panes follow the team on screen
         self.app.sub_title = session.name
         if self.app.screen is self.overview or not isinstance(self.app.screen, DashboardScreen):
             self.app.push_screen(screen)
@@ -215,7 +283,7 @@ class FleetControl:
             self.app.sub_title = ""
             self.app.refresh_bindings()
             if self.sync_panes:  # the overview is no team's: its follow panes close (adopted ones stay)
-                self.app.panes.sync([])
+                self.panes.sync([])
 
     # ------------------------------------------------------------------ muting
     @property
@@ -230,7 +298,7 @@ class FleetControl:
             self.notifier.unmute()
             self.app.notify("Notifications on")
         else:
-            until = self.notifier.mute(self.app.settings.notify.mute_minutes * 60)
+            until = self.notifier.mute(self.settings.notify.mute_minutes * 60)
             self.app.notify(f"Notifications muted until {time.strftime('%H:%M', time.localtime(until))} (z again: on)")
         self.overview.show_muted(self.muted_until)
         for screen in self.dashboards.values():  # each team's header says it too
@@ -240,3 +308,9 @@ class FleetControl:
         if screen.is_mounted and screen.drawable and screen.session is not None:
             screen.query_one(TeamHeader).muted_until = self.muted_until
             screen.panels.header()
+
+
+def _key_of(row_key: str) -> Key:
+    """A row's key (tui/widgets/fleet.py row_key) back as the fleet's."""
+    where, root, name = (row_key.split("\x00") + ["", "", ""])[:3]
+    return (where, root, name)

@@ -4,12 +4,10 @@ concerns (controllers/panels.py) and turns keys into the session's actions (the 
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from textual import on, work
+from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -25,7 +23,6 @@ from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.protocol.state import TeamState
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
-from teamtui.tui.collector import first_load
 from teamtui.tui.controllers.health_watch import HealthWatch
 from teamtui.tui.controllers.host import DashboardHost
 from teamtui.tui.controllers.messaging import Messaging
@@ -33,7 +30,7 @@ from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
 from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS
-from teamtui.tui.messages import LeadMessagesDrained, PanesChanged, ShutdownProgress, TeamChanged, TranscriptsCounted
+from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
 from teamtui.tui.widgets.drift import DriftLine
@@ -54,8 +51,6 @@ INBOX_KINDS = {K.INBOX, K.INBOX_READ}
 HEADER_KINDS = TEAM_KINDS | TASK_KINDS | {K.ERROR, K.ERROR_CLEARED, K.TEAM_GONE}
 # Relative times ("12s ago") are redrawn this often; no file is read for it.
 RELATIVE_TIME_REFRESH = 5.0
-# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
-FEED_RESTART_AFTER = 1.0
 # How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
 ROUTINE_TOAST_SECONDS = 3.0
 
@@ -82,7 +77,6 @@ class DashboardScreen(DashboardHost):
         self.log_limit = log_limit
         self.cursor_blink = cursor_blink
         self.session: TeamSession | None = None
-        self._follows = True  # this screen runs the session's feed (not so when the fleet feeds it)
         self.task_query = ""
         self.panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
         self.panels = Panels(self)
@@ -90,7 +84,6 @@ class DashboardScreen(DashboardHost):
         self.messaging = Messaging(self, self.panels.log_title)
         self.health = HealthWatch(self, self.panels)
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
-        self._stop = asyncio.Event()
         self._header_message = ""
         self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
 
@@ -134,7 +127,7 @@ class DashboardScreen(DashboardHost):
     @property
     def drawable(self) -> bool:
         """The panels are all there: news arriving while the screen is taken down draws nothing."""
-        return self.is_attached and all(w.is_attached for w in self._painted_widgets)
+        return self.is_attached and bool(self._painted_widgets) and all(w.is_attached for w in self._painted_widgets)
 
     def watch_palette(self, palette: Palette) -> None:
         # Handed over at once, not through a data binding: a binding starts a moment after its
@@ -147,6 +140,8 @@ class DashboardScreen(DashboardHost):
             self.panels.main_log()
 
     def on_mount(self) -> None:
+        if not self.drawable:
+            return  # pushed while the app closes: its parts never came
         self.query_one("#team").border_title = "Team"
         self.query_one("#tasks").border_title = "Tasks"
         self.query_one("#messages").border_title = "Messages"
@@ -188,14 +183,10 @@ class DashboardScreen(DashboardHost):
         ]
 
     # ------------------------------------------------------------------ the team
-    def open_session(self, session: TeamSession, follow: bool = True) -> None:
-        """Show `session` (the app may hand it over before the panels exist: they show it once mounted).
-        `follow=False`: the session is read and fed already (the fleet's one watcher feeds it)."""
+    def open_session(self, session: TeamSession) -> None:
+        """Show `session`, read and fed already by its source (the app may hand it over before the
+        panels exist: they show it once mounted)."""
         self.session = session
-        self._follows = follow
-        if follow and session.live:
-            with first_load():
-                session.load()
         if self.is_mounted:
             self._show_team()
         else:  # dialogs opened before the panels exist draw in it too; the panels bind to it when composed
@@ -210,32 +201,12 @@ class DashboardScreen(DashboardHost):
         if not self.session.live:
             return  # from the journal: nothing on disk to follow
         self.health.check(toast=False)
-        self.set_interval(RELATIVE_TIME_REFRESH, lambda: self.panels.team(tick=True))
-        if self._follows:
-            self._follow()
+        self.set_interval(RELATIVE_TIME_REFRESH, self._time_passed)
 
-    @work(group="feed", exclusive=True, exit_on_error=False)
-    async def _follow(self) -> None:
-        """Post each batch of the session's feed: nothing else."""
-        assert self.session is not None
-        async for batch in self.session.follow(self._stop):
-            self.post_message(TeamChanged(batch.changes, full=batch.full, read_seconds=batch.read_seconds))
-            if batch.count_heads:  # after the frame with the log panels: its thread would slow that frame (GIL)
-                self.call_after_refresh(self._count_heads)
-
-    @work(thread=True, group="transcript-sums", exit_on_error=False)
-    def _count_heads(self) -> None:
-        """The token sums of the transcripts' heads, counted off the UI loop (GIL-bound parsing)."""
-        assert self.session is not None
-        self.post_message(TranscriptsCounted(self.session.count_heads()))
-
-    @on(TranscriptsCounted)
-    def _heads_counted(self, message: TranscriptsCounted) -> None:
-        if self.drawable and self.session is not None and self.session.take_heads(message.heads):
-            self.panels.team()
-            self.panels.header()
-            self.panels.board()  # the lead's assignments, once its whole transcript is read
-            self.panels.needs_you()
+    def _time_passed(self) -> None:
+        """Relative times move; and a teammate a redraw would show as disappeared is told of first."""
+        self.health.check()
+        self.panels.team(tick=True)
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
@@ -245,34 +216,9 @@ class DashboardScreen(DashboardHost):
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        """The one place a worker's error is handled: say it, and restart the feed (its first batch
-        re-reads whatever changed meanwhile), at most once a second."""
-        if event.state != WorkerState.ERROR:
-            return
-        self.notify(f"Could not apply a change: {event.worker.error}", severity="error", markup=False)
-        if event.worker.group == "feed" and not self._stop.is_set():
-            self.set_timer(FEED_RESTART_AFTER, self._follow)
-
-    @on(TeamChanged)
-    def _team_changed(self, message: TeamChanged) -> None:
-        if not self.drawable:
-            return
-        t1 = time.perf_counter()
-        try:
-            self.apply_changes(message.changes, full=message.full)
-        except Exception as exc:  # noqa: BLE001 - one bad batch must not stop the live view
-            self.notify(f"Could not apply a change: {exc}", severity="error", markup=False)
-            return
-        on_batch = getattr(self.app, "on_batch", None)  # the benchmarks' hook
-        if on_batch is not None:
-            on_batch(message.changes, message.read_seconds, time.perf_counter() - t1)
-
-    @on(LeadMessagesDrained)
-    def _lead_messages(self, message: LeadMessagesDrained) -> None:
-        if self.session is not None:
-            changes = self.session.ingest(message.recipient, message.messages)  # kept even if not drawn
-            if self.drawable:
-                self.apply_changes(changes)
+        """A background job of this screen (tmux, /proc) failed: said, never silent."""
+        if event.state == WorkerState.ERROR:
+            self.notify(f"Could not finish: {event.worker.error}", severity="error", markup=False)
 
     @on(ShutdownProgress)
     def _shutdown_progress(self, message: ShutdownProgress) -> None:
@@ -466,5 +412,4 @@ class DashboardScreen(DashboardHost):
         self.post_message(message)  # thread-safe: for callbacks from the panes' thread
 
     def on_unmount(self) -> None:
-        self._stop.set()
         self.shutdowns.stop()

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
@@ -23,7 +26,7 @@ from textual.widgets import Static
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
 from teamtui.tui.palette import Palette
-from teamtui.tui.safe import inert
+from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
 from teamtui.tui.widgets.footer import KeyFooter
 
@@ -35,6 +38,7 @@ class FleetScreen(Screen[None]):
     DEFAULT_CSS = """
     FleetScreen #fleet-header { height: 1; background: $surface; }
     FleetScreen #fleet-teams { height: auto; max-height: 70%; }
+    FleetScreen #fleet-empty { height: auto; padding: 1 2; display: none; }
     FleetScreen #fleet-needs { height: 1fr; min-height: 4; border: round $panel; background: $background;
                                border-title-color: $secondary; border-title-style: bold; border-subtitle-color: $secondary; }
     FleetScreen #fleet-needs:focus { border: round $primary; }
@@ -51,9 +55,19 @@ class FleetScreen(Screen[None]):
         Binding("escape", "nothing", show=False, id="overview_here"),
     ]
 
-    def __init__(self, clock: Callable[[], float] | None = None, **kw: Any) -> None:
+    @dataclass
+    class OpenTeam(Message):
+        """Open this team's dashboard (at `need`, when one was chosen): the app does."""
+
+        key: str
+        need: Need | None = None
+
+    def __init__(self, clock: Callable[[], float] | None = None, looking_for: str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.now = clock or time.time
+        self.looking_for = looking_for  # the team asked for by name, until it is opened
+        self.looked_at: list[Path] = []  # where teams would appear: said while there is none
+        self.left_out: list[str] = []  # teams there but not asked for: said while the one asked for is not
         self.rows: list[tuple[str, FleetRow]] = []
         self.needs: list[Need] = []
         self.muted_until: float | None = None
@@ -62,12 +76,14 @@ class FleetScreen(Screen[None]):
         self._header_line = Static(id="fleet-header")
         self._table = FleetTable(id="fleet-teams")
         self._needs = FleetNeeds(id="fleet-needs")
+        self._empty = Static(id="fleet-empty")
 
     def compose(self) -> ComposeResult:
         self.set_reactive(FleetScreen.palette, self._palette())
         yield self._header_line
         self._table.set_reactive(FleetTable.palette, self.palette)
         yield self._table
+        yield self._empty
         self._needs.set_reactive(FleetNeeds.palette, self.palette)
         yield self._needs
         yield KeyFooter()
@@ -76,7 +92,7 @@ class FleetScreen(Screen[None]):
     def drawable(self) -> bool:
         """Its parts are there: composed (on_mount draws first) and not being removed (a removed
         part is no longer attached). Not `is_mounted`: that turns true only after on_mount."""
-        return all(w.is_attached for w in (self._header_line, self._table, self._needs))
+        return all(w.is_attached for w in (self._header_line, self._table, self._needs, self._empty))
 
     def _palette(self) -> Palette:
         return Palette.of(self.app.current_theme, self.app.get_css_variables(), {})
@@ -115,6 +131,43 @@ class FleetScreen(Screen[None]):
         self._table.show(self.rows, now)
         self._needs.show(self.needs, now)
         self._header()
+        self._empty.display = not self.rows or self.looking_for is not None
+        if self._empty.display:
+            self._empty.update(self._empty_text())
+
+    def _empty_text(self) -> Text:
+        """No team (or not the one asked for) yet: where teamtui looked, what is there, how to start one."""
+        t = Text()
+        if self.looking_for is not None:
+            t.append("No team ", style="bold")
+            t.append_text(safe_text(self.looking_for, "bold"))
+            t.append(" here yet", style="bold")
+            t.append(": it opens as soon as it appears.\n")
+            if self.left_out:
+                t.append("\nThe teams there are:\n")
+                for name in self.left_out[:12]:
+                    t.append("  ")
+                    t.append_text(safe_text(name))
+                    t.append("\n")
+                if len(self.left_out) > 12:
+                    t.append(f"  … and {len(self.left_out) - 12} more\n")
+        else:
+            t.append("No team found yet", style="bold")
+            t.append(": a row appears as soon as one does.\n")
+        if self.looked_at:
+            t.append("\nteamtui looks for <team>/config.json in:\n")
+            for p in self.looked_at:
+                t.append("  ")
+                t.append_text(safe_text(str(p)))
+                t.append("\n")
+        t.append("\nStart one:\n", style="bold")
+        t.append("  teamtui demo", style="bold")
+        t.append("            a live demo team, no LLM needed\n")
+        t.append("  teamtui run TEAMFILE", style="bold")
+        t.append("    run a team described in a TOML file\n")
+        t.append("  teamtui watch ROOT", style="bold")
+        t.append("      watch the teams somewhere else\n")
+        return t
 
     def _header(self) -> None:
         p = self.palette
@@ -140,27 +193,28 @@ class FleetScreen(Screen[None]):
     # ------------------------------------------------------------------ keys
     @on(FleetTable.Chosen)
     def _team_chosen(self, message: FleetTable.Chosen) -> None:
-        self.app.open_team(message.key)  # type: ignore[attr-defined]
+        self.post_message(self.OpenTeam(message.key))
 
     @on(FleetNeeds.Chosen)
     def _need_chosen(self, message: FleetNeeds.Chosen) -> None:
-        self.app.open_team(row_key(message.need.team), message.need)  # type: ignore[attr-defined]
+        self.post_message(self.OpenTeam(row_key(message.need.team), message.need))
 
     def action_open_team(self) -> None:
         if self.focused is self.query_one(FleetNeeds):
             needs = self.query_one(FleetNeeds)
             if needs.highlighted is not None and needs.highlighted < len(needs.needs):
-                self.app.open_team(row_key(needs.needs[needs.highlighted].team), needs.needs[needs.highlighted])  # type: ignore[attr-defined]
+                need = needs.needs[needs.highlighted]
+                self.post_message(self.OpenTeam(row_key(need.team), need))
             return
         key = self.query_one(FleetTable).selected
         if key is not None:
-            self.app.open_team(key)  # type: ignore[attr-defined]
+            self.post_message(self.OpenTeam(key))
 
     def action_nothing(self) -> None:
         pass
 
-    def action_mute(self) -> None:
-        self.app.toggle_mute()  # type: ignore[attr-defined]
+    async def action_mute(self) -> None:
+        await self.app.run_action("mute")
 
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen

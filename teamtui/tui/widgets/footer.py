@@ -7,6 +7,9 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+# Keys left out of a narrow screen's bar (its keys would not all fit): still bound, and in the help.
+WIDE_ONLY = {"overview"}
+
 
 class KeyFooter(Footer):
     """The dashboard's keys. Textual's Footer builds a new widget per key on every focus change
@@ -25,7 +28,10 @@ class KeyFooter(Footer):
     def _keys(self, screen: Screen) -> list[tuple]:
         """(binding, enabled, tooltip) of each key to show, one per action, the palette's last."""
         keys, actions, palette = [], set(), None
+        narrow = screen.has_class("-narrow")
         for _node, binding, enabled, tooltip in screen.active_bindings.values():
+            if narrow and binding.id in WIDE_ONLY:
+                continue
             if binding.action == "command_palette":
                 if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:  # as Textual's Footer asks
                     palette = (binding, enabled, binding.tooltip or binding.description)

@@ -23,6 +23,7 @@ class MessageTraffic(TeamTable):
         self._shown: list[Message] = []
         self._read: dict[str, tuple[bool | None, bool]] = {}
         self._drawn_in: Palette | None = None  # the palette the rows were drawn in
+        self._pinned = True  # showing the newest: kept there when the panel is laid out anew (until scrolled up)
 
     def on_mount(self) -> None:
         self.add_column("Time", key="time")
@@ -31,6 +32,14 @@ class MessageTraffic(TeamTable):
         # The state before the text: a long message must not push the read receipt out of sight.
         self.add_column("State", key="state")
         self.add_column("Message", key="text")
+
+    def on_resize(self) -> None:
+        # A screen pushed with its messages is laid out after they were added; a terminal resized moves rows.
+        if self._pinned:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def on_mouse_scroll_up(self) -> None:
+        self._pinned = False  # the reader went back: new messages and layouts leave them where they are
 
     def _state(self, m: Message) -> Text:
         palette = self.palette
@@ -107,6 +116,7 @@ class MessageTraffic(TeamTable):
             # the next frame (DataTable measures on idle, and its own scroll lands a frame later).
             self.virtual_size = Size(self.virtual_size.width, self.header_height + len(msgs))
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self._pinned = True
         self._shown, self._drawn_in = msgs, self.palette
         if msgs:
             self.move_cursor(row=len(msgs) - 1, animate=False)

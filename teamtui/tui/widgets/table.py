@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.geometry import Size
 from textual.reactive import Reactive, reactive
 from textual.widget import Widget
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from teamtui.tui.palette import Palette
 
@@ -38,8 +41,23 @@ class TeamTable(DataTable):
         except Exception:  # noqa: BLE001 - an empty or shrinking table has no selection
             return None
 
-    def watch_virtual_size(self, size: Size) -> None:
+    def add_row(self, *cells: Any, **kw: Any) -> RowKey:
+        key = super().add_row(*cells, **kw)
+        self.check_idle()  # DataTable sizes new rows' columns when idle: it may get no message to be idle after
+        return key
+
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, **kw: Any) -> None:
+        super().update_cell(row_key, column_key, value, **kw)
+        self.check_idle()
+
+    def watch_virtual_size(self, old: Size, size: Size) -> None:
         self._scroll_update(size)  # Widget's own scrollbar update
+        if size.width != old.width:
+            # The columns were measured again (DataTable does it when idle). Its render caches are keyed
+            # by its update count, which a relayout's Resize bumps; with layout=False none comes, and a
+            # cell drawn before the measure would be shown at its old width for good.
+            self._update_count += 1
+            self.refresh()
         if not self.sized_by_layout:
             self.refresh(layout=True)  # sized by its rows (`auto`): the layout follows them
 

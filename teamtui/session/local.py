@@ -1,0 +1,362 @@
+"""This machine's teams: the source of every team whose files are here, each one TeamSession,
+kept current by one watcher.
+
+Discovery (protocol/fleet) says which teams there are; this holds a TeamSession per team (an
+ended one read back from the journal), follows all of them with a single watcher over the
+union of their folders and the folders where teams appear (no watcher per team, no polling),
+routes each changed path to the sessions it concerns, and discovers again only when a team
+folder appears or vanishes or a `teamtui run` starts or ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
+from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
+from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
+from teamtui.protocol.fleet.registry import registry_dir
+from teamtui.protocol.fleet.scan import opens_despite, teams_folder
+from teamtui.protocol.settings import Settings
+from teamtui.session.shutdown import OnShutdown
+from teamtui.session.source import FleetBatch, Key
+from teamtui.session.team import Batch, TeamSession
+
+HOUR = 3600.0
+# A row whose team had no change is built again after this long: what moves with time alone (the
+# lead's process, a teammate past the health timeout, "silent" owners) is never older than this.
+ROW_FRESH = 2.0
+
+
+class LocalSource:
+    """The teams of this machine (and of the roots given), one TeamSession each."""
+
+    name = "this machine"
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        roots: Sequence[Path | str] = (),
+        log_limit: int = 1000,
+        health_timeout: float = 60.0,
+        clock: Callable[[], float] = time.time,
+        cwd: Path | None = None,
+        claude_root: Path | None = None,
+        registry: Path | None = None,
+        journal: Path | None = None,
+        on_shutdown: OnShutdown | None = None,
+        lead_of: tuple[str, str] | None = None,
+        only_team: str | None = None,
+        only_layout: str | None = None,
+        only_root: Path | None = None,
+    ):
+        self.settings = settings
+        self.roots = list(roots)
+        self.log_limit, self.health_timeout, self.clock = log_limit, health_timeout, clock
+        self.cwd, self.claude_root, self.registry, self.journal = cwd, claude_root, registry, journal
+        self.on_shutdown = on_shutdown  # the lead of this process (teamtui run/demo) ...
+        self.lead_of = lead_of  # ... and the team it leads: (real root, name)
+        # `--team`, `--layout`, `--root` with a team named: the rest left out (their names kept in `others`).
+        self.only_team, self.only_layout = only_team, only_layout
+        self.only_root = os.path.realpath(only_root) if only_root is not None else None
+        self.others: list[FleetTeam] = []  # teams found but left out: said when the one asked for is not there
+        self.teams: dict[Key, FleetTeam] = {}
+        self.sessions: dict[Key, TeamSession] = {}
+        self.problems: list[str] = []
+        self._dir_keys: dict[Path, set[Key]] = {}  # watched folder -> the teams whose files are under it
+        self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
+
+    # ------------------------------------------------------------------ which teams
+    def discover(self) -> tuple[list[Key], list[Key]]:
+        """Look for teams again; a session for each new one. (appeared, gone)"""
+        fleet = discover_fleet(
+            self.roots,
+            cwd=self.cwd,
+            claude_root=self.claude_root,
+            settings=self.settings,
+            now=self.clock(),
+            registry=self.registry,
+            journal=self.journal,
+        )
+        self.problems = fleet.problems
+        found = {t.key: t for t in fleet.teams if self._selected(t)}
+        self.others = [t for t in fleet.teams if t.key not in found]
+        appeared = [k for k in found if k not in self.teams]
+        # A live session whose team was just seen ending keeps its state: it is marked, not re-read.
+        gone = [k for k in self.teams if k not in found and not self._keeps(k)]
+        for key in gone:
+            self.teams.pop(key, None)
+            self.sessions.pop(key, None)
+        for key, team in found.items():
+            if key in self.sessions and team.ended and self.sessions[key].live:
+                self.sessions[key].ended_at = team.ended_at or self.clock()
+            if key not in self.sessions:
+                self.teams[key] = team  # what it is now (a half-written folder may have become whole)
+                session = self._open(team)
+                if session is not None:
+                    self.sessions[key] = session
+        self._index()
+        return appeared, gone
+
+    def _selected(self, team: FleetTeam) -> bool:
+        return (
+            (self.only_team is None or team.name == self.only_team)
+            and (self.only_layout is None or team.layout == self.only_layout)
+            and (self.only_root is None or team.key[1] == self.only_root)
+        )
+
+    def looked_at(self) -> list[Path]:
+        """Where teams would appear (the empty room says so)."""
+        return self._discovery_dirs()[:-1]  # not the registry of runs: nobody looks for a team there
+
+    def _keeps(self, key: Key) -> bool:
+        """A session this control room followed to its end stays listed for fleet_keep_hours."""
+        session = self.sessions.get(key)
+        if session is None or session.ended_at is None:
+            return False
+        return self.clock() - session.ended_at < self.settings.fleet_keep_hours * HOUR
+
+    def _open(self, team: FleetTeam) -> TeamSession | None:
+        """The team's session, read once; None when its folder cannot be shown (a row says why)."""
+        try:
+            if team.ended:
+                if team.journal is None:
+                    return None
+                from teamtui.protocol.claude.ended import load_state
+
+                state = load_state(team.journal)
+                return TeamSession.ended(
+                    state,
+                    team.ended_at or self.clock(),
+                    "this team has ended: it is shown read-only from teamtui's journal",
+                    sender=self.settings.sender,
+                    clock=self.clock,
+                )
+            if not opens_despite(team.problem):
+                return None
+            from teamtui.protocol.layout import open_team
+
+            store = open_team(team.root, team.name, team.layout)  # type: ignore[arg-type]
+            leads = self.lead_of is not None and (os.path.realpath(team.root), team.name) == self.lead_of
+            session = TeamSession.open(
+                store,
+                log_limit=self.log_limit,
+                health_timeout=self.health_timeout,
+                sender=self.settings.sender,
+                clock=self.clock,
+                on_shutdown=self.on_shutdown if leads else None,
+            )
+            session.load()
+            return session
+        except Exception:  # noqa: BLE001 - one team's files never take the fleet down: its row says it cannot be read
+            return None
+
+    def prune(self) -> list[Key]:
+        """Ended teams past fleet_keep_hours leave the list (a timer's job: no file changes for it)."""
+        limit = self.clock() - self.settings.fleet_keep_hours * HOUR
+        old = [k for k, s in self.sessions.items() if s.ended_at is not None and s.ended_at < limit]
+        old += [k for k, t in self.teams.items() if t.ended and (t.ended_at or 0.0) < limit and k not in old]
+        for key in old:
+            self.teams.pop(key, None)
+            self.sessions.pop(key, None)
+        if old:
+            self._index()
+        return old
+
+    # ------------------------------------------------------------------ what the overview shows
+    def row(self, key: Key, now: float | None = None) -> FleetRow:
+        now = self.clock() if now is None else now
+        team, session = self.teams[key], self.sessions.get(key)
+        if session is not None and not session.live and not team.ended:
+            team = _ended(team, session.ended_at)
+        if session is not None and team.problem is not None:
+            team = replace(team, problem=None)  # opened all the same: its state says what is wrong now
+        return row_of(
+            team,
+            session.state if session is not None else None,
+            now=now,
+            problem=None if session is not None or team.problem else "cannot be read",
+        )
+
+    def rows(self, now: float | None = None, changed: Collection[Key] | None = None) -> list[FleetRow]:
+        """Every row, in order. With `changed` (the teams a batch touched), only those rows and the
+        ones older than ROW_FRESH are built again: at 100 teams a row each is most of a batch's cost."""
+        now = self.clock() if now is None else now
+        if changed is None:
+            self._rows.clear()  # every row built again
+        touched = changed or ()
+        out = []
+        for key in self.teams:
+            kept = self._rows.get(key)
+            if kept is None or key in touched or not 0 <= now - kept[1] <= ROW_FRESH:
+                kept = self._rows[key] = (self.row(key, now), now)
+            out.append(kept[0])
+        if len(self._rows) > len(self.teams):
+            for key in [k for k in self._rows if k not in self.teams]:
+                del self._rows[key]
+        return order_rows(out)
+
+    # ------------------------------------------------------------------ following the files
+    def _discovery_dirs(self) -> list[Path]:
+        """Where teams appear and vanish: the teams folders and the registry of runs (not the
+        journal: this process writes to it on every message it sees)."""
+        from teamtui.protocol.claude import default_claude_root
+
+        claude = self.claude_root or default_claude_root()
+        dirs = [teams_folder(claude, "claude"), teams_folder(self.cwd or Path.cwd(), "native")]
+        for root in explicit_roots(self.roots, self.settings):
+            dirs += [teams_folder(root, "native"), teams_folder(root, "claude")]
+        return [*dirs, self.registry or registry_dir()]
+
+    def _index(self) -> None:
+        index: dict[Path, set[Key]] = {}
+        for key, session in self.sessions.items():
+            if session.live:
+                for d in session.state.watch_dirs():
+                    index.setdefault(Path(d), set()).add(key)
+        self._dir_keys = index
+
+    def watch_dirs(self) -> list[Path]:
+        return sorted({*self._discovery_dirs(), *self._dir_keys})
+
+    def _route(self, paths: set[Path]) -> tuple[dict[Key, list[Path]], bool]:
+        """Which sessions each path concerns, and whether the set of teams may have changed."""
+        per_key: dict[Key, list[Path]] = {}
+        discovery = set(self._discovery_dirs())
+        rediscover = False
+        for path in paths:
+            for d in (path, *path.parents):
+                for key in self._dir_keys.get(d, ()):
+                    per_key.setdefault(key, []).append(path)
+            if path.parent in discovery:  # a team folder (or a run's registration) came or went
+                rediscover = True
+            elif path.name == "config.json" and path.parent.parent in discovery and not self._known_folder(path.parent):
+                rediscover = True  # a half-written team's config arrived
+            elif (
+                path.name == "journal.jsonl"
+                and path.parent.parent.name == "workflows"
+                and not self._known_folder(path.parent)
+            ):
+                rediscover = True  # a workflow run started in a session folder already watched
+        return per_key, rediscover
+
+    def _known_folder(self, folder: Path) -> bool:
+        return any(s.live and s.store.team_dir == folder for s in self.sessions.values())
+
+    async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
+        """Each batch of file events across the fleet, applied, until `stop` is set."""
+        from teamtui.protocol.watch import watch_dirs
+
+        first = True
+        while not stop.is_set():
+            dirs = self.watch_dirs()
+            again = asyncio.Event()
+            relay = asyncio.ensure_future(_first_set(stop, again))
+            try:
+                async for batch in watch_dirs(dirs, again):
+                    t0 = time.perf_counter()
+                    out = FleetBatch()
+                    if batch.ready:
+                        # The watches are (again) in place: what changed before they were is read now.
+                        for key in [k for k, s in self.sessions.items() if s.live]:
+                            state = self.sessions[key].state
+                            stale = await asyncio.to_thread(state.stale_paths)
+                            self._apply(key, partial(state.apply_paths, stale), out)
+                        # A team that came between the last look and the watches being in place: looked for now.
+                        had = set(self.sessions)
+                        out.appeared, out.gone = self.discover()
+                        for key in set(self.sessions) - had:
+                            out.changes[key] = Batch([], full=True)
+                        out.read_seconds = time.perf_counter() - t0
+                        if out.changes or out.appeared or out.gone:
+                            out.rediscovered = bool(out.appeared or out.gone)
+                            yield out
+                        if out.appeared and set(self.watch_dirs()) != set(dirs):
+                            again.set()  # its folders to watch too: the watch starts over
+                        if first:
+                            first = False
+                            async for news in self._read_transcripts():
+                                yield news
+                        continue
+                    per_key, rediscover = self._route(batch.paths)
+                    if batch.rescan:
+                        rediscover = True
+                    for key, paths in per_key.items():
+                        session = self.sessions.get(key)
+                        if session is None or not session.live:
+                            continue
+                        self._apply(key, partial(session.state.apply_batch, sorted(paths)), out)
+                    if rediscover:
+                        before, had = set(self.watch_dirs()), set(self.sessions)
+                        out.appeared, out.gone = self.discover()
+                        out.rediscovered = True
+                        for key in set(self.sessions) - had:  # new, or a folder that became readable
+                            out.changes[key] = Batch([], full=True)
+                        if set(self.watch_dirs()) != before:
+                            again.set()  # new folders to watch: the watch starts over (its first batch re-reads)
+                    out.read_seconds = time.perf_counter() - t0
+                    if out.changes or out.rediscovered or out.notices:
+                        yield out
+                    if out.appeared:
+                        async for news in self._read_transcripts():
+                            yield news
+            finally:
+                relay.cancel()
+
+    def _apply(self, key: Key, read: Callable[[], list], out: FleetBatch) -> None:
+        """One team's part of a batch, into `out`. A fault in it (a bug: a bad file is a ReadError) is
+        said, and the team is read again from its files at once; the other teams' parts go on."""
+        session = self.sessions[key]
+        try:
+            changes = read()
+        except Exception as exc:  # noqa: BLE001 - one team's fault never stops the others
+            out.notices.append(
+                (f"{session.name}: could not apply a change ({type(exc).__name__}: {exc}); read again", "error")
+            )
+            try:
+                changes = session.state.resync()
+            except Exception:  # noqa: BLE001 - still failing: the next change to its files tries again
+                return
+        if changes:
+            session.note_changes(changes)
+            out.changes[key] = Batch(changes)
+
+    async def _read_transcripts(self) -> AsyncIterator[FleetBatch]:
+        """Each live team's transcripts, read once from the end (in a thread, one team at a time):
+        what needs a person, and the log panels. Then, once every team shows that, the token sums of
+        the transcripts' heads (parsing: slow on large ones), each team's as a batch of its own."""
+        read = []
+        for key, session in list(self.sessions.items()):
+            state = session.state
+            if not session.live or state.transcripts is None or state.transcripts.started:
+                continue
+            t0 = time.perf_counter()
+            updates = await asyncio.to_thread(state.transcripts.read, from_end=True)
+            changes = state.take_transcripts(updates) + state.apply_batch([], rescan=True)
+            read.append(key)
+            yield FleetBatch({key: Batch(changes, full=True)}, read_seconds=time.perf_counter() - t0)
+        for key in read:
+            found = self.sessions.get(key)
+            if found is None or not found.state.counting_heads:
+                continue
+            heads = await asyncio.to_thread(found.state.count_heads)
+            found.state.take_heads(heads)
+            yield FleetBatch({key: Batch([], full=True, heads=True)})
+
+
+def _ended(team: FleetTeam, at: float | None) -> FleetTeam:
+    return replace(team, ended=True, ended_at=at)
+
+
+async def _first_set(stop: asyncio.Event, again: asyncio.Event) -> None:
+    await stop.wait()
+    again.set()
+
+
+__all__ = ["LocalSource"]

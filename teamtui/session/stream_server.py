@@ -1,0 +1,564 @@
+"""The stream's server: this machine's teams written as protocol/stream.py's JSON lines, and the
+requests read back carried out here.
+
+`teamtui stream` (cli/stream_cmd.py) runs it on stdin/stdout, for another machine's control room
+over ssh (session/remote.py is the other end). What is written: a `hello`, every team's state,
+`ready`, then each batch of this machine's one watcher as the changed teams' updates, and a
+`heartbeat` every few seconds. A request is carried out by this machine's rules: a message goes out
+under TeamSession.sender (never a lead this process is not), a shutdown is TeamSession.shutdown's
+(Claude Code's through its lead), and each is answered with a `result` line (and a shutdown's
+`progress` lines). The other side never writes a file here; it only asks.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import asyncio
+    from collections.abc import Callable
+    from typing import Any
+
+    from teamtui.session.local import LocalSource
+    from teamtui.session.shutdown import ShutdownController, ShutdownNews
+    from teamtui.session.source import Key
+    from teamtui.session.team import TeamSession
+
+DEFAULT_HEARTBEAT = 3.0
+
+
+class _Timer:
+    """What SetTimer returns: something with .stop()."""
+
+    def __init__(self, handle: asyncio.TimerHandle):
+        self.handle = handle
+
+    def stop(self) -> None:
+        self.handle.cancel()
+
+
+class Streamer:
+    """One fleet, written as the stream protocol; requests carried out on it."""
+
+    def __init__(self, fleet: LocalSource, *, heartbeat: float = DEFAULT_HEARTBEAT, host: str | None = None):
+        import socket
+
+        self.fleet = fleet
+        self.heartbeat = heartbeat
+        self.host = host or socket.gethostname()
+        self.write: Callable[[bytes], Any] = sys.stdout.buffer.write
+        self._drain: Callable[[], Any] | None = None
+        self._sent_logs: dict[Key, dict[str, tuple[int, int]]] = {}  # member -> (id of its buffer, lines sent)
+        self._sent_views: dict[Key, dict[str, dict]] = {}
+        self._sent_rows: dict[Key, dict] = {}
+        self._sent_insight: dict[Key, dict] = {}
+        self._shutdowns: dict[Key, tuple[Any, ShutdownController]] = {}  # the request's id, its controller
+        self.closed = False
+
+    # ------------------------------------------------------------------ writing
+    def line(self, obj: dict[str, Any]) -> None:
+        from teamtui.protocol.stream import MAX_LINE, dumps
+
+        try:
+            data = dumps(obj)
+        except (ValueError, TypeError) as exc:  # a value JSON cannot carry: said on stderr, never sent half
+            print(f"teamtui stream: a {obj.get('type')} line was not sent: {exc}", file=sys.stderr)
+            return
+        if len(data) > MAX_LINE:
+            print(f"teamtui stream: a {obj.get('type')} line of {len(data)} bytes was not sent", file=sys.stderr)
+            return
+        self.write(data)
+
+    async def flush(self) -> None:
+        if self._drain is not None:
+            await self._drain()
+        else:
+            sys.stdout.buffer.flush()
+
+    # ------------------------------------------------------------------ one team, as lines
+    def team_lines(self, key: Key, *, full: bool) -> None:
+        """The team's header; with `full`, everything it holds after it (tasks, messages, logs)."""
+        from teamtui.protocol.fleet.overview import row_json
+        from teamtui.protocol.stream import (
+            ERRORS_CAP,
+            chunks,
+            config_json,
+            error_json,
+            member_json,
+            message_json,
+            task_json,
+            view_json,
+        )
+
+        if key not in self.fleet.teams:
+            return
+        now = self.fleet.clock()
+        team = list(key)
+        row = row_json(self.fleet.row(key, now))
+        self._sent_rows[key] = row
+        header: dict[str, Any] = {"type": "team", "team": team, "full": full, "row": row}
+        session = self.fleet.sessions.get(key)
+        if session is None:
+            self.line(header)
+            return
+        state, store = session.state, session.store
+        errors = state.all_errors()
+        views = [view_json(v) for v in state.member_views(now)]
+        self._sent_views[key] = {v["name"]: v for v in views}
+        try:
+            sender = session.sender
+        except Exception:  # noqa: BLE001 - a config mid-rewrite: teamtui's own name, as the store would say
+            sender = session.configured_sender
+        header.update(
+            live=session.live,
+            read_only=session.read_only,
+            ended_at=session.ended_at,
+            layout=store.layout,
+            appends_to_inboxes=store.appends_to_inboxes,
+            shutdown_via_lead=store.shutdown_via_lead,
+            sender=sender,
+            lead_state=self._lead_state(session),
+            config=config_json(state.config) if state.config is not None else None,
+            departed=[member_json(m) for m in state.departed.values()],
+            views=views,
+            errors=[error_json(e) for e in errors[:ERRORS_CAP]],
+            errors_total=len(errors),
+        )
+        self._header(header)
+        if not full:
+            return
+        for part in chunks(task_json(t) for t in state.tasks.values()):
+            self.line({"type": "tasks", "team": team, "tasks": part, "removed": []})
+        for part in chunks(message_json(m) for m in state.messages):
+            self.line({"type": "messages", "team": team, "messages": part, "update": False})
+        sent = self._sent_logs[key] = {}
+        for member, buf in list(state.logs.items()):
+            self._log_lines(team, member, list(buf), reset=True)
+            sent[member] = (id(buf), buf.total)
+        self._sent_insight.pop(key, None)
+        self.insight_line(key, now=now)
+
+    @staticmethod
+    def _lead_state(session: TeamSession) -> str | None:
+        try:
+            return session.store.lead_state()
+        except Exception:  # noqa: BLE001 - a config mid-rewrite, a process gone while read: not known
+            return "unknown"
+
+    def _header(self, header: dict[str, Any]) -> None:
+        """A header too big for a line loses members (a config of thousands) until it fits."""
+        from teamtui.protocol.stream import MAX_LINE, dumps
+
+        config = header.get("config")
+        while len(dumps(header)) > MAX_LINE and config is not None and config["members"]:
+            config["members"] = config["members"][: len(config["members"]) // 2]
+            header["errors"] = header["errors"][:10]
+        self.line(header)
+
+    def _log_lines(self, team: list[str], member: str, entries: list, *, reset: bool) -> None:
+        from teamtui.protocol.stream import chunks, log_json
+
+        first = True
+        for part in chunks(log_json(e) for e in entries):
+            self.line({"type": "logs", "team": team, "member": member, "entries": part, "reset": reset and first})
+            first = False
+        if first and reset:
+            self.line({"type": "logs", "team": team, "member": member, "entries": [], "reset": True})
+
+    def changes_lines(self, key: Key, changes: list, *, full: bool = False) -> None:
+        """What one batch changed in a team, as the fewest lines that carry it."""
+        from teamtui.protocol.changes import ChangeKind as K
+        from teamtui.protocol.stream import chunks, message_json, task_json
+
+        session = self.fleet.sessions.get(key)
+        if full or session is None:
+            self.team_lines(key, full=True)
+            return
+        state, team = session.state, list(key)
+        kinds = {c.kind for c in changes}
+        if kinds & {K.CONFIG, K.MEMBER_JOINED, K.MEMBER_LEFT, K.MEMBER_STATUS, K.ERROR, K.ERROR_CLEARED, K.TEAM_GONE}:
+            self.team_lines(key, full=False)
+        ids = list(dict.fromkeys(c.key for c in changes if c.kind in (K.TASK, K.TASK_COMPLETED)))
+        removed = list(dict.fromkeys(c.key for c in changes if c.kind == K.TASK_REMOVED))
+        tasks = [task_json(state.tasks[i]) for i in ids if i in state.tasks]
+        if removed and not tasks:
+            self.line({"type": "tasks", "team": team, "tasks": [], "removed": removed})
+        for n, part in enumerate(chunks(tasks)):
+            self.line({"type": "tasks", "team": team, "tasks": part, "removed": removed if n == 0 else []})
+        new = [m for c in changes if c.kind == K.INBOX for m in c.messages]
+        for part in chunks(message_json(m) for m in new):
+            self.line({"type": "messages", "team": team, "messages": part, "update": False})
+        # Flags that flipped (read, delivered) on messages already sent: sent again, replacing them.
+        flipped = [m for c in changes if c.kind == K.DELIVERED for m in c.messages]
+        for c in changes:
+            if c.kind == K.INBOX_READ:
+                flipped += [m for m in list(state.messages)[-500:] if m.recipient == c.key]
+        for part in chunks(message_json(m) for m in flipped):
+            self.line({"type": "messages", "team": team, "messages": part, "update": True})
+        if K.LOG in kinds:
+            self._new_logs(key)
+        self.views_line(key)
+        self.insight_line(key)
+
+    def _new_logs(self, key: Key) -> None:
+        """Each member's lines since those sent (its whole buffer again when the buffer started over)."""
+        session = self.fleet.sessions.get(key)
+        if session is None:
+            return
+        sent = self._sent_logs.setdefault(key, {})
+        for member, buf in list(session.state.logs.items()):
+            ident, total = sent.get(member, (0, 0))
+            if ident == id(buf) and total == buf.total:
+                continue
+            if ident != id(buf) or total > buf.total:
+                self._log_lines(list(key), member, list(buf), reset=True)
+            else:
+                self._log_lines(list(key), member, buf.since(total), reset=False)
+            sent[member] = (id(buf), buf.total)
+
+    def views_line(self, key: Key, *, now: float | None = None) -> None:
+        """The members' views and the row, when either changed since last sent."""
+        from teamtui.protocol.fleet.overview import row_json
+        from teamtui.protocol.stream import view_json
+
+        if key not in self.fleet.teams:
+            return
+        now = self.fleet.clock() if now is None else now
+        session = self.fleet.sessions.get(key)
+        views = {v.name: view_json(v) for v in session.state.member_views(now)} if session is not None else {}
+        before = self._sent_views.get(key, {})
+        changed = [v for n, v in views.items() if before.get(n) != v]
+        row = row_json(self.fleet.row(key, now))
+        if not changed and row == self._sent_rows.get(key):
+            return
+        self._sent_views[key] = views
+        self._sent_rows[key] = row
+        self.line({"type": "views", "team": list(key), "views": changed, "row": row})
+
+    def insight_line(self, key: Key, *, now: float | None = None) -> None:
+        """What the team's transcripts tell (figures, needs, the lead's assignments), when it changed
+        since last sent: the transcripts stay here, what was made of them goes."""
+        from teamtui.protocol.stream import insight_json
+
+        session = self.fleet.sessions.get(key)
+        if session is None or session.state.transcripts is None:
+            return
+        now = self.fleet.clock() if now is None else now
+        try:
+            insight = insight_json(session.state.transcripts, session.state, now)
+        except Exception as exc:  # noqa: BLE001 - a transcript mid-rewrite: said here, the stream goes on
+            print(f"teamtui stream: the transcripts of {key[2]} could not be summed up: {exc}", file=sys.stderr)
+            return
+        if insight is None or insight == self._sent_insight.get(key):
+            return
+        self._sent_insight[key] = insight
+        self.line({"type": "insight", "team": list(key), **insight})
+
+    def gone(self, key: Key) -> None:
+        self._sent_insight.pop(key, None)
+        self._sent_logs.pop(key, None)
+        self._sent_views.pop(key, None)
+        self._sent_rows.pop(key, None)
+        self._shutdowns.pop(key, None)
+        self.line({"type": "gone", "team": list(key)})
+
+    # ------------------------------------------------------------------ the run
+    async def run(self, stdin: Any = None, stdout: Any = None) -> None:
+        import asyncio
+
+        from teamtui import __version__
+        from teamtui.protocol.stream import PROTOCOL
+
+        await self._open(stdin or sys.stdin, stdout or sys.stdout)
+        fleet = self.fleet
+        self.line(
+            {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
+        )
+        await asyncio.to_thread(fleet.discover)
+        for problem in fleet.problems:
+            self.line({"type": "problem", "text": str(problem)})
+        if not fleet.teams and (fleet.only_team or fleet.only_layout):  # said, and followed: it may yet appear
+            which = " ".join(f"{k} {v!r}" for k, v in (("team", fleet.only_team), ("layout", fleet.only_layout)) if v)
+            self.line({"type": "problem", "text": f"no {which} here yet: only that is streamed"})
+        for key in list(fleet.teams):
+            self.team_lines(key, full=True)
+            await self.flush()
+        self.line({"type": "ready", "teams": len(fleet.teams)})
+        await self.flush()
+        stop = asyncio.Event()
+        tasks = [asyncio.ensure_future(t) for t in (self._requests(), self._follow(stop), self._beat())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.set()
+            for shutdown in self._shutdowns.values():
+                shutdown[1].stop()
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for t in tasks:  # a write that failed (the other side went away) ends the run quietly; anything else is raised
+            exc = None if t.cancelled() else t.exception()
+            if isinstance(exc, (BrokenPipeError, ConnectionResetError)):
+                self.closed = True
+            elif exc is not None:
+                raise exc
+
+    async def _open(self, stdin: Any, stdout: Any) -> None:
+        """stdin and stdout as the loop's pipes (writes wait for the reader: backpressure, not a
+        blocked loop); a regular file, as a plain file."""
+        import asyncio
+
+        from teamtui.protocol.stream import MAX_REQUEST
+
+        loop = asyncio.get_running_loop()
+        self.reader = asyncio.StreamReader(limit=MAX_REQUEST * 2)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(self.reader), stdin)
+        except (ValueError, OSError):
+            self.reader = None  # type: ignore[assignment]
+        try:
+            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
+        except (ValueError, OSError):
+            out = stdout.buffer if hasattr(stdout, "buffer") else stdout
+            self.write = out.write
+            self._drain = None
+            return
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        self.write = writer.write
+        self._drain = writer.drain
+
+    async def _beat(self) -> None:
+        import asyncio
+
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            now = self.fleet.clock()
+            for key in list(self.fleet.teams):  # the lead's process, the health rule: no file says so
+                self.views_line(key, now=now)
+                self.insight_line(key, now=now)  # a task owner gone silent: time, not a file, says so
+            self.line({"type": "heartbeat", "time": now})
+            await self.flush()
+
+    async def _follow(self, stop: asyncio.Event) -> None:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        pruned = loop.time()
+        async for batch in self.fleet.follow(stop):
+            for key in batch.gone:
+                self.gone(key)
+            for key in batch.appeared:
+                if key not in batch.changes:
+                    self.team_lines(key, full=True)
+            for key, team_batch in batch.changes.items():
+                self.changes_lines(key, team_batch.changes, full=team_batch.full or key in batch.appeared)
+                self._observe(key, team_batch)
+            if loop.time() - pruned > 60:
+                pruned = loop.time()
+                for key in self.fleet.prune():
+                    self.gone(key)
+            await self.flush()
+
+    def _observe(self, key: Key, batch: Any) -> None:
+        found = self._shutdowns.get(key)
+        if found is None:
+            return
+        controller = found[1]
+        if batch.full or {c.kind for c in batch.changes} & controller.watches:
+            controller.observe()
+
+    # ------------------------------------------------------------------ requests
+    async def _requests(self) -> None:
+        """Requests, one JSON line each, until stdin closes."""
+        import asyncio
+
+        from teamtui.protocol.stream import MAX_REQUEST, LineSplitter
+
+        if self.reader is None:  # stdin is a regular file: read it in a thread
+            data = await asyncio.to_thread(sys.stdin.buffer.read)
+            chunks = [data]
+        else:
+            chunks = None
+        splitter = LineSplitter(MAX_REQUEST)
+        while True:
+            if chunks is not None:
+                if not chunks:
+                    return
+                data = chunks.pop()
+            else:
+                data = await self.reader.read(1 << 16)
+            if not data:
+                return
+            for raw in splitter.feed(data):
+                self.request(raw)
+            await self.flush()
+
+    def request(self, raw: bytes) -> None:
+        """One request line, carried out; answered with a result line (garbage: an error result, or nothing)."""
+        from teamtui.protocol.stream import OPS, parse_request, team_key
+
+        req = parse_request(raw)
+        if req is None:
+            self.line({"type": "result", "id": None, "ok": False, "error": "not a JSON object"})
+            return
+        rid = req.get("id")
+        rid = (
+            rid
+            if isinstance(rid, int)
+            and not isinstance(rid, bool)
+            and abs(rid) < 2**53
+            or isinstance(rid, str)
+            and len(rid) <= 128
+            else None
+        )
+        op = req.get("op")
+        if op not in OPS:
+            self._result(rid, False, f"unknown op {str(op)[:40]!r}")
+            return
+        if op == "ping":
+            self._result(rid, True)
+            return
+        key = team_key(req.get("team"))
+        session = self.fleet.sessions.get(key) if key is not None else None
+        if key is None or session is None:
+            self._result(rid, False, "no such team here (it may have ended)")
+            return
+        try:
+            getattr(self, f"_op_{op}")(rid, key, session, req)
+        except Exception as exc:  # noqa: BLE001 - any refusal (not a member, a lock, a read-only team) is answered
+            self._result(rid, False, " ".join(str(exc).splitlines())[:2000] or type(exc).__name__)
+
+    def _result(self, rid: Any, ok: bool, error: str = "", detail: str = "") -> None:
+        self.line({"type": "result", "id": rid, "ok": ok, "error": error, "detail": detail})
+
+    @staticmethod
+    def _string(req: dict, field: str) -> str:
+        from teamtui.protocol.stream import MAX_REQUEST
+
+        v = req.get(field)
+        if not isinstance(v, str) or not v or len(v) > MAX_REQUEST:
+            raise ValueError(f"{field} must be a non-empty string")
+        return v
+
+    def _writable(self, session: TeamSession) -> None:
+        if session.read_only:
+            raise ValueError(session.read_only)
+
+    def _op_send(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
+        to, body = self._string(req, "to"), self._string(req, "text")
+        self._writable(session)
+        changes = session.send(to, body)
+        self.changes_lines(key, changes)
+        self._result(rid, True, detail=f"written to {to}'s inbox as {session.sender}")
+
+    def _op_broadcast(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
+        body = self._string(req, "text")
+        self._writable(session)
+        recipients, changes = session.broadcast(body)
+        self.changes_lines(key, changes)
+        self._result(rid, True, detail=f"written to {', '.join(recipients) or 'nobody'} as {session.sender}")
+
+    def _op_shutdown(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
+        import asyncio
+
+        from teamtui.protocol.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON
+
+        only = req.get("only")
+        if only is not None and not isinstance(only, str):
+            raise ValueError("only must be a teammate's name or null")
+        reason = req.get("reason") if isinstance(req.get("reason"), str) and req["reason"] else DEFAULT_REASON
+        deadline = req.get("deadline")
+        deadline = (
+            float(deadline)
+            if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and 1 <= deadline <= 3600
+            else DEFAULT_DEADLINE_SECONDS
+        )
+        self._writable(session)
+        targets = session.live_teammates(only)
+        if not targets:
+            raise ValueError(f"nobody to shut down: {only or 'the team'} has no live teammate")
+        loop = asyncio.get_running_loop()
+        previous = self._shutdowns.pop(key, None)
+        if previous is not None:
+            previous[1].stop()
+
+        def report(news: ShutdownNews) -> None:
+            self._progress(rid, key, news)
+
+        def set_timer(delay: float, callback: Callable[[], None]) -> _Timer:
+            return _Timer(loop.call_later(delay, callback))
+
+        def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+            def finished(fut: asyncio.Future) -> None:
+                if fut.cancelled():
+                    return
+                exc = fut.exception()
+                if exc is None:
+                    done(fut.result())
+                else:
+                    self._progress_error(rid, key, f"{type(exc).__name__}: {exc}")
+
+            loop.run_in_executor(None, work).add_done_callback(finished)
+
+        controller = session.shutdown(only, report, set_timer, background)
+        self._shutdowns[key] = (rid, controller)
+        controller.start(targets, str(reason)[:2000], deadline)
+        self._result(rid, True, detail=f"shutdown of {only or 'the team'} started ({', '.join(targets)})")
+
+    def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
+        names = req.get("names")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError("names must be a list of teammates")
+        found = self._shutdowns.get(key)
+        if found is None:
+            raise ValueError("no shutdown of this team runs here")
+        found[1].close_panes(list(names))
+        self._result(rid, True, detail=f"closing the panes of {', '.join(names)}")
+
+    def _progress(self, rid: Any, key: Key, news: ShutdownNews) -> None:
+        if news.changes:
+            self.changes_lines(key, news.changes)
+        run = news.run
+        self.line(
+            {
+                "type": "progress",
+                "id": rid,
+                "team": list(key),
+                "run": None
+                if run is None
+                else {
+                    "note": run.note,
+                    "reason": run.reason,
+                    "deadline_seconds": run.deadline_seconds,
+                    "started_at": run.started_at,
+                    "finished_at": run.finished_at,
+                    "teammates": [t.as_dict() for t in run.teammates.values()],
+                },
+                "changed": list(news.changed),
+                "error": news.error,
+                "asked": news.asked,
+                "offer_panes": dict(news.offer_panes),
+                "offer_title": news.offer_title,
+                "offer_why": news.offer_why,
+            }
+        )
+
+    def _progress_error(self, rid: Any, key: Key, error: str) -> None:
+        self.line(
+            {
+                "type": "progress",
+                "id": rid,
+                "team": list(key),
+                "run": None,
+                "changed": [],
+                "error": error,
+                "asked": "",
+                "offer_panes": {},
+                "offer_title": "",
+                "offer_why": "",
+            }
+        )
+
+
+__all__ = ["Streamer", "DEFAULT_HEARTBEAT"]
