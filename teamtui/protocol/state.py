@@ -16,7 +16,7 @@ from pathlib import Path
 
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.errors import ProtocolError, ReadError
-from teamtui.protocol.fsio import load_json_file
+from teamtui.protocol.fsio import load_json_file, split_glued
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.model import DEFAULT_HEALTH_TIMEOUT, DEFAULT_LOG_LIMIT, DEFAULT_MESSAGE_LIMIT, TeamModel
 from teamtui.protocol.models import (
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 # On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
 _LOG_TAIL_BYTES_PER_LINE = 512
+# What every `.jsonl` log line carries: a line glued onto a torn one is known by it.
+_LOG_KEYS = ("ts", "level")
 
 
 class _Inbox:
@@ -529,7 +531,8 @@ class TeamState(TeamModel):
             try:
                 d = json.loads(text)
             except (ValueError, RecursionError):
-                d = None
+                glued = split_glued(line, _LOG_KEYS)  # a line cut short, with the next one glued on
+                d = json.loads(glued[1]) if glued else None
             if isinstance(d, dict):
                 ts = d.get("ts")
                 body = d.get("text", d.get("message", ""))
