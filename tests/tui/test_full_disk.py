@@ -33,7 +33,7 @@ async def test_m_and_b_on_a_full_disk_say_not_sent(tmp_path: Path, config_file: 
     with tiny_disk(tmp_path / "disk", size_kb=512) as disk:
         root = disk / "native"
         shutil.copytree(EXAMPLES / "native", root)
-        app = TeamTUI(root, None, None, config_path=config_file, cursor_blink=False)
+        app = TeamTUI.watching(root, config_path=config_file, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.3)
             fill(disk, 4096)
