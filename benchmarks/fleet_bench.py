@@ -186,11 +186,11 @@ async def headless(base: Path, made: dict, teams: int, members: int, changes: in
                 else:
                     tid = added[key].pop(0)
                     status, want = "completed", f"{done + 1}/{total}"
-                session = fleet.sessions[key]
-                if session.store.layout == "native":
-                    path, data = session.store.task_path(str(tid)), native_task(tid, members, status)
+                store = fleet.states[key].store
+                if store.layout == "native":
+                    path, data = store.task_path(str(tid)), native_task(tid, members, status)
                 else:
-                    path, data = session.store.tasks_dir / f"{tid}.json", claude_task(tid, status)
+                    path, data = store.tasks_dir / f"{tid}.json", claude_task(tid, status)
                 fut = app.expect_cell(row_key(key), want)
                 t_write = await w.write(path, data)
                 try:

@@ -6,11 +6,11 @@ over `ssh -T ... teamtui stream` (session/remote.py). Beside it, in the same pro
 `FleetSession` follows an identical team in a folder of this machine. Each round rewrites one
 task's subject (`NativeTeam.update_task`, the lock and the atomic rename a teammate's write takes)
 in the remote team, then in the local one, and measures from just before the write until the
-feed's batch holding it was applied to the TeamState (`RemoteState` filled from the stream; the
+feed's batch holding it was applied to the TeamState (`StreamedTeam` filled from the stream; the
 local one re-read from the file). A change not seen within 5 s is missed. 20–80 ms between rounds.
 
 The remote path is: the remote's watcher → its FleetSession → a `tasks` line → sshd → ssh →
-the local reader → RemoteState. The difference between the two is what the stream and ssh add.
+the local reader → StreamedTeam. The difference between the two is what the stream and ssh add.
 
 `python benchmarks/ssh_bench.py --n 100 --members 5` prints one JSON line.
 """

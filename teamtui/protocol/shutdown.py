@@ -122,7 +122,8 @@ class ShutdownRun:
         deadline_seconds: float = DEFAULT_DEADLINE_SECONDS,
         clock: Callable[[], float] = time.time,
     ):
-        self.store = store
+        self.store: TeamStore | None = store  # None: a run carried out elsewhere, mirrored here (`mirror`)
+        self.team = store.name
         self.sender = sender
         self.reason = reason
         self.deadline_seconds = float(deadline_seconds)
@@ -132,9 +133,30 @@ class ShutdownRun:
         self.finished_at: float | None = None
         self.results_written: list[str] = []
 
+    @classmethod
+    def mirror(
+        cls,
+        team: str,
+        targets: Iterable[str],
+        *,
+        sender: str,
+        reason: str = DEFAULT_REASON,
+        deadline_seconds: float = DEFAULT_DEADLINE_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> ShutdownRun:
+        """A run carried out somewhere else (another machine), its steps copied in as they are told."""
+        run = cls.__new__(cls)
+        run.store, run.team, run.sender, run.reason, run.clock = None, team, sender, reason, clock
+        run.deadline_seconds = float(deadline_seconds)
+        run.teammates = {n: TeammateShutdown(n) for n in targets}
+        run.started_at = run.finished_at = None
+        run.results_written = []
+        return run
+
     # ------------------------------------------------------------------ phase one
     def start(self) -> None:
         """Send one request per teammate; a teammate whose inbox cannot be written is an error, not a stop."""
+        assert self.store is not None, "a mirrored run is started where it runs"
         self.started_at = self.clock()
         for t in self.teammates.values():
             try:
@@ -212,7 +234,7 @@ class ShutdownRun:
         for t in self.teammates.values():
             counts[t.outcome.value] = counts.get(t.outcome.value, 0) + 1
         return {
-            "team": self.store.name,
+            "team": self.team,
             "reason": self.reason,
             "deadline_seconds": self.deadline_seconds,
             "started_at": self.started_at,
@@ -225,7 +247,7 @@ class ShutdownRun:
 
     def write_results(self, tasks: Iterable[Any] = ()) -> list[str]:
         """Native teams keep the result beside the team: `shutdown/<request_id>.json`, one per request."""
-        if not self.store.writes_shutdown_results:
+        if self.store is None or not self.store.writes_shutdown_results:
             return []
         summary = self.summary(tasks)
         paths = []

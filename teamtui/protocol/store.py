@@ -44,6 +44,24 @@ class InboxRead(Record):
         self.errors = errors
 
 
+def refuse_stranger(cfg: TeamConfig, to: str) -> None:
+    """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
+    if to != cfg.lead and cfg.member(to) is None:
+        names = ", ".join([cfg.lead, *(m.name for m in cfg.members[:10])]) + (", ..." if len(cfg.members) > 10 else "")
+        raise NotMemberError(f"{to!r} is not a member of team {cfg.name!r} (members: {names}); nothing was sent")
+
+
+def broadcast_recipients(cfg: TeamConfig, sender: str) -> list[str]:
+    """Who a broadcast from `sender` reaches: every member still there, and the lead; never the sender."""
+    from teamtui.protocol.names import is_safe_name
+
+    names = [m.name for m in cfg.members if m.name != sender and m.status.value != "shutdown" and is_safe_name(m.name)]
+    lead = cfg.lead
+    if lead and lead != sender and lead not in names:
+        names.append(lead)
+    return names
+
+
 def validation_reason(exc: ValidationError) -> str:
     first = exc.errors()[0]
     loc = ".".join(str(p) for p in first.get("loc", ())) or "value"
@@ -256,23 +274,10 @@ class TeamStore(ABC):
             cfg = self.load_config()
         if isinstance(cfg, ReadError):
             raise ParseError(cfg)
-        if to != cfg.lead and cfg.member(to) is None:
-            names = ", ".join([cfg.lead, *(m.name for m in cfg.members[:10])]) + (
-                ", ..." if len(cfg.members) > 10 else ""
-            )
-            raise NotMemberError(f"{to!r} is not a member of team {cfg.name!r} (members: {names}); nothing was sent")
+        refuse_stranger(cfg, to)
 
     def members_for_broadcast(self, sender: str) -> list[str]:
-        from teamtui.protocol.names import is_safe_name
-
-        cfg = self.read_config()
-        names = [
-            m.name for m in cfg.members if m.name != sender and m.status.value != "shutdown" and is_safe_name(m.name)
-        ]
-        lead = cfg.lead
-        if lead and lead != sender and lead not in names:
-            names.append(lead)
-        return names
+        return broadcast_recipients(self.read_config(), sender)
 
     def broadcast(self, content: str, sender: str) -> list[Message]:
         """Write `content` into every member's inbox except the sender's; returns what was written.

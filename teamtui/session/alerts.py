@@ -77,7 +77,7 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
             out.append(
                 Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {why}", f"held:{task.id}")
             )
-    if session.store.lead_state() == "ended":
+    if session.lead_state() == "ended":
         working = [v.name for v in views if v.status == MemberStatus.WORKING and not v.departed]
         if working:
             out.append(

@@ -15,7 +15,9 @@ import time
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from pathlib import Path
 
+from teamtui.protocol.changes import Change
 from teamtui.protocol.fleet.overview import FleetRow, order_rows
+from teamtui.protocol.models import Message
 from teamtui.protocol.text import inert
 from teamtui.session.local import LocalSource
 from teamtui.session.source import FleetBatch, Key
@@ -72,6 +74,14 @@ class Fleet:
     def looked_at(self) -> list[Path]:
         """Where this machine's teams would appear (an empty room says so)."""
         return [p for s in self.sources if isinstance(s, LocalSource) for p in s.looked_at()]
+
+    def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]:
+        """What the lead of this process drained from an inbox, into the team it leads (session/local.py)."""
+        out: dict[Key, list[Change]] = {}
+        for source in self.sources:
+            if isinstance(source, LocalSource):
+                out.update(source.ingest(recipient, messages))
+        return out
 
     def left_out(self) -> list[str]:
         """Teams found but not asked for (with --team, the others there): "name (where)"."""

@@ -18,11 +18,15 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from teamtui.protocol.changes import Change
 from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
 from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
 from teamtui.protocol.fleet.registry import registry_dir
 from teamtui.protocol.fleet.scan import opens_despite, teams_folder
+from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
+from teamtui.protocol.state import TeamState
+from teamtui.session.local_team import ended_local, ingest, open_local
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.source import FleetBatch, Key
 from teamtui.session.team import Batch, TeamSession
@@ -68,6 +72,7 @@ class LocalSource:
         self.others: list[FleetTeam] = []  # teams found but left out: said when the one asked for is not there
         self.teams: dict[Key, FleetTeam] = {}
         self.sessions: dict[Key, TeamSession] = {}
+        self.states: dict[Key, TeamState] = {}  # each session's model, as read from its files (what is applied)
         self.problems: list[str] = []
         self._dir_keys: dict[Path, set[Key]] = {}  # watched folder -> the teams whose files are under it
         self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
@@ -91,16 +96,15 @@ class LocalSource:
         # A live session whose team was just seen ending keeps its state: it is marked, not re-read.
         gone = [k for k in self.teams if k not in found and not self._keeps(k)]
         for key in gone:
-            self.teams.pop(key, None)
-            self.sessions.pop(key, None)
+            self._drop(key)
         for key, team in found.items():
             if key in self.sessions and team.ended and self.sessions[key].live:
                 self.sessions[key].ended_at = team.ended_at or self.clock()
             if key not in self.sessions:
                 self.teams[key] = team  # what it is now (a half-written folder may have become whole)
-                session = self._open(team)
-                if session is not None:
-                    self.sessions[key] = session
+                opened = self._open(team)
+                if opened is not None:
+                    self.sessions[key], self.states[key] = opened
         self._index()
         return appeared, gone
 
@@ -110,6 +114,14 @@ class LocalSource:
             and (self.only_layout is None or team.layout == self.only_layout)
             and (self.only_root is None or team.key[1] == self.only_root)
         )
+
+    def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]:
+        """What the lead of this process drained from an inbox before the feed read it, into the
+        team it leads: the changes, by team (none when it leads none here)."""
+        if self.lead_of is None:
+            return {}
+        led = [k for k, st in self.states.items() if (os.path.realpath(st.store.root), st.store.name) == self.lead_of]
+        return {k: ingest(self.states[k], recipient, messages) for k in led}
 
     def looked_at(self) -> list[Path]:
         """Where teams would appear (the empty room says so)."""
@@ -122,8 +134,13 @@ class LocalSource:
             return False
         return self.clock() - session.ended_at < self.settings.fleet_keep_hours * HOUR
 
-    def _open(self, team: FleetTeam) -> TeamSession | None:
-        """The team's session, read once; None when its folder cannot be shown (a row says why)."""
+    def _drop(self, key: Key) -> None:
+        self.teams.pop(key, None)
+        self.sessions.pop(key, None)
+        self.states.pop(key, None)
+
+    def _open(self, team: FleetTeam) -> tuple[TeamSession, TeamState] | None:
+        """The team's session and model, read once; None when its folder cannot be shown (a row says why)."""
         try:
             if team.ended:
                 if team.journal is None:
@@ -131,20 +148,16 @@ class LocalSource:
                 from teamtui.protocol.claude.ended import load_state
 
                 state = load_state(team.journal)
-                return TeamSession.ended(
-                    state,
-                    team.ended_at or self.clock(),
-                    "this team has ended: it is shown read-only from teamtui's journal",
-                    sender=self.settings.sender,
-                    clock=self.clock,
-                )
+                why = "this team has ended: it is shown read-only from teamtui's journal"
+                at = team.ended_at or self.clock()
+                return ended_local(state, at, why, sender=self.settings.sender, clock=self.clock), state
             if not opens_despite(team.problem):
                 return None
             from teamtui.protocol.layout import open_team
 
             store = open_team(team.root, team.name, team.layout)  # type: ignore[arg-type]
             leads = self.lead_of is not None and (os.path.realpath(team.root), team.name) == self.lead_of
-            session = TeamSession.open(
+            session, state = open_local(
                 store,
                 log_limit=self.log_limit,
                 health_timeout=self.health_timeout,
@@ -152,8 +165,8 @@ class LocalSource:
                 clock=self.clock,
                 on_shutdown=self.on_shutdown if leads else None,
             )
-            session.load()
-            return session
+            state.load_all()
+            return session, state
         except Exception:  # noqa: BLE001 - one team's files never take the fleet down: its row says it cannot be read
             return None
 
@@ -163,8 +176,7 @@ class LocalSource:
         old = [k for k, s in self.sessions.items() if s.ended_at is not None and s.ended_at < limit]
         old += [k for k, t in self.teams.items() if t.ended and (t.ended_at or 0.0) < limit and k not in old]
         for key in old:
-            self.teams.pop(key, None)
-            self.sessions.pop(key, None)
+            self._drop(key)
         if old:
             self._index()
         return old
@@ -179,7 +191,7 @@ class LocalSource:
             team = replace(team, problem=None)  # opened all the same: its state says what is wrong now
         return row_of(
             team,
-            session.state if session is not None else None,
+            self.states.get(key) if session is not None else None,
             now=now,
             problem=None if session is not None or team.problem else "cannot be read",
         )
@@ -218,7 +230,7 @@ class LocalSource:
         index: dict[Path, set[Key]] = {}
         for key, session in self.sessions.items():
             if session.live:
-                for d in session.state.watch_dirs():
+                for d in self.states[key].watch_dirs():
                     index.setdefault(Path(d), set()).add(key)
         self._dir_keys = index
 
@@ -247,7 +259,7 @@ class LocalSource:
         return per_key, rediscover
 
     def _known_folder(self, folder: Path) -> bool:
-        return any(s.live and s.store.team_dir == folder for s in self.sessions.values())
+        return any(self.sessions[k].live and st.store.team_dir == folder for k, st in self.states.items())
 
     async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
         """Each batch of file events across the fleet, applied, until `stop` is set."""
@@ -265,7 +277,7 @@ class LocalSource:
                     if batch.ready:
                         # The watches are (again) in place: what changed before they were is read now.
                         for key in [k for k, s in self.sessions.items() if s.live]:
-                            state = self.sessions[key].state
+                            state = self.states[key]
                             stale = await asyncio.to_thread(state.stale_paths)
                             self._apply(key, partial(state.apply_paths, stale), out)
                         # A team that came between the last look and the watches being in place: looked for now.
@@ -291,7 +303,7 @@ class LocalSource:
                         session = self.sessions.get(key)
                         if session is None or not session.live:
                             continue
-                        self._apply(key, partial(session.state.apply_batch, sorted(paths)), out)
+                        self._apply(key, partial(self.states[key].apply_batch, sorted(paths)), out)
                     if rediscover:
                         before, had = set(self.watch_dirs()), set(self.sessions)
                         out.appeared, out.gone = self.discover()
@@ -320,7 +332,7 @@ class LocalSource:
                 (f"{session.name}: could not apply a change ({type(exc).__name__}: {exc}); read again", "error")
             )
             try:
-                changes = session.state.resync()
+                changes = self.states[key].resync()
             except Exception:  # noqa: BLE001 - still failing: the next change to its files tries again
                 return
         if changes:
@@ -333,7 +345,7 @@ class LocalSource:
         the transcripts' heads (parsing: slow on large ones), each team's as a batch of its own."""
         read = []
         for key, session in list(self.sessions.items()):
-            state = session.state
+            state = self.states[key]
             if not session.live or state.transcripts is None or state.transcripts.started:
                 continue
             t0 = time.perf_counter()
@@ -342,11 +354,11 @@ class LocalSource:
             read.append(key)
             yield FleetBatch({key: Batch(changes, full=True)}, read_seconds=time.perf_counter() - t0)
         for key in read:
-            found = self.sessions.get(key)
-            if found is None or not found.state.counting_heads:
+            found = self.states.get(key)
+            if found is None or not found.counting_heads:
                 continue
-            heads = await asyncio.to_thread(found.state.count_heads)
-            found.state.take_heads(heads)
+            heads = await asyncio.to_thread(found.count_heads)
+            found.take_heads(heads)
             yield FleetBatch({key: Batch([], full=True, heads=True)})
 
 

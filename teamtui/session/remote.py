@@ -6,10 +6,10 @@ an asyncio subprocess: the user's ssh, so their ~/.ssh/config, agent and Control
 the terminal. What comes back is protocol/stream.py's JSON lines, read as untrusted input: each
 line size-capped, each value checked, each string capped and cleaned, unknown lines dropped.
 
-Each remote team is a `RemoteSession` (a TeamSession) whose `RemoteState` (a TeamState) is
-filled from the stream rather than from files, behind a `RemoteStore` (a TeamStore) whose
-writes are requests over the connection: nothing on the remote is written from here, the remote
-carries each request out under its own rules and answers with a result line. A connection with
+Each remote team is a TeamSession whose model (session/remote_team.py StreamedTeam) is filled
+from the stream, and whose capabilities are requests over the connection: nothing on the remote
+is written from here, the remote carries each request out under its own rules and answers with a
+result line. A connection with
 no line for `STALL` seconds (not even a heartbeat) is dropped and said as "disconnected since
 HH:MM"; it is tried again with a backoff (1, 2, 4 ... 30 s), and the new snapshot brings what
 happened meanwhile. A `RemoteHost` is a source of teams (session/source.py) beside this
@@ -28,19 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol import stream as wire
-from teamtui.protocol.changes import Change, ChangeKind, MemberView
-from teamtui.protocol.errors import ProtocolError, ReadError, UnsupportedError
+from teamtui.protocol.changes import Change
+from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.fleet.discover import FleetTeam
 from teamtui.protocol.fleet.overview import FleetRow, count_members
-from teamtui.protocol.health import is_disappeared
-from teamtui.protocol.logbuffer import LogBuffer
-from teamtui.protocol.models import Member, MemberStatus, Message, Task, TaskStatus, TeamConfig
 from teamtui.protocol.settings import HostSettings
-from teamtui.protocol.shutdown import Outcome, ShutdownRun
-from teamtui.protocol.state import TeamState
-from teamtui.protocol.store import FileRef, InboxRead, TeamStore
 from teamtui.protocol.text import inert
-from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
+from teamtui.protocol.traits import TeamTraits
+from teamtui.session.remote_team import StreamedTeam, remote_session
 from teamtui.session.source import FleetBatch
 from teamtui.session.team import Batch, TeamSession
 
@@ -59,474 +54,6 @@ def host_key(host: str, root: str, name: str) -> Key:
 
 def hhmm(at: float) -> str:
     return time.strftime("%H:%M", time.localtime(at))
-
-
-# ------------------------------------------------------------------ a remote team's store
-
-
-class RemoteStore(TeamStore):
-    """A team on another machine: nothing here reads or writes a file. What the dashboard asks
-    of a store (its config, who it may write as, who a broadcast reaches) comes from the stream;
-    a write is a request over the connection (`send`, `broadcast`), answered by a result line."""
-
-    layout = "remote"  # the remote's own layout name: set per class by `remote_store_class`
-    files_here = False  # a write is a request: its outcome arrives later, as a result line
-
-    def __init__(self, host: RemoteHost, remote_key: Key):
-        super().__init__(Path(remote_key[1]), remote_key[2])
-        self.host = host
-        self.remote_key = remote_key
-        self.sender = "teamtui"  # the remote's honest sender, as its header says
-        self.said_lead_state: str | None = None
-        self.config: TeamConfig | None = None  # as last streamed
-
-    # paths: never opened (a remote path means nothing here)
-    @property
-    def team_dir(self) -> Path:
-        return self.root / self.name
-
-    @property
-    def tasks_dir(self) -> Path:
-        return self.team_dir / "tasks"
-
-    def inbox_path(self, member: str) -> Path:
-        return self.team_dir / "inboxes" / member
-
-    def log_paths(self, member: str) -> list[Path]:
-        return []
-
-    def task_path(self, task_id: str) -> Path:
-        return self.tasks_dir / task_id
-
-    def watch_dirs(self) -> list[Path]:
-        return []
-
-    def file_dirs(self) -> list[Path]:
-        return []
-
-    def classify(self, path: Path) -> FileRef | None:
-        return None
-
-    # reading: the stream's
-    def decode_config(self, data: Any, path: Path) -> TeamConfig:
-        raise self._unsupported("reading a remote team's files")
-
-    def load_config(self) -> TeamConfig | ReadError:
-        return self.config if self.config is not None else ReadError(self.config_path, "not streamed yet")
-
-    def task_paths(self) -> list[Path]:
-        return []
-
-    def read_task(self, path: Path) -> Task | ReadError:
-        return ReadError(path, "a remote team's tasks arrive over its stream")
-
-    def inbox_owners(self) -> list[str]:
-        return []
-
-    def peek(self, member: str) -> InboxRead:
-        return InboxRead([], [])
-
-    def check_recipient(self, to: str) -> None:
-        """Refused here already when `to` is not in the streamed config (the remote checks again)."""
-        if self.config is None:
-            raise ProtocolError(f"team {self.name!r} on {self.host.name}: its config has not arrived; nothing was sent")
-        super().check_recipient(to)
-
-    def outgoing_sender(self, configured: str) -> str:
-        return self.sender  # the remote decides who a message from this control room is from
-
-    def lead_state(self) -> str | None:
-        return self.said_lead_state
-
-    # writing: a request to the remote
-    def send(
-        self, to: str, content: str, sender: str, *, type: str = "message", extra: dict[str, Any] | None = None
-    ) -> Message:
-        """Ask the remote to write `content` to `to`: a provisional Message (the real one arrives in the stream)."""
-        self.check_recipient(to)
-        self.host.request("send", self.remote_key, f"message to {to}", to=to, text=content)
-        return Message(type="message", sender=self.sender, recipient=to, content=content, timestamp=time.time())
-
-    def broadcast(self, content: str, sender: str) -> list[Message]:
-        names = self.members_for_broadcast(self.sender)
-        self.host.request("broadcast", self.remote_key, "broadcast", text=content)
-        now = time.time()
-        return [
-            Message(type="broadcast", sender=self.sender, recipient=n, content=content, timestamp=now) for n in names
-        ]
-
-    def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:
-        raise UnsupportedError("a remote team's shutdown is asked of its machine (S or x on its dashboard)")
-
-    def send_shutdown_response(
-        self,
-        sender: str,
-        request_id: str,
-        *,
-        approve: bool,
-        status: str = "clean",
-        pending_work: list[str] | None = None,
-        artifacts_committed: bool = False,
-        reason: str = "",
-    ) -> None:
-        raise UnsupportedError("a remote teammate answers its own shutdown requests")
-
-
-_STORE_CLASSES: dict[tuple[str, bool, bool], type[RemoteStore]] = {}
-
-
-def remote_store_class(layout: str, appends_to_inboxes: bool, shutdown_via_lead: bool) -> type[RemoteStore]:
-    """A RemoteStore whose flags are the remote store's (the panels and the shutdown flow ask them)."""
-    key = (layout, appends_to_inboxes, shutdown_via_lead)
-    cls = _STORE_CLASSES.get(key)
-    if cls is None:
-        cls = type(
-            "RemoteStore",
-            (RemoteStore,),
-            {"layout": layout, "appends_to_inboxes": appends_to_inboxes, "shutdown_via_lead": shutdown_via_lead},
-        )
-        _STORE_CLASSES[key] = cls
-    return cls
-
-
-# ------------------------------------------------------------------ a remote team's state
-
-
-class RemoteState(TeamState):
-    """A TeamState filled from the stream (TeamState.restore, the log buffers) rather than from files:
-    nothing here reads one. The members' unread counts and status (a transcript's, on the remote)
-    come from the remote's member views; who disappeared is this side's health rule, on its clock."""
-
-    def __init__(self, store: RemoteStore, *, log_limit: int, health_timeout: float):
-        super().__init__(store, log_limit=log_limit, health_timeout=health_timeout)
-        self.remote_views: dict[str, dict[str, Any]] = {}
-
-    # nothing to read, nothing to watch: the stream is the feed
-    def load_all(self) -> list[Change]:
-        return []
-
-    def stale_paths(self) -> list[Path]:
-        return []
-
-    def watch_dirs(self) -> list[Path]:
-        return []
-
-    def apply(self, path: Path) -> list[Change]:
-        return []
-
-    def apply_batch(self, paths: list[Path], *, rescan: bool = False) -> list[Change]:
-        return []
-
-    def sent(self, messages: list[Message]) -> list[Change]:
-        return []  # asked of the remote: what it wrote arrives in the stream
-
-    def ingest(self, recipient: str, messages: list[Message]) -> list[Change]:
-        return []
-
-    def inbox_messages(self, member: str) -> list[Message]:
-        return [m for m in self.messages if m.recipient == member]
-
-    def shutdown_replies(self) -> list[Message]:
-        return []
-
-    def _view(self, m: Member, task: Task | None, now: float, departed: bool) -> MemberView:
-        view = super()._view(m, task, now, departed)
-        seen = self.remote_views.get(m.name)
-        if seen is None:
-            return view
-        view.unread = seen.get("unread", 0)
-        status = seen.get("status")
-        if status is not None and not departed:
-            view.status = MemberStatus(status)
-            view.disappeared = is_disappeared(
-                holds_task=task is not None,
-                stopped=view.status == MemberStatus.SHUTDOWN,
-                last_activity=view.last_activity,
-                now=now,
-                timeout=self.health_timeout,
-            )
-        return view
-
-    # ------------------------------------------------------------------ the stream's records
-    def take_header(self, line: dict[str, Any]) -> list[Change]:
-        store = self.store
-        assert isinstance(store, RemoteStore)
-        config = wire.read_config(line.get("config"))
-        departed_list = _list(line, "departed")
-        departed = {m.name: m for x in departed_list[: wire.MEMBERS_CAP] if (m := wire.read_member(x)) is not None}
-        changes: list[Change] = []
-        full = line.get("full") is True
-        before = {m.name: m.status for m in self.config.members} if self.config is not None else {}
-        if config is not None:
-            store.config = config
-            if full:
-                self.restore(config, departed, {}, [])
-                self.logs.clear()
-                self.activity.clear()
-                self.remote_views.clear()
-            else:
-                self.config, self.departed = config, departed
-            after = {m.name: m.status for m in config.members}
-            changes += [Change(ChangeKind.MEMBER_JOINED, n) for n in after if n not in before and before]
-            changes += [Change(ChangeKind.MEMBER_LEFT, n) for n in before if n not in after]
-            changes += [
-                Change(ChangeKind.MEMBER_STATUS, n, s.value) for n, s in after.items() if n in before and before[n] != s
-            ]
-            changes.append(Change(ChangeKind.CONFIG))
-        errors = _list(line, "errors")
-        had = bool(self.errors)
-        self.errors = {}
-        for e in (r for x in errors[: wire.ERRORS_CAP] if (r := wire.read_error(x)) is not None):
-            self.errors.setdefault(e.path, []).append(e)
-        if self.errors or had:
-            changes.append(Change(ChangeKind.ERROR if self.errors else ChangeKind.ERROR_CLEARED, "remote"))
-        sender = wire.name(line.get("sender"))
-        if sender:
-            store.sender = sender
-        lead = line.get("lead_state")
-        store.said_lead_state = lead if lead in ("alive", "ended", "unknown") else None
-        return changes + self.take_views(line.get("views"))
-
-    def take_views(self, views: Any) -> list[Change]:
-        changes = []
-        for v in (
-            r for x in (views if isinstance(views, list) else [])[: wire.MEMBERS_CAP] if (r := wire.read_view(x))
-        ):
-            member = v["name"]
-            if self.remote_views.get(member) != v:
-                self.remote_views[member] = v
-                changes.append(Change(ChangeKind.MEMBER_STATUS, member, v.get("status", "")))
-            if v.get("last_activity") is not None:
-                self.activity[member] = v["last_activity"]
-        return changes
-
-    def take_tasks(self, line: dict[str, Any]) -> list[Change]:
-        changes = []
-        removed = _list(line, "removed")
-        for tid in (i for x in removed[: wire.TASKS_CAP] if (i := wire.name(x))):
-            if self.tasks.pop(tid, None) is not None:
-                if self._board is not None:
-                    self._board.remove(tid)
-                changes.append(Change(ChangeKind.TASK_REMOVED, tid))
-        tasks = _list(line, "tasks")
-        for task in (t for x in tasks[: wire.TASKS_CAP] if (t := wire.read_task(x)) is not None):
-            if task.id not in self.tasks and len(self.tasks) >= wire.TASKS_CAP:
-                continue
-            before = self.tasks.get(task.id)
-            self.tasks[task.id] = task
-            self._board_put(task)
-            if before is not None and before.status != TaskStatus.COMPLETED and task.status == TaskStatus.COMPLETED:
-                changes.append(Change(ChangeKind.TASK_COMPLETED, task.id, task.subject))
-            changes.append(Change(ChangeKind.TASK, task.id))
-        return changes
-
-    def take_messages(self, line: dict[str, Any]) -> list[Change]:
-        raw = _list(line, "messages")
-        messages = [m for x in raw[: wire.MESSAGES_CAP] if (m := wire.read_message(x)) is not None]
-        if not messages:
-            return []
-        if line.get("update") is True:  # flags flipped (read, delivered): the same messages, replaced
-            by_id = {_message_id(m): m for m in messages}
-            owners = []
-            for i, m in enumerate(self.messages):
-                new = by_id.get(_message_id(m))
-                if new is not None:
-                    self.messages[i] = new
-                    owners.append(new.recipient)
-            return [Change(ChangeKind.INBOX_READ, o) for o in dict.fromkeys(owners)]
-        self._keep_newest(messages)
-        per: dict[str, list[Message]] = {}
-        for m in messages:
-            per.setdefault(m.recipient, []).append(m)
-        return [Change(ChangeKind.INBOX, owner, messages=ms) for owner, ms in per.items()]
-
-    def take_insight(self, line: dict[str, Any]) -> list[Change]:
-        """What the remote made of the team's transcripts: its figures in place of the last, a
-        MEMBER_STATUS for each member whose row changed; the lead's assignments and the drift line
-        as a local feed's would be (TeamState._sync_assignments)."""
-        from teamtui.session.remote_transcripts import StreamedTranscripts
-
-        feed = self.transcripts
-        if not isinstance(feed, StreamedTranscripts):
-            feed = self.transcripts = StreamedTranscripts()
-        moved = feed.take_insight(wire.read_insight(line))
-        return [Change(ChangeKind.MEMBER_STATUS, m) for m in sorted(moved)] + self._sync_assignments([])
-
-    def take_logs(self, line: dict[str, Any]) -> list[Change]:
-        member = wire.name(line.get("member"))
-        raw = _list(line, "entries")
-        if not member or (member not in self.logs and len(self.logs) >= wire.MEMBERS_CAP):
-            return []
-        entries = [e for x in raw[-self.log_limit :] if (e := wire.read_log(member, x)) is not None]
-        if line.get("reset") is True or member not in self.logs:
-            self.logs[member] = LogBuffer(member, self.log_limit)
-        self.logs[member].extend(entries)
-        return [Change(ChangeKind.LOG, member, entries=entries)]
-
-
-def _list(d: dict[str, Any], key: str) -> list[Any]:
-    v = d.get(key)
-    return v if isinstance(v, list) else []
-
-
-def _dict(d: dict[str, Any], key: str) -> dict[Any, Any]:
-    v = d.get(key)
-    return v if isinstance(v, dict) else {}
-
-
-def _message_id(m: Message) -> tuple[str, str, float, str, str]:
-    return (m.sender, m.recipient, m.timestamp, m.type, m.content[:256])
-
-
-# ------------------------------------------------------------------ a remote team's session
-
-
-class RemoteSession(TeamSession):
-    """A TeamSession whose team is on another machine: its state arrives over the host's stream,
-    its actions are requests over it. Panes are the remote's: none here."""
-
-    def __init__(self, state: RemoteState, host: RemoteHost):
-        super().__init__(state, clock=host.clock)
-        self.host = host
-        self.remote_read_only = ""  # the remote's own reason (an ended team)
-
-    @property
-    def remote_store(self) -> RemoteStore:
-        store = self.store
-        assert isinstance(store, RemoteStore)
-        return store
-
-    def load(self) -> list[Change]:
-        return []
-
-    async def follow(self, stop: asyncio.Event) -> AsyncIterator[Batch]:
-        """Nothing of its own to follow: its host's feed keeps it current."""
-        await stop.wait()
-        return
-        yield  # an async generator
-
-    def note_changes(self, changes: list[Change]) -> bool:
-        return False  # the remote says when a team ended (its header)
-
-    def count_heads(self) -> dict:
-        return {}
-
-    def take_heads(self, heads: dict) -> bool:
-        return False
-
-    def shutdown(
-        self, only: str | None, report: Report, set_timer: SetTimer, background: Background
-    ) -> ShutdownController:
-        """Asked of the remote, which carries it out by its own rules (a Claude Code team's through its lead)."""
-        return RemoteShutdown(report, self, only)
-
-    @property
-    def panes_on(self) -> str:
-        return self.host.name
-
-    def pane_of(self, name: str, lead: bool = True) -> str | None:
-        return None
-
-    def select_pane(self, name: str) -> str | None:
-        return None
-
-    def orphan_panes(self, names: list[str]) -> dict[str, str] | None:
-        return None
-
-    def close_orphan_panes(self, panes: dict[str, str]) -> tuple[list[str], list[str]]:
-        return [], [f"the panes are on {self.host.name}: close them there"]
-
-    def set_connected(self, connected: bool, why: str) -> None:
-        """While its host is disconnected nothing may be asked of it (the dashboard says why)."""
-        self.read_only = self.remote_read_only if connected else why
-
-
-class RemoteShutdown(ShutdownController):
-    """`S` / `x` on a remote team: one request; the remote's progress lines mirrored into a
-    ShutdownRun here, reported as a local run's are."""
-
-    watches: frozenset[ChangeKind] = frozenset()
-
-    def __init__(self, report: Report, session: RemoteSession, only: str | None):
-        super().__init__(report)
-        self.session, self.only = session, only
-        self.rid: str | None = None
-
-    def start(self, targets: list[str], reason: str, deadline: float) -> None:
-        session = self.session
-        store = session.remote_store
-        self.run = ShutdownRun(
-            store, targets, sender=store.sender, reason=reason, deadline_seconds=deadline, clock=session.clock
-        )
-        self.run.started_at = session.clock()
-        self.rid = session.host.request(
-            "shutdown",
-            store.remote_key,
-            f"shutdown of {self.only or 'the team'}",
-            on_result=self._result,
-            on_progress=self._progress,
-            only=self.only,
-            reason=reason,
-            deadline=deadline,
-        )
-
-    def _result(self, ok: bool, error: str, detail: str) -> None:
-        if not ok:
-            self.report(ShutdownNews(None, asked=f"Shutdown not started on {self.session.host.name}: {error}"))
-
-    def _progress(self, line: dict[str, Any]) -> None:
-        run = self.run
-        if run is None:
-            return
-        said = line.get("run")
-        changed = (
-            [n for x in (line.get("changed") or [])[:200] if (n := wire.name(x)) and n in run.teammates]
-            if isinstance(line.get("changed"), list)
-            else []
-        )
-        if isinstance(said, dict):
-            run.note = wire.text(said.get("note"), 2000) or ""
-            run.started_at = wire.number(said.get("started_at")) or run.started_at
-            run.finished_at = wire.number(said.get("finished_at"))
-            for t in (said.get("teammates") or [])[:1000] if isinstance(said.get("teammates"), list) else []:
-                if not isinstance(t, dict) or wire.name(t.get("teammate")) not in run.teammates:
-                    continue
-                mine = run.teammates[str(t["teammate"])]
-                try:
-                    mine.outcome = Outcome(t.get("outcome"))
-                except ValueError:
-                    continue
-                mine.detail = wire.text(t.get("detail"), 2000) or ""
-                mine.request_id = wire.name(t.get("request_id")) or ""
-                mine.answered_at = wire.number(t.get("answered_at"))
-                mine.pending_work = (
-                    [p for x in (t.get("pending_work") or [])[:100] if (p := wire.text(x, 2000))]
-                    if isinstance(t.get("pending_work"), list)
-                    else []
-                )
-        offer = _dict(line, "offer_panes")
-        panes = {n: p for k, v in list(offer.items())[:100] if (n := wire.name(k)) and (p := wire.name(v, 64))}
-        self.report(
-            ShutdownNews(
-                run,
-                changed,
-                error=wire.text(line.get("error"), 2000) or "",
-                offer_panes=panes,
-                offer_title=wire.name(line.get("offer_title")) or "",
-                offer_why=wire.text(line.get("offer_why"), 2000) or "",
-                asked=wire.text(line.get("asked"), 2000) or "",
-            )
-        )
-
-    def close_panes(self, names: list[str]) -> None:
-        store = self.session.remote_store
-        self.session.host.request(
-            "close_panes", store.remote_key, f"closing the panes of {', '.join(names)}", names=list(names)
-        )
-
-    def stop(self) -> None:
-        if self.rid is not None:
-            self.session.host.forget(self.rid)
 
 
 # ------------------------------------------------------------------ one host
@@ -564,7 +91,8 @@ class RemoteHost:
         self.log_limit, self.health_timeout, self.clock = log_limit, health_timeout, clock
         self.stall, self.heartbeat, self.ssh = stall, heartbeat, ssh
         self.backoff_first, self.backoff_max = backoff_first, backoff_max
-        self.sessions: dict[Key, RemoteSession] = {}
+        self.sessions: dict[Key, TeamSession] = {}
+        self.teams: dict[Key, StreamedTeam] = {}  # each session's model, as its lines fill it
         self.rows_said: dict[Key, dict[str, Any]] = {}  # the remote's row of each team (read_row's)
         self.connected = False
         self.ever_connected = False
@@ -744,8 +272,8 @@ class RemoteHost:
             if self.down_since is not None
             else f"{self.name} is not connected"
         )
-        for key, session in self.sessions.items():
-            session.set_connected(False, f"{why}: nothing can be sent")
+        for key in self.sessions:
+            self._connected(key, False, f"{why}: nothing can be sent")
             batch.changes[key] = Batch([])
         for what, on_result in list(self._waiting.values()):
             batch.notices.append(
@@ -937,18 +465,16 @@ class RemoteHost:
         if kind == "gone":
             if key in self.rows_said or key in self.sessions:
                 self.rows_said.pop(key, None)
-                self.sessions.pop(key, None)
+                self._drop(key)
                 batch.gone.append(key)
             return
         if kind == "team":
             self._team(key, rkey, obj, batch)
             return
-        session = self.sessions.get(key)
-        if session is None:
+        state = self.teams.get(key)
+        if state is None:
             self.dropped += 1
             return
-        state = session.state
-        assert isinstance(state, RemoteState)
         if kind == "tasks":
             changes = state.take_tasks(obj)
         elif kind == "messages":
@@ -987,43 +513,50 @@ class RemoteHost:
         self.rows_said[key] = row
         if "live" not in obj:
             # A team the remote cannot read: its row says why; nothing to open.
-            if self.sessions.pop(key, None) is not None:
+            if self._drop(key):
                 batch.gone.append(key)
             if appeared:
                 batch.appeared.append(key)
             return
-        session = self.sessions.get(key)
-        if session is None:
-            cls = remote_store_class(
-                wire.name(obj.get("layout"), 32) or "remote",
-                obj.get("appends_to_inboxes") is True,
-                obj.get("shutdown_via_lead") is True,
+        session, state = self.sessions.get(key), self.teams.get(key)
+        if session is None or state is None:
+            traits = TeamTraits(
+                layout=wire.name(obj.get("layout"), 32) or "remote",
+                appends_to_inboxes=obj.get("appends_to_inboxes") is True,
+                shutdown_via_lead=obj.get("shutdown_via_lead") is True,
+                where=rkey[1],  # the folder there: error paths are shown relative to it
             )
-            store = cls(self, rkey)
-            session = RemoteSession(
-                RemoteState(store, log_limit=self.log_limit, health_timeout=self.health_timeout), self
+            session, state = remote_session(
+                self, rkey, traits, log_limit=self.log_limit, health_timeout=self.health_timeout, clock=self.clock
             )
-            self.sessions[key] = session
+            self.sessions[key], self.teams[key] = session, state
             appeared = True
-        state = session.state
-        assert isinstance(state, RemoteState)
         full = obj.get("full") is True
         changes = state.take_header(obj)
-        session.remote_read_only = wire.text(obj.get("read_only"), 500) or ""
+        state.read_only_said = wire.text(obj.get("read_only"), 500) or ""
         if obj.get("live") is False:
             session.ended_at = wire.number(obj.get("ended_at")) or session.ended_at or self.clock()
-            session.remote_read_only = session.remote_read_only or "the team has ended: it is shown as it was"
-        if self.connected:
-            session.set_connected(True, "")
+            state.read_only_said = state.read_only_said or "the team has ended: it is shown as it was"
+        self._connected(key, self.connected, self.status)
         if appeared:
             batch.appeared.append(key)
         self._changed(batch, key, changes, full=full)
+
+    def _drop(self, key: Key) -> bool:
+        self.teams.pop(key, None)
+        return self.sessions.pop(key, None) is not None
+
+    def _connected(self, key: Key, connected: bool, why: str) -> None:
+        """While the host is disconnected nothing may be asked of its teams (their dashboards say why)."""
+        session, state = self.sessions.get(key), self.teams.get(key)
+        if session is not None and state is not None:
+            session.read_only = state.read_only_said if connected else why
 
     def _snapshot_done(self, batch: FleetBatch) -> None:
         """The snapshot is complete: what it did not list is gone; the connection counts as up."""
         for key in [k for k in self.rows_said if k not in self._seen]:
             self.rows_said.pop(key, None)
-            self.sessions.pop(key, None)
+            self._drop(key)
             batch.gone.append(key)
         back = self.down_since is not None or not self.ever_connected
         self._ready = self.connected = self.ever_connected = True
@@ -1031,8 +564,8 @@ class RemoteHost:
             batch.notices.append((f"{self.name}: connected again (down since {hhmm(self.down_since)})", "information"))
         self.down_since = None
         self.reason = ""
-        for key, session in self.sessions.items():
-            session.set_connected(True, "")
+        for key in self.sessions:
+            self._connected(key, True, "")
             if back and key not in batch.changes:
                 batch.changes[key] = Batch([])
 
@@ -1122,13 +655,8 @@ def hosts_for(settings_hosts: Iterable[HostSettings], urls: Iterable[str]) -> li
 
 __all__ = [
     "RemoteHost",
-    "RemoteSession",
-    "RemoteShutdown",
-    "RemoteState",
-    "RemoteStore",
     "RemoteTeam",
     "host_key",
     "hosts_for",
     "parse_ssh_url",
-    "remote_store_class",
 ]

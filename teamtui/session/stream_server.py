@@ -102,21 +102,21 @@ class Streamer:
         if session is None:
             self.line(header)
             return
-        state, store = session.state, session.store
+        state = self.fleet.states[key]
         errors = state.all_errors()
         views = [view_json(v) for v in state.member_views(now)]
         self._sent_views[key] = {v["name"]: v for v in views}
         try:
             sender = session.sender
         except Exception:  # noqa: BLE001 - a config mid-rewrite: teamtui's own name, as the store would say
-            sender = session.configured_sender
+            sender = self.fleet.settings.sender
         header.update(
             live=session.live,
             read_only=session.read_only,
             ended_at=session.ended_at,
-            layout=store.layout,
-            appends_to_inboxes=store.appends_to_inboxes,
-            shutdown_via_lead=store.shutdown_via_lead,
+            layout=state.traits.layout,
+            appends_to_inboxes=state.traits.appends_to_inboxes,
+            shutdown_via_lead=state.traits.shutdown_via_lead,
             sender=sender,
             lead_state=self._lead_state(session),
             config=config_json(state.config) if state.config is not None else None,
@@ -142,7 +142,7 @@ class Streamer:
     @staticmethod
     def _lead_state(session: TeamSession) -> str | None:
         try:
-            return session.store.lead_state()
+            return session.lead_state()
         except Exception:  # noqa: BLE001 - a config mid-rewrite, a process gone while read: not known
             return "unknown"
 

@@ -1,49 +1,41 @@
-"""TeamSession: one watched team and everything that belongs to it.
+"""TeamSession: one team as the screens see it, wherever it is.
 
-Its store (the files, in the team's layout), its TeamState (everything known, kept current one
-changed file at a time), its journal (where the layout has one), the file feed that keeps the
-state current, the health rule, and what acts on the team: messages, shutdowns, the teammates'
-panes. A screen is handed one and renders it; an app may hold many (one per team it shows).
+Its model (protocol/model.py TeamModel: everything known, kept current by its source), the
+capabilities its source offers (session/actions.py TeamActions: message it, shut it down, select
+its panes; each there or not), whether it is live or shown as it was, and the health rule. A
+screen is handed one and renders it; it never knows whether the team's files are on this machine
+(session/local_team.py makes those) or on another one (session/remote_team.py).
 
-Nothing here knows Textual: the feed is an async iterator, slow work (tmux, /proc) is a plain
-function the caller runs off its loop, and shutdown progress is reported through a callable.
+Nothing here knows Textual: slow work (tmux, /proc) is a plain function the caller runs off its
+loop, and shutdown progress is reported through a callable.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from teamtui.protocol.changes import Change
+from teamtui.protocol.changes import Change, ChangeKind
+from teamtui.protocol.errors import UnsupportedError
 from teamtui.protocol.health import disappears_at
-from teamtui.protocol.models import MemberStatus, Message
+from teamtui.protocol.model import TeamModel
+from teamtui.protocol.models import MemberStatus
 from teamtui.protocol.shutdown import live_teammates
-from teamtui.protocol.state import TeamState
-from teamtui.protocol.store import TeamStore
-from teamtui.session.lead_asked import AskLeadShutdown
-from teamtui.session.shutdown import (
-    AskRunningLead,
-    Background,
-    LeadShutdown,
-    LocalShutdown,
-    OnShutdown,
-    Report,
-    SetTimer,
-    ShutdownController,
-)
+from teamtui.session.actions import TeamActions
+from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.session.actions import Messaging
 
 
 @dataclass
 class Batch:
-    """One batch of the file feed, already applied to the TeamState."""
+    """One team's part of a source's batch, already applied to its model."""
 
     changes: list[Change]
     full: bool = False  # a rescan: everything may have changed
-    read_seconds: float = 0.0  # spent reading the changed files (for the benchmarks)
-    count_heads: bool = False  # the first read is in: the transcripts' heads can now be counted
     heads: bool = False  # the transcripts' heads were counted: the token figures are whole
 
 
@@ -58,55 +50,24 @@ class Health:
 
 
 class TeamSession:
-    """One team, watched. `open` reads it from its files; `ended` shows a record of it."""
+    """One team: its model, what can be done to it, whether it is live."""
 
     def __init__(
         self,
-        state: TeamState,
+        state: TeamModel,
+        actions: TeamActions,
         *,
-        sender: str = "teamtui",
         clock: Callable[[], float] = time.time,
-        on_shutdown: OnShutdown | None = None,
         ended_at: float | None = None,
         read_only: str = "",
     ):
         self.state = state
-        self.store: TeamStore = state.store
-        self.configured_sender = sender  # the name teamtui writes under where it is not the team's lead
+        self.actions = actions
         self.clock = clock
-        self.on_shutdown = on_shutdown  # set when a lead in this process (teamtui run/demo) drives the team's shutdown
-        self.ended_at = ended_at  # the team ended (its folder deleted) or was opened from the journal
-        # Why nothing may be written ("": it may): the caller's reason, else the layout's (a workflow run's).
-        self.read_only = read_only or self.store.read_only_reason
+        self.ended_at = ended_at  # the team ended (its folder deleted) or was opened from a record
+        # Why nothing may be written ("": it may): the source's reason (an ended team, a workflow run).
+        self.read_only = read_only
         self.disappeared: set[str] = set()
-
-    @classmethod
-    def open(
-        cls,
-        store: TeamStore,
-        *,
-        log_limit: int,
-        health_timeout: float,
-        sender: str = "teamtui",
-        clock: Callable[[], float] = time.time,
-        on_shutdown: OnShutdown | None = None,
-    ) -> TeamSession:
-        """A team on disk, not read yet (`load` reads it)."""
-        state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=store.open_journal())
-        return cls(state, sender=sender, clock=clock, on_shutdown=on_shutdown)
-
-    @classmethod
-    def ended(
-        cls,
-        state: TeamState,
-        ended_at: float,
-        why: str,
-        *,
-        sender: str = "teamtui",
-        clock: Callable[[], float] = time.time,
-    ) -> TeamSession:
-        """A team rebuilt from a record of it: shown read-only, nothing watched."""
-        return cls(state, sender=sender, clock=clock, ended_at=ended_at, read_only=why)
 
     # ------------------------------------------------------------------ what it is
     @property
@@ -115,24 +76,32 @@ class TeamSession:
 
     @property
     def live(self) -> bool:
-        """Its files are there to follow (not ended, not a record)."""
+        """Its source keeps it current (not ended, not a record)."""
         return self.ended_at is None
 
     @property
     def sender(self) -> str:
-        """Who a message from here is from: never a lead this process is not (store.outgoing_sender)."""
-        return self.store.outgoing_sender(self.configured_sender)
+        """Who a message from here is from: never a lead this process is not."""
+        return self.actions.messages.sender if self.actions.messages is not None else self.actions.sender
 
-    def load(self) -> list[Change]:
-        return self.state.load_all()
+    @property
+    def panes_on(self) -> str:
+        """ "" when the team's panes are on this machine; else the machine they are on (nothing to select here)."""
+        return self.actions.panes_elsewhere
+
+    def lead_state(self) -> str | None:
+        return self.actions.lead_state()
+
+    def run_status(self) -> str | None:
+        return self.actions.run_status()
 
     def note_changes(self, changes: list[Change]) -> bool:
         """After a batch: a team whose folder went with its lead (a Claude Code session team) has
         ended, and is kept on screen as it was. True when that just happened."""
         # The batch first: asking the lead's process (psutil) on every batch would cost the UI loop.
-        if self.ended_at is not None or not any(c.kind == "team_gone" for c in changes):
+        if self.ended_at is not None or not any(c.kind == ChangeKind.TEAM_GONE for c in changes):
             return False
-        if self.store.lead_state() is None:
+        if self.lead_state() is None:
             return False
         self.ended_at = self.clock()
         self.read_only = "the team has ended (its lead exited): it is shown as it was"
@@ -140,61 +109,9 @@ class TeamSession:
 
     def lead_gone(self) -> bool:
         """A team whose shutdown goes through its lead, and the lead has ended: nobody can approve one."""
-        if not self.store.shutdown_via_lead:
+        if not self.state.traits.shutdown_via_lead:
             return False
-        return self.ended_at is not None or self.store.lead_state() == "ended"
-
-    # ------------------------------------------------------------------ following the files
-    async def follow(self, stop: asyncio.Event) -> AsyncIterator[Batch]:
-        """Each batch of file events, applied to the TeamState, until `stop` is set."""
-        from teamtui.protocol.watch import watch_dirs
-
-        state = self.state
-        transcripts = state.transcripts
-        # The first read of every transcript runs in a thread while the watches start: from the end,
-        # what the log panels show; the heads' token sums are counted after the first screen.
-        reading = (
-            asyncio.ensure_future(asyncio.to_thread(transcripts.read, from_end=True))
-            if transcripts is not None and not state.transcripts_read
-            else None
-        )
-        async for batch in watch_dirs(state.watch_dirs(), stop):
-            t0 = time.perf_counter()
-            if batch.rescan:
-                yield Batch(
-                    state.load_all() + state.apply_batch([], rescan=True),
-                    full=True,
-                    read_seconds=time.perf_counter() - t0,
-                )
-            elif batch.ready:
-                # What changed between the first read and the watches; the stats run off the event loop.
-                stale = await asyncio.to_thread(state.stale_paths)
-                t0 = time.perf_counter()
-                changes = [c for p in stale for c in state.apply(p)]
-                if reading is None:
-                    yield Batch(changes, read_seconds=time.perf_counter() - t0)
-                    continue
-                yield Batch(changes, read_seconds=time.perf_counter() - t0)
-                updates = await reading
-                reading = None
-                t0 = time.perf_counter()
-                # What was written before the watches were in place: read on from each offset.
-                changes = state.take_transcripts(updates) + state.apply_batch([], rescan=True)
-                yield Batch(changes, full=True, read_seconds=time.perf_counter() - t0, count_heads=state.counting_heads)
-            else:
-                yield Batch(state.apply_batch(sorted(batch.paths)), read_seconds=time.perf_counter() - t0)
-
-    def count_heads(self) -> dict:
-        """The token sums of the transcripts' heads: slow (parsing), for a thread."""
-        return self.state.count_heads()
-
-    def take_heads(self, heads: dict) -> bool:
-        """The counted heads added, on the loop; True when some figure is now known."""
-        return self.state.take_heads(heads)
-
-    def ingest(self, recipient: str, messages: list[Message]) -> list[Change]:
-        """Messages a lead in this process drained from an inbox before the feed could read them."""
-        return self.state.ingest(recipient or self.state.lead, messages)
+        return self.ended_at is not None or self.lead_state() == "ended"
 
     # ------------------------------------------------------------------ health
     def check_health(self) -> Health:
@@ -232,16 +149,20 @@ class TeamSession:
         return min(due) if due else None
 
     # ------------------------------------------------------------------ acting on it
+    def _messages(self) -> Messaging:
+        if self.actions.messages is None:
+            raise UnsupportedError(self.read_only or "this team takes no message")
+        return self.actions.messages
+
     def send(self, name: str, text: str) -> list[Change]:
         """`text` into `name`'s inbox, under the honest sender; what it changed (raises on refusal)."""
-        return self.state.sent([self.store.send(name, text, self.sender)])
+        return self._messages().send(name, text)
 
     def broadcast_recipients(self) -> list[str]:
-        return self.store.members_for_broadcast(self.sender)
+        return self._messages().recipients()
 
     def broadcast(self, text: str) -> tuple[list[str], list[Change]]:
-        sent = self.store.broadcast(text, self.sender)
-        return [m.recipient for m in sent], self.state.sent(sent)
+        return self._messages().broadcast(text)
 
     def live_teammates(self, only: str | None = None) -> list[str]:
         return live_teammates(self.state, only)
@@ -249,78 +170,30 @@ class TeamSession:
     def shutdown(
         self, only: str | None, report: Report, set_timer: SetTimer, background: Background
     ) -> ShutdownController:
-        """The one place that decides how a shutdown of `only` (None: the whole team) is carried out."""
-        store, state, sender = self.store, self.state, self.sender
-        if store.shutdown_via_lead:
-            # Only the lead can stop its teammates: ask it, then follow what happens in the files.
-            return AskLeadShutdown(
-                report,
-                state,
-                sender=sender,
-                clock=self.clock,
-                set_timer=set_timer,
-                background=background,
-                whole_team=only is None,
-            )
-        if self.on_shutdown is not None and only is None:
-            # The lead of this process asks, observes and climbs its ladder; its snapshots arrive as reports.
-            return LeadShutdown(report, self.on_shutdown)
-        pid = store.running_lead()
-        if pid is not None and pid != os.getpid():
-            return AskRunningLead(report, store, sender=sender, pid=pid, only=only)
-        return LocalShutdown(
-            report,
-            store,
-            sender=sender,
-            clock=self.clock,
-            replies=state.shutdown_replies,
-            tasks=lambda: state.tasks.values(),
-            set_timer=set_timer,
-        )
+        """How a shutdown of `only` (None: the whole team) is carried out, as the source decides."""
+        if self.actions.shutdowns is None:
+            raise UnsupportedError(self.read_only or "this team cannot be shut down from here")
+        return self.actions.shutdowns.start(only, report, set_timer, background)
 
     # ------------------------------------------------------------------ panes (slow: tmux, /proc)
-    @property
-    def panes_on(self) -> str:
-        """ "" when the team's panes are on this machine; else the machine they are on (nothing to select here)."""
-        return ""
-
     def pane_of(self, name: str, lead: bool = True) -> str | None:
         """The tmux pane that answers for `name`: its own, else (with `lead`) the lead's."""
-        member = self.state.config.member(name) if self.state.config is not None else None
-        pane = self.store.teammate_pane(member) if member is not None else None
-        if pane or not lead:
-            return pane
-        pid = self.store.lead_pid()
-        if pid is None:
-            return None
-        from teamtui.tmux.jump import pane_of_process
-
-        return pane_of_process(pid)
+        return self.actions.panes.pane_of(name, lead) if self.actions.panes is not None else None
 
     def select_pane(self, name: str) -> str | None:
-        """Bring `name`'s pane (or the lead's) forward on the tmux server teamtui runs in; the pane, or None."""
-        from teamtui.tmux.jump import select_pane
-
-        pane = self.pane_of(name)
-        return pane if pane is not None and select_pane(pane) else None
+        """Bring `name`'s pane (or the lead's) forward; the pane, or None."""
+        return self.actions.panes.select(name) if self.actions.panes is not None else None
 
     def orphan_panes(self, names: list[str]) -> dict[str, str] | None:
-        """With the lead ended: of `names`, the teammates whose pane (config.json's) still runs
-        them, name -> pane; None when the team's tmux server is unknown."""
-        from teamtui.tmux.team_panes import TeammatePane, still_running, team_socket
-
-        wanted = set(names)
-        members = list(self.state.config.members) if self.state.config is not None else []
-        candidates = [
-            TeammatePane(m.name, pane, self.store.agent_id(m))
-            for m in members
-            if m.name in wanted and (pane := self.store.teammate_pane(m))
-        ]
-        return still_running(team_socket(self.store.lead_environment()), candidates)
+        """With the lead ended: of `names`, the teammates whose pane still runs them, name -> pane;
+        None when the team's tmux server is unknown."""
+        return self.actions.panes.orphans(names) if self.actions.panes is not None else None
 
     def close_orphan_panes(self, panes: dict[str, str]) -> tuple[list[str], list[str]]:
         """Close the panes the person confirmed, each checked again just before: (closed, errors)."""
-        from teamtui.tmux.team_panes import close_panes, team_socket
+        if self.actions.panes is None:
+            return [], [f"the panes are on {self.panes_on}: close them there" if self.panes_on else "no panes here"]
+        return self.actions.panes.close_orphans(panes)
 
-        still = self.orphan_panes(list(panes)) or {}
-        return close_panes(team_socket(self.store.lead_environment()), panes, still)
+
+__all__ = ["Batch", "Health", "TeamSession"]

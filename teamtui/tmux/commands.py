@@ -10,8 +10,8 @@ from pathlib import Path
 
 import teamtui
 from teamtui.protocol.colors import color_name
+from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import MemberStatus
-from teamtui.protocol.state import TeamState
 from teamtui.tmux.api import PaneSpec
 
 # The directory holding the teamtui package: a pane's cwd may be anywhere, and teamtui
@@ -47,7 +47,7 @@ def follow_command(name: str, root: Path, team: str, layout: str | None = None) 
     )
 
 
-def pane_specs(state: TeamState, command_for: Callable[[str], str], now: float | None = None) -> list[PaneSpec]:
+def pane_specs(state: TeamModel, command_for: Callable[[str], str], now: float | None = None) -> list[PaneSpec]:
     """One spec per live teammate (not the lead, not departed, not shut down), in config order."""
     return [
         PaneSpec(

@@ -20,9 +20,9 @@ from textual.driver import Driver
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from teamtui.protocol.model import TeamModel
 from teamtui.protocol.settings import Settings, config_path as default_config_path, load_settings, save_theme
 from teamtui.protocol.shutdown import ShutdownRun
-from teamtui.protocol.state import TeamState
 from teamtui.session.fleet import Fleet
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.team import TeamSession
@@ -161,7 +161,7 @@ class TeamTUI(App[None]):
         return self.fleet.current
 
     @property
-    def state(self) -> TeamState | None:
+    def state(self) -> TeamModel | None:
         return self.dashboard.state if self.dashboard is not None else None
 
     @property

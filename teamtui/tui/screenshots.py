@@ -96,7 +96,7 @@ def show_finished_shutdown(app) -> None:
     """A finished shutdown with fixed request ids and replies (no files written), for pictures."""
     from teamtui.protocol.shutdown import Outcome, ShutdownRun
 
-    run = ShutdownRun(app.session.store, ["hunter", "scout"], sender=app.state.lead, clock=lambda: FROZEN_NOW)
+    run = ShutdownRun.mirror(app.state.name, ["hunter", "scout"], sender=app.state.lead, clock=lambda: FROZEN_NOW)
     run.started_at = FROZEN_NOW - 30
     hunter, scout = run.teammates["hunter"], run.teammates["scout"]
     hunter.request_id, hunter.outcome = "59e88dc7", Outcome.IN_PROGRESS

@@ -9,6 +9,7 @@ from teamtui.notify.events import NotifyKind
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.outcomes import record_failure
 from teamtui.session.alerts import Alerts
+from teamtui.session.local_team import open_local
 from teamtui.session.team import TeamSession
 
 KEY = ("native", "/r", "t")
@@ -25,8 +26,8 @@ def team(root: Path, members: list[str], tasks: list[str]) -> NativeTeam:
 
 
 def session_of(store: NativeTeam, clock=None, timeout: float = 60.0) -> TeamSession:
-    s = TeamSession.open(store, log_limit=100, health_timeout=timeout, **({"clock": clock} if clock else {}))
-    s.load()
+    s, state = open_local(store, log_limit=100, health_timeout=timeout, **({"clock": clock} if clock else {}))
+    state.load_all()
     return s
 
 

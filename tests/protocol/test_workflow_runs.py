@@ -24,7 +24,7 @@ from teamtui.protocol.models import MemberStatus
 from teamtui.protocol.settings import load_settings
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.workflow import WorkflowRun, recent_runs, run_id_of, run_name
-from teamtui.session.team import TeamSession
+from teamtui.session.local_team import open_local
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
@@ -287,8 +287,9 @@ def test_a_run_takes_no_messages(tmp_path: Path) -> None:
     ):
         with pytest.raises(UnsupportedError, match="a workflow run takes no messages"):
             attempt()
-    session = TeamSession.open(store, log_limit=100, health_timeout=60.0)
+    session, _state = open_local(store, log_limit=100, health_timeout=60.0)
     assert session.read_only == "a workflow run takes no messages"
+    assert session.actions.messages is None and session.actions.shutdowns is None  # offered none: m, b, S dimmed
 
 
 def test_labels_become_safe_unique_member_names_and_bad_ids_no_paths(tmp_path: Path) -> None:

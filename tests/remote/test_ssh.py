@@ -58,9 +58,9 @@ async def test_the_remote_teams_appear_with_their_state(remote: Remote) -> None:
         state = native.state
         assert state.config is not None and {m.name for m in state.config.members} >= {"hunter", "scout"}
         assert state.tasks and state.messages and state.logs
-        assert native.store.layout == "native" and native.live and not native.read_only
+        assert native.state.traits.layout == "native" and native.live and not native.read_only
         claude = host.sessions[remote.claude_key]
-        assert claude.store.shutdown_via_lead and claude.sender == "teamtui"
+        assert claude.state.traits.shutdown_via_lead and claude.sender == "teamtui"
         # The Claude Code team's logs are its transcripts, read there.
         await feed.until(lambda: any(claude.state.logs.values()), "the transcripts' lines")
         rows = {r.team.key: r for r in host.rows(host.clock())}
@@ -124,7 +124,8 @@ async def test_m_and_b_are_written_there_by_the_remote_under_its_honest_sender(r
         # A refusal there comes back as a notice (and the file is untouched).
         with pytest.raises(ProtocolError):
             native.send("nobody", "x")  # refused here already: not a member
-        host.request("send", native.remote_store.remote_key, "message to ghost", to="ghost", text="x")  # type: ignore[attr-defined]
+        remote_key = native.actions.messages.asks.remote_key  # the team's key on its machine
+        host.request("send", remote_key, "message to ghost", to="ghost", text="x")
         await feed.until(
             lambda: any("message to ghost not carried out" in n and "not a member" in n for n in feed.notices),
             "the remote's refusal",

@@ -13,7 +13,8 @@ import pytest
 
 from teamtui.protocol import stream as wire
 from teamtui.protocol.settings import HostSettings
-from teamtui.session.remote import RemoteHost, RemoteState
+from teamtui.session.remote import RemoteHost
+from teamtui.session.remote_team import StreamedTeam
 from teamtui.session.source import FleetBatch
 
 from .conftest import following
@@ -160,7 +161,7 @@ def test_hostile_values_are_typed_capped_and_cleaned() -> None:
     h._take(json.loads(json.dumps(evil)), batch)
     session = h.sessions[("ssh:box", "/srv/p", "t")]
     state = session.state
-    assert isinstance(state, RemoteState) and state.config is not None
+    assert isinstance(state, StreamedTeam) and state.config is not None
     everything = json.dumps(
         [
             str(state.config),

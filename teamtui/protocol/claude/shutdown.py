@@ -71,6 +71,7 @@ class LeadAskedRun(ShutdownRun):
         self.started_at = self.clock()
         self._before = {id(m): m for m in known}
         text = ask_text(list(self.teammates), self.reason, self.deadline_seconds, self.whole_team)
+        assert self.store is not None  # asked here, of the lead, through its inbox
         try:
             self.asked = self.store.send(
                 self.lead, text, self.sender, extra={"summary": "teamtui asks for a graceful shutdown"}

@@ -21,6 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from teamtui.protocol.model import TeamModel
     from teamtui.protocol.state import TeamState
 
 LAYOUT_LABELS = {"claude": "Claude Code", "native": "native", "run": "run by teamtui", "workflow": "workflow run"}
@@ -130,7 +131,7 @@ def _last_activity(team: FleetTeam, state: TeamState | None) -> float | None:
     return max(stamps) if stamps else None
 
 
-def count_members(row: FleetRow, state: TeamState, now: float) -> None:
+def count_members(row: FleetRow, state: TeamModel, now: float) -> None:
     """Who works, idles, is gone (or ended with the team) or says nothing, on `now`'s clock."""
     for v in state.member_views(now):
         if row.team.ended or v.departed or v.disappeared or v.status == MemberStatus.SHUTDOWN:

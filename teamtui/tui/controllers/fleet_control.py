@@ -172,10 +172,7 @@ class FleetControl:
 
     def lead_messages(self, messages: list[Message], recipient: str) -> None:
         """What the lead of this process drained from an inbox before the feed read it: into the team it leads."""
-        for key, session in self.fleet.sessions.items():
-            if session.on_shutdown is None:
-                continue
-            changes = session.ingest(recipient, messages)  # kept even if not drawn
+        for key, changes in self.fleet.ingest(recipient, messages).items():  # kept even if not drawn
             screen = self.dashboards.get(row_key(key))
             if screen is not None and screen.drawable and changes:
                 screen.apply_changes(changes)

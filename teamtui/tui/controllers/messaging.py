@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from teamtui.session.team import TeamSession
 from teamtui.tui.controllers.host import DashboardHost
 
 
@@ -30,7 +31,7 @@ class Messaging:
         assert self.screen.session is not None
         session = self.screen.session
         self.screen.apply_changes(session.send(name, text))
-        if session.store.files_here:  # else the other machine's answer says what became of it
+        if _confirmed(session):  # else the other machine's answer says what became of it
             self.screen.toast("Message written to ", name, "information", suffix="'s inbox")
 
     def broadcast(self) -> None:
@@ -53,7 +54,7 @@ class Messaging:
         session = self.screen.session
         recipients, changes = session.broadcast(text)
         self.screen.apply_changes(changes)
-        if session.store.files_here:  # else the other machine's answer says what became of it
+        if _confirmed(session):  # else the other machine's answer says what became of it
             self.screen.toast("Broadcast written to ", ", ".join(recipients) or "nobody", "information")
 
     def _write(self, what: str, text: str | None, write: Callable[[str], None]) -> None:
@@ -63,3 +64,8 @@ class Messaging:
             write(text)
         except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
             self.screen.toast(f"{what} not sent: ", str(exc), "error")
+
+
+def _confirmed(session: TeamSession) -> bool:
+    """A message to this team is written when sent (its files are here), not only asked for."""
+    return session.actions.messages is not None and session.actions.messages.confirmed

@@ -21,9 +21,10 @@ class PaneJumps:
         session = self.screen.session
         if not self.sync_enabled or not self.panes.active or session is None or not self.screen.is_current:
             return  # a team not on screen (the fleet keeps several) leaves the panes to the one that is
-        if not session.store.files_here:
+        follow = session.actions.panes.follow if session.actions.panes is not None else None
+        if follow is None:
             return  # `teamtui follow` here cannot follow another machine's files
-        root, team = session.store.root, session.store.name
+        root, team = follow
         try:
             self.panes.sync(pane_specs(session.state, lambda name: follow_command(name, root, team), self.screen.now()))
         except Exception as exc:  # noqa: BLE001 - panes are a convenience: report, keep the dashboard

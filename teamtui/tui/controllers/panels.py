@@ -3,6 +3,7 @@ TeamState, and only the rows a change concerns. The screen decides when; this sa
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -51,11 +52,13 @@ class Panels:
     def header(self, gone: bool = False) -> None:
         session = self.screen.session
         assert session is not None
-        self.screen.query_one(TeamHeader).show_team(self.state, gone=gone, ended_at=session.ended_at)
+        self.screen.query_one(TeamHeader).show_team(
+            self.state, gone=gone, ended_at=session.ended_at, run_status=session.run_status()
+        )
         errors = self.state.all_errors()
         if errors != self._problems_shown:  # redrawing an unchanged list would relayout the screen
             self._problems_shown = errors
-            self.screen.query_one(ProblemList).show(errors, self.state.store.root)
+            self.screen.query_one(ProblemList).show(errors, Path(self.state.traits.where))
         self.drift()
 
     def drift(self) -> None:
@@ -132,11 +135,10 @@ class Panels:
         traffic = self.screen.query_one(MessageTraffic)
         traffic.show(self.state.messages)
         # A pending queue (Claude Code) is emptied on delivery: say why the table may be empty.
-        store = self.state.store
+        session, traits = self.screen.session, self.state.traits
+        why_not = session.read_only if session is not None and session.actions.messages is None else ""
         hint = (
-            ""
-            if self.state.messages
-            else store.read_only_reason or ("none yet" if store.appends_to_inboxes else PENDING_QUEUE_HINT)
+            "" if self.state.messages else why_not or ("none yet" if traits.appends_to_inboxes else PENDING_QUEUE_HINT)
         )
         if traffic.border_subtitle != hint:  # setting it, even unchanged, redraws the panel
             traffic.border_subtitle = hint

@@ -45,7 +45,7 @@ class ShutdownFlow:
             screen.notify(f"Nobody to shut down: {who} has no live teammate.", severity="warning", markup=False)
             return
         title = f"Shut down {inert(only)}" if only else f"Shut down team {inert(session.name)}"
-        via = session.state.lead if session.store.shutdown_via_lead else ""
+        via = session.state.lead if session.state.traits.shutdown_via_lead else ""
         confirm = ShutdownConfirm(title, targets, cursor_blink=screen.cursor_blink, via=via)
         screen.app.push_screen(confirm, lambda params: self._start(params, only))
 

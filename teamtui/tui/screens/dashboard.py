@@ -18,9 +18,9 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from teamtui.protocol.changes import Change, ChangeKind
+from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import MemberStatus
 from teamtui.protocol.shutdown import ShutdownRun
-from teamtui.protocol.state import TeamState
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.health_watch import HealthWatch
@@ -89,7 +89,7 @@ class DashboardScreen(DashboardHost):
 
     # ------------------------------------------------------------------ what the app and tests read
     @property
-    def state(self) -> TeamState | None:
+    def state(self) -> TeamModel | None:
         return self.session.state if self.session is not None else None
 
     @property

@@ -102,7 +102,7 @@ class ShutdownView(ModalScreen[None]):
             return  # on_mount draws the first state; a closing view draws nothing
         palette = self.palette
         title = Text("Graceful shutdown · ", style="bold")
-        title.append_text(safe_text(self.run.store.name, "bold"))
+        title.append_text(safe_text(self.run.team, "bold"))
         self._title.update(title)
         table = self._table
         table.clear()

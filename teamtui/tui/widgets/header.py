@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import compact_count
 from teamtui.tui.palette import Palette
@@ -28,8 +29,10 @@ class TeamHeader(Static):
     _last: tuple | None = None  # show_team's arguments, to fit the line again on resize
     muted_until: float | None = None  # notifications muted (the control room's `z`) until then
 
-    def show_team(self, state, gone: bool = False, ended_at: float | None = None) -> None:
-        self._last = (state, gone, ended_at)
+    def show_team(
+        self, state: TeamModel, gone: bool = False, ended_at: float | None = None, run_status: str | None = None
+    ) -> None:
+        self._last = (state, gone, ended_at, run_status)
         palette = self.palette
         done, total = state.board.progress()
         members = state.config.members if state.config else []
@@ -38,7 +41,7 @@ class TeamHeader(Static):
             status, role = f"ended {time.strftime('%H:%M', time.localtime(ended_at))}", "error"
         elif gone:
             status, role = "gone", "error"
-        elif (run := state.store.run_status()) is not None:  # a workflow run: its own word on how it stands
+        elif (run := run_status) is not None:  # a workflow run: its own word on how it stands
             status, role = f"workflow {run}", RUN_ROLE.get(run, "error")
         elif total and done == total:
             status, role = "completed", "success"
@@ -52,7 +55,7 @@ class TeamHeader(Static):
         t.append("● " + status, style=palette.theme_color(role))
         details = Text(style=palette.theme_color("secondary"))
         details.append(f"  ·  {len(members)} member{'s' if len(members) != 1 else ''}")
-        details.append(f" · {state.store.layout}")
+        details.append(f" · {state.traits.layout}")
         warning = Text(style=palette.theme_color("warning"))
         if self.muted_until is not None and self.muted_until > time.time():
             warning.append(

@@ -1,0 +1,75 @@
+"""What can be done to a team: the capabilities its source offers.
+
+A team on this machine can be messaged, shut down and have its panes selected, by writing its
+files (session/local_team.py); a team on another machine is asked over its stream
+(session/remote_team.py); a workflow run takes no message at all. Each capability is an object
+the source hands over, or None when the team has none: the screens ask which are there (and
+dim the keys of those that are not, with the reason), never which kind of team it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Protocol
+
+    from teamtui.protocol.changes import Change
+    from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
+
+    class Messaging(Protocol):
+        """Messages into the team's inboxes, under the honest sender."""
+
+        # A write is done when `send` returns (a file here); else the source says later what became of it.
+        confirmed: bool
+
+        @property
+        def sender(self) -> str: ...  # who a message from here is from: never a lead this process is not
+
+        def send(self, to: str, text: str) -> list[Change]: ...
+        def broadcast(self, text: str) -> tuple[list[str], list[Change]]: ...
+        def recipients(self) -> list[str]: ...
+
+    class Shutdowns(Protocol):
+        """The team's graceful shutdown, and one teammate's."""
+
+        def start(
+            self, only: str | None, report: Report, set_timer: SetTimer, background: Background
+        ) -> ShutdownController: ...
+
+    class Panes(Protocol):
+        """The team's own tmux panes, and teamtui's `follow` panes beside the dashboard. Slow (tmux,
+        /proc): for the caller to run off its loop."""
+
+        follow: tuple[Path, str] | None  # (root, team) a `teamtui follow` pane here can follow
+
+        def pane_of(self, name: str, lead: bool = True) -> str | None: ...
+        def select(self, name: str) -> str | None: ...
+        def orphans(self, names: list[str]) -> dict[str, str] | None: ...
+        def close_orphans(self, panes: dict[str, str]) -> tuple[list[str], list[str]]: ...
+
+
+def _none() -> str | None:
+    return None
+
+
+@dataclass
+class TeamActions:
+    """A team's capabilities, each present or None, and the facts its source reads live."""
+
+    sender: str = "teamtui"  # who a message from here would be from (said in the dialogs)
+    messages: Messaging | None = None
+    shutdowns: Shutdowns | None = None
+    panes: Panes | None = None
+    # Where its panes are when not here (a host's name): said instead of selecting one.
+    panes_elsewhere: str = ""
+    # Whether its lead's process runs ("alive", "ended", "unknown"), None when it has no such lead.
+    lead_state: Callable[[], str | None] = field(default=_none)
+    # A workflow run's own word on how it stands (running, completed, failed ...), None for a team.
+    run_status: Callable[[], str | None] = field(default=_none)
+
+
+__all__ = ["TeamActions"]

@@ -1,0 +1,375 @@
+"""A team on another machine, as this side holds it: its model filled from the stream's lines
+(StreamedTeam), and what can be done to it, each a request over its host's connection.
+
+Nothing on the other machine is written from here: a message, a broadcast, a shutdown is asked of
+the remote, which carries it out under its own rules (the honest sender there, a Claude Code
+team's shutdown through its lead) and answers with a result line. The remote's panes are that
+machine's: none is offered here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from teamtui.protocol import stream as wire
+from teamtui.protocol.changes import Change, ChangeKind, MemberView
+from teamtui.protocol.errors import ProtocolError
+from teamtui.protocol.health import is_disappeared
+from teamtui.protocol.logbuffer import LogBuffer
+from teamtui.protocol.model import TeamModel
+from teamtui.protocol.models import Member, MemberStatus, Message, Task, TaskStatus
+from teamtui.protocol.shutdown import Outcome, ShutdownRun
+from teamtui.protocol.store import broadcast_recipients, refuse_stranger
+from teamtui.protocol.traits import TeamTraits
+from teamtui.session.actions import TeamActions
+from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
+from teamtui.session.team import TeamSession
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Host(Protocol):
+        """The connection a remote team's requests go over (session/remote.py RemoteHost)."""
+
+        name: str
+
+        def request(
+            self,
+            op: str,
+            remote_key: tuple[str, str, str] | None,
+            what: str,
+            *,
+            on_result: Callable[[bool, str, str], None] | None = None,
+            on_progress: Callable[[dict[str, Any]], None] | None = None,
+            **fields: Any,
+        ) -> str: ...
+        def forget(self, rid: str) -> None: ...
+
+
+class Asks:
+    """Requests about one remote team, over its host's connection."""
+
+    def __init__(self, host: Host, remote_key: tuple[str, str, str]):
+        self.host, self.remote_key = host, remote_key
+
+    @property
+    def name(self) -> str:
+        return self.host.name
+
+    def request(self, op: str, what: str, **fields: Any) -> str:
+        return self.host.request(op, self.remote_key, what, **fields)
+
+    def forget(self, rid: str) -> None:
+        self.host.forget(rid)
+
+
+class StreamedTeam(TeamModel):
+    """A team model filled from a stream's lines (each kind by its `take_*`), never from a file.
+    The members' unread counts and status (a transcript's, on the remote) come from the remote's
+    member views; who disappeared is this side's health rule, on its clock."""
+
+    def __init__(self, name: str, traits: TeamTraits, *, log_limit: int, health_timeout: float):
+        super().__init__(name, traits, log_limit=log_limit, health_timeout=health_timeout)
+        self.remote_views: dict[str, dict[str, Any]] = {}
+        self.sender = "teamtui"  # who a message from here is written as, there: the remote's honest sender
+        self.lead_said: str | None = None  # its lead's process, as the remote reads it
+        self.read_only_said = ""  # the remote's own reason nothing may be written (an ended team)
+
+    def _view(self, m: Member, task: Task | None, now: float, departed: bool) -> MemberView:
+        view = super()._view(m, task, now, departed)
+        seen = self.remote_views.get(m.name)
+        if seen is None:
+            return view
+        view.unread = seen.get("unread", 0)
+        status = seen.get("status")
+        if status is not None and not departed:
+            view.status = MemberStatus(status)
+            view.disappeared = is_disappeared(
+                holds_task=task is not None,
+                stopped=view.status == MemberStatus.SHUTDOWN,
+                last_activity=view.last_activity,
+                now=now,
+                timeout=self.health_timeout,
+            )
+        return view
+
+    # ------------------------------------------------------------------ the stream's records
+    def take_header(self, line: dict[str, Any]) -> list[Change]:
+        config = wire.read_config(line.get("config"))
+        departed_list = _list(line, "departed")
+        departed = {m.name: m for x in departed_list[: wire.MEMBERS_CAP] if (m := wire.read_member(x)) is not None}
+        changes: list[Change] = []
+        full = line.get("full") is True
+        before = {m.name: m.status for m in self.config.members} if self.config is not None else {}
+        if config is not None:
+            if full:
+                self.restore(config, departed, {}, [])
+                self.logs.clear()
+                self.activity.clear()
+                self.remote_views.clear()
+            else:
+                self.config, self.departed = config, departed
+            after = {m.name: m.status for m in config.members}
+            changes += [Change(ChangeKind.MEMBER_JOINED, n) for n in after if n not in before and before]
+            changes += [Change(ChangeKind.MEMBER_LEFT, n) for n in before if n not in after]
+            changes += [
+                Change(ChangeKind.MEMBER_STATUS, n, s.value) for n, s in after.items() if n in before and before[n] != s
+            ]
+            changes.append(Change(ChangeKind.CONFIG))
+        errors = _list(line, "errors")
+        had = bool(self.errors)
+        self.errors = {}
+        for e in (r for x in errors[: wire.ERRORS_CAP] if (r := wire.read_error(x)) is not None):
+            self.errors.setdefault(e.path, []).append(e)
+        if self.errors or had:
+            changes.append(Change(ChangeKind.ERROR if self.errors else ChangeKind.ERROR_CLEARED, "remote"))
+        sender = wire.name(line.get("sender"))
+        if sender:
+            self.sender = sender
+        lead = line.get("lead_state")
+        self.lead_said = lead if lead in ("alive", "ended", "unknown") else None
+        return changes + self.take_views(line.get("views"))
+
+    def take_views(self, views: Any) -> list[Change]:
+        changes = []
+        for v in (
+            r for x in (views if isinstance(views, list) else [])[: wire.MEMBERS_CAP] if (r := wire.read_view(x))
+        ):
+            member = v["name"]
+            if self.remote_views.get(member) != v:
+                self.remote_views[member] = v
+                changes.append(Change(ChangeKind.MEMBER_STATUS, member, v.get("status", "")))
+            if v.get("last_activity") is not None:
+                self.activity[member] = v["last_activity"]
+        return changes
+
+    def take_tasks(self, line: dict[str, Any]) -> list[Change]:
+        changes = []
+        removed = _list(line, "removed")
+        for tid in (i for x in removed[: wire.TASKS_CAP] if (i := wire.name(x))):
+            if self.tasks.pop(tid, None) is not None:
+                self._board_remove(tid)
+                changes.append(Change(ChangeKind.TASK_REMOVED, tid))
+        tasks = _list(line, "tasks")
+        for task in (t for x in tasks[: wire.TASKS_CAP] if (t := wire.read_task(x)) is not None):
+            if task.id not in self.tasks and len(self.tasks) >= wire.TASKS_CAP:
+                continue
+            before = self.tasks.get(task.id)
+            self.tasks[task.id] = task
+            self._board_put(task)
+            if before is not None and before.status != TaskStatus.COMPLETED and task.status == TaskStatus.COMPLETED:
+                changes.append(Change(ChangeKind.TASK_COMPLETED, task.id, task.subject))
+            changes.append(Change(ChangeKind.TASK, task.id))
+        return changes
+
+    def take_messages(self, line: dict[str, Any]) -> list[Change]:
+        raw = _list(line, "messages")
+        messages = [m for x in raw[: wire.MESSAGES_CAP] if (m := wire.read_message(x)) is not None]
+        if not messages:
+            return []
+        if line.get("update") is True:  # flags flipped (read, delivered): the same messages, replaced
+            by_id = {_message_id(m): m for m in messages}
+            owners = []
+            for i, m in enumerate(self.messages):
+                new = by_id.get(_message_id(m))
+                if new is not None:
+                    self.messages[i] = new
+                    owners.append(new.recipient)
+            return [Change(ChangeKind.INBOX_READ, o) for o in dict.fromkeys(owners)]
+        self._keep_newest(messages)
+        per: dict[str, list[Message]] = {}
+        for m in messages:
+            per.setdefault(m.recipient, []).append(m)
+        return [Change(ChangeKind.INBOX, owner, messages=ms) for owner, ms in per.items()]
+
+    def take_insight(self, line: dict[str, Any]) -> list[Change]:
+        """What the remote made of the team's transcripts: its figures in place of the last, a
+        MEMBER_STATUS for each member whose row changed; the lead's assignments and the drift line
+        as a local feed's would be (TeamState._sync_assignments)."""
+        from teamtui.session.remote_transcripts import StreamedTranscripts
+
+        feed = self.transcripts
+        if not isinstance(feed, StreamedTranscripts):
+            feed = self.transcripts = StreamedTranscripts()
+        moved = feed.take_insight(wire.read_insight(line))
+        return [Change(ChangeKind.MEMBER_STATUS, m) for m in sorted(moved)] + self._sync_assignments([])
+
+    def take_logs(self, line: dict[str, Any]) -> list[Change]:
+        member = wire.name(line.get("member"))
+        raw = _list(line, "entries")
+        if not member or (member not in self.logs and len(self.logs) >= wire.MEMBERS_CAP):
+            return []
+        entries = [e for x in raw[-self.log_limit :] if (e := wire.read_log(member, x)) is not None]
+        if line.get("reset") is True or member not in self.logs:
+            self.logs[member] = LogBuffer(member, self.log_limit)
+        self.logs[member].extend(entries)
+        return [Change(ChangeKind.LOG, member, entries=entries)]
+
+
+def _list(d: dict[str, Any], key: str) -> list[Any]:
+    v = d.get(key)
+    return v if isinstance(v, list) else []
+
+
+def _dict(d: dict[str, Any], key: str) -> dict[Any, Any]:
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
+def _message_id(m: Message) -> tuple[str, str, float, str, str]:
+    return (m.sender, m.recipient, m.timestamp, m.type, m.content[:256])
+
+
+class RemoteMessaging:
+    """A message or broadcast asked of the remote: refused here already for someone not in the
+    streamed config; what the remote wrote arrives in the stream, and its result line says how it went."""
+
+    confirmed = False
+
+    def __init__(self, asks: Asks, team: StreamedTeam):
+        self.asks, self.team = asks, team
+
+    @property
+    def sender(self) -> str:
+        return self.team.sender  # the remote decides who a message from this control room is from
+
+    def _config(self):
+        if self.team.config is None:
+            raise ProtocolError(
+                f"team {self.team.name!r} on {self.asks.name}: its config has not arrived; nothing was sent"
+            )
+        return self.team.config
+
+    def send(self, to: str, text: str) -> list[Change]:
+        refuse_stranger(self._config(), to)
+        self.asks.request("send", f"message to {to}", to=to, text=text)
+        return []
+
+    def recipients(self) -> list[str]:
+        return broadcast_recipients(self._config(), self.sender)
+
+    def broadcast(self, text: str) -> tuple[list[str], list[Change]]:
+        names = self.recipients()
+        self.asks.request("broadcast", "broadcast", text=text)
+        return names, []
+
+
+class RemoteShutdowns:
+    """`S` / `x` on a remote team: asked of its machine, which carries it out by its own rules."""
+
+    def __init__(self, asks: Asks, team: StreamedTeam, clock: Callable[[], float]):
+        self.asks, self.team, self.clock = asks, team, clock
+
+    def start(
+        self, only: str | None, report: Report, set_timer: SetTimer, background: Background
+    ) -> ShutdownController:
+        return RemoteShutdown(report, self.asks, self.team, self.clock, only)
+
+
+class RemoteShutdown(ShutdownController):
+    """`S` / `x` on a remote team: one request; the remote's progress lines mirrored into a
+    ShutdownRun here, reported as a local run's are."""
+
+    watches: frozenset[ChangeKind] = frozenset()
+
+    def __init__(self, report: Report, asks: Asks, team: StreamedTeam, clock: Callable[[], float], only: str | None):
+        super().__init__(report)
+        self.asks, self.team, self.clock, self.only = asks, team, clock, only
+        self.rid: str | None = None
+
+    def start(self, targets: list[str], reason: str, deadline: float) -> None:
+        self.run = ShutdownRun.mirror(
+            self.team.name, targets, sender=self.team.sender, reason=reason, deadline_seconds=deadline, clock=self.clock
+        )
+        self.run.started_at = self.clock()
+        self.rid = self.asks.request(
+            "shutdown",
+            f"shutdown of {self.only or 'the team'}",
+            on_result=self._result,
+            on_progress=self._progress,
+            only=self.only,
+            reason=reason,
+            deadline=deadline,
+        )
+
+    def _result(self, ok: bool, error: str, detail: str) -> None:
+        if not ok:
+            self.report(ShutdownNews(None, asked=f"Shutdown not started on {self.asks.name}: {error}"))
+
+    def _progress(self, line: dict[str, Any]) -> None:
+        run = self.run
+        if run is None:
+            return
+        said = line.get("run")
+        changed = (
+            [n for x in (line.get("changed") or [])[:200] if (n := wire.name(x)) and n in run.teammates]
+            if isinstance(line.get("changed"), list)
+            else []
+        )
+        if isinstance(said, dict):
+            run.note = wire.text(said.get("note"), 2000) or ""
+            run.started_at = wire.number(said.get("started_at")) or run.started_at
+            run.finished_at = wire.number(said.get("finished_at"))
+            for t in (said.get("teammates") or [])[:1000] if isinstance(said.get("teammates"), list) else []:
+                if not isinstance(t, dict) or wire.name(t.get("teammate")) not in run.teammates:
+                    continue
+                mine = run.teammates[str(t["teammate"])]
+                try:
+                    mine.outcome = Outcome(t.get("outcome"))
+                except ValueError:
+                    continue
+                mine.detail = wire.text(t.get("detail"), 2000) or ""
+                mine.request_id = wire.name(t.get("request_id")) or ""
+                mine.answered_at = wire.number(t.get("answered_at"))
+                mine.pending_work = (
+                    [p for x in (t.get("pending_work") or [])[:100] if (p := wire.text(x, 2000))]
+                    if isinstance(t.get("pending_work"), list)
+                    else []
+                )
+        offer = _dict(line, "offer_panes")
+        panes = {n: p for k, v in list(offer.items())[:100] if (n := wire.name(k)) and (p := wire.name(v, 64))}
+        self.report(
+            ShutdownNews(
+                run,
+                changed,
+                error=wire.text(line.get("error"), 2000) or "",
+                offer_panes=panes,
+                offer_title=wire.name(line.get("offer_title")) or "",
+                offer_why=wire.text(line.get("offer_why"), 2000) or "",
+                asked=wire.text(line.get("asked"), 2000) or "",
+            )
+        )
+
+    def close_panes(self, names: list[str]) -> None:
+        self.asks.request("close_panes", f"closing the panes of {', '.join(names)}", names=list(names))
+
+    def stop(self) -> None:
+        if self.rid is not None:
+            self.asks.forget(self.rid)
+
+
+def remote_session(
+    host: Host,
+    remote_key: tuple[str, str, str],
+    traits: TeamTraits,
+    *,
+    log_limit: int,
+    health_timeout: float,
+    clock: Callable[[], float] = time.time,
+) -> tuple[TeamSession, StreamedTeam]:
+    """A remote team's session, and the model its host's stream fills."""
+    team = StreamedTeam(remote_key[2], traits, log_limit=log_limit, health_timeout=health_timeout)
+    asks = Asks(host, remote_key)
+    actions = TeamActions(
+        messages=RemoteMessaging(asks, team),
+        shutdowns=RemoteShutdowns(asks, team, clock),
+        panes_elsewhere=host.name,
+        lead_state=lambda: team.lead_said,
+    )
+    return TeamSession(team, actions, clock=clock), team
+
+
+__all__ = ["Asks", "RemoteMessaging", "RemoteShutdown", "RemoteShutdowns", "StreamedTeam", "remote_session"]
