@@ -33,6 +33,13 @@ class ParseError(ProtocolError):
         self.error = error
 
 
+class WriteError(ProtocolError, OSError):
+    """A write that could not be made whole (a full disk, a quota): nothing of it is left in the file."""
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror}; that file is as it was"
+
+
 class ConflictError(ProtocolError):
     """A write that would break the board's rules (claiming a taken task, ...)."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
 
-from teamtui.protocol.errors import ProtocolError, ReadError
+from teamtui.protocol.errors import ProtocolError, ReadError, WriteError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -124,13 +125,87 @@ def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:
     return fd
 
 
-def append_bytes(path: Path, data: bytes) -> None:
-    """One write() to the end of a regular file (created if missing): a reader never sees half of it."""
-    fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+def append_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Append to the end of a regular file (created if missing), whole or not at all: a short write
+    is completed, a failed one is cut back off (WriteError), so no reader ever sees half of it."""
     try:
-        os.write(fd, data)
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, mode)
+        readable = True
+    except PermissionError:  # a file we may write but not read: no look at its last byte
+        fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
+        readable = False
+    try:
+        if readable and data.endswith(b"\n"):
+            end = os.fstat(fd).st_size
+            # Someone's torn write left the file without its final newline: ours starts a fresh line
+            # rather than gluing onto the torn one.
+            if end and os.pread(fd, 1, end - 1) != b"\n":
+                data = b"\n" + data
+        write_whole(fd, path, data)
     finally:
         os.close(fd)
+
+
+def write_whole(fd: int, path: Path, data: bytes) -> None:
+    """Write all of `data` at fd's end (O_APPEND), however many write() calls it takes; if one fails
+    (a full disk), cut the file back to where this began and raise WriteError."""
+    view = memoryview(data)
+    start: int | None = None
+    done = 0
+    try:
+        while done < len(data):
+            n = os.write(fd, view[done:])
+            if n <= 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            if start is None:
+                start = os.lseek(fd, 0, os.SEEK_CUR) - n  # where O_APPEND put the first piece
+            done += n
+    except OSError as exc:
+        if start is not None and os.fstat(fd).st_size == start + done:  # nobody appended since
+            os.ftruncate(fd, start)
+        raise WriteError(exc.errno or errno.EIO, exc.strerror or str(exc), str(path)) from exc
+
+
+# A line that does not parse is searched at most this many braces back from its end for a whole
+# object glued onto a torn write: bounded work on a hostile line.
+_GLUE_TRIES = 256
+
+
+def split_glued(line: bytes, keys: tuple[str, ...]) -> tuple[bytes, bytes] | None:
+    """A line that did not parse may be a torn write with the next line glued on
+    (`{"type":"mes{"type":"message",...}`): its torn head and the whole object that ends it, or None.
+
+    The object is the shortest one that reaches the line's end and carries one of `keys` (what
+    every line of the file carries), so a torn line cut right after a nested object is no find."""
+    text = line.decode("utf-8", "surrogateescape")  # one char per bad byte: re-encodes to the same bytes
+    end = len(text.rstrip())
+    decoder = json.JSONDecoder()
+    at = end
+    for _ in range(_GLUE_TRIES):
+        at = text.rfind("{", 1, at)
+        if at < 0:
+            return None
+        try:
+            obj, stop = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            continue
+        if stop == end and isinstance(obj, dict) and any(k in obj for k in keys):
+            return text[:at].encode("utf-8", "surrogateescape"), text[at:].encode("utf-8", "surrogateescape")
+    return None
+
+
+def parse_json_line(path: Path, line: bytes, no: int | None, keys: tuple[str, ...]) -> list[Any]:
+    """One line of a JSON-lines file: [value], or [ReadError] for a bad line, or, for a torn write
+    with a whole line glued on, [ReadError for the torn head, the glued line's value]."""
+    value = parse_json_bytes(path, line, no)
+    if not isinstance(value, ReadError):
+        return [value]
+    glued = split_glued(line, keys)
+    if glued is None:
+        return [value]
+    head, tail = glued
+    torn = ReadError(path, f"a line cut short ({len(head)} bytes, a torn write) skipped; the line after it kept", no)
+    return [torn, parse_json_bytes(path, tail, no)]
 
 
 def ensure_inside(path: Path, root: Path) -> Path:

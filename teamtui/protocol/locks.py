@@ -104,6 +104,9 @@ class FileLock(_Lock):
             return False
         try:
             os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            os.unlink(self.path)  # a full disk: no lock is left behind for the peers to wait out
+            raise
         finally:
             os.close(fd)
         return True

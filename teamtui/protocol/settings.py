@@ -293,7 +293,7 @@ def save_theme(theme: str, path: Path | None = None) -> Path:
     else:
         head = line + ("\n" + head if head else "")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(head + sep + rest if sep else head.rstrip("\n") + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    from teamtui.protocol.fsio import write_atomic  # here: only `t` (the theme) writes the config
+
+    write_atomic(path, head + sep + rest if sep else head.rstrip("\n") + "\n")  # whole or not at all
     return path

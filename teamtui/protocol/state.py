@@ -17,7 +17,7 @@ from pathlib import Path
 from teamtui.protocol.board import Board
 from teamtui.protocol.changes import Change, ChangeKind, LogUpdate, MemberView
 from teamtui.protocol.errors import ProtocolError, ReadError
-from teamtui.protocol.fsio import load_json_file
+from teamtui.protocol.fsio import load_json_file, split_glued
 from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.models import (
@@ -48,6 +48,8 @@ DEFAULT_MESSAGE_LIMIT = 2000
 DEFAULT_HEALTH_TIMEOUT = 60.0
 # On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
 _LOG_TAIL_BYTES_PER_LINE = 512
+# What every `.jsonl` log line carries: a line glued onto a torn one is known by it.
+_LOG_KEYS = ("ts", "level")
 
 
 def _task_sig(t: Task) -> tuple:
@@ -702,7 +704,8 @@ class TeamState:
             try:
                 d = json.loads(text)
             except (ValueError, RecursionError):
-                d = None
+                glued = split_glued(line, _LOG_KEYS)  # a line cut short, with the next one glued on
+                d = json.loads(glued[1]) if glued else None
             if isinstance(d, dict):
                 ts = d.get("ts")
                 body = d.get("text", d.get("message", ""))

@@ -9,7 +9,7 @@ import time
 from abc import ABC, abstractmethod
 from pathlib import Path
 
-from teamtui.protocol.errors import NotMemberError, ParseError, ReadError, UnsupportedError
+from teamtui.protocol.errors import NotMemberError, ParseError, ProtocolError, ReadError, UnsupportedError
 from teamtui.protocol.models import Member, Message, Task, TeamConfig
 from teamtui.protocol.record import FrozenRecord, Record, init_field
 from teamtui.protocol.tail import TailBatch
@@ -263,8 +263,19 @@ class TeamStore(ABC):
         return names
 
     def broadcast(self, content: str, sender: str) -> list[Message]:
-        """Write `content` into every member's inbox except the sender's; returns what was written."""
-        return [self.send(name, content, sender, type="broadcast") for name in self.members_for_broadcast(sender)]
+        """Write `content` into every member's inbox except the sender's; returns what was written.
+        A write that fails stops it, and the error says who already has it."""
+        sent: list[Message] = []
+        for name in self.members_for_broadcast(sender):
+            try:
+                sent.append(self.send(name, content, sender, type="broadcast"))
+            except (OSError, ProtocolError) as exc:
+                if not sent:
+                    raise
+                have = ", ".join(m.recipient for m in sent)
+                has = "has" if len(sent) == 1 else "have"
+                raise ProtocolError(f"the broadcast stopped at {name} ({exc}); {have} already {has} it") from exc
+        return sent
 
     @abstractmethod
     def send_shutdown_request(self, to: str, sender: str, reason: str, deadline_seconds: float) -> str:

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from teamtui.protocol.errors import WriteError
+from teamtui.protocol.fsio import write_whole
 from teamtui.protocol.teammate import PANE_TTY_ENV
 from teamtui.tmux.server import socket_from_env
 
@@ -68,17 +70,26 @@ def main(argv: list[str] | None = None) -> int:
     assert child.stdout is not None
     fd = child.stdout.fileno()
     show = True
-    with open(args.log, "ab", buffering=0) as log:
+    logging = True
+    log = os.open(args.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
         while True:
             data = os.read(fd, 65536)
             if not data:
                 break
-            log.write(data)
+            if logging:
+                try:
+                    write_whole(log, args.log, data)  # a short write completed, a failed one taken back
+                except WriteError as exc:  # a full disk: keep the pane going, say why the log stops
+                    logging = False
+                    data += f"\n[teamtui: {exc}; not logging any more]\n".encode()
             if show:
                 try:
                     os.write(1, data)
                 except OSError:  # the pane is gone: keep logging
                     show = False
+    finally:
+        os.close(log)
     code = child.wait()
     # tmux 3.3 sometimes never reaps a dead pane's process, leaving #{pane_dead_status} empty.
     _set_own_pane_option(EXIT_OPTION, str(code))

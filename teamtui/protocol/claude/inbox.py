@@ -8,8 +8,8 @@ import os
 import time
 
 from teamtui.protocol.claude.layout import ClaudeLayout, iso_now, parse_time
-from teamtui.protocol.errors import DishonestSenderError, ParseError, ReadError
-from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic
+from teamtui.protocol.errors import DishonestSenderError, ParseError, ReadError, WriteError
+from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, write_json_atomic, write_whole
 from teamtui.protocol.locks import DirLock
 from teamtui.protocol.models import Message, decode_payload
 from teamtui.protocol.names import check_name
@@ -200,10 +200,16 @@ class ClaudeInbox(ClaudeLayout):
         path = ensure_inside(self.inbox_path(to), self.root)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write("[]")
         except FileExistsError:
             pass
+        else:
+            try:
+                write_whole(fd, path, b"[]")
+            except WriteError:
+                os.unlink(path)  # a full disk: no empty inbox left for Claude Code to choke on
+                raise
+            finally:
+                os.close(fd)
         with DirLock(path.with_name(path.name + ".lock")):
             data = load_json_file(path)
             if isinstance(data, ReadError):

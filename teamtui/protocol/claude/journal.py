@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from teamtui.protocol.fsio import append_bytes, split_glued
 from teamtui.protocol.names import claude_sanitize
 
 if TYPE_CHECKING:
@@ -128,15 +129,9 @@ class _Writer:
         if size and size + len(line) > self.max_bytes:
             os.replace(path, path.with_name(path.name + ".1"))
             size = 0
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        try:
-            # A new (or rotated) file starts with the team's header, so every file reads on its own.
-            os.write(
-                fd,
-                ((header + "\n") if size == 0 and header and header != line else "").encode() + line.encode() + b"\n",
-            )
-        finally:
-            os.close(fd)
+        # A new (or rotated) file starts with the team's header, so every file reads on its own.
+        head = (header + "\n") if size == 0 and header and header != line else ""
+        append_bytes(path, (head + line + "\n").encode(), mode=0o600)  # whole or not at all
 
 
 _WRITER = _Writer()
@@ -308,8 +303,12 @@ def _lines(path: Path) -> Iterator[dict[str, Any]]:
             for line in fh:
                 try:
                     rec = json.loads(line)
-                except ValueError:
-                    continue  # a line cut by a crash: the rest still reads
+                except (ValueError, RecursionError):
+                    # A line cut by a crash: the rest still reads, a line glued onto it too.
+                    glued = split_glued(line.encode("utf-8", "surrogateescape"), ("kind",))
+                    if glued is None:
+                        continue
+                    rec = json.loads(glued[1])
                 if isinstance(rec, dict):
                     yield rec
 

@@ -13,7 +13,8 @@ from teamtui.protocol.fsio import (
     ensure_dir,
     ensure_inside,
     open_regular,
-    parse_json_bytes,
+    parse_json_line,
+    split_glued,
     write_json_atomic,
 )
 from teamtui.protocol.locks import FileLock
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 # The envelope (sender, content, timestamp) is the message's, not the protocol payload's.
 _ENVELOPE_KEYS = ("sender", "content", "timestamp")
+# What every inbox line carries: a whole line glued onto a torn one is known by it.
+_LINE_KEYS = ("sender", "from")
 
 
 def _as_float(v: Any) -> float:
@@ -86,21 +89,22 @@ class NativeInbox(NativeLayout):
             return []
         return sorted(n for n in names if is_safe_name(n))
 
-    def decode_inbox_line(self, member: str, line: bytes, line_no: int | None) -> Message | ReadError:
+    def decode_inbox_line(self, member: str, line: bytes, line_no: int | None) -> list[Message | ReadError]:
+        """One line: its message or why not; a torn write with a line glued on gives both."""
         path = self.inbox_path(member)
-        data = parse_json_bytes(path, line, line_no)
-        if isinstance(data, ReadError):
-            return data
-        return decode_message_dict(data, path, member, line_no)
+        return [
+            item if isinstance(item, ReadError) else decode_message_dict(item, path, member, line_no)
+            for item in parse_json_line(path, line, line_no, _LINE_KEYS)
+        ]
 
     def decode_inbox_batch(self, member: str, batch: TailBatch) -> InboxRead:
         out = InboxRead([], batch.read_errors(self.inbox_path(member)))
         for line, no in zip(batch.lines, batch.line_numbers, strict=True):  # one number per line
-            item = self.decode_inbox_line(member, line, no)
-            if isinstance(item, ReadError):
-                out.errors.append(item)
-            else:
-                out.messages.append(item)
+            for item in self.decode_inbox_line(member, line, no):
+                if isinstance(item, ReadError):
+                    out.errors.append(item)
+                else:
+                    out.messages.append(item)
         return out
 
     def peek(self, member: str) -> InboxRead:
@@ -155,12 +159,16 @@ class NativeInbox(NativeLayout):
             lines.pop()
         bad: list[bytes] = []
         for no, line in enumerate(lines, 1):
-            item = self.decode_inbox_line(member, line, no)
-            if isinstance(item, ReadError):
-                out.errors.append(item)
-                bad.append(line)
-            else:
-                out.messages.append(item)
+            items = self.decode_inbox_line(member, line, no)
+            for item in items:
+                if isinstance(item, ReadError):
+                    out.errors.append(item)
+                else:
+                    out.messages.append(item)
+            if isinstance(items[0], ReadError):
+                # A bad line is kept aside whole; a torn head is kept without the message glued after it.
+                glued = split_glued(line, _LINE_KEYS) if len(items) == 2 else None
+                bad.append(glued[0] if glued else line)
         if bad:
             self._keep_rejected(member, bad)
 

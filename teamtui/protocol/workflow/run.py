@@ -24,7 +24,7 @@ from pathlib import Path
 
 from teamtui.protocol.claude.transcripts.render import parse_ts
 from teamtui.protocol.errors import ReadError
-from teamtui.protocol.fsio import load_json_file, parse_json_bytes, read_bytes_bounded
+from teamtui.protocol.fsio import load_json_file, parse_json_line, read_bytes_bounded
 from teamtui.protocol.workflow.names import AGENT_ID
 
 TYPE_CHECKING = False
@@ -204,31 +204,34 @@ class RunReader:
         for no, line in enumerate(data.split(b"\n")[:-1], 1):
             if not line.strip():
                 continue
-            event = parse_json_bytes(self.journal_path, line, no)
-            if isinstance(event, ReadError):
-                files.problems.append(event)
-                continue
-            if not isinstance(event, dict):
-                files.problems.append(ReadError(self.journal_path, "expected a JSON object", no))
-                continue
-            kind = event.get("type")
-            agent_id = event.get("agentId")
-            if kind not in ("started", "result", "failed") or not isinstance(agent_id, str):
-                continue  # launched, restoring, restored, resumed: nothing a step shows
-            if not AGENT_ID.fullmatch(agent_id):
-                files.problems.append(ReadError(self.journal_path, f"agentId {agent_id[:40]!r} is not a plain id", no))
-                continue
-            step = steps.get(agent_id)
-            if step is None:
-                step = steps[agent_id] = Step(agent_id, len(steps) + 1)
-            if kind == "started":
-                step.label = step.label or _str(event.get("label"))
-                step.phase = step.phase or _str(event.get("phase"))
-            elif kind == "result":
-                step.state = "done"
-                step.result = as_text(event.get("result"))
-            else:
-                step.state = "error"
+            # A line cut short is a problem; an event glued onto it is still read.
+            for event in parse_json_line(self.journal_path, line, no, ("agentId",)):
+                if isinstance(event, ReadError):
+                    files.problems.append(event)
+                elif not isinstance(event, dict):
+                    files.problems.append(ReadError(self.journal_path, "expected a JSON object", no))
+                else:
+                    self._journal_event(event, no, files, steps)
+
+    def _journal_event(self, event: dict[str, Any], no: int, files: RunFiles, steps: dict[str, Step]) -> None:
+        kind = event.get("type")
+        agent_id = event.get("agentId")
+        if kind not in ("started", "result", "failed") or not isinstance(agent_id, str):
+            return  # launched, restoring, restored, resumed: nothing a step shows
+        if not AGENT_ID.fullmatch(agent_id):
+            files.problems.append(ReadError(self.journal_path, f"agentId {agent_id[:40]!r} is not a plain id", no))
+            return
+        step = steps.get(agent_id)
+        if step is None:
+            step = steps[agent_id] = Step(agent_id, len(steps) + 1)
+        if kind == "started":
+            step.label = step.label or _str(event.get("label"))
+            step.phase = step.phase or _str(event.get("phase"))
+        elif kind == "result":
+            step.state = "done"
+            step.result = as_text(event.get("result"))
+        else:
+            step.state = "error"
 
     def _read_record(self, files: RunFiles) -> dict[str, Any] | None:
         rec = load_json_file(self.record_path)

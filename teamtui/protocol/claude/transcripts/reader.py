@@ -34,6 +34,7 @@ from teamtui.protocol.claude.transcripts.assignments import CALL_MARKS, Call, ca
 from teamtui.protocol.claude.transcripts.known import Drift
 from teamtui.protocol.claude.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, notices_in
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
+from teamtui.protocol.fsio import split_glued
 from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailReader
 
 # Entries a panel keeps per teammate.
@@ -141,11 +142,20 @@ def _window_start(path: Path, window: int) -> tuple[int, int]:
         os.close(fd)
 
 
+# What a transcript record carries at its top level (no nested block does): a record glued onto a
+# torn line is known by it.
+_RECORD_KEYS = ("parentUuid", "sessionId")
+
+
 def _decode(line: bytes) -> dict[str, Any] | None:
     try:
         rec = json.loads(line)
     except (ValueError, RecursionError):
-        return None
+        # A line cut short by a crash is skipped; a record glued onto it is still read.
+        glued = split_glued(line, _RECORD_KEYS)
+        if glued is None:
+            return None
+        rec = json.loads(glued[1])
     return rec if isinstance(rec, dict) else None
 
 
