@@ -62,3 +62,34 @@ async def test_changes_after_a_quiet_spell_still_arrive_grouped(tmp_path: Path) 
     assert want <= changed(batches)
     burst = [b for b in batches if b.paths & {tmp_path / f"log_{i}.jsonl" for i in range(5)}]
     assert len(burst) <= 2  # five writes at once are one batch (or two, split by a step), not five
+
+
+async def test_a_folder_made_while_the_watch_is_being_set_up_is_not_missed(tmp_path: Path, monkeypatch) -> None:
+    """The issue's race: a root recreated, and its `.tasks/` made just after the watcher decided
+    it was missing but before the watch on its parent was in place. No event comes for it; the
+    watcher must look again once its watches are up, and then see what is written inside."""
+    import os
+
+    root = tmp_path / "r"
+    root.mkdir()
+    tasks = root / ".tasks"
+    real_stat = os.stat
+    made: list[Path] = []
+
+    def stat(path, *args, **kw):  # the real stat; right after it finds `.tasks` missing, the folder is made
+        try:
+            return real_stat(path, *args, **kw)
+        except FileNotFoundError:
+            if os.fspath(path) == str(tasks) and not made:
+                tasks.mkdir()
+                made.append(tasks)
+            raise
+
+    monkeypatch.setattr(os, "stat", stat)
+
+    async def act() -> None:
+        await asyncio.sleep(0.2)
+        (tasks / "task_1.json").write_text("{}")
+
+    batches = await collect([tasks], act, until=lambda bs: "task_1.json" in changed(bs))
+    assert made and "task_1.json" in changed(batches)
