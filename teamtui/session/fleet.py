@@ -104,6 +104,9 @@ class FleetSession:
                 session = self._open(team)
                 if session is not None:
                     self.sessions[key] = session
+            elif key in self.teams and self.teams[key].problem != team.problem:
+                # A followed team's folder became unreadable (or readable again): its row says so.
+                self.teams[key] = _with_problem(self.teams[key], team.problem)
         self._index()
         return appeared, gone
 
@@ -323,6 +326,12 @@ class FleetSession:
             heads = await asyncio.to_thread(state.count_heads)
             state.take_heads(heads)
             yield FleetBatch({key: Batch(changes, full=True)}, read_seconds=time.perf_counter() - t0)
+
+
+def _with_problem(team: FleetTeam, problem: str | None) -> FleetTeam:
+    from dataclasses import replace
+
+    return replace(team, problem=problem)
 
 
 def _ended(team: FleetTeam, at: float | None) -> FleetTeam:

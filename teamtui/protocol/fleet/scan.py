@@ -54,12 +54,30 @@ def folder_problem(folder: Path) -> str | None:
     return None
 
 
-def scan_teams(root: Path, layout: LayoutName) -> list[tuple[str, str | None]]:
-    """(folder name, problem or None) for every team folder under `root`, by name."""
+def folder_unreadable(path: Path) -> str | None:
+    """Why the folder `path` cannot be looked into (missing, not a folder, no permission), or None."""
+    try:
+        with os.scandir(path):  # may list it
+            pass
+        os.stat(os.path.join(path, "."))  # may enter it
+    except (FileNotFoundError, NotADirectoryError):
+        return "not a folder"
+    except (OSError, ValueError) as exc:
+        return f"cannot read the folder: {getattr(exc, 'strerror', None) or exc}"
+    return None
+
+
+def scan_teams(root: Path, layout: LayoutName, problems: list[str] | None = None) -> list[tuple[str, str | None]]:
+    """(folder name, problem or None) for every team folder under `root`, by name. A teams folder
+    that is there but cannot be read is said in `problems` (a missing one is no problem)."""
     base = teams_folder(root, layout)
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except (OSError, ValueError) as exc:
+        if problems is not None:
+            problems.append(f"{base}: cannot read the folder: {getattr(exc, 'strerror', None) or exc}")
         return []
     found: list[tuple[str, str | None]] = []
     for entry in entries:
