@@ -417,7 +417,8 @@ class TeamState:
 
     def apply(self, path: Path) -> list[Change]:
         """Re-read the one file at `path` and return what changed."""
-        return self._journaled(self._apply(Path(path)))
+        # Path(a Path) parses every part again: on a 2,000-deep path, for every path of a batch.
+        return self._journaled(self._apply(path if isinstance(path, Path) else Path(path)))
 
     def _apply(self, path: Path) -> list[Change]:
         ref = self._refs.get(path)

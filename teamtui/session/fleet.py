@@ -74,6 +74,8 @@ class FleetSession:
         self.sessions: dict[Key, TeamSession] = {}
         self.problems: list[str] = []
         self._dir_keys: dict[Path, set[Key]] = {}  # watched folder -> the teams whose files are under it
+        self._by_prefix: dict[str, set[Key]] = {}  # the same, by the folder's path as text
+        self._prefix_lengths: list[int] = []  # the lengths of those texts, shortest first
         self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
 
     # ------------------------------------------------------------------ which teams
@@ -219,6 +221,8 @@ class FleetSession:
                 for d in session.state.watch_dirs():
                     index.setdefault(Path(d), set()).add(key)
         self._dir_keys = index
+        self._by_prefix = {str(d): keys for d, keys in index.items()}
+        self._prefix_lengths = sorted({len(p) for p in self._by_prefix})
 
     def watch_dirs(self) -> list[Path]:
         return sorted({*self._discovery_dirs(), *self._dir_keys})
@@ -229,8 +233,15 @@ class FleetSession:
         discovery = set(self._discovery_dirs())
         rediscover = False
         for path in paths:
-            for d in (path, *path.parents):
-                for key in self._dir_keys.get(d, ()):
+            # Only the prefixes as long as a watched folder can be one: work proportional to the
+            # paths, not to their depth (a 2,000-deep chain walked every parent of every path).
+            text = str(path)
+            for n in self._prefix_lengths:
+                if n > len(text):
+                    break
+                if n < len(text) and text[n] != "/" and not text[:n].endswith("/"):
+                    continue
+                for key in self._by_prefix.get(text[:n], ()):
                     per_key.setdefault(key, []).append(path)
             if path.parent in discovery:  # a team folder (or a run's registration) came or went
                 rediscover = True
