@@ -269,3 +269,41 @@ def test_a_root_deleted_replaced_by_a_file_and_made_again_is_said_and_followed_a
             "follower alive",
         )
     }
+
+
+def test_the_room_starts_with_an_unreadable_root_and_says_each_bad_one(top: Path) -> None:
+    """The real room (Pilot) as nobody on the issue's roots: the two teams are rows, and the
+    header counts both bad roots and the lines under it name them."""
+    r1, r2, r3 = native_root(top, "r1", "alpha"), native_root(top, "r2", "beta"), native_root(top, "r3", "gamma")
+    file_root = top / "file"
+    file_root.write_text("not a folder\n")
+    give_to_nobody(top)
+    r3.chmod(0)
+
+    def run() -> dict[str, object]:
+        from teamtui.tui.app import TeamTUI
+        from teamtui.tui.widgets.fleet import FleetTable
+        from teamtui.tui.widgets.problems import ProblemList
+
+        fleet = fleet_on(top, [r1, file_root, r3, r2])
+        fleet.discover()
+        app = TeamTUI(fleet=fleet, config_path=top / "home" / "none.toml", cursor_blink=False, sync_panes=False)
+
+        async def scenario() -> dict[str, object]:
+            async with app.run_test(size=(160, 40)) as pilot:
+                await pilot.pause(0.2)
+                table = app.screen.query_one(FleetTable)
+                return {
+                    "rows": sorted(str(table.get_row(r.key)[0].plain).split()[0] for r in table.ordered_rows),
+                    "header": str(app.screen.query_one("#fleet-header").render()),
+                    "lines": str(app.screen.query_one(ProblemList).render()),
+                }
+
+        return asyncio.run(scenario())
+
+    done = as_nobody(run, top / "home")
+    assert done.code == 0, done.stderr.decode()
+    assert done.value["rows"] == ["alpha", "beta"]
+    assert "2 problems" in done.value["header"]
+    assert f"{file_root}: not a folder" in done.value["lines"]
+    assert f"{r3}: cannot read the folder: Permission denied" in done.value["lines"]
