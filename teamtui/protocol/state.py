@@ -288,9 +288,15 @@ class TeamState:
         return [path for path in sorted(present | known) if self._file_stamp(path) != self._file_stamps.get(path, ())]
 
     def watch_dirs(self) -> list[Path]:
-        """What a watcher must cover: the team's folders and, where the layout has them, the transcripts'."""
-        dirs = self.store.watch_dirs()
+        """What a watcher must cover: the folders holding the team's files (each without its
+        subfolders: `flat_watch_dirs`) and, where the layout has them, the transcripts' (with theirs)."""
+        dirs = self.flat_watch_dirs()
         return dirs + self.transcripts.watch_dirs() if self.transcripts is not None else dirs
+
+    def flat_watch_dirs(self) -> list[Path]:
+        """The folders holding the team's files, for a watch without their subfolders: a chain of
+        folders made inside the team's folder, however deep, costs the watcher nothing."""
+        return self.store.file_dirs()
 
     def apply_batch(self, paths: list[Path], *, rescan: bool = False) -> list[Change]:
         """One watch batch: each team file re-read, the transcripts among `paths` read from their offsets."""

@@ -16,7 +16,7 @@ import asyncio
 import os
 import stat
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,37 +63,61 @@ def _nearest_open(path: Path) -> Path:
     return p
 
 
-def _plan(dirs: list[Path]) -> tuple[list[Path], list[Path]]:
-    """(the folders to watch recursively, the anchors: where the others would appear or open up)."""
-    present = sorted({d for d in dirs if _open_dir(d)})
-    anchors = sorted({_nearest_open(d.parent) for d in dirs if d not in present})
-    return present, anchors
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One round's watches: what is watched with its subfolders, what without, and which paths,
+    should they change, mean a folder waited for may be there (or readable) now."""
+
+    deep: tuple[Path, ...]  # present folders watched with every subfolder
+    shallow: tuple[Path, ...]  # present flat folders, and the anchors: watched without subfolders
+    present: tuple[Path, ...]
+    waited: frozenset[Path]  # each missing folder and the folders on its way up to its anchor, the anchors too
+
+    @classmethod
+    def make(cls, dirs: list[Path], flat: Collection[Path]) -> _Plan:
+        present = sorted({d for d in dirs if _open_dir(d)})
+        missing = {d for d in dirs} - set(present)
+        anchors = {_nearest_open(d.parent) for d in missing}
+        waited = set(anchors)
+        for d in missing:
+            p = d
+            while p not in anchors and p != p.parent:
+                waited.add(p)
+                p = p.parent
+        return cls(
+            tuple(d for d in present if d not in flat),
+            tuple(sorted({*(d for d in present if d in flat), *anchors})),
+            tuple(present),
+            frozenset(waited),
+        )
 
 
 async def watch_dirs(
     dirs: list[Path],
     stop: asyncio.Event,
     *,
+    flat: Collection[Path] = (),
     debounce_ms: int = DEBOUNCE_MS,
     step_ms: int = STEP_MS,
     busy_seconds: float = BUSY_SECONDS,
 ) -> AsyncGenerator[WatchBatch, None]:
-    """Yield batches of changed paths under `dirs` until `stop` is set. A folder that is missing or
-    cannot be read is awaited on the nearest folder above it that can; one that appears, vanishes,
-    or changes mode starts the watch over, with a rescan."""
+    """Yield batches of changed paths under `dirs` until `stop` is set. A folder of `flat` is
+    watched without its subfolders (a chain of folders made inside it, however deep, costs
+    nothing); the others with them. A folder that is missing or cannot be read is awaited on the
+    nearest folder above it that can; one that appears, vanishes, or changes mode starts the watch
+    over, with a rescan."""
     while not stop.is_set():
-        present, anchors = _plan(dirs)
+        plan = _Plan.make(dirs, flat)
         queue: asyncio.Queue[WatchBatch | None] = asyncio.Queue()
         restart = asyncio.Event()
         local_stop = asyncio.Event()
 
         async def pump(
-            paths: list[Path],
+            paths: tuple[Path, ...],
             recursive: bool,
-            is_anchor: bool,
             started: asyncio.Event,
             # This round's own, bound here: a pump never outlives its round (cancelled and gathered below).
-            present: list[Path] = present,
+            plan: _Plan = plan,
             restart: asyncio.Event = restart,
             queue: asyncio.Queue[WatchBatch | None] = queue,
             local_stop: asyncio.Event = local_stop,
@@ -103,8 +127,13 @@ async def watch_dirs(
                     paths, recursive, local_stop, started, debounce_ms, step_ms, busy_seconds
                 ):
                     batch = WatchBatch(changed)
-                    # A folder whose mode changed may have become readable: the watch starts over to take it in.
-                    if is_anchor or folder_changed or any(not _open_dir(d) for d in present):
+                    # A folder waited for may be there now; one whose mode changed may have become
+                    # readable (or not); a watched one may be gone: the watch starts over.
+                    if (
+                        not plan.waited.isdisjoint(changed)
+                        or folder_changed
+                        or any(not _open_dir(d) for d in plan.present if d in changed)
+                    ):
                         batch.rescan = True
                         restart.set()
                     await queue.put(batch)
@@ -116,10 +145,10 @@ async def watch_dirs(
                 started.set()
 
         tasks, started = [], []
-        for paths, recursive in ((present, True), (anchors, False)):
+        for paths, recursive in ((plan.deep, True), (plan.shallow, False)):
             if paths:
                 started.append(asyncio.Event())
-                tasks.append(asyncio.create_task(pump(paths, recursive, not recursive, started[-1])))
+                tasks.append(asyncio.create_task(pump(paths, recursive, started[-1])))
         stopper = asyncio.create_task(_first_of(stop, restart))
         getter: asyncio.Task | None = None
         try:
@@ -127,7 +156,7 @@ async def watch_dirs(
                 await event.wait()
             # A folder made (or opened up) between the plan and the watches being in place showed no
             # event: plan again, and start over if anything differs (the next round's ready re-reads).
-            if _plan(dirs) != (present, anchors):
+            if _Plan.make(dirs, flat) != plan:
                 continue
             yield WatchBatch(ready=True)
             while True:
@@ -153,7 +182,7 @@ async def watch_dirs(
 
 
 async def _changes(
-    paths: list[Path],
+    paths: tuple[Path, ...],
     recursive: bool,
     stop: asyncio.Event,
     started: asyncio.Event,

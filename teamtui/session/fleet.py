@@ -20,7 +20,7 @@ from teamtui.protocol.changes import Change
 from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
 from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
 from teamtui.protocol.fleet.registry import registry_dir
-from teamtui.protocol.fleet.scan import teams_folder
+from teamtui.protocol.fleet.scan import TEAMS_FOLDER, teams_folder
 from teamtui.protocol.settings import Settings
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.team import Batch, TeamSession
@@ -76,6 +76,7 @@ class FleetSession:
         self._dir_keys: dict[Path, set[Key]] = {}  # watched folder -> the teams whose files are under it
         self._by_prefix: dict[str, set[Key]] = {}  # the same, by the folder's path as text
         self._prefix_lengths: list[int] = []  # the lengths of those texts, shortest first
+        self._flat: set[Path] = set()  # the sessions' folders watched without their subfolders
         self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
 
     # ------------------------------------------------------------------ which teams
@@ -223,9 +224,25 @@ class FleetSession:
         self._dir_keys = index
         self._by_prefix = {str(d): keys for d, keys in index.items()}
         self._prefix_lengths = sorted({len(p) for p in self._by_prefix})
+        self._flat = {d for s in self.sessions.values() if s.live for d in s.state.flat_watch_dirs()}
+
+    def _team_folders(self) -> list[Path]:
+        """Each listed team's own folder (a half-written or unreadable one's too, not a symlink):
+        its config.json arriving or mended is an event there."""
+        folders = [
+            teams_folder(t.root, t.layout) / t.name  # type: ignore[arg-type]
+            for t in self.teams.values()
+            if not t.ended and t.layout in TEAMS_FOLDER
+        ]
+        return [f for f in folders if not os.path.islink(f)]
 
     def watch_dirs(self) -> list[Path]:
-        return sorted({*self._discovery_dirs(), *self._dir_keys})
+        return sorted({*self._discovery_dirs(), *self._team_folders(), *self._dir_keys})
+
+    def flat_dirs(self) -> set[Path]:
+        """What is watched without its subfolders: every folder but the transcripts' (a chain of
+        folders made in a team's folder, however deep, is no work for the watcher)."""
+        return {*self._discovery_dirs(), *self._team_folders(), *self._flat}
 
     def _route(self, paths: set[Path]) -> tuple[dict[Key, list[Path]], bool]:
         """Which sessions each path concerns, and whether the set of teams may have changed."""
@@ -242,7 +259,9 @@ class FleetSession:
                 if n < len(text) and text[n] != "/" and not text[:n].endswith("/"):
                     continue
                 for key in self._by_prefix.get(text[:n], ()):
-                    per_key.setdefault(key, []).append(path)
+                    mine = per_key.setdefault(key, [])
+                    if not mine or mine[-1] is not path:  # under two of its folders (logs/ in the team's): once
+                        mine.append(path)
             if path.parent in discovery:  # a team folder (or a run's registration) came or went
                 rediscover = True
             elif path.name == "config.json" and path.parent.parent in discovery and not self._known_folder(path.parent):
@@ -268,7 +287,7 @@ class FleetSession:
             again = asyncio.Event()
             relay = asyncio.ensure_future(_first_set(stop, again))
             try:
-                async for batch in watch_dirs(dirs, again):
+                async for batch in watch_dirs(dirs, again, flat=self.flat_dirs()):
                     t0 = time.perf_counter()
                     out = FleetBatch()
                     if batch.ready:

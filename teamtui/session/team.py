@@ -157,7 +157,7 @@ class TeamSession:
             if transcripts is not None and not state.transcripts_read
             else None
         )
-        async for batch in watch_dirs(state.watch_dirs(), stop):
+        async for batch in watch_dirs(state.watch_dirs(), stop, flat=state.flat_watch_dirs()):
             t0 = time.perf_counter()
             if batch.rescan:
                 yield Batch(

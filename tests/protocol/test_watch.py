@@ -93,3 +93,41 @@ async def test_a_folder_made_while_the_watch_is_being_set_up_is_not_missed(tmp_p
 
     batches = await collect([tasks], act, until=lambda bs: "task_1.json" in changed(bs))
     assert made and "task_1.json" in changed(batches)
+
+
+async def test_a_flat_folder_brings_no_event_from_a_chain_made_inside_it(tmp_path: Path) -> None:
+    """A team's folders are watched without their subfolders: a deep chain of folders made in one
+    (each with a file) is one event, its first folder; the team's own files still arrive, and a
+    folder of the team made later (logs/) is taken in."""
+    team = tmp_path / "team"
+    team.mkdir()
+    logs = team / "logs"
+    stop = asyncio.Event()
+    batches: list[WatchBatch] = []
+
+    async def until(cond) -> None:
+        while not cond():
+            await asyncio.sleep(0.01)
+
+    async def act() -> None:
+        await until(lambda: any(b.ready for b in batches))
+        folder = team
+        for _ in range(50):
+            folder = folder / "d"
+            folder.mkdir()
+            (folder / "level.txt").write_text("x")
+        (team / "hunter_inbox.jsonl").write_text("{}\n")
+        await until(lambda: "hunter_inbox.jsonl" in changed(batches))
+        logs.mkdir()
+        await until(lambda: any(b.rescan for b in batches) and sum(b.ready for b in batches) == 2)
+        (logs / "hunter.jsonl").write_text("{}\n")
+        await until(lambda: "hunter.jsonl" in changed(batches))
+        stop.set()
+
+    async def consume() -> None:
+        async for batch in watch_dirs([team, logs], stop, flat=[team, logs]):
+            batches.append(batch)
+
+    await asyncio.wait_for(asyncio.gather(consume(), act()), timeout=10)
+    seen = {p for b in batches for p in b.paths}
+    assert not any(p.name == "level.txt" or p.parent.name == "d" for p in seen), sorted(seen)

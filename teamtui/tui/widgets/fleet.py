@@ -23,8 +23,8 @@ from teamtui.tui.widgets.table import TeamTable
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
 # The most cells each column takes (its text cut with "…" past it): one long name, problem or peer's
 # field never pushes the other columns off screen (all but Where, the last, take at most 144 of a
-# 180-column screen, padding included).
-WIDTHS = (48, 14, 9, 28, 9, 5, 7, 6, 64)
+# 180-column screen, padding included; Where, a path, is cut only past 128).
+WIDTHS = (48, 14, 9, 28, 9, 5, 7, 6, 128)
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
