@@ -36,6 +36,7 @@ SCEN = HERE / "scenarios.py"
 TMUX_SCEN = HERE / "tmux_bench.py"
 FLEET_SCEN = HERE / "fleet_bench.py"
 SSH_SCEN = HERE / "ssh_bench.py"
+DEEP_SCEN = HERE / "deep_bench.py"
 
 FULL = dict(
     quiet_n=4,
@@ -57,6 +58,7 @@ FULL = dict(
     fleet_idle_s=10,
     fleet_pty=3,
     ssh_n=200,
+    deep_reps=3,
 )
 QUICK = dict(
     quiet_n=1,
@@ -78,6 +80,7 @@ QUICK = dict(
     fleet_idle_s=5,
     fleet_pty=1,
     ssh_n=30,
+    deep_reps=1,
 )
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
@@ -97,6 +100,7 @@ GROUPS = (
     "journal",
     "fleet",
     "ssh",
+    "deep",
 )
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
@@ -114,9 +118,14 @@ GROUP_KEYS = {
     "tmux": ("tmux_auto", "tmux_inprocess", "tmux_before"),
     "fleet": tuple(f"fleet_{n}" for n in FLEET_TEAMS),
     "ssh": ("ssh",),
+    "deep": ("deep",),
 }
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
+# The deep folder chain (13): its depth, and the targets while it is written.
+DEEP_DEPTH = 2000
+DEEP_KEYS_MS = 100
+DEEP_OTHERS_MS = 150
 # Inside tmux, the dashboard's first screen is held to the in-process first-screen target (2.).
 FIRST_SCREEN_S = 2.0
 TMUX_MEMBERS = 50
@@ -242,6 +251,8 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
             )
     if "ssh" in only:  # 12: a team on another machine (sshd on 127.0.0.1), beside the same change here
         res["ssh"] = scenario("ssh", "--n", str(cfg["ssh_n"]), "--members", "5", script=SSH_SCEN)
+    if "deep" in only:  # 13: a 2,000-deep folder chain written in one team while the room answers keys
+        res["deep"] = [scenario("deep", "--depth", str(DEEP_DEPTH), script=DEEP_SCEN) for _ in range(cfg["deep_reps"])]
     if "tmux" in only:
         common = ["--members", str(TMUX_MEMBERS), "--n", str(cfg["tmux_n"])]
         res["tmux_inprocess"] = scenario("tmux", *common, "--mode", "in-process", script=TMUX_SCEN)
@@ -566,6 +577,35 @@ def figures(res: dict) -> list[dict]:
             f"    the same change on this machine → its state, p50 / p99 (n={lo['n']}, {lo['missed']} missed)",
             f"{1000 * lo['p50']:.0f} / {1000 * lo['p99']:.0f} ms",
             "ms",
+        )
+    deep = res.get("deep")
+    if deep:
+        keys = [k for r in deep for k in r["key_samples"]]
+        others = [c for r in deep for c in r["change_samples"]]
+        lost = sum(r["missed"]["keys"] + r["missed"]["changes"] for r in deep)
+        d = deep[0]["depth"]
+        row(
+            "deep_keys",
+            f"13. a {d:,}-deep folder chain written in one team (a file at every level): a key answered, "
+            f"p99 (n={len(keys)}, {lost} missed; max {1000 * max(keys, default=float('nan')):.0f} ms)",
+            1000 * pct(keys, 99),
+            "ms",
+            f"≤ {DEEP_KEYS_MS} ms",
+            DEEP_KEYS_MS,
+        )
+        row(
+            "deep_others",
+            f"13. meanwhile another team's change → its row, p99 (n={len(others)}; p50 {1000 * median(others):.0f} ms)",
+            1000 * pct(others, 99),
+            "ms",
+            f"≤ {DEEP_OTHERS_MS} ms",
+            DEEP_OTHERS_MS,
+        )
+        row(
+            "deep_caught_up",
+            "   the chain written in (median) · the room had taken all of it after (median)",
+            f"{median([r['chain_write_s'] for r in deep]):.1f} s · {median([r['caught_up_s'] for r in deep]):.1f} s",
+            "",
         )
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
@@ -968,6 +1008,14 @@ DEFINITIONS = """\
   one, from just before the write until the feed's batch holding it was applied to the team's
   state (no screen: the state is what the overview and dashboard draw from). 5 s: missed; 20–80
   ms between rounds. The difference is what the stream and ssh add (to 127.0.0.1: no network).
+- **A deep folder chain (13).** `benchmarks/deep_bench.py`, one fresh process per run: two native
+  teams (roots of their own) in the control room (`TeamTUI(fleet=...)` with the frame probe,
+  headless, 160×50). Another process makes a 2,000-deep chain of folders in the first team's
+  folder and writes one file at every level, 1 ms apart (a shell loop's pace). Meanwhile a key
+  (`down`/`up`) is sent every 50 ms: answered at the first frame with the cursor on the other row;
+  and every 100 ms a task is added to the second team by another process: until the first frame
+  whose Tasks cell shows it (as 11). Until a log line written after the chain is in the first
+  team's state, and a second more. Three runs, samples pooled.
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """

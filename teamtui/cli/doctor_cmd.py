@@ -4,7 +4,9 @@ A newer Claude Code may write entries of a new type, new top-level keys, or a `v
 the releases teamtui was tested against (teamtui/protocol/claude_versions.py). The dashboard says
 so in one line; this lists each kind with its count, where it first appears and an example. It
 reads every line of every member's transcript, for the Claude Code teams under the config dir
-(or the one --root/--team names). Exit status 0: nothing unknown; 1: something was.
+(or the one --root/--team names). First it lists every problem the control room would say (a root
+that is not a folder or cannot be read, a team folder that does not read): its header shows the
+first few. Exit status 0: nothing unknown and no problem; 1: something was.
 """
 
 from __future__ import annotations
@@ -30,7 +32,23 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         "with a count, where it first appears and an example. Exit status 1 when there is any.",
     )
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument(
+        "roots",
+        nargs="*",
+        metavar="ROOT",
+        help="the control room's roots (as given to `teamtui ROOT…`): their problems too",
+    )
     p.set_defaults(handler=cmd_doctor)
+
+
+def _room_problems(ctx: Context) -> list[str]:
+    """Every problem the control room would say (a root, a teams folder, a team folder), in full:
+    its header shows the first few."""
+    from teamtui.protocol.fleet.discover import discover_fleet
+
+    roots = [*ctx.args.roots, *([ctx.root] if ctx.root is not None else [])]
+    fleet = discover_fleet(roots, ended=False)
+    return [*fleet.problems, *(f"team {t.name} ({t.root}): {t.problem}" for t in fleet.teams if t.problem)]
 
 
 def _stores(ctx: Context) -> tuple[Path, list[Any]]:
@@ -85,13 +103,15 @@ def cmd_doctor(ctx: Context) -> int:
     from teamtui.protocol.claude.transcripts.known import newest_tested
     from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
 
+    problems = _room_problems(ctx)
     root, stores = _stores(ctx)
     teams = [_check(s) for s in stores if s.has_transcripts]
-    found = any(t["report"] for t in teams)
+    found = any(t["report"] for t in teams) or bool(problems)
     if ctx.args.json:
         out(
             json.dumps(
                 {
+                    "problems": problems,
                     "root": str(root),
                     "tested": list(TESTED_CLAUDE_CODE),
                     "teams": [
@@ -123,13 +143,18 @@ def cmd_doctor(ctx: Context) -> int:
             )
         )
         return FOUND if found else 0
+    if problems:
+        out(f"control room: {len(problems)} problem{'s' if len(problems) != 1 else ''}")
+        for problem in problems:
+            out(f"  - {inert(problem)}")
+        out()
     out(f"teamtui was tested with Claude Code {', '.join(TESTED_CLAUDE_CODE)} (newest {newest_tested()})")
     if not teams:
         what = (
             f"team {stores[0].name} keeps no Claude Code transcripts" if stores else f"no Claude Code team under {root}"
         )
         out(inert(what))
-        return 0
+        return FOUND if problems else 0
     for t in teams:
         report = t["report"]
         out()

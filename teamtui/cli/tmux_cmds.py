@@ -157,7 +157,7 @@ async def _follow_live(state: TeamState, follower: Follower) -> int:
     batches: asyncio.Queue[WatchBatch] = asyncio.Queue()
 
     async def pump() -> None:
-        async with contextlib.aclosing(watch_dirs(state.watch_dirs(), stop)) as stream:
+        async with contextlib.aclosing(watch_dirs(state.watch_dirs(), stop, flat=state.flat_watch_dirs())) as stream:
             async for batch in stream:
                 await batches.put(batch)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from teamtui.protocol.errors import NotFoundError, ProtocolError
@@ -19,13 +20,12 @@ if TYPE_CHECKING:
 
 
 def detect_layout(root: Path) -> LayoutName | None:
-    """A root holding `.teams/` is native; one holding `teams/` and `tasks/` is Claude Code."""
-    root = Path(root)
-    if (root / ".teams").is_dir():
+    """A root holding `.teams/` is native; one holding `teams/` is Claude Code. Never raises: a root
+    that cannot be read has no layout (fleet/scan.py `folder_unreadable` says why)."""
+    # os.path.isdir, not Path.is_dir: on Python 3.11 the latter raises PermissionError.
+    if os.path.isdir(os.path.join(root, ".teams")):
         return "native"
-    if (root / "teams").is_dir() and (root / "tasks").is_dir():
-        return "claude"
-    if (root / "teams").is_dir():
+    if os.path.isdir(os.path.join(root, "teams")):
         return "claude"
     return None
 
@@ -44,7 +44,7 @@ def team_names(root: Path, layout: LayoutName | None = None) -> list[str]:
     return [
         p.name
         for p in entries
-        if p.is_dir() and is_safe_name(p.name) and ".deleted-" not in p.name and (p / "config.json").exists()
+        if is_safe_name(p.name) and ".deleted-" not in p.name and os.path.isdir(p) and os.path.exists(p / "config.json")
     ]
 
 
@@ -91,7 +91,7 @@ def run_names(root: Path, layout: LayoutName | None = None, name: str | None = N
     for a native layout, nor for a folder that is no config dir (unless the layout says it is).
     `name`: that run only, however old, when it is there."""
     root = Path(root)
-    if layout == "native" or not (root / "projects").is_dir():
+    if layout == "native" or not os.path.isdir(root / "projects"):
         return []
     if name is not None:
         from teamtui.protocol.workflow.discover import locate_run
@@ -109,7 +109,7 @@ def run_names(root: Path, layout: LayoutName | None = None, name: str | None = N
 def _config_dir(root: Path) -> bool:
     """A folder holding `projects/` is Claude Code's config dir when it also holds its teams, its
     sessions or its settings, or is the one Claude Code uses here (a project's own `projects/` is not)."""
-    if any((root / part).exists() for part in ("teams", "sessions", "settings.json", "history.jsonl", "todos")):
+    if any(os.path.exists(root / part) for part in ("teams", "sessions", "settings.json", "history.jsonl", "todos")):
         return True
     from teamtui.protocol.claude.layout import default_claude_root
 

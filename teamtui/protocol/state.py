@@ -202,9 +202,15 @@ class TeamState(TeamModel):
         return [path for path in sorted(present | known) if self._file_stamp(path) != self._file_stamps.get(path, ())]
 
     def watch_dirs(self) -> list[Path]:
-        """What a watcher must cover: the team's folders and, where the layout has them, the transcripts'."""
-        dirs = self.store.watch_dirs()
+        """What a watcher must cover: the folders holding the team's files (each without its
+        subfolders: `flat_watch_dirs`) and, where the layout has them, the transcripts' (with theirs)."""
+        dirs = self.flat_watch_dirs()
         return dirs + self.transcripts.watch_dirs() if self.transcripts is not None else dirs
+
+    def flat_watch_dirs(self) -> list[Path]:
+        """The folders holding the team's files, for a watch without their subfolders: a chain of
+        folders made inside the team's folder, however deep, costs the watcher nothing."""
+        return self.store.file_dirs()
 
     def apply_batch(self, paths: list[Path], *, rescan: bool = False) -> list[Change]:
         """One watch batch: each team file re-read, the transcripts among `paths` read from their offsets."""
@@ -256,7 +262,8 @@ class TeamState(TeamModel):
 
     def apply(self, path: Path) -> list[Change]:
         """Re-read the one file at `path` and return what changed."""
-        return self._journaled(self._apply(Path(path)))
+        # Path(a Path) parses every part again: on a 2,000-deep path, for every path of a batch.
+        return self._journaled(self._apply(path if isinstance(path, Path) else Path(path)))
 
     def _apply(self, path: Path) -> list[Change]:
         ref = self._refs.get(path)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 from teamtui.protocol.errors import ReadError
 from teamtui.protocol.models import (
@@ -49,6 +48,7 @@ from teamtui.protocol.models import (
     decode_payload,
     normalize_level,
 )
+from teamtui.protocol.text import scrubbed
 from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False
@@ -88,10 +88,6 @@ NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
 OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "ping"})
 
-# What a terminal acts on (C0 but tab and newline, DEL, C1) and lone surrogates: replaced.
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-_UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
-
 
 # ------------------------------------------------------------------ values, checked
 
@@ -100,14 +96,14 @@ def text(v: Any, cap: int = TEXT_CAP) -> str | None:
     """A string from the stream, capped, with what a terminal acts on replaced; None if not a string."""
     if not isinstance(v, str):
         return None
-    return _UNSAFE.sub("\ufffd", v[:cap])
+    return scrubbed(v[:cap], newlines=True)  # protocol/text.py's set: escapes, C1, bidi controls
 
 
 def name(v: Any, cap: int = NAME_CAP) -> str | None:
     """A one-line string (a name, a status): no newlines either."""
     if not isinstance(v, str):
         return None
-    return _UNSAFE_NAME.sub("\ufffd", v[:cap])
+    return scrubbed(v[:cap])  # protocol/text.py's set, the newline too
 
 
 def number(v: Any) -> float | None:

@@ -9,7 +9,10 @@ import re
 # isolates, U+061C, the line and paragraph separators, and lone surrogates (from JSON "\ud800"
 # escapes; they cannot even be encoded to UTF-8). A newline is in the set too, so a field can never
 # forge an output line; `inert(..., newlines=True)` keeps it for multi-line views.
-UNSAFE_TERMINAL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE = r"\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+UNSAFE_TERMINAL = re.compile(f"[\\x0a{_UNSAFE}]")
+# The same, a newline aside (kept in a multi-line text: a message, a description).
+UNSAFE_BUT_NEWLINE = re.compile(f"[{_UNSAFE}]")
 
 
 def _code(m: re.Match[str]) -> str:
@@ -28,3 +31,9 @@ def inert(value: object, *, newlines: bool = False) -> str:
     if newlines:
         return "\n".join(UNSAFE_TERMINAL.sub(_code, part) for part in s.split("\n"))
     return UNSAFE_TERMINAL.sub(_code, s)
+
+
+def scrubbed(value: str, *, newlines: bool = False) -> str:
+    """`value` with every character `inert` would escape replaced by U+FFFD: for text passed on
+    rather than shown (the stream to another machine), so the same set is dropped everywhere."""
+    return (UNSAFE_BUT_NEWLINE if newlines else UNSAFE_TERMINAL).sub("\ufffd", value)

@@ -41,7 +41,10 @@ class BoardEvents:
         for tid, (status, owner) in sorted(now.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0):
             before = self._prev.get(tid)
             task = board.tasks[tid]
-            if status == "in_progress" and owner and before != (status, owner):
+            # Claimed and completed between two reads is assigned too: every completed task's hook pair.
+            claimed_unseen = status == "completed" and owner and (before is None or before[0] != "completed")
+            claimed_unseen = claimed_unseen and before != ("in_progress", owner)
+            if (status == "in_progress" and owner and before != (status, owner)) or claimed_unseen:
                 self.say("info", f"#{tid} {task.subject} → {owner}")
                 self.hooks.fire(
                     "task-assigned", team_name=self.team_name, task_id=tid, task_owner=owner, task_subject=task.subject
@@ -52,7 +55,7 @@ class BoardEvents:
                     if slot.alive and slot.health != "disappeared":
                         slot.health = "working"
                 self.active(owner)
-            elif status == "completed" and (before is None or before[0] != "completed"):
+            if status == "completed" and (before is None or before[0] != "completed"):
                 done, total = board.progress()
                 self.say("info", f"#{tid} {task.subject} completed by {owner or '?'} [{done}/{total}]")
                 self.hooks.fire(

@@ -22,7 +22,7 @@ from teamtui.protocol.changes import Change
 from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
 from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
 from teamtui.protocol.fleet.registry import registry_dir
-from teamtui.protocol.fleet.scan import opens_despite, teams_folder
+from teamtui.protocol.fleet.scan import TEAMS_FOLDER, opens_despite, teams_folder
 from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
 from teamtui.protocol.state import TeamState
@@ -75,6 +75,9 @@ class LocalSource:
         self.states: dict[Key, TeamState] = {}  # each session's model, as read from its files (what is applied)
         self.problems: list[str] = []
         self._dir_keys: dict[Path, set[Key]] = {}  # watched folder -> the teams whose files are under it
+        self._by_prefix: dict[str, set[Key]] = {}  # the same, by the folder's path as text
+        self._prefix_lengths: list[int] = []  # the lengths of those texts, shortest first
+        self._flat: set[Path] = set()  # the sessions' folders watched without their subfolders
         self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
 
     # ------------------------------------------------------------------ which teams
@@ -105,6 +108,9 @@ class LocalSource:
                 opened = self._open(team)
                 if opened is not None:
                     self.sessions[key], self.states[key] = opened
+            elif key in self.teams and self.teams[key].problem != team.problem:
+                # A followed team's folder became unreadable (or readable again): its row says so.
+                self.teams[key] = replace(self.teams[key], problem=team.problem)
         self._index()
         return appeared, gone
 
@@ -187,7 +193,7 @@ class LocalSource:
         team, session = self.teams[key], self.sessions.get(key)
         if session is not None and not session.live and not team.ended:
             team = _ended(team, session.ended_at)
-        if session is not None and team.problem is not None:
+        if session is not None and opens_despite(team.problem):
             team = replace(team, problem=None)  # opened all the same: its state says what is wrong now
         return row_of(
             team,
@@ -233,9 +239,27 @@ class LocalSource:
                 for d in self.states[key].watch_dirs():
                     index.setdefault(Path(d), set()).add(key)
         self._dir_keys = index
+        self._by_prefix = {str(d): keys for d, keys in index.items()}
+        self._prefix_lengths = sorted({len(p) for p in self._by_prefix})
+        self._flat = {d for k, st in self.states.items() if self.sessions[k].live for d in st.flat_watch_dirs()}
+
+    def _team_folders(self) -> list[Path]:
+        """Each listed team's own folder (a half-written or unreadable one's too, not a symlink):
+        its config.json arriving or mended is an event there."""
+        folders = [
+            teams_folder(t.root, t.layout) / t.name  # type: ignore[arg-type]
+            for t in self.teams.values()
+            if not t.ended and t.layout in TEAMS_FOLDER
+        ]
+        return [f for f in folders if not os.path.islink(f)]
 
     def watch_dirs(self) -> list[Path]:
-        return sorted({*self._discovery_dirs(), *self._dir_keys})
+        return sorted({*self._discovery_dirs(), *self._team_folders(), *self._dir_keys})
+
+    def flat_dirs(self) -> set[Path]:
+        """What is watched without its subfolders: every folder but the transcripts' (a chain of
+        folders made in a team's folder, however deep, is no work for the watcher)."""
+        return {*self._discovery_dirs(), *self._team_folders(), *self._flat}
 
     def _route(self, paths: set[Path]) -> tuple[dict[Key, list[Path]], bool]:
         """Which sessions each path concerns, and whether the set of teams may have changed."""
@@ -243,9 +267,18 @@ class LocalSource:
         discovery = set(self._discovery_dirs())
         rediscover = False
         for path in paths:
-            for d in (path, *path.parents):
-                for key in self._dir_keys.get(d, ()):
-                    per_key.setdefault(key, []).append(path)
+            # Only the prefixes as long as a watched folder can be one: work proportional to the
+            # paths, not to their depth (a 2,000-deep chain walked every parent of every path).
+            text = str(path)
+            for n in self._prefix_lengths:
+                if n > len(text):
+                    break
+                if n < len(text) and text[n] != "/" and not text[:n].endswith("/"):
+                    continue
+                for key in self._by_prefix.get(text[:n], ()):
+                    mine = per_key.setdefault(key, [])
+                    if not mine or mine[-1] is not path:  # under two of its folders (logs/ in the team's): once
+                        mine.append(path)
             if path.parent in discovery:  # a team folder (or a run's registration) came or went
                 rediscover = True
             elif path.name == "config.json" and path.parent.parent in discovery and not self._known_folder(path.parent):
@@ -271,7 +304,7 @@ class LocalSource:
             again = asyncio.Event()
             relay = asyncio.ensure_future(_first_set(stop, again))
             try:
-                async for batch in watch_dirs(dirs, again):
+                async for batch in watch_dirs(dirs, again, flat=self.flat_dirs()):
                     t0 = time.perf_counter()
                     out = FleetBatch()
                     if batch.ready:

@@ -110,7 +110,7 @@ class ClaudeLayout(TeamStore):
         return [self.team_dir, self.tasks_dir]
 
     def classify(self, path: Path) -> FileRef | None:
-        path = Path(path)
+        path = path if isinstance(path, Path) else Path(path)  # Path(a Path) parses every part again
         if path.parent == self.team_dir and path.name == "config.json":
             return FileRef("config")
         if path.parent == self.inbox_dir and path.name.endswith(".json"):

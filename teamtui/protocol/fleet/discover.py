@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teamtui.protocol.fleet.registry import RunEntry, live_runs, registry_dir
-from teamtui.protocol.fleet.scan import folder_problem, scan_teams, teams_folder
+from teamtui.protocol.fleet.scan import folder_problem, folder_unreadable, scan_teams, teams_folder
 from teamtui.protocol.layout import detect_layout
 
 TYPE_CHECKING = False
@@ -110,8 +110,11 @@ def _run_team(entry: RunEntry) -> FleetTeam:
     return FleetTeam(entry.root, entry.team, entry.layout, "run", problem=folder_problem(folder), run=entry)
 
 
-def _teams_under(root: Path, layout: str, source: str) -> list[FleetTeam]:
-    return [FleetTeam(root, name, layout, source, problem=problem) for name, problem in scan_teams(root, layout)]  # type: ignore[arg-type]
+def _teams_under(root: Path, layout: str, source: str, problems: list[str]) -> list[FleetTeam]:
+    return [
+        FleetTeam(root, name, layout, source, problem=problem)
+        for name, problem in scan_teams(root, layout, problems)  # type: ignore[arg-type]
+    ]
 
 
 def _has_config(folder: Path) -> bool:
@@ -172,18 +175,20 @@ def discover_fleet(
             found.setdefault(team.key, team)  # the first finding wins: runs are added first
 
     add(_run_team(e) for e in live_runs(registry))
-    add(_teams_under(_claude_root(claude_root), "claude", "claude"))
-    add(_teams_under(Path.cwd() if cwd is None else Path(cwd), "native", "native"))
+    add(_teams_under(_claude_root(claude_root), "claude", "claude", fleet.problems))
+    add(_teams_under(Path.cwd() if cwd is None else Path(cwd), "native", "native", fleet.problems))
     since = now - settings.fleet_keep_hours * HOUR
     claude_roots = [_claude_root(claude_root)]
     for root in explicit_roots(roots, settings):
-        if not root.is_dir():
-            fleet.problems.append(f"{root}: not a folder (a root in config.toml or on the command line)")
+        # Each bad root is said and skipped; the others are still read.
+        why = folder_unreadable(root)
+        if why is not None:
+            fleet.problems.append(f"{root}: {why} (a root in config.toml or on the command line)")
             continue
         layout = detect_layout(root)
         if layout is not None:
-            add(_teams_under(root, layout, layout))
-        if layout != "native" and (root / "projects").is_dir():
+            add(_teams_under(root, layout, layout, fleet.problems))
+        if layout != "native" and os.path.isdir(root / "projects"):
             claude_roots.append(root)  # a Claude Code folder named as a root: its workflow runs too
     for claude in dict.fromkeys(claude_roots):
         add(_workflow_runs(claude, since, now))

@@ -53,6 +53,8 @@ def folder_problem(folder: Path) -> str | None:
         return f"cannot read the folder: {exc.strerror or exc}"
     if stat.S_ISLNK(st.st_mode):
         return "a symbolic link, not a folder: not followed"
+    if stat.S_ISDIR(st.st_mode) and (why := folder_unreadable(folder)) is not None:
+        return why  # not a config problem: nothing in it can be read
     config = folder / "config.json"
     data = load_json_file(config)
     if isinstance(data, ReadError):
@@ -64,12 +66,30 @@ def folder_problem(folder: Path) -> str | None:
     return None
 
 
-def scan_teams(root: Path, layout: LayoutName) -> list[tuple[str, str | None]]:
-    """(folder name, problem or None) for every team folder under `root`, by name."""
+def folder_unreadable(path: Path) -> str | None:
+    """Why the folder `path` cannot be looked into (missing, not a folder, no permission), or None."""
+    try:
+        with os.scandir(path):  # may list it
+            pass
+        os.stat(os.path.join(path, "."))  # may enter it
+    except (FileNotFoundError, NotADirectoryError):
+        return "not a folder"
+    except (OSError, ValueError) as exc:
+        return f"cannot read the folder: {getattr(exc, 'strerror', None) or exc}"
+    return None
+
+
+def scan_teams(root: Path, layout: LayoutName, problems: list[str] | None = None) -> list[tuple[str, str | None]]:
+    """(folder name, problem or None) for every team folder under `root`, by name. A teams folder
+    that is there but cannot be read is said in `problems` (a missing one is no problem)."""
     base = teams_folder(root, layout)
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except (OSError, ValueError) as exc:
+        if problems is not None:
+            problems.append(f"{base}: cannot read the folder: {getattr(exc, 'strerror', None) or exc}")
         return []
     found: list[tuple[str, str | None]] = []
     for entry in entries:

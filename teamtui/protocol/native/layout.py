@@ -76,7 +76,7 @@ class NativeLayout(TeamStore):
         return str(int(tid))
 
     def classify(self, path: Path) -> FileRef | None:
-        path = Path(path)
+        path = path if isinstance(path, Path) else Path(path)  # Path(a Path) parses every part again
         parent = path.parent
         name = path.name
         if parent == self.tasks_dir:

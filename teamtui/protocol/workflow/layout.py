@@ -109,7 +109,7 @@ class WorkflowLayout(TeamStore):
         return [self.run_dir, self.workflows_dir]
 
     def classify(self, path: Path) -> FileRef | None:
-        path = Path(path)
+        path = path if isinstance(path, Path) else Path(path)  # Path(a Path) parses every part again
         name = path.name
         if path.parent == self.run_dir:
             if name == "journal.jsonl":

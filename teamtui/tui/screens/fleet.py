@@ -26,9 +26,10 @@ from textual.widgets import Static
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
 from teamtui.tui.palette import Palette
-from teamtui.tui.safe import inert, safe_text
+from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
 from teamtui.tui.widgets.footer import KeyFooter
+from teamtui.tui.widgets.problems import ProblemList, said_line
 
 # Relative times ("12s ago") move this often; no file is read for it.
 TICK = 5.0
@@ -37,6 +38,8 @@ TICK = 5.0
 class FleetScreen(Screen[None]):
     DEFAULT_CSS = """
     FleetScreen #fleet-header { height: 1; background: $surface; }
+    FleetScreen #fleet-problems { display: none; height: auto; max-height: 4; padding: 0 1;
+                                  background: $surface; color: $warning; }
     FleetScreen #fleet-teams { height: auto; max-height: 70%; }
     FleetScreen #fleet-empty { height: auto; padding: 1 2; display: none; }
     FleetScreen #fleet-needs { height: 1fr; min-height: 4; border: round $panel; background: $background;
@@ -74,6 +77,7 @@ class FleetScreen(Screen[None]):
         self.problems: list[str] = []
         # Held, not queried: a batch or a tick can come while the app closes and the parts are gone.
         self._header_line = Static(id="fleet-header")
+        self._problems = ProblemList(id="fleet-problems")
         self._table = FleetTable(id="fleet-teams")
         self._needs = FleetNeeds(id="fleet-needs")
         self._empty = Static(id="fleet-empty")
@@ -81,6 +85,7 @@ class FleetScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         self.set_reactive(FleetScreen.palette, self._palette())
         yield self._header_line
+        yield self._problems
         self._table.set_reactive(FleetTable.palette, self.palette)
         yield self._table
         yield self._empty
@@ -187,8 +192,11 @@ class FleetScreen(Screen[None]):
                 style=p.theme_color("secondary"),
             )
         if self.problems:
-            t.append(f" · {inert(self.problems[0])}", style=p.theme_color("warning"))
+            n = len(self.problems)
+            t.append(f" · {n} problem{'s' if n != 1 else ''}", style=f"bold {p.theme_color('warning')}")
         self._header_line.update(t)
+        # Every problem is said: the first few under the header, the rest counted (doctor lists them all).
+        self._problems.show_lines([said_line(x) for x in self.problems], "teamtui doctor")
 
     # ------------------------------------------------------------------ keys
     @on(FleetTable.Chosen)

@@ -119,7 +119,9 @@ class ShutdownView(ModalScreen[None]):
                 detail.append_text(safe_text(t.detail, palette.theme_color("secondary")))
             elif t.outcome is Outcome.REQUESTED:
                 detail.append("waiting for a reply", style=palette.theme_color("secondary"))
-            table.add_row(safe_text(t.name, f"bold {palette.member_color(t.name)}"), state, detail, key=t.name)
+            name = safe_text(t.name, f"bold {palette.member_color(t.name)}")
+            name.truncate(24, overflow="ellipsis")  # the detail (last) is never pushed off by a long name
+            table.add_row(name, state, detail, key=t.name)
         self.refresh_countdown()
         note = getattr(self.run, "note", "")  # what teamtui did, when the lead carries the shutdown out
         waiting = safe_text(note, self.palette.theme_color("secondary")) if note else ""

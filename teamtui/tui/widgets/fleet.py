@@ -21,6 +21,10 @@ from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable
 
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
+# The most cells each column takes (its text cut with "…" past it): one long name, problem or peer's
+# field never pushes the other columns off screen (all but Where, the last, take at most 144 of a
+# 180-column screen, padding included; Where, a path, is cut only past 128).
+WIDTHS = (48, 14, 9, 28, 9, 5, 7, 6, 128)
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
@@ -74,11 +78,14 @@ class FleetTable(TeamTable):
                     self.update_cell(key, column, cell)
 
     def _cells(self, row: FleetRow, now: float) -> list[Text]:
+        """Every cell through safe_text (what a file or a peer said is never markup, escape or bidi
+        control), each cut to its column's width."""
         p = self.palette
         dim = "dim" if row.ended else ""
         name = safe_text(row.name, f"bold {dim}")
         if row.problem:
-            name.append(f"  {row.problem}", style=p.theme_color("error"))
+            name.append("  ")
+            name.append_text(safe_text(row.problem, p.theme_color("error")))
         # A workflow run has no lead of its own to show: its status says more (running, failed, ...).
         said = row.run_status or row.lead
         role = (
@@ -88,7 +95,7 @@ class FleetTable(TeamTable):
             if said in ("failed", "killed", "cut off")
             else "secondary"
         )
-        lead = Text(said, style=f"{p.theme_color(role)} {dim}")
+        lead = safe_text(said, f"{p.theme_color(role)} {dim}")
         members = Text(
             f"{row.working} working · {row.idle} idle" + (f" · {row.gone} gone" if row.gone else ""), style=dim
         )
@@ -97,7 +104,10 @@ class FleetTable(TeamTable):
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
         active = Text(short_ago(row.last_activity, now) if row.last_activity else "—", style=dim)
         where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
-        return [name, Text(row.label, style=dim), lead, members, tasks, needs, tokens, active, where]
+        cells = [name, safe_text(row.label, dim), lead, members, tasks, needs, tokens, active, where]
+        for cell, width in zip(cells, WIDTHS, strict=True):
+            cell.truncate(width, overflow="ellipsis")
+        return cells
 
     def on_data_table_row_selected(self, event: TeamTable.RowSelected) -> None:
         event.stop()

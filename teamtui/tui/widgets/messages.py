@@ -14,6 +14,9 @@ from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable
 
 SHOWN = 200  # the table shows the newest messages; TeamState keeps its own bounded history
+# The most cells "From → To" and "Kind" take: the message (the last column) is never pushed off.
+ROUTE_WIDTH = 32
+KIND_WIDTH = 16
 
 
 class MessageTraffic(TeamTable):
@@ -58,6 +61,7 @@ class MessageTraffic(TeamTable):
         route.append_text(safe_text(m.sender or "?", palette.member_color(m.sender)))
         route.append(" → ", style=palette.theme_color("secondary"))
         route.append_text(safe_text(m.recipient or "?", palette.member_color(m.recipient)))
+        route.truncate(ROUTE_WIDTH, overflow="ellipsis")  # a long name never pushes the message off screen
         kind_role = {
             "shutdown": "error",
             "terminated": "error",
@@ -65,11 +69,13 @@ class MessageTraffic(TeamTable):
             "assign": "primary",
             "idle": "secondary",
         }.get(kind, "foreground")
+        kind_cell = safe_text(kind, palette.theme_color(kind_role))
+        kind_cell.truncate(KIND_WIDTH, overflow="ellipsis")
         key = str(id(m))
         self.add_row(
             Text(clock_time(m.timestamp), style=palette.theme_color("secondary")),
             route,
-            safe_text(kind, palette.theme_color(kind_role)),
+            kind_cell,
             self._state(m),
             safe_text(text),
             key=key,

@@ -27,13 +27,24 @@ def problem_line(error: ReadError, root: Path) -> Text:
     return t
 
 
+def said_line(problem: str) -> Text:
+    """A problem the control room says (a root, a teams folder, a host): one line, made safe."""
+    t = Text("⚠ ", style="bold")
+    t.append_text(safe_text(problem))
+    return t
+
+
 class ProblemList(Static):
     def __init__(self, **kw):
         super().__init__(**kw)
         self.problems: list[Text] = []  # every problem, for the count and for tests; the first SHOWN are drawn
 
     def show(self, errors: list[ReadError], root: Path) -> None:
-        self.problems = [problem_line(e, root) for e in errors]
+        self.show_lines([problem_line(e, root) for e in errors], "teamtui status")
+
+    def show_lines(self, lines: list[Text], lister: str) -> None:
+        """Every problem's line: the first SHOWN drawn, then how many more and what lists them all."""
+        self.problems = lines
         self.display = bool(self.problems)
         if not self.problems:
             self.update("")
@@ -42,7 +53,7 @@ class ProblemList(Static):
         if len(self.problems) > SHOWN:
             shown = [
                 *shown[: SHOWN - 1],
-                Text(f"… and {len(self.problems) - SHOWN + 1} more (teamtui status lists them all)"),
+                Text(f"… and {len(self.problems) - SHOWN + 1} more ({lister} lists them all)"),
             ]
         body = Text("\n").join(shown)
         body.no_wrap = True

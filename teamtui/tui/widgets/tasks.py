@@ -98,7 +98,7 @@ class TaskBoard(TeamTable):
         if v.state in (TaskState.BLOCKED, TaskState.WITHHELD, TaskState.FAILED):
             # Why it waits (or failed) goes under the subject, where there is room to say it in full.
             why_role = "error" if v.state == TaskState.FAILED else "warning"
-            reason = Text(v.blocked_reason, style=palette.theme_color(why_role))
+            reason = safe_text(v.blocked_reason, palette.theme_color(why_role))  # a failure's words, a path: the files
             reason.truncate(SUBJECT_WIDTH, overflow="ellipsis")
             subject = Text("\n").join([subject, reason])
             height = 2
@@ -107,7 +107,7 @@ class TaskBoard(TeamTable):
             state = Text(LABEL[v.state], style=palette.theme_color(role if not done else "success"))
         return (
             Text(icon, style=palette.theme_color(role)),
-            Text(t.id, style=palette.theme_color("secondary")),
+            safe_text(t.id, palette.theme_color("secondary")),
             subject,
             owner,
             state,

@@ -91,7 +91,9 @@ class TranscriptFeed:
 
     def concerns(self, path: Path) -> bool:
         """Is `path` under one of the watched project folders?"""
-        return any(d == path or d in path.parents for d in self.watch_dirs())
+        # By the text (path.parents builds a Path per level: a deep path made it quadratic).
+        text = str(path)
+        return any(text == str(d) or text.startswith(str(d).rstrip("/") + "/") for d in self.watch_dirs())
 
     def _config(self) -> dict:
         cfg = self.state.config

@@ -98,7 +98,7 @@ class TranscriptFinder:
 
     def concerns(self, path: Path) -> bool:
         """Could a change at `path` add or replace one of this team's transcripts?"""
-        path = Path(path)
+        path = path if isinstance(path, Path) else Path(path)  # Path(a Path) parses every part again
         if path.suffix not in (".jsonl", ".json"):
             return False
         known = self._heads.get(path)
