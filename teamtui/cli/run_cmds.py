@@ -221,6 +221,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
 
     lead = Lead(spec, root, spawner=spawner, on_event=on_event)
     outcome: list[RunResult | BaseException] = []
+    finished = threading.Event()
 
     def lead_thread() -> None:
         try:
@@ -229,6 +230,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
             outcome.append(exc)
         finally:
             lead.started.set()
+            finished.set()
 
     thread = threading.Thread(target=lead_thread, name="teamtui-lead")
     thread.start()
@@ -256,14 +258,28 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
         lead.stop("dashboard closed", 0, escalate=False)
         for ev in pending:
             _print_event(ev)
-        while thread.is_alive():
-            try:
-                thread.join()
-            except KeyboardInterrupt:
-                lead.stop("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
+        _wait_for_lead(lead, finished)
+        thread.join()
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
     return _finish(outcome)
+
+
+def _wait_for_lead(lead: Lead, finished: threading.Event) -> None:
+    """Block until the lead's thread is done: only then may its team's folder go (the demo's).
+
+    A Ctrl-C climbs the ladder a rung; an error a signal handler raises meanwhile cannot cut the
+    wait short (Thread.join cannot be trusted after one: Python 3.11 may call the thread stopped)."""
+    failed: Exception | None = None
+    while not finished.is_set():
+        try:
+            finished.wait()
+        except KeyboardInterrupt:
+            lead.stop("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
+        except Exception as exc:  # noqa: BLE001 - raised again once the lead is done
+            failed = failed or exc
+    if failed is not None:
+        raise failed
 
 
 def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: object):

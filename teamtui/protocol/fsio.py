@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from teamtui.protocol.errors import ProtocolError, ReadError
+from teamtui.protocol.errors import FolderGoneError, ProtocolError, ReadError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -143,8 +143,24 @@ def ensure_inside(path: Path, root: Path) -> Path:
 
 
 def ensure_dir(path: Path, root: Path) -> Path:
-    """Create a directory inside `root` (never following a symlink out of it)."""
+    """Create a directory inside `root` (never following a symlink out of it). `root` itself is
+    never made: once it is removed (a team's folder, a demo's temp folder) a late write fails
+    with FolderGoneError instead of bringing it back."""
     ensure_inside(path, root)
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        below = path.relative_to(root).parts
+    except ValueError:
+        raise ProtocolError(f"refusing to make {path}: it is not inside {root}") from None
+    current = root
+    if not root.is_dir():
+        raise FolderGoneError(f"refusing to write in {root}: it is gone")
+    for part in below:  # one level at a time: a root removed meanwhile is not made again either
+        current = current / part
+        try:
+            current.mkdir()
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            raise FolderGoneError(f"refusing to write in {root}: it is gone") from None
     ensure_inside(path, root)
     return path
