@@ -6,10 +6,10 @@ import argparse
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from teamtui.cli.common import CliError, Context, inert, out
 
+TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
 if TYPE_CHECKING:
     from teamtui.runtime.profile import Profile
 

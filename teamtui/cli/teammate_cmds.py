@@ -11,11 +11,13 @@ import argparse
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from teamtui.cli.common import EXIT_USAGE, CliError, Context, guarded, inert, out
 
+TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from teamtui.protocol.models import Message
     from teamtui.protocol.shutdown import ShutdownRun
     from teamtui.protocol.store import TeamStore
