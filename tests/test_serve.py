@@ -235,7 +235,7 @@ def test_a_port_in_use_is_one_clear_error(native_root: Path) -> None:
     ("argv", "error"),
     [
         (["--port", "70000"], "teamtui: --port must be 0 to 65535, got 70000\n"),
-        (["--root", "/no/such/root"], "teamtui: /no/such/root is not a directory\n"),
+        (["--root", "/no/such/root"], "teamtui: no such folder: /no/such/root\n"),
         (["--host", "no-such-host.invalid"], "teamtui: cannot listen on 'no-such-host.invalid': "),
     ],
 )

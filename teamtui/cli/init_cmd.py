@@ -29,11 +29,12 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
 
 
 def cmd_init(ctx: Context) -> int:
+    from teamtui.protocol.fsio import folder_problem
     from teamtui.runtime.profile import profile_repository
 
     root: Path = ctx.args.dir
-    if not root.is_dir():
-        raise CliError(f"{inert(root)} is not a directory")
+    if problem := folder_problem(root):
+        raise CliError(inert(problem))
     profile = profile_repository(root)
     if ctx.args.json:
         out(json.dumps(profile.as_dict(), indent=2, ensure_ascii=False))

@@ -44,8 +44,11 @@ def serve(ctx: Context) -> int:
         raise CliError("--health-timeout must be a positive number of seconds", EXIT_USAGE)
     if args.log_lines is not None and args.log_lines < 1:
         raise CliError("--log-lines must be at least 1", EXIT_USAGE)
-    if ctx.root is not None and not ctx.root.is_dir():
-        raise CliError(f"{inert(ctx.root)} is not a directory")
+    if ctx.root is not None:
+        from teamtui.protocol.fsio import folder_problem
+
+        if problem := folder_problem(ctx.root):
+            raise CliError(inert(problem))
     from teamtui.protocol.settings import load_settings
     from teamtui.serve.address import ServeError, is_local, listen, page_url
     from teamtui.serve.guard import new_token

@@ -142,6 +142,15 @@ def ensure_inside(path: Path, root: Path) -> Path:
     return path
 
 
+def folder_problem(path: Path) -> str:
+    """Why `path` cannot be a folder to read teams from, in a person's words; "" when it can."""
+    if path.is_dir():
+        return ""
+    if path.exists():
+        return f"{path} is a file, not a folder"
+    return f"no such folder: {path}"
+
+
 def ensure_dir(path: Path, root: Path) -> Path:
     """Create a directory inside `root` (never following a symlink out of it). `root` itself is
     never made: once it is removed (a team's folder, a demo's temp folder) a late write fails
