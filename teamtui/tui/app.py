@@ -28,6 +28,7 @@ from teamtui.session.team import TeamSession
 from teamtui.tmux.api import NullPanes, TeammatePanes
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
+from teamtui.tui.keys import checked_keymap
 from teamtui.tui.messages import FleetChanged, LeadMessagesDrained
 from teamtui.tui.safe import inert
 from teamtui.tui.screens.dashboard import DashboardScreen
@@ -111,8 +112,10 @@ class TeamTUI(App[None]):
             self.register_theme(theme)
         # Chosen before the first screen is composed: its palette is built from this theme.
         self.theme = self._initial_theme()
-        if self.settings.keymap:
-            self.set_keymap(self.settings.keymap)
+        keymap, problems = checked_keymap(self.settings.keymap, self.config_path)
+        self.settings.problems.extend(problems)  # said once, as the config's other problems are
+        if keymap:
+            self.set_keymap(keymap)
 
     def get_default_screen(self) -> Screen:
         return self.fleet.overview if self.fleet is not None else self.dashboard

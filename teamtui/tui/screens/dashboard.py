@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -449,7 +450,12 @@ class DashboardScreen(DashboardHost):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.action_keys(), getattr(self.app, "config_path", None), self.palette))
+        keys = self.action_keys()
+        if getattr(self.app, "fleet", None) is not None:  # in the control room the app's keys work here too
+            keymap = getattr(self.app, "_keymap", {}) or {}
+            app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
+            keys += [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
+        self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
