@@ -262,6 +262,8 @@ def _run_async(coro: Any) -> Any:
 
 
 def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
+    from teamtui.protocol.shutdown import said
+
     if ctx.args.json:
         out(json.dumps(summary, ensure_ascii=True, indent=2))
         return 0
@@ -272,7 +274,7 @@ def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
     for t in summary.get("teammates", []):
         if not isinstance(t, dict):
             continue
-        line = f"  {inert(t.get('teammate', '?'))}: {inert(t.get('outcome', '?'))}"
+        line = f"  {inert(t.get('teammate', '?'))}: {inert(said(str(t.get('outcome', '?'))))}"
         pending = t.get("pending_work") or []
         if pending:
             line += " · pending: " + "; ".join(inert(p) for p in pending)

@@ -14,7 +14,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from teamtui.protocol.fleet.overview import FleetRow
-from teamtui.session.alerts import Need
+from teamtui.session.alerts import Need, names_member
 from teamtui.tui.format import compact_count, short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
@@ -135,10 +135,14 @@ class FleetNeeds(OptionList):
         t = Text(f"{_NEED_ICON.get(need.kind, '!')} ", style=f"bold {p.theme_color(role)}")
         t.append_text(safe_text(need.team_name, "bold"))
         t.append(" · ")
-        if need.member:
+        text = need.text
+        if need.member:  # the member's name once, in its colour: "alice asks permission …", "bob: no activity …"
             t.append_text(safe_text(need.member, p.member_color(need.member)))
-            t.append(": ")
-        t.append_text(safe_text(need.text))
+            if names_member(need.member, text):
+                text = text[len(need.member) :]
+            else:
+                t.append(": ")
+        t.append_text(safe_text(text))
         if need.since:
             t.append(f" · {short_ago(need.since, now)} ago", style=p.theme_color("secondary"))
         t.no_wrap = True
