@@ -63,7 +63,7 @@ def serve(ctx: Context) -> int:
         sock = listen(args.host, args.port)
     except ServeError as exc:
         raise CliError(str(exc)) from None
-    server = ControlRoomServer(dashboard_command(ctx), sock, token)
+    server = ControlRoomServer(dashboard_command(ctx), sock, token, title=lambda: page_title(ctx))
 
     def ready() -> None:
         print(f"teamtui: the dashboard at {page_url(args.host, server.port, token)}", flush=True)
@@ -81,6 +81,24 @@ def serve(ctx: Context) -> int:
     with sock:
         asyncio.run(server.run(ready))
     return 0
+
+
+def page_title(ctx: Context) -> str:
+    """The browser tab's name: teamtui and how many teams the dashboard opens on (found as `teamtui
+    watch` finds them: this machine's, and those under --root), or the one --team names."""
+    if ctx.team is not None:
+        return f"teamtui · 1 team ({ctx.team})"
+    from teamtui.protocol.fleet.discover import discover_fleet
+    from teamtui.protocol.settings import load_settings
+
+    root = Path(ctx.root) if ctx.root is not None else None
+    try:
+        teams = discover_fleet([root] if root is not None else [], cwd=root, settings=load_settings()).teams
+    except Exception:  # noqa: BLE001 - a name for a tab: never worth a failed page
+        return "teamtui"
+    if ctx.layout is not None:
+        teams = [t for t in teams if t.layout == ctx.layout]
+    return f"teamtui · {len(teams)} team{'' if len(teams) == 1 else 's'}"
 
 
 def dashboard_command(ctx: Context) -> str:
