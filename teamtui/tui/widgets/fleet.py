@@ -120,7 +120,11 @@ class FleetNeeds(OptionList):
 
     def show(self, needs: list[Need], now: float | None = None) -> None:
         now = time.time() if now is None else now
-        sig = (self.palette.theme, tuple((n.team, n.key, n.text) for n in needs))
+        # The ages shown belong to what is drawn: the screen's tick moves "12s ago" on.
+        sig = (
+            self.palette.theme,
+            tuple((n.team, n.key, n.text, short_ago(n.since, now) if n.since else "") for n in needs),
+        )
         if sig == self._shown:
             return
         self._shown = sig

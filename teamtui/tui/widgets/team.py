@@ -71,6 +71,7 @@ class TeamPanel(TeamTable):
         self._names: list[str] | None = None  # the rows shown, in order
         self._shown_rows: dict[str, tuple] = {}  # what each row shows, cheap to compare
         self._usage = False  # the transcript columns are shown
+        self._ended = False  # the team has ended: every member is gone with it
 
     def on_mount(self) -> None:
         self._add_columns()
@@ -126,6 +127,8 @@ class TeamPanel(TeamTable):
         activity = stats.activity if stats is not None else None
         if v.departed:  # its transcript's last words are not what it does now
             doing = Text("left the team", style=secondary)
+        elif self._ended:
+            doing = Text("gone with the team", style=secondary)
         elif v.disappeared:
             doing = Text(f"{short_ago(v.last_activity, now):>3} ⚠ silent", style=f"bold {palette.theme_color('error')}")
         elif activity is None:
@@ -146,7 +149,7 @@ class TeamPanel(TeamTable):
         )
         widths = {key: width for key, _, width in TRANSCRIPT_COLUMNS}
         return (
-            Text(STATUS_ICON.get(v.status, "?"), style=color),
+            Text(STATUS_ICON[MemberStatus.SHUTDOWN] if self._ended else STATUS_ICON.get(v.status, "?"), style=color),
             self._marked_name_cell(v, color, widths["name"]),
             self._task_cell(v, widths["task"]),
             doing,
@@ -158,7 +161,7 @@ class TeamPanel(TeamTable):
     def _row(self, v, now: float) -> tuple[Text, ...]:
         palette = self.palette
         color = palette.teammate_color(v.color, v.name)
-        icon = STATUS_ICON.get(v.status, "?")
+        icon = STATUS_ICON[MemberStatus.SHUTDOWN] if self._ended else STATUS_ICON.get(v.status, "?")
         name = Text()
         name.append_text(safe_text(v.name, f"bold {color}"))
         if v.agent_type:
@@ -166,7 +169,9 @@ class TeamPanel(TeamTable):
             name.append_text(safe_text(v.agent_type, palette.theme_color("secondary")))
             name.append(")")
         name.truncate(16, overflow="ellipsis")
-        if v.disappeared:
+        if self._ended:  # whatever its files last said, it went with its team
+            status = Text("gone", style=palette.theme_color("error"))
+        elif v.disappeared:
             status = Text("⚠ disappeared", style=f"bold {palette.theme_color('error')}")
         else:
             status = Text(v.status.value, style=palette.theme_color(_STATUS_ROLE.get(v.status, "secondary")))
@@ -187,9 +192,11 @@ class TeamPanel(TeamTable):
         active = Text(ago(v.last_activity, now), style=palette.theme_color("secondary"))
         return (Text(icon, style=color), name, status, task, active, unread)
 
-    def show(self, views, now: float, usage=None) -> None:
+    def show(self, views, now: float, usage=None, ended: bool = False) -> None:
         """Rebuild when the members (or their order) changed, else redraw only changed cells.
-        `usage` (member → TranscriptStats, or None) switches to the transcript columns."""
+        `usage` (member → TranscriptStats, or None) switches to the transcript columns; `ended`:
+        the team has ended, and every member is shown gone with it."""
+        self._ended = ended
         keep = self.selected
         if (usage is not None) != self._usage:
             self._usage = usage is not None
@@ -207,6 +214,7 @@ class TeamPanel(TeamTable):
         sigs = {
             v.name: (
                 theme,
+                ended,
                 v.status,
                 v.disappeared,
                 v.agent_type,
