@@ -139,7 +139,7 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
     from teamtui.protocol.watch import watch_dirs
 
     result = store.team_dir / "shutdown" / f"{request_id}.json"
-    ensure_dir(result.parent, store.team_dir)
+    ensure_dir(result.parent, store.root, store.team_dir)
     stop = asyncio.Event()
     async for _batch in watch_dirs([store.team_dir], stop):
         summary = _load_summary(result)

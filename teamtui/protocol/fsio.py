@@ -151,25 +151,26 @@ def folder_problem(path: Path) -> str:
     return f"no such folder: {path}"
 
 
-def ensure_dir(path: Path, root: Path) -> Path:
-    """Create a directory inside `root` (never following a symlink out of it). `root` itself is
-    never made: once it is removed (a team's folder, a demo's temp folder) a late write fails
-    with FolderGoneError instead of bringing it back."""
+def ensure_dir(path: Path, root: Path, within: Path | None = None) -> Path:
+    """Create a directory inside `root` (never following a symlink out of it), below `within` (a
+    team's folder; default `root`), which is never made itself: once it is removed (a team that
+    ended, a demo's temp folder) a late write fails with FolderGoneError instead of bringing it back."""
+    base = root if within is None else within
     ensure_inside(path, root)
     try:
-        below = path.relative_to(root).parts
+        below = path.relative_to(base).parts
     except ValueError:
-        raise ProtocolError(f"refusing to make {path}: it is not inside {root}") from None
-    current = root
-    if not root.is_dir():
-        raise FolderGoneError(f"refusing to write in {root}: it is gone")
-    for part in below:  # one level at a time: a root removed meanwhile is not made again either
+        raise ProtocolError(f"refusing to make {path}: it is not inside {base}") from None
+    current = base
+    if not base.is_dir():
+        raise FolderGoneError(f"refusing to write in {base}: it is gone")
+    for part in below:  # one level at a time: a folder removed meanwhile is not made again either
         current = current / part
         try:
             current.mkdir()
         except FileExistsError:
             pass
         except FileNotFoundError:
-            raise FolderGoneError(f"refusing to write in {root}: it is gone") from None
+            raise FolderGoneError(f"refusing to write in {base}: it is gone") from None
     ensure_inside(path, root)
     return path

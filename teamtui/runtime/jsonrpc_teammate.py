@@ -152,7 +152,7 @@ class JsonRpcTeammate:
 
     def _stray(self, item: Stray) -> None:
         path = ensure_inside(self.store.log_paths(self.name)[1], self.store.root)
-        ensure_dir(path.parent, self.store.team_dir)
+        ensure_dir(path.parent, self.store.root, self.store.team_dir)
         append_bytes(path, jsonrpc.stray_log_line(item))
 
     def _went_idle(self, last_task: str | None) -> None:
