@@ -48,6 +48,7 @@ class TeamTUI(App[None]):
     # Below 100 columns (a dashboard beside its teammates' tmux panes) the columns stack:
     # side by side, the team table and the logs would both be cut.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # 80x24: the other teammates' logs give way
     # The control room's keys (with more than one team): hidden with one.
     BINDINGS = [
         Binding("escape", "overview", "Overview", id="overview"),

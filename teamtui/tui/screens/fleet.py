@@ -34,7 +34,7 @@ TICK = 5.0
 class FleetScreen(Screen[None]):
     DEFAULT_CSS = """
     FleetScreen #fleet-header { height: 1; background: $surface; }
-    FleetScreen #fleet-teams { height: auto; max-height: 70%; }
+    FleetScreen #fleet-teams { height: auto; max-height: 70%; scrollbar-size-horizontal: 0; }
     FleetScreen #fleet-needs { height: 1fr; min-height: 4; border: round $panel; background: $background;
                                border-title-color: $secondary; border-title-style: bold; border-subtitle-color: $secondary; }
     FleetScreen #fleet-needs:focus { border: round $primary; }

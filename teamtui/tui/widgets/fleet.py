@@ -18,9 +18,13 @@ from teamtui.session.alerts import Need, names_member
 from teamtui.tui.format import compact_count, short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.table import TeamTable
+from teamtui.tui.widgets.table import TeamTable, cut, wants
 
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
+# The columns share the table's width by what they hold: where a team works gives way first, then
+# who works in it, its kind and its name; the figures are never cut.
+GIVE_WAY = ("Where", "Members", "Kind", "Team")
+KEEP = ("Lead", "Tasks", "Needs", "Tokens", "Active")
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
@@ -60,16 +64,20 @@ class FleetTable(TeamTable):
         """Rows as (row key, row); only changed cells are redrawn while the order holds."""
         keys = [k for k, _ in rows]
         current = [str(r.value) for r in self.rows]
+        cells = {key: self._cells(row, now) for key, row in rows}
+        self.share_width(
+            {c: max((wants(r[i]) for r in cells.values()), default=0) for i, c in enumerate(COLUMNS)}, GIVE_WAY, KEEP
+        )
         if keys != current:
             keep = self.selected
             self.clear()
-            for key, row in rows:
-                self.add_row(*self._cells(row, now), key=key)
+            for key in keys:
+                self.add_row(*cells[key], key=key)
             if keep in keys:
                 self.move_cursor(row=keys.index(keep))
             return
-        for key, row in rows:
-            for column, cell in zip(COLUMNS, self._cells(row, now), strict=True):
+        for key in keys:
+            for column, cell in zip(COLUMNS, cells[key], strict=True):
                 if self.get_cell(key, column) != cell:
                     self.update_cell(key, column, cell)
 
@@ -97,7 +105,17 @@ class FleetTable(TeamTable):
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
         active = Text(short_ago(row.last_activity, now) if row.last_activity else "—", style=dim)
         where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
-        return [name, Text(row.label, style=dim), lead, members, tasks, needs, tokens, active, where]
+        return [
+            cut(name),
+            cut(Text(row.label, style=dim)),
+            lead,
+            cut(members),
+            tasks,
+            needs,
+            tokens,
+            active,
+            cut(where),
+        ]
 
     def on_data_table_row_selected(self, event: TeamTable.RowSelected) -> None:
         event.stop()

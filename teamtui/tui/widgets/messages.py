@@ -11,9 +11,14 @@ from teamtui.protocol.models import Message
 from teamtui.tui.format import clock_time, describe
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.table import TeamTable
+from teamtui.tui.widgets.table import TeamTable, WholeWords, cut, wants
 
 SHOWN = 200  # the table shows the newest messages; TeamState keeps its own bounded history
+COLUMNS = ("time", "route", "kind", "state", "text")
+# The columns share the table's width by what they hold; the message gives way first, at a word's
+# end, then who wrote to whom; the time and the read receipt are never cut.
+GIVE_WAY = ("text", "route")
+KEEP = ("time", "state")
 
 
 class MessageTraffic(TeamTable):
@@ -42,7 +47,7 @@ class MessageTraffic(TeamTable):
             else Text("unread", style=f"bold {palette.theme_color('accent')}")
         )
 
-    def _add(self, m: Message) -> None:
+    def _add(self, m: Message) -> tuple[Text | WholeWords, ...]:
         palette = self.palette
         kind, text = describe(m)
         route = Text()
@@ -57,15 +62,16 @@ class MessageTraffic(TeamTable):
             "idle": "secondary",
         }.get(kind, "foreground")
         key = str(id(m))
-        self.add_row(
+        cells = (
             Text(clock_time(m.timestamp), style=palette.theme_color("secondary")),
-            route,
-            safe_text(kind, palette.theme_color(kind_role)),
+            cut(route),
+            cut(safe_text(kind, palette.theme_color(kind_role))),
             self._state(m),
-            safe_text(text),
-            key=key,
+            WholeWords(safe_text(text)),
         )
+        self.add_row(*cells, key=key)
         self._read[key] = (m.read, m.delivered)
+        return cells
 
     def _kept(self, msgs: list[Message]) -> int | None:
         """How many of the oldest rows to drop so that the rest start `msgs` (None: rebuild)."""
@@ -84,9 +90,11 @@ class MessageTraffic(TeamTable):
     def show(self, messages: Iterable[Message]) -> None:
         msgs = sorted(messages, key=lambda m: m.timestamp)[-SHOWN:]
         drop = self._kept(msgs)
+        measured: dict[str, int] = {}
         if drop is None:
             self.clear()
             self._read.clear()
+            self._wants = {}  # measured again from the rows added
             added = msgs
         else:
             # The usual change: new messages at the end, the oldest falling off, some marked read.
@@ -96,12 +104,15 @@ class MessageTraffic(TeamTable):
             for m in self._shown[drop:]:
                 key = str(id(m))
                 if self._read[key] != (m.read, m.delivered):
-                    # "delivered" is longer than the "unread" the column was sized for.
-                    self.update_cell(key, "state", self._state(m), update_width=True)
+                    state = self._state(m)  # "delivered" is longer than the "unread" the column was sized for
+                    self.update_cell(key, "state", state)
+                    measured["state"] = max(measured.get("state", 0), wants(state))
                     self._read[key] = (m.read, m.delivered)
             added = msgs[len(self._shown) - drop :]
         for m in added:
-            self._add(m)
+            for column, cell in zip(COLUMNS, self._add(m), strict=True):
+                measured[column] = max(measured.get(column, 0), wants(cell.plain))
+        self.share_width(measured, GIVE_WAY, KEEP, grow=True)
         if added:
             # Rows are one line each: set the new extent and scroll now, so the newest message is on
             # the next frame (DataTable measures on idle, and its own scroll lands a frame later).
