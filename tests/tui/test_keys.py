@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.keys import key_label
@@ -39,7 +40,10 @@ def _rows(text: str) -> dict[str, list[str]]:
 async def test_the_help_shows_keys_as_typed_under_a_header(frozen_native: Path, config_file: Path) -> None:
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        footer = {k.description: k.key_display for k in app.screen.query(FooterKey)}
         text = await _help_text(app, pilot)
+    assert footer["Filter"] == "/" and footer["Help"] == "?"  # the footer, as the help
     rows = _rows(text)
     assert rows["In [keymap]"] == ["Key", "Action"]  # every column has a header
     assert rows["filter_tasks"][0] == "/" and rows["help"][0] == "?"
