@@ -54,6 +54,10 @@ def _env(home: Path) -> dict[str, str]:
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 600):
+    # As from a shell: not as a sub-make of the `make test` that may run this (it would say "Entering directory").
+    env = {
+        k: v for k, v in (os.environ if env is None else env).items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")
+    }
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
