@@ -6,18 +6,24 @@ STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 BSTAMP := $(VENV)/.installed-bench
 LSTAMP := $(VENV)/.installed-lint
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 
-.PHONY: demo test lint test-pythons test-python stress interop bench screenshots install clean
+.PHONY: demo test lint test-pythons test-python stress interop bench screenshots install wheel clean
+
+# A set-up step: one line saying what it does; what the tool printed is shown only when it fails
+# (pip's notices and setuptools' "Editable installation" box are no news on success).
+step = @echo "make: $(1)"; log=$$(mktemp); if $(2) >"$$log" 2>&1; then rm -f "$$log"; \
+	else status=$$?; cat "$$log" >&2; rm -f "$$log"; echo "make: $(1): failed" >&2; exit $$status; fi
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
-	touch $@
+	$(call step,creating $(VENV) with $(PYTHON),$(PYTHON) -m venv $(VENV))
+	$(call step,upgrading pip in $(VENV),$(PY) -m pip install --quiet --upgrade pip)
+	$(call step,installing teamtui into $(VENV) (editable),$(PY) -m pip install --quiet -e .)
+	@touch $@
 
 $(TSTAMP): pyproject.toml $(STAMP)
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $@
+	$(call step,installing the test extra,$(PY) -m pip install --quiet -e '.[test]')
+	@touch $@
 
 install: $(STAMP)
 
@@ -31,8 +37,8 @@ test: $(TSTAMP)
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 $(LSTAMP): pyproject.toml $(STAMP)
-	$(PY) -m pip install --quiet -e '.[lint]'
-	touch $@
+	$(call step,installing the lint extra,$(PY) -m pip install --quiet -e '.[lint]')
+	@touch $@
 
 # The linter, the formatter's check and the type checker (pinned in the `lint` extra; their settings are
 # in pyproject.toml). All run, and the target fails if any found something (`ruff format` mends the second).
@@ -88,8 +94,8 @@ interop: $(TSTAMP)
 	TEAMTUI_CLAUDE_BIN="$(abspath $(CLAUDE_BIN))" $(PY) -m pytest -q -m interop tests/interop -p no:randomly
 
 $(BSTAMP): pyproject.toml $(TSTAMP)
-	$(PY) -m pip install --quiet -e '.[test,bench]'
-	touch $@
+	$(call step,installing the bench extra,$(PY) -m pip install --quiet -e '.[test,bench]')
+	@touch $@
 
 stress: $(TSTAMP)
 	$(PY) -m pytest -q -m stress
@@ -100,5 +106,10 @@ bench: $(BSTAMP)
 screenshots: $(TSTAMP)
 	$(PY) -m teamtui.tui.screenshots screenshots
 
+# A wheel to install elsewhere (another machine, over ssh: see the README), with pipx or uv.
+wheel: $(STAMP)
+	@rm -f dist/teamtui-*.whl
+	$(call step,building dist/teamtui-$(VERSION)-py3-none-any.whl,$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .)
+
 clean:
-	rm -rf $(VENV) .venv-3.* build *.egg-info
+	rm -rf $(VENV) .venv-3.* build dist *.egg-info

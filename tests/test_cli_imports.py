@@ -126,6 +126,25 @@ def test_a_hot_command_on_a_native_team_imports_no_dataclasses_typing_or_other_l
     assert _loaded(_added(result), LIGHT) == []
 
 
+# `teamtui --help` and every `teamtui COMMAND --help` register the commands' modules (all of them for
+# the first) and print: none may load what only running a command needs.
+HELP = [["--help"], *([name, "--help"] for name in COMMANDS)]
+HELP_HEAVY = (
+    *(n for n in HEAVY + WATCHING if not n.startswith("teamtui.cli.")),
+    "teamtui.session",
+    "teamtui.serve",
+    "aiohttp",
+    "textual_serve",
+)
+
+
+@pytest.mark.parametrize("argv", HELP, ids=" ".join)
+def test_help_starts_like_a_hot_command(argv: list[str], native_root: Path, tmp_path: Path) -> None:
+    result = _run(native_root, tmp_path, argv)
+    assert _loaded(result["modules"], HELP_HEAVY) == []
+    assert _loaded(_added(result), LIGHT) == []
+
+
 def test_a_command_builds_only_its_own_parser(native_root: Path, tmp_path: Path) -> None:
     sub = build_parser(["send", "x", "y"])._subparsers._group_actions[0]  # type: ignore[union-attr]
     assert list(sub.choices) == ["send"]

@@ -328,7 +328,8 @@ def test_shutdown_wait_prints_every_teammates_answer(team, tmp_path):
     lines = res.stdout.splitlines()
     assert "not every teammate" not in res.stdout and "every teammate accounted for" in res.stdout
     assert "  ana: clean · artifacts committed" in lines
-    assert any(x.startswith("  bo: in progress · pending: README not updated; T4") for x in lines)
+    # A teammate's outcome and a task's state never share a word: the task is "in progress", the teammate left it.
+    assert any(x.startswith("  bo: left work unfinished · pending: README not updated; T4") for x in lines)
     assert any(x.startswith("  cy: error") for x in lines)  # the patterns' schema: no request_id, no approve
     results = {
         json.loads(p.read_text())["teammate"]: json.loads(p.read_text())

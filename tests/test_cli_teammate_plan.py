@@ -65,7 +65,7 @@ def test_import_maps_td_and_d_to_blocked_by_and_keeps_the_plan_keys_visible(cli,
     board = Board(tasks)
     assert [t.id for t in board.ready()] == ["1", "2"]
     code, out, _ = cli("tasks", "--root", r)
-    assert "#3 03-01/T3 Add ## Task-Level Blocking section (blocked by #1, blocked by #2)" in out
+    assert "#3 03-01/T3 Add ## Task-Level Blocking section (blocked by #1, #2)" in out
     # A plan imported later that depends on one already on the board.
     c = _plan(phase / "03-03.plan.jsonl", {"p": "03", "n": "03", "d": ["03-02"]}, [{"id": "T1", "a": "Docs"}])
     code, out, err = cli("task", "import", str(c), "--root", r)

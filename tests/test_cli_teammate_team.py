@@ -81,7 +81,9 @@ blocked_by = [2, 3]
     # Every assignment came from the lead (the script never claims): one line per task.
     assert len(re.findall(r"#\d \w+ → sh-\d", res.stdout)) >= 4
     # The graceful shutdown: sh-2's reply (no request_id, as the script sends it) carried its pending work.
-    assert "sh-2 answered the shutdown request: in progress, pending: changelog entry not written" in res.stdout
+    assert (
+        "sh-2 answered the shutdown request: left work unfinished, pending: changelog entry not written" in res.stdout
+    )
     assert "sh-1 answered the shutdown request: clean" in res.stdout
     results = [json.loads(p.read_text()) for p in (tmp_path / ".teams/shell-team/shutdown").glob("*.json")]
     by_name = {r["teammate"]: r for r in results}

@@ -55,6 +55,7 @@ def test_the_wheel_carries_the_builtin_themes_and_the_stylesheet(wheel: Path):
     themes = {f"teamtui/themes/{p.name}" for p in (ROOT / "themes").glob("*.toml")}
     assert themes and themes <= names, sorted(n for n in names if "theme" in n)
     assert "teamtui/tui/app.tcss" in names
+    assert "teamtui/serve/templates/app_index.html" in names  # `teamtui serve`'s page
 
 
 class Installed:

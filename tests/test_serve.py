@@ -235,7 +235,7 @@ def test_a_port_in_use_is_one_clear_error(native_root: Path) -> None:
     ("argv", "error"),
     [
         (["--port", "70000"], "teamtui: --port must be 0 to 65535, got 70000\n"),
-        (["--root", "/no/such/root"], "teamtui: /no/such/root is not a directory\n"),
+        (["--root", "/no/such/root"], "teamtui: no such folder: /no/such/root\n"),
         (["--host", "no-such-host.invalid"], "teamtui: cannot listen on 'no-such-host.invalid': "),
     ],
 )
@@ -419,16 +419,22 @@ class DevTools:
     def __init__(self, ws: aiohttp.ClientWebSocketResponse):
         self.ws = ws
         self.next_id = 0
+        self.events: list[dict] = []  # the events that arrived meanwhile (a domain's, once enabled)
 
     async def send(self, method: str, **params) -> dict:
         self.next_id += 1
         await self.ws.send_json({"id": self.next_id, "method": method, "params": params})
-        while True:  # events arrive in between; this client needs none of them
+        while True:  # events arrive in between: kept
             msg = await self.ws.receive_json()
             if msg.get("id") == self.next_id:
                 if "error" in msg:
                     raise AssertionError(f"{method}: {msg['error']}")
                 return msg["result"]
+            if "method" in msg:
+                self.events.append(msg)
+
+    async def evaluate(self, expression: str) -> object:
+        return (await self.send("Runtime.evaluate", expression=expression, returnByValue=True))["result"]["value"]
 
     async def screen(self) -> str:
         return (await self.send("Runtime.evaluate", expression=SCREEN_TEXT, returnByValue=True))["result"]["value"]
@@ -448,7 +454,35 @@ class DevTools:
 
 
 @pytest.fixture
-def chromium(tmp_path: Path) -> Iterator[int]:
+def outside() -> Iterator[int]:
+    """The port of a proxy that takes every connection and never answers: a network that swallows
+    what is sent to it (as a machine offline, or behind a firewall that drops). Every request the
+    browser makes to another machine waits on it; one to this machine does not."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    held: list[socket.socket] = []
+
+    def take() -> None:
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    import threading
+
+    threading.Thread(target=take, name="swallowing-proxy", daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+
+
+@pytest.fixture
+def chromium(tmp_path: Path, outside: int) -> Iterator[int]:
     """A headless Chromium; its DevTools port."""
     profile = tmp_path / "chromium-profile"
     proc = subprocess.Popen(
@@ -462,8 +496,8 @@ def chromium(tmp_path: Path) -> Iterator[int]:
             "--remote-debugging-address=127.0.0.1",
             "--remote-debugging-port=0",
             f"--user-data-dir={profile}",
-            # No name but this machine resolves: the page's web font (Google Fonts) fails at once, offline or not.
-            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+            # Another machine never answers: a page that needs one waits (this machine is never proxied).
+            f"--proxy-server=http://127.0.0.1:{outside}",
             "--window-size=1280,800",
             "about:blank",
         ],
@@ -506,3 +540,50 @@ async def test_in_a_real_browser_the_dashboard_draws_and_answers_a_key(served: S
             await browser.send("Input.dispatchKeyEvent", type="keyDown", text="?", **key)
             await browser.send("Input.dispatchKeyEvent", type="keyUp", **key)
             await browser.wait_for(HELP_TEXT, timeout=20)
+
+
+async def _page(chromium: int) -> tuple[aiohttp.ClientSession, str]:
+    http = aiohttp.ClientSession()
+    async with http.get(f"http://127.0.0.1:{chromium}/json/list") as resp:
+        target = next(t for t in await resp.json() if t["type"] == "page")
+    return http, target["webSocketDebuggerUrl"]
+
+
+@pytest.mark.browser
+async def test_in_a_real_browser_the_page_is_named_and_fetches_nothing_from_elsewhere(
+    served: Served, chromium: int
+) -> None:
+    # It once fetched its font from Google's CDN: offline, the page waited on it before it drew
+    # anything, and online it told a third party who looked at which teams.
+    http, target = await _page(chromium)
+    async with http, http.ws_connect(target, max_msg_size=0) as ws:
+        browser = DevTools(ws)
+        await browser.send("Network.enable")
+        await browser.send("Page.enable")
+        await browser.send("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
+        await browser.send("Page.navigate", url=served.url)
+        await browser.wait_for(TEAM)
+        title = await browser.evaluate("document.title")
+        font = await browser.evaluate(
+            "document.fonts.check('16px \"Roboto Mono\"') && "
+            "[...document.fonts].some(f => f.family.includes('Roboto Mono') && f.status === 'loaded')"
+        )
+    urls = [e["params"]["request"]["url"] for e in browser.events if e["method"] == "Network.requestWillBeSent"]
+    assert urls and [u for u in urls if not u.startswith(served.base + "/")] == [], urls
+    assert f"{served.base}/static/fonts/RobotoMono-VariableFont_wght.ttf" in urls
+    assert font is True  # the terminal's font, from this server
+    assert title == f"teamtui · 1 team ({TEAM})"
+
+
+def test_the_page_title_names_teamtui_and_how_many_teams(native_root: Path, tmp_path: Path) -> None:
+    from teamtui.cli.serve_cmd import page_title
+    from teamtui.protocol.native import NativeTeam
+
+    def title(*argv: str) -> str:
+        args = build_parser(["serve", *argv]).parse_args(["serve", *argv])
+        return page_title(Context.from_args(args))
+
+    assert title("--root", str(native_root)) == "teamtui · 1 team"
+    NativeTeam.create_team(native_root, "second")
+    assert title("--root", str(native_root)) == "teamtui · 2 teams"
+    assert title("--root", str(native_root), "--team", TEAM) == f"teamtui · 1 team ({TEAM})"

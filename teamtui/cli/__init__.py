@@ -119,15 +119,16 @@ def _top_level_flag(arg: str) -> bool:
 
 def bare_roots(argv: Sequence[str]) -> list[str]:
     """`teamtui ROOT [ROOT ...]` (a folder, or ssh://host/ROOT) is `teamtui watch ROOT ...`: the
-    control room over those roots too."""
+    control room over those roots too. A path that is no folder goes there as well, to be told so
+    (`teamtui ~/src/typo`: "no such folder"), not taken for a mistyped command."""
     first = argv[0] if argv else ""
-    if (
-        first
-        and first not in COMMANDS
-        and (first.startswith("ssh://") or not first.startswith("-") and os.path.isdir(first))
-    ):
+    if first and first not in COMMANDS and (first.startswith("ssh://") or _path_like(first)):
         return ["watch", *argv]
     return list(argv)
+
+
+def _path_like(arg: str) -> bool:
+    return not arg.startswith("-") and (arg.startswith(("~", ".")) or "/" in arg or os.path.isdir(arg))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,7 +6,7 @@ import argparse
 import signal
 from pathlib import Path
 
-from teamtui.cli.common import EXIT_USAGE, CliError, Context
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
 from teamtui.cli.mode import teammate_mode
 from teamtui.cli.terminal import detach_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
@@ -84,10 +84,12 @@ def open_dashboard(ctx: Context) -> int:
     max_panes = getattr(ctx.args, "max_panes", None)
     if max_panes is not None and max_panes < 1:
         raise CliError("--max-panes must be at least 1", EXIT_USAGE)
+    from teamtui.protocol.fsio import folder_problem
+
     roots = _local_roots(ctx)
     for root in [*roots, *([Path(ctx.root)] if ctx.root is not None else [])]:
-        if not root.is_dir():
-            raise CliError(f"{root} is not a directory")
+        if problem := folder_problem(root):
+            raise CliError(inert(problem))
     from teamtui.protocol.settings import load_settings
     from teamtui.tmux.mode import make_panes
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from teamtui.cli.common import CliError, Context, inert, out
+
+TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 FOUND = 1  # the exit status when a transcript holds something teamtui does not know
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from typing import Any
 
 from teamtui.cli.common import EXIT_ERROR, CliError, Context, inert, out
+
+TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _when(ts: Any) -> str:

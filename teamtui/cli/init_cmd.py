@@ -6,10 +6,10 @@ import argparse
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from teamtui.cli.common import CliError, Context, inert, out
 
+TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
 if TYPE_CHECKING:
     from teamtui.runtime.profile import Profile
 
@@ -29,11 +29,12 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
 
 
 def cmd_init(ctx: Context) -> int:
+    from teamtui.protocol.fsio import folder_problem
     from teamtui.runtime.profile import profile_repository
 
     root: Path = ctx.args.dir
-    if not root.is_dir():
-        raise CliError(f"{inert(root)} is not a directory")
+    if problem := folder_problem(root):
+        raise CliError(inert(problem))
     profile = profile_repository(root)
     if ctx.args.json:
         out(json.dumps(profile.as_dict(), indent=2, ensure_ascii=False))

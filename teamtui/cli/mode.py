@@ -7,7 +7,7 @@ teamtui.tmux.mode.make_panes, which opens the panes. Nothing else in the CLI dec
 
 from __future__ import annotations
 
-from teamtui.cli.common import EXIT_USAGE, CliError, Context
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
 
 TYPE_CHECKING = False  # not typing's: importing it costs ~2 ms
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ def teammate_mode(ctx: Context, settings: Settings | None = None) -> ModeDecisio
     """--teammate-mode, else the config file's teammate_mode (from `settings`, else loaded here),
     else auto; see teamtui.tmux.mode.resolve_teammate_mode. `--teammate-mode tmux` outside a live
     tmux is a usage error: one line, exit 2, no traceback."""
+    from teamtui.protocol.settings import config_path
     from teamtui.tmux.mode import resolve_teammate_mode
     from teamtui.tmux.server import TmuxUnavailable
 
@@ -27,9 +28,11 @@ def teammate_mode(ctx: Context, settings: Settings | None = None) -> ModeDecisio
 
         settings = load_settings()
     try:
-        return resolve_teammate_mode(getattr(ctx.args, "teammate_mode", None), settings.teammate_mode)
+        return resolve_teammate_mode(
+            getattr(ctx.args, "teammate_mode", None), settings.teammate_mode, config_file=str(config_path())
+        )
     except TmuxUnavailable as exc:
-        raise CliError(str(exc), EXIT_USAGE) from None
+        raise CliError(inert(str(exc)), EXIT_USAGE) from None
 
 
 __all__ = ["teammate_mode"]

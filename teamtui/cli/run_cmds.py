@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import shutil
 import signal
 import sys
-import tempfile
-import threading
-import time
 from pathlib import Path
 
 from teamtui.cli.common import CliError, Context, inert
 from teamtui.cli.mode import teammate_mode
 from teamtui.cli.terminal import detach_terminal
-from teamtui.runtime.lead import Lead, LeadEvent
-from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED, RunResult
-from teamtui.runtime.teamfile import TeamFile, TeamFileError, load_team_file
-from teamtui.tmux.api import PaneSpec, TeammatePanes
-from teamtui.tmux.mode import ModeDecision, add_teammate_mode_option, make_panes
+from teamtui.tmux.mode import add_teammate_mode_option
+
+# The runtime (and pydantic, asyncio, watchfiles with it) is imported by the functions that run a
+# team: `teamtui --help` and `teamtui run --help` start as fast as the hot commands.
+TYPE_CHECKING = False  # not typing's: importing it costs ~2 ms
+if TYPE_CHECKING:
+    import threading
+
+    from teamtui.runtime.lead import Lead, LeadEvent
+    from teamtui.runtime.team_shutdown import RunResult
+    from teamtui.runtime.teamfile import TeamFile
+    from teamtui.tmux.api import PaneSpec, TeammatePanes
+    from teamtui.tmux.mode import ModeDecision
 
 
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
@@ -58,6 +61,8 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
 
 
 def cmd_run(ctx: Context) -> int:
+    from teamtui.runtime.teamfile import TeamFileError, load_team_file
+
     try:
         spec = load_team_file(ctx.args.teamfile)
     except TeamFileError as exc:
@@ -74,6 +79,9 @@ def cmd_demo(ctx: Context) -> int:
     if ctx.args.speed <= 0:
         raise CliError("--speed must be more than 0")
     mode = teammate_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
+    import shutil
+    import tempfile
+
     if ctx.args.dir is not None:
         return _run_demo(ctx, ctx.args.dir, mode)
     # A folder of its own, removed when the demo ends (after its teammates): /tmp does not fill up.
@@ -100,6 +108,7 @@ def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision) 
     """Run the team; in tmux mode (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs
     in its own pane, closed with the team."""
     from teamtui.protocol.fleet.registry import registered_run
+    from teamtui.tmux.mode import make_panes
 
     panes, notice = make_panes(mode, spec.team.name)
     # Registered while it leads (removed however it ends): every fleet overview on this machine lists it.
@@ -159,6 +168,8 @@ class LeadPanes:
 
 
 def _print_event(ev: LeadEvent) -> None:
+    import time
+
     stamp = time.strftime("%H:%M:%S", time.localtime(ev.ts))
     mark = {"warning": " warning:", "error": " error:"}.get(ev.level, "")
     _say(f"{stamp}{mark} {inert(ev.text)}")
@@ -179,6 +190,11 @@ def _report(result: RunResult) -> int:
 
 
 def run_headless(spec: TeamFile, root: Path, *, spawner=None) -> int:
+    import asyncio
+
+    from teamtui.runtime.lead import Lead
+    from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
+
     lead = Lead(spec, root, spawner=spawner, on_event=_print_event)
 
     async def main() -> RunResult:
@@ -198,6 +214,11 @@ def _hangup(lead: Lead) -> None:
 
 def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs: object) -> int:
     """The lead runs in a background thread with its own event loop; the dashboard owns the main thread."""
+    import asyncio
+    import threading
+
+    from teamtui.runtime.lead import Lead
+
     try:
         from teamtui.tui.app import TeamTUI  # noqa: F401 - fail early, before the team exists
     except ImportError as exc:
@@ -221,6 +242,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
 
     lead = Lead(spec, root, spawner=spawner, on_event=on_event)
     outcome: list[RunResult | BaseException] = []
+    finished = threading.Event()
 
     def lead_thread() -> None:
         try:
@@ -229,6 +251,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
             outcome.append(exc)
         finally:
             lead.started.set()
+            finished.set()
 
     thread = threading.Thread(target=lead_thread, name="teamtui-lead")
     thread.start()
@@ -256,14 +279,30 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
         lead.stop("dashboard closed", 0, escalate=False)
         for ev in pending:
             _print_event(ev)
-        while thread.is_alive():
-            try:
-                thread.join()
-            except KeyboardInterrupt:
-                lead.stop("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
+        _wait_for_lead(lead, finished)
+        thread.join()
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
     return _finish(outcome)
+
+
+def _wait_for_lead(lead: Lead, finished: threading.Event) -> None:
+    """Block until the lead's thread is done: only then may its team's folder go (the demo's).
+
+    A Ctrl-C climbs the ladder a rung; an error a signal handler raises meanwhile cannot cut the
+    wait short (Thread.join cannot be trusted after one: Python 3.11 may call the thread stopped)."""
+    from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
+
+    failed: Exception | None = None
+    while not finished.is_set():
+        try:
+            finished.wait()
+        except KeyboardInterrupt:
+            lead.stop("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
+        except Exception as exc:  # noqa: BLE001 - raised again once the lead is done
+            failed = failed or exc
+    if failed is not None:
+        raise failed
 
 
 def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: object):

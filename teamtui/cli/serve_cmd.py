@@ -44,8 +44,11 @@ def serve(ctx: Context) -> int:
         raise CliError("--health-timeout must be a positive number of seconds", EXIT_USAGE)
     if args.log_lines is not None and args.log_lines < 1:
         raise CliError("--log-lines must be at least 1", EXIT_USAGE)
-    if ctx.root is not None and not ctx.root.is_dir():
-        raise CliError(f"{inert(ctx.root)} is not a directory")
+    if ctx.root is not None:
+        from teamtui.protocol.fsio import folder_problem
+
+        if problem := folder_problem(ctx.root):
+            raise CliError(inert(problem))
     from teamtui.protocol.settings import load_settings
     from teamtui.serve.address import ServeError, is_local, listen, page_url
     from teamtui.serve.guard import new_token
@@ -60,7 +63,7 @@ def serve(ctx: Context) -> int:
         sock = listen(args.host, args.port)
     except ServeError as exc:
         raise CliError(str(exc)) from None
-    server = ControlRoomServer(dashboard_command(ctx), sock, token)
+    server = ControlRoomServer(dashboard_command(ctx), sock, token, title=lambda: page_title(ctx))
 
     def ready() -> None:
         print(f"teamtui: the dashboard at {page_url(args.host, server.port, token)}", flush=True)
@@ -78,6 +81,24 @@ def serve(ctx: Context) -> int:
     with sock:
         asyncio.run(server.run(ready))
     return 0
+
+
+def page_title(ctx: Context) -> str:
+    """The browser tab's name: teamtui and how many teams the dashboard opens on (found as `teamtui
+    watch` finds them: this machine's, and those under --root), or the one --team names."""
+    if ctx.team is not None:
+        return f"teamtui · 1 team ({ctx.team})"
+    from teamtui.protocol.fleet.discover import discover_fleet
+    from teamtui.protocol.settings import load_settings
+
+    root = Path(ctx.root) if ctx.root is not None else None
+    try:
+        teams = discover_fleet([root] if root is not None else [], cwd=root, settings=load_settings()).teams
+    except Exception:  # noqa: BLE001 - a name for a tab: never worth a failed page
+        return "teamtui"
+    if ctx.layout is not None:
+        teams = [t for t in teams if t.layout == ctx.layout]
+    return f"teamtui · {len(teams)} team{'' if len(teams) == 1 else 's'}"
 
 
 def dashboard_command(ctx: Context) -> str:

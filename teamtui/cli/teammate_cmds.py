@@ -11,11 +11,13 @@ import argparse
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from teamtui.cli.common import EXIT_USAGE, CliError, Context, guarded, inert, out
 
+TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from teamtui.protocol.models import Message
     from teamtui.protocol.shutdown import ShutdownRun
     from teamtui.protocol.store import TeamStore
@@ -137,7 +139,7 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
     from teamtui.protocol.watch import watch_dirs
 
     result = store.team_dir / "shutdown" / f"{request_id}.json"
-    ensure_dir(result.parent, store.root)
+    ensure_dir(result.parent, store.root, store.team_dir)
     stop = asyncio.Event()
     async for _batch in watch_dirs([store.team_dir], stop):
         summary = _load_summary(result)
@@ -260,6 +262,8 @@ def _run_async(coro: Any) -> Any:
 
 
 def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
+    from teamtui.protocol.shutdown import said
+
     if ctx.args.json:
         out(json.dumps(summary, ensure_ascii=True, indent=2))
         return 0
@@ -270,7 +274,7 @@ def _print_summary(ctx: Context, summary: dict[str, Any]) -> int:
     for t in summary.get("teammates", []):
         if not isinstance(t, dict):
             continue
-        line = f"  {inert(t.get('teammate', '?'))}: {inert(t.get('outcome', '?'))}"
+        line = f"  {inert(t.get('teammate', '?'))}: {inert(said(str(t.get('outcome', '?'))))}"
         pending = t.get("pending_work") or []
         if pending:
             line += " · pending: " + "; ".join(inert(p) for p in pending)

@@ -55,8 +55,11 @@ class TaskView(Record):
     @property
     def blocked_reason(self) -> str:
         parts = [self.held] if self.held else []
-        parts += [f"blocked by #{b}" for b in self.open_blockers]
-        parts += [f"missing dependency #{m}" for m in self.missing]
+        if self.open_blockers:  # "blocked by #3, #4, #7": the words once, however many there are
+            parts.append("blocked by " + ", ".join(f"#{b}" for b in self.open_blockers))
+        if self.missing:
+            word = "missing dependency" if len(self.missing) == 1 else "missing dependencies"
+            parts.append(f"{word} " + ", ".join(f"#{m}" for m in self.missing))
         if self.conflicts_with:
             parts.append("file conflict with " + ", ".join(f"#{c}" for c in self.conflicts_with))
         parts += [f"waits on {path} (touched by {who})" for path, who in self.waits_on]

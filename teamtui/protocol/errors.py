@@ -25,6 +25,10 @@ class NotFoundError(ProtocolError):
     """A team, member or task that does not exist."""
 
 
+class FolderGoneError(NotFoundError, FileNotFoundError):
+    """A write into a folder that was removed (a team that ended, a demo's temp folder): never made again."""
+
+
 class ParseError(ProtocolError):
     """A file could not be parsed; carries the ReadError that says why."""
 

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from teamtui.protocol.errors import ProtocolError, ReadError, WriteError
+from teamtui.protocol.errors import FolderGoneError, ProtocolError, ReadError, WriteError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -217,9 +217,35 @@ def ensure_inside(path: Path, root: Path) -> Path:
     return path
 
 
-def ensure_dir(path: Path, root: Path) -> Path:
-    """Create a directory inside `root` (never following a symlink out of it)."""
+def folder_problem(path: Path) -> str:
+    """Why `path` cannot be a folder to read teams from, in a person's words; "" when it can."""
+    if path.is_dir():
+        return ""
+    if path.exists():
+        return f"{path} is a file, not a folder"
+    return f"no such folder: {path}"
+
+
+def ensure_dir(path: Path, root: Path, within: Path | None = None) -> Path:
+    """Create a directory inside `root` (never following a symlink out of it), below `within` (a
+    team's folder; default `root`), which is never made itself: once it is removed (a team that
+    ended, a demo's temp folder) a late write fails with FolderGoneError instead of bringing it back."""
+    base = root if within is None else within
     ensure_inside(path, root)
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        below = path.relative_to(base).parts
+    except ValueError:
+        raise ProtocolError(f"refusing to make {path}: it is not inside {base}") from None
+    current = base
+    if not base.is_dir():
+        raise FolderGoneError(f"refusing to write in {base}: it is gone")
+    for part in below:  # one level at a time: a folder removed meanwhile is not made again either
+        current = current / part
+        try:
+            current.mkdir()
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            raise FolderGoneError(f"refusing to write in {base}: it is gone") from None
     ensure_inside(path, root)
     return path

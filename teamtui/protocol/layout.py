@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from teamtui.protocol.errors import NotFoundError, ProtocolError
+from teamtui.protocol.fsio import folder_problem
 from teamtui.protocol.names import is_safe_name
 
 # Each layout is imported when a team of it is opened: a CLI call on a native team never loads
@@ -122,6 +123,8 @@ def _config_dir(root: Path) -> bool:
 def find_team(root: Path, name: str | None = None, layout: LayoutName | None = None) -> TeamStore:
     """The named team under root, or the only one; a clear error when that is ambiguous or absent."""
     root = Path(root)
+    if problem := folder_problem(root):
+        raise NotFoundError(problem)
     layout = layout or detect_layout(root)
     if name is not None:
         store = open_team(root, name, layout)

@@ -40,6 +40,21 @@ class Outcome(str, Enum):
     def final(self) -> bool:
         return self is not Outcome.REQUESTED
 
+    @property
+    def said(self) -> str:
+        """The outcome in a person's words (the value stays the files' and the JSON's)."""
+        return said(self.value)
+
+
+# "in progress" is the wire's word for a teammate that stopped before its work was done; said as
+# such, so a summary never uses "in progress" for a teammate and for a task it left.
+_SAID = {"in progress": "left work unfinished"}
+
+
+def said(outcome: str) -> str:
+    """An outcome's value (as a summary or a result file holds it) in a person's words."""
+    return _SAID.get(outcome, outcome)
+
 
 @dataclass(slots=True)
 class TeammateShutdown:

@@ -98,7 +98,7 @@ def record_touch(store: TeamStore, path: str, by: str, *, at: float | None = Non
     holding = next((t.id for t in tasks if t.owner == by and t.status == TaskStatus.IN_PROGRESS), "")
     touch = Touch(path, by, holding, time.time() if at is None else at)
     file = ensure_inside(touches_path(store), store.root)
-    ensure_dir(file.parent, store.root)
+    ensure_dir(file.parent, store.root, store.team_dir)
     with FileLock(file.with_name("touching.lock")):
         current, error = load_touches(store)
         if error is not None and file.exists():

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from teamtui.protocol.errors import ConflictError, ProtocolError
-from teamtui.protocol.fsio import append_bytes, ensure_inside
+from teamtui.protocol.fsio import append_bytes, ensure_dir, ensure_inside
 from teamtui.protocol.models import Message, Task, TaskStatus, TeamConfig
 from teamtui.protocol.teammate import Teammate
 from teamtui.runtime import jsonrpc
@@ -152,7 +152,7 @@ class JsonRpcTeammate:
 
     def _stray(self, item: Stray) -> None:
         path = ensure_inside(self.store.log_paths(self.name)[1], self.store.root)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_dir(path.parent, self.store.root, self.store.team_dir)
         append_bytes(path, jsonrpc.stray_log_line(item))
 
     def _went_idle(self, last_task: str | None) -> None:

@@ -369,7 +369,7 @@ class Lead:
         if not replies:
             return
         for t in self.asks.observe(replies):
-            self._say("info", f"{t.name} answered the shutdown request: {t.outcome.value}")
+            self._say("info", f"{t.name} answered the shutdown request: {t.outcome.said}")
         ladder = self.team_shutdown.ladder
         if ladder is None:
             self._external_replies(replies)
@@ -377,7 +377,7 @@ class Lead:
         for name in ladder.observe(replies):
             t = ladder.run.teammates[name]
             pend = f", pending: {'; '.join(t.pending_work)}" if t.pending_work else ""
-            self._say("info", f"{name} answered the shutdown request: {t.outcome.value}{pend}")
+            self._say("info", f"{name} answered the shutdown request: {t.outcome.said}{pend}")
             slot = self.teammates.by_name.get(name)
             if slot and t.outcome in (ShutdownOutcome.CLEAN, ShutdownOutcome.IN_PROGRESS):
                 slot.health = "stopped"
@@ -446,7 +446,7 @@ class Lead:
         if not self.asks.runs:
             return
         for run in self.asks.settle(tasks):
-            outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in run.teammates.values())
+            outcomes = ", ".join(f"{t.name} {t.outcome.said}" for t in run.teammates.values())
             self._say("info", f"shutdown summary: {outcomes}")
         self._arm_asks()
 

@@ -58,7 +58,7 @@ def start_shell(
 ) -> subprocess.Popen[bytes]:
     """`sh -c command` in its own session, stderr appended to `log_path`; stdin and stdout are
     pipes when `piped` (a JSON-RPC teammate), else nothing and the log (a file-protocol one)."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.parent.mkdir(exist_ok=True)  # the logs folder, in a team folder that must still be there
     with open(log_path, "ab") as log:
         return subprocess.Popen(
             ["/bin/sh", "-c", command],

@@ -103,7 +103,7 @@ class TeamShutdown:
         if self.ladder is not None:
             summary = self.ladder.finish(tasks, time.time())
             if self.ladder.run.teammates:
-                outcomes = ", ".join(f"{t.name} {t.outcome.value}" for t in self.ladder.run.teammates.values())
+                outcomes = ", ".join(f"{t.name} {t.outcome.said}" for t in self.ladder.run.teammates.values())
                 self.say("info", f"shutdown summary: {outcomes}")
         kept = []
         for end in self.supervisor.worktrees.finish():

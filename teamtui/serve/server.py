@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from pathlib import Path
 
 from aiohttp import web
 from textual_serve.server import Server
@@ -21,16 +22,20 @@ if TYPE_CHECKING:
 STOP_TIMEOUT = 5.0
 # Ctrl-C, kill, and the terminal closing: each stops the server the same clean way.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# The page: textual-serve's, with a <title> and its fonts from this server (nothing from a CDN).
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 class ControlRoomServer(Server):
-    """Runs `command` (a dashboard) once per browser session, for requests that carry `token`."""
+    """Runs `command` (a dashboard) once per browser session, for requests that carry `token`.
+    `title()` names the page at each load (run in a thread: it may read the teams' folders)."""
 
-    def __init__(self, command: str, sock: socket.socket, token: str):
+    def __init__(self, command: str, sock: socket.socket, token: str, title: Callable[[], str] = lambda: "teamtui"):
         host, port = sock.getsockname()[:2]
-        super().__init__(command, host=host, port=port, title="teamtui")
+        super().__init__(command, host=host, port=port, title="teamtui", templates_path=TEMPLATES)
         self.sock = sock
         self.token = token
+        self.page_title = title
         self._sessions: set[asyncio.Task] = set()
 
     async def _make_app(self) -> web.Application:
@@ -39,10 +44,12 @@ class ControlRoomServer(Server):
         return app
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        title = await asyncio.to_thread(self.page_title)
         # The page's static and websocket links go to the address the browser used: the listening
         # address may be 0.0.0.0, and a cookie is sent only to the host that set it. (The page is
-        # rendered before the handler first awaits, so no other request sees this value.)
+        # rendered before the handler next awaits, so no other request sees these values.)
         self.public_url = f"{request.scheme}://{request.host}"
+        self.title = title
         return await super().handle_index(request)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:

@@ -47,6 +47,19 @@ class Need:
     since: float | None = None
 
 
+def names_member(member: str, text: str) -> bool:
+    """Whether `text` already starts with who it is about ("alice asks permission for Bash")."""
+    return bool(member) and (text == member or text.startswith(member + " "))
+
+
+def spoken(need: Need) -> str:
+    """The need in one line that names its member once: "alice asks permission …" as it is, else
+    "alice: no activity while holding a task"."""
+    if not need.member or names_member(need.member, need.text):
+        return need.text
+    return f"{need.member}: {need.text}"
+
+
 def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     """What waits for the person in one team, oldest first."""
     if not session.live:
@@ -127,8 +140,7 @@ class Alerts:
         if not first:
             for n in needs:
                 if n.key not in seen.needs:
-                    who = f"{n.member}: " if n.member else ""
-                    events.append(self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, f"{who}{n.text}", now))
+                    events.append(self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now))
         seen.needs = {n.key for n in needs}
         done = session.live and finished(session, now)
         if not first and done and not seen.finished:

@@ -44,7 +44,15 @@ STALL = 10.0  # seconds without a line (the remote beats every HEARTBEAT) before
 HEARTBEAT = 3.0
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
 TEAMS_CAP = 1000  # teams kept per host (a hostile stream cannot fill memory with teams)
-INSTALL_HINT = "pipx install teamtui"
+
+
+def install_hint(force: bool = False) -> str:
+    """How to put this teamtui on another machine (it is not on PyPI): the README's Install."""
+    from teamtui import __version__
+
+    wheel = f"teamtui-{__version__}-py3-none-any.whl"
+    again = " --force" if force else ""
+    return f"`make wheel` here, copy dist/{wheel} there, then `pipx install{again} ./{wheel}` (README: Install)"
 
 
 def host_key(host: str, root: str, name: str) -> Key:
@@ -396,7 +404,7 @@ class RemoteHost:
 
             return (
                 f"teamtui {version} there speaks stream protocol {protocol}, teamtui {__version__} here speaks "
-                f"{wire.PROTOCOL}: install the same teamtui on both (pipx upgrade teamtui)"
+                f"{wire.PROTOCOL}: install the same teamtui on both: {install_hint(force=True)}"
             )
         self.remote_version = version
         self.remote_host = wire.name(obj.get("host"), 255) or ""
@@ -408,11 +416,11 @@ class RemoteHost:
         dest = self.spec.ssh
         if code == 127 or "command not found" in err or "No such file or directory" in last:
             return (
-                f"no teamtui there ({last or f'exit {code}'}): install it there: {INSTALL_HINT} "
+                f"no teamtui there ({last or f'exit {code}'}): install it there: {install_hint()} "
                 f'(or set teamtui = "/path/to/teamtui" in its [[hosts]])'
             )
         if "invalid choice: 'stream'" in err:
-            return "the teamtui there has no `stream` command (too old): upgrade it there: pipx upgrade teamtui"
+            return f"the teamtui there has no `stream` command (too old): upgrade it there: {install_hint(force=True)}"
         if code == 255:
             if "Permission denied" in err or "Too many authentication failures" in err:
                 return (

@@ -76,7 +76,10 @@ def resolve_teammate_mode(
     env: Mapping[str, str] | None = None,
     *,
     timeout: float = PROBE_TIMEOUT,
+    config_file: str = "the config file",
 ) -> ModeDecision:
+    """`requested` (--teammate-mode) wins over `config_value` (teammate_mode in `config_file`);
+    tmux asked for where there is none is refused, naming where it was asked."""
     from teamtui.tmux.server import TmuxUnavailable, socket_from_env  # not for every CLI call's --teammate-mode
 
     env = os.environ if env is None else env
@@ -88,19 +91,20 @@ def resolve_teammate_mode(
         else:
             notice = f"teammate_mode {config_value!r} in the config file is not one of {', '.join(MODES)}: using auto. "
     mode = mode or "auto"
+    asked = "--teammate-mode tmux" if requested else f'teammate_mode = "tmux" in {config_file}'
     if mode == "in-process":
         return ModeDecision("in-process", notice.strip())
     socket = socket_from_env(env)
     if socket is None:
         if mode == "tmux":
-            raise TmuxUnavailable("--teammate-mode tmux needs teamtui to run inside tmux ($TMUX is not set)")
+            raise TmuxUnavailable(f"{asked} needs teamtui to run inside tmux ($TMUX is not set)")
         return ModeDecision("in-process", notice.strip())
     why = _probe(socket, timeout)
     if not why and not env.get("TMUX_PANE"):
         why = "$TMUX_PANE is not set, so teamtui cannot tell which pane is its own"
     if why:
         if mode == "tmux":
-            raise TmuxUnavailable(f"--teammate-mode tmux: {why}")
+            raise TmuxUnavailable(f"{asked}: {why}")
         return ModeDecision("in-process", f"{notice}Teammates shown in-process: {why}.")
     return ModeDecision("tmux", notice.strip())
 

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             os.killpg(os.getpgrp(), signal.SIGHUP)
 
     signal.signal(signal.SIGHUP, hangup)
-    args.log.parent.mkdir(parents=True, exist_ok=True)
+    args.log.parent.mkdir(exist_ok=True)  # the logs folder, in a team folder that must still be there
     env = dict(os.environ)
     if os.isatty(1):  # teammates using the Teammate API show their log lines on the pane too
         env[PANE_TTY_ENV] = os.ttyname(1)

@@ -30,6 +30,7 @@ from teamtui.tmux.api import NullPanes, TeammatePanes
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
 from teamtui.tui.controllers.fleet_control import FleetControl
+from teamtui.tui.keys import checked_keymap
 from teamtui.tui.messages import FleetChanged, LeadMessagesDrained
 from teamtui.tui.safe import inert
 from teamtui.tui.screens.dashboard import DashboardScreen
@@ -45,6 +46,7 @@ class TeamTUI(App[None]):
     # Below 100 columns (a dashboard beside its teammates' tmux panes) the columns stack:
     # side by side, the team table and the logs would both be cut.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # 80x24: the other teammates' logs give way
     # The control room's keys on a team's screen.
     BINDINGS = [
         Binding("escape", "overview", "Overview", id="overview"),
@@ -94,8 +96,10 @@ class TeamTUI(App[None]):
             self.register_theme(theme)
         # Chosen before the first screen is composed: its palette is built from this theme.
         self.theme = self._initial_theme()
-        if self.settings.keymap:
-            self.set_keymap(self.settings.keymap)
+        keymap, problems = checked_keymap(self.settings.keymap, self.config_path)
+        self.settings.problems.extend(problems)  # said once, as the config's other problems are
+        if keymap:
+            self.set_keymap(keymap)
 
     @classmethod
     def watching(

@@ -8,6 +8,8 @@ from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from teamtui.tui.keys import key_label
+
 
 class _Controls(Protocol):
     """What the palette offers of the app (TeamTUI): named here, not imported (the app imports this)."""
@@ -23,7 +25,7 @@ class TeamCommands(Provider):
         app = cast(_Controls, self.app)
         dashboard = app.dashboard  # the palette may open over a dialog: the actions are the dashboard's
         for key, desc, bid in dashboard.action_keys():
-            yield f"{desc}", partial(dashboard.run_action, dashboard.ACTION_OF[bid]), f"{key} · {bid}"
+            yield f"{desc}", partial(dashboard.run_action, dashboard.ACTION_OF[bid]), f"{key_label(key)} · {bid}"
         for name in app.theme_names():
             yield f"Theme: {name}", partial(app.switch_theme, name), "switch theme and remember it"
 

@@ -74,3 +74,10 @@ class HangupSafeDriver(LinuxDriver):
         super().__init__(*args, **kwargs)
         if self._file is not None:  # sys.__stderr__: None only without any stderr, nothing to wrap then
             self._file = TerminalOutput(self._file, hang_up)  # type: ignore[assignment]  # duck-typed file: write/flush/fileno/isatty
+
+    def _sigcont_application(self, *args) -> None:
+        # Resume only after our own stop (Ctrl+Z). A hangup brings SIGCONT too, also after the app
+        # has ended; Textual's handler would then restart the app's mode on no loop and raise in
+        # whatever the main thread does (waiting for the team's lead to finish shutting it down).
+        if self._must_signal_resume:
+            super()._sigcont_application(*args)

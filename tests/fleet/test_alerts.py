@@ -49,6 +49,15 @@ def test_a_team_that_finishes_is_announced_once(tmp_path):
     assert look_again(alerts, session)[1] == []  # once
 
 
+def test_a_need_names_its_member_once():
+    from teamtui.session.alerts import Need, spoken
+
+    asks = Need(KEY, "t", "permission", "alice", "alice asks permission for Bash: rm -rf build", "p1")
+    quiet = Need(KEY, "t", "disappeared", "bob", "no activity while holding a task", "gone:bob")
+    assert spoken(asks) == "alice asks permission for Bash: rm -rf build"
+    assert spoken(quiet) == "bob: no activity while holding a task"
+
+
 def test_a_task_held_after_too_many_failures_needs_you(tmp_path):
     store = team(tmp_path, ["ana"], ["flaky"])
     session, alerts = session_of(store), Alerts()

@@ -106,6 +106,49 @@ def test_an_ended_teams_row_comes_from_its_journal(machine: Machine) -> None:
     assert abs((row.last_activity or 0) - (now - HOUR)) < 1
 
 
+def test_ended_teams_of_one_name_are_told_apart_by_where_they_worked(machine: Machine) -> None:
+    # Four runs of a team named "demo", each gone with its folder: four rows that say which is which.
+    now = time.time()
+    machine.journal.mkdir(parents=True)
+    heads = [
+        {"root": "/tmp/run-a/.claude", "cwd": "/src/app", "session": "48868de5-8ae7-4125-8599-c28685a97f25"},
+        {"root": "/tmp/run-b/.claude", "cwd": "/src/app", "session": "9d1c0a27-0000-4125-8599-c28685a97f25"},
+        {"root": "/tmp/run-c/.claude", "cwd": "/src/web"},
+        {"root": "/tmp/run-d/.claude"},  # journaled before teamtui kept where a team worked
+    ]
+    for i, head in enumerate(heads):
+        records = [
+            {"ts": now - HOUR, "kind": "team", "team": "demo", "layout": "claude", "lead": "team-lead", **head},
+            {"ts": now - HOUR / 2, "kind": "team_gone", "detail": "gone"},
+        ]
+        (machine.journal / f"demo.{i:010d}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    rows = [r for r in fleet_rows(discover_fleet()) if r.name == "demo"]
+    assert sorted(r.cwd for r in rows) == [
+        "/src/app · session 48868de5",
+        "/src/app · session 9d1c0a27",
+        "/src/web",
+        "/tmp/run-d/.claude",
+    ]
+
+
+def test_a_journal_keeps_where_a_team_worked_and_its_session(tmp_path: Path) -> None:
+    import shutil
+
+    from teamtui.protocol.claude import ClaudeTeam
+    from teamtui.protocol.claude.journal import TeamJournal, flush, read_records
+    from teamtui.protocol.state import TeamState
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
+    root = tmp_path / "claude"
+    shutil.copytree(fixture, root)
+    store = ClaudeTeam(root, "session-48868de5")
+    journal = TeamJournal.open(store, tmp_path / "journal")
+    TeamState(store, journal=journal).load_all()
+    flush()
+    head = next(r for r in read_records(journal.path) if r["kind"] == "team")
+    assert (head["cwd"], head["session"]) == ("/src/app", "48868de5-8ae7-4125-8599-c28685a97f25")
+
+
 def test_a_team_that_does_not_read_is_a_row_with_its_problem(machine: Machine) -> None:
     teams = machine.claude / "teams"
     (teams / "bad-members").mkdir()

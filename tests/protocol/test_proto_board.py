@@ -10,6 +10,7 @@ import pytest
 
 from teamtui.protocol import Board, ClaudeTeam, ConflictError, NativeTeam, TaskState, detect_layout, find_team
 from teamtui.protocol.errors import NotFoundError
+from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.layout import open_team, team_names
 
 # Here, not `from conftest import`: with tests/tmux collected too, "conftest" may be its conftest.
@@ -38,9 +39,21 @@ def test_example_board(native_root: Path) -> None:
     }
     assert views["4"].blocked_reason == "blocked by #2"
     assert views["5"].blocked_reason == "blocked by #4, missing dependency #9"
+
     assert board.missing_dependencies() == {"5": ["9"]}
     assert board.progress() == (1, 5)
     assert [t.id for t in board.ready()] == ["3"]
+
+
+def test_several_blockers_are_named_after_the_words_once() -> None:
+    tasks = [
+        Task(id="1", subject="a"),
+        Task(id="2", subject="b"),
+        Task(id="3", subject="c", status=TaskStatus.COMPLETED),
+        Task(id="4", subject="d", blocked_by=["1", "2", "3", "8", "9"]),
+    ]
+    view = Board(tasks).view(tasks[3])
+    assert view.blocked_reason == "blocked by #1, #2, missing dependencies #8, #9"
 
 
 def test_ready_needs_pending_no_owner_and_every_blocker_completed(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from teamtui import __version__
 from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.native import NativeTeam
@@ -289,7 +290,9 @@ async def first_reason(host: RemoteHost) -> str:
 
 async def test_no_teamtui_there_says_how_to_install_it(remote: Remote) -> None:
     status = await first_reason(remote.host(teamtui="/nonexistent/bin/teamtui"))
-    assert "install it there: pipx install teamtui" in status and "\n" not in status
+    wheel = f"teamtui-{__version__}-py3-none-any.whl"
+    assert f"install it there: `make wheel` here, copy dist/{wheel} there, then `pipx install ./{wheel}`" in status
+    assert "\n" not in status
 
 
 async def test_a_refused_key_says_so(remote: Remote, tmp_path: Path) -> None:

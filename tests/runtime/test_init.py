@@ -150,7 +150,7 @@ def test_init_never_overwrites_a_team_file(tmp_path):
 
 def test_init_on_a_missing_folder_is_an_error(tmp_path):
     res = run_cmd(["init", str(tmp_path / "nope")])
-    assert res.returncode == 1 and "is not a directory" in res.stderr
+    assert res.returncode == 1 and res.stderr == f"teamtui: no such folder: {tmp_path / 'nope'}\n"
 
 
 def test_the_written_team_file_runs_its_per_task_claude_teammates(tmp_path):

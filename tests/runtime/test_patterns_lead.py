@@ -188,8 +188,8 @@ teamtui shutdown-reply --status in_progress --pending "#$TEAMTUI_NAME left half 
     assert "asked the lead to shut down the whole team" in res.stdout
     assert "every teammate accounted for" in res.stdout
     lines = res.stdout.splitlines()
-    assert any(x.startswith("  w1: in progress · pending: #w1 left half done") for x in lines)
-    assert any(x.startswith("  w2: in progress · pending: #w2 left half done") for x in lines)
+    assert any(x.startswith("  w1: left work unfinished · pending: #w1 left half done") for x in lines)
+    assert any(x.startswith("  w2: left work unfinished · pending: #w2 left half done") for x in lines)
     assert lead.returncode == 0, out + err
     assert "user asked for the team to shut down (timeout)" in out
     # The lead sent the requests in its own name, with the reason asked for.

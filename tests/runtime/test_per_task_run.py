@@ -73,7 +73,7 @@ def test_a_shutdown_stops_a_running_command_with_the_ladder(tmp_path):
     proc.send_signal(signal.SIGINT)  # Ctrl-C: the graceful shutdown
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out + err
-    assert "ada answered the shutdown request: in progress, pending: #1 forever" in out
+    assert "ada answered the shutdown request: left work unfinished, pending: #1 forever" in out
     assert "sending SIGTERM to ada" in out
     # The command ignored SIGTERM; its teammate did not, and nothing of its group outlives it.
     assert processes_of(tmp_path) == []

@@ -176,6 +176,23 @@ def test_tmux_mode_outside_tmux_is_refused_before_anything_is_created(tmp_path: 
     assert not demo_dir.exists()
 
 
+def test_tmux_from_the_config_file_outside_tmux_is_blamed_on_the_config_file(tmp_path: Path) -> None:
+    # Nobody passed --teammate-mode: the refusal names the line that asked for tmux, and where it is.
+    config = tmp_path / "config" / "teamtui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('teammate_mode = "tmux"\n')
+    demo_dir = tmp_path / "never"
+    done = run_cmd(["demo", "--dir", str(demo_dir)], XDG_CONFIG_HOME=str(tmp_path / "config"))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f'teamtui: teammate_mode = "tmux" in {config} needs teamtui to run inside tmux ($TMUX is not set)'
+    )
+    assert not demo_dir.exists()
+    # The flag still wins over the file, and is named when it is the one that asked.
+    done = run_cmd(["demo", "--dir", str(demo_dir), "--teammate-mode", "tmux"], XDG_CONFIG_HOME=str(tmp_path))
+    assert done.stderr.strip() == "teamtui: --teammate-mode tmux needs teamtui to run inside tmux ($TMUX is not set)"
+
+
 def test_run_with_tmux_pointing_at_nothing_falls_back_to_in_process(tmp_path: Path) -> None:
     team = tmp_path / "team.toml"
     team.write_text(

@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from textual.widgets._footer import FooterKey
 
 from teamtui.protocol.claude import journal
 from teamtui.tui.app import TeamTUI
@@ -111,6 +112,12 @@ async def test_watch_team_opens_an_ended_team_read_only_from_the_journal(home, t
         assert len(cells(again.dashboard.query_one(TaskBoard))) == 2
         rows = cells(again.dashboard.query_one(MessageTraffic))
         assert any("KEEP ME" in r and "| delivered |" in r for r in rows)
+        want = {"Message", "Broadcast", "Stop mate", "Stop team"}  # dimmed, and each says why when pressed
+        await until(
+            pilot,
+            lambda: want <= {k.description for k in again.screen.query(FooterKey) if k.has_class("-disabled")},
+            "the keys that cannot work dimmed",
+        )
         for key in ("m", "b", "S", "x"):
             await pilot.press(key)
             assert type(again.screen).__name__ == "DashboardScreen", key

@@ -78,7 +78,7 @@ async def test_entries_shown_by_meaning_and_marked_delivered(claude_home, tmp_pa
         assert all("| delivered |" in r for r in rows if "→ alice" in r)
         assert all("| unread |" in r for r in rows if "→ team-lead" in r)
         # Drawn in full: the State column was sized for "unread" and must widen for "delivered".
-        assert table.columns[ColumnKey("state")].content_width >= len("delivered")
+        await until(pilot, lambda: table.columns[ColumnKey("state")].width >= len("delivered"), "State widened")
 
 
 async def test_a_long_message_leaves_each_row_s_state_on_screen(claude_home, tmp_path):

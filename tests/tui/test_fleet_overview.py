@@ -152,8 +152,11 @@ async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine,
         needs = app.screen.query_one(FleetNeeds)
         await until(pilot, lambda: any(n.kind == "permission" for n in needs.needs), "the request listed", limit=15)
         assert app.screen.query_one("#fleet-header").render().plain.count("need") == 1
+        at = next(i for i, n in enumerate(needs.needs) if n.kind == "permission")
+        line = needs.get_option_at_index(at).prompt.plain
+        assert "session-421dba11 · alice asks permission for Bash" in line and "alice: alice" not in line
         needs.focus()
-        needs.highlighted = next(i for i, n in enumerate(needs.needs) if n.kind == "permission")
+        needs.highlighted = at
         await pilot.press("enter")
         await until(
             pilot,

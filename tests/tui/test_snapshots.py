@@ -2,11 +2,13 @@
 modal and the shutdown view.
 
 Deterministic: frozen team copy with fixed mtimes, fixed clock, UTC, no cursor blink, 140x42
-(88x44 narrow).
+(88x44 narrow); the dashboard and the control room also at 120x30 and 80x24.
 Regenerate with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the SVGs.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from teamtui.tui.screenshots import (
     CLAUDE_CODE_NOW,
@@ -59,3 +61,22 @@ def test_fleet_overview(snap_compare):
     from teamtui.tui.screenshots import fleet_shown, make_fleet_app
 
     assert snap_compare(make_fleet_app(), run_before=fleet_shown, terminal_size=SIZE)
+
+
+# What a newcomer's terminal is likely to be: 120×30 (a laptop's half screen), 80×24 (the default).
+@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+def test_dashboard_at_common_sizes(snap_compare, frozen_native, size):
+    assert snap_compare(make_app(frozen_native, "teamtui-dark"), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+def test_claude_code_dashboard_at_common_sizes(snap_compare, tmp_path, size):
+    app = make_app(freeze_claude_code(tmp_path), "teamtui-dark", now=CLAUDE_CODE_NOW)
+    assert snap_compare(app, run_before=transcripts_shown, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+def test_room_at_common_sizes(snap_compare, size):
+    from teamtui.tui.screenshots import fleet_shown, make_fleet_app
+
+    assert snap_compare(make_fleet_app(), run_before=fleet_shown, terminal_size=size)

@@ -196,7 +196,7 @@ class ClaudeInbox(ClaudeLayout):
         return msg
 
     def _append_entry(self, to: str, entry: dict[str, Any]) -> None:
-        ensure_dir(self.inbox_dir, self.root)
+        ensure_dir(self.inbox_dir, self.root, self.team_dir)  # a team whose folder went with its lead is not made again
         path = ensure_inside(self.inbox_path(to), self.root)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

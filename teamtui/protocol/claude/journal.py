@@ -186,11 +186,15 @@ class TeamJournal:
 
         cfg = state.config
         lead = self.store.lead_process
+        where, session = _where_and_session(getattr(cfg, "raw", None))
         return {
             "kind": "team",
             "team": state.name,
             "layout": self.store.layout,
             "root": str(self.store.root),
+            # Where it worked and the lead's session: what tells its row apart once its folder is gone.
+            "cwd": where,
+            "session": session,
             "lead": state.lead,
             "description": cfg.description if cfg else "",
             "created_at": cfg.created_at if cfg else None,
@@ -317,6 +321,17 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return list(_lines(path))
 
 
+def _where_and_session(raw: Any) -> tuple[str, str]:
+    """Claude Code's config: the first member's cwd (the lead's) and leadSessionId ("" when not said)."""
+    if not isinstance(raw, dict):
+        return "", ""
+    where = next(
+        (m["cwd"] for m in raw.get("members") or [] if isinstance(m, dict) and isinstance(m.get("cwd"), str)), ""
+    )
+    session = raw.get("leadSessionId")
+    return _cut(where), _cut(session) if isinstance(session, str) else ""
+
+
 @dataclass
 class JournalTeam:
     """One team as the journal knows it."""
@@ -329,6 +344,15 @@ class JournalTeam:
     last_seen: float = 0.0
     ended_at: float | None = None
     messages: int = 0
+    cwd: str = ""  # where it worked, as its last team record said ("" in a journal from before it was kept)
+    session: str = ""  # its lead's session id, likewise
+
+    @property
+    def where(self) -> str:
+        """What tells an ended team apart from another of its name: where it worked and its session,
+        else the folder it lived under."""
+        session = f"session {self.session[:8]}" if self.session else ""
+        return " · ".join(p for p in (self.cwd, session) if p) or self.root
 
 
 def journal_files(directory: Path | None = None) -> list[Path]:
@@ -357,6 +381,9 @@ def summarize(path: Path) -> JournalTeam | None:
             team.ended_at = ts
         elif rec.get("kind") == "team":
             team.ended_at = None  # seen alive again after an end (a team of the same name came back)
+        if rec.get("kind") == "team":
+            team.cwd = str(rec.get("cwd") or "")
+            team.session = str(rec.get("session") or "")
     return team
 
 

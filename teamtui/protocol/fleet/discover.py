@@ -48,6 +48,7 @@ class FleetTeam:
     problem: str | None = None
     run: RunEntry | None = None  # the registration of a "run" team
     journal: Path | None = None  # the journal file an ended team is read back from
+    where: str = ""  # an ended team's: where it worked and its session (the journal's), else its folder
     # Worked out once (a realpath): the control room asks it several times per row per change.
     key: tuple[str, str, str] = field(init=False, repr=False, compare=False)
 
@@ -146,7 +147,16 @@ def _ended_teams(directory: Path | None, since: float, live: set[tuple[str, str,
         ended_at = jt.ended_at if jt.ended_at is not None else jt.last_seen
         if ended_at >= since:
             out.append(
-                FleetTeam(Path(jt.root), jt.name, jt.layout, jt.layout, ended=True, ended_at=ended_at, journal=path)
+                FleetTeam(
+                    Path(jt.root),
+                    jt.name,
+                    jt.layout,
+                    jt.layout,
+                    ended=True,
+                    ended_at=ended_at,
+                    journal=path,
+                    where=jt.where,
+                )
             )
     return sorted(out, key=lambda t: t.ended_at or 0.0, reverse=True)
 

@@ -95,6 +95,8 @@ def _load(team: FleetTeam, health_timeout: float) -> TeamState | None:
 
 
 def _cwd(team: FleetTeam, state: TeamState | None) -> str:
+    if team.ended and team.where:  # its folder is gone: the journal's words for it
+        return team.where
     raw = getattr(state.config, "raw", None) if state is not None and state.config is not None else None
     if isinstance(raw, dict):  # Claude Code: each member's cwd, the lead's first
         for m in raw.get("members") or []:

@@ -74,6 +74,7 @@ class NativeConfig(NativeLayout):
 
     def create(self, description: str = "", lead: str = "lead") -> TeamConfig:
         check_name(lead, "lead name")
+        self.root.mkdir(parents=True, exist_ok=True)  # making a team is the one write that may make its root
         ensure_dir(self.team_dir, self.root)
         ensure_dir(self.tasks_dir, self.root)
         with self._config_lock():

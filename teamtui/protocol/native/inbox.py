@@ -111,7 +111,7 @@ class NativeInbox(NativeLayout):
         return self.decode_inbox_batch(member, TailReader(self.inbox_path(member)).read_all())
 
     def _append_line(self, member: str, obj: dict[str, Any]) -> None:
-        ensure_dir(self.team_dir, self.root)
+        ensure_dir(self.team_dir, self.root, self.team_dir)  # only into a team folder that is there
         path = ensure_inside(self.inbox_path(member), self.root)
         line = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
         with FileLock(self.inbox_lock_path(member)):
@@ -174,7 +174,7 @@ class NativeInbox(NativeLayout):
 
     def _keep_rejected(self, member: str, lines: list[bytes]) -> None:
         # A drained line that did not parse is kept aside, never thrown away.
-        d = ensure_dir(self.team_dir / ".rejected", self.root)
+        d = ensure_dir(self.team_dir / ".rejected", self.root, self.team_dir)
         path = ensure_inside(d / f"{check_name(member, 'teammate name')}_inbox.jsonl", self.root)
         append_bytes(path, b"".join(line + b"\n" for line in lines))
 
@@ -213,7 +213,7 @@ class NativeInbox(NativeLayout):
 
     def write_shutdown_result(self, request_id: str, result: dict[str, Any]) -> Path:
         check_name(request_id, "request id")
-        d = ensure_dir(self.shutdown_dir, self.root)
+        d = ensure_dir(self.shutdown_dir, self.root, self.team_dir)
         path = d / f"{request_id}.json"
         write_json_atomic(path, result)
         return path

@@ -54,6 +54,6 @@ class NativeTeam(NativeConfig, NativeInbox, NativeTasks):
 
     def log(self, member: str, text: str, level: str = "info") -> None:
         path = ensure_inside(self.log_paths(member)[0], self.root)
-        ensure_dir(self.logs_dir, self.root)
+        ensure_dir(self.logs_dir, self.root, self.team_dir)
         line = json.dumps({"ts": time.time(), "level": level, "text": text}, ensure_ascii=False) + "\n"
         append_bytes(path, line.encode("utf-8"))

@@ -75,7 +75,8 @@ class Panels:
         # "Active" times move on the tick only: a change in between redraws the rows it touched, not
         # every row whose "12s ago" became "13s ago" (100 cells at 100 teammates, most of a task update).
         views = self.views(now)
-        panel.show(views, self.times_drawn_at, self.usage())
+        ended = screen.session is not None and not screen.session.live
+        panel.show(views, self.times_drawn_at, self.usage(), ended=ended)
         if (
             screen.selected is None
             and len(views) > 1
@@ -110,7 +111,10 @@ class Panels:
     def needs_you(self) -> None:
         now = self.screen.now()
         strip = self.screen.query_one(NeedsYouStrip)
-        strip.show(self.state.transcripts.needs_you(now), now, self.screen.palette.member_color)
+        session = self.screen.session
+        # An ended team's requests went with it: nobody is left to answer them (the room drops them too).
+        items = self.state.transcripts.needs_you(now) if session is not None and session.live else []
+        strip.show(items, now, self.screen.palette.member_color)
 
     def board(self, changes: list[Change] | None = None) -> None:
         """Redraw the task board: only the rows `changes` can affect, else every row."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from teamtui.protocol.changes import ChangeKind
-from teamtui.protocol.shutdown import ShutdownRun
+from teamtui.protocol.shutdown import ShutdownRun, said
 from teamtui.session.shutdown import ShutdownController, ShutdownNews
 from teamtui.tui.controllers.host import DashboardHost
 from teamtui.tui.messages import ShutdownProgress
@@ -130,7 +130,7 @@ class ShutdownFlow:
                 "Shutdown: ",
                 name,
                 "information" if t.outcome.value == "clean" else "warning",
-                suffix=f" {t.outcome.value}",
+                suffix=f" {t.outcome.said}",
             )
         if news.error:
             screen.toast("", news.error, "error")
@@ -140,7 +140,7 @@ class ShutdownFlow:
             self._offer_panes(news.offer_panes, news.offer_title, news.offer_why)
         if run.done and not self._announced:
             self._announced = True
-            counts = ", ".join(f"{n} {k}" for k, n in run.summary()["outcomes"].items())
+            counts = ", ".join(f"{n} {said(k)}" for k, n in run.summary()["outcomes"].items())
             screen.notify(f"Shutdown finished: {counts}", severity="information", markup=False)
         if self._view is not None and self._view.is_attached:
             self._view.show_run(run, self._tasks())

@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from textual import on
+from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
@@ -49,6 +51,9 @@ K = ChangeKind
 TEAM_KINDS = {K.CONFIG, K.MEMBER_JOINED, K.MEMBER_LEFT, K.MEMBER_STATUS}
 INBOX_KINDS = {K.INBOX, K.INBOX_READ}
 HEADER_KINDS = TEAM_KINDS | TASK_KINDS | {K.ERROR, K.ERROR_CLEARED, K.TEAM_GONE}
+# What writes to the team: dimmed (check_action) while the team cannot take it.
+SHUTDOWN_ACTIONS = ("shutdown_team", "shutdown_teammate")
+WRITE_ACTIONS = ("message", "broadcast", *SHUTDOWN_ACTIONS)
 # Relative times ("12s ago") are redrawn this often; no file is read for it.
 RELATIVE_TIME_REFRESH = 5.0
 # How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
@@ -77,6 +82,7 @@ class DashboardScreen(DashboardHost):
         self.log_limit = log_limit
         self.cursor_blink = cursor_blink
         self.session: TeamSession | None = None
+        self._standing: tuple[bool, str] = (True, "")  # (live, read_only) when the keys were last dimmed
         self.task_query = ""
         self.panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
         self.panels = Panels(self)
@@ -86,6 +92,7 @@ class DashboardScreen(DashboardHost):
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
         self._header_message = ""
         self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
+        self._clock: Timer | None = None  # moves the relative times on
 
     # ------------------------------------------------------------------ what the app and tests read
     @property
@@ -196,17 +203,26 @@ class DashboardScreen(DashboardHost):
         assert self.session is not None
         self.palette = self.palette.with_members(self._palette().members)
         self.panels.all()
+        self._standing = (self.session.live, self.session.read_only)
+        self.refresh_bindings()  # a team that takes nothing (ended, a workflow run): its keys dim
         self.call_after_refresh(self.pane_jumps.sync)  # the first screen never waits for panes
         self.query_one(TeamPanel).focus()
+        if self._clock is None:  # the screen's one clock, however often a team is shown on it
+            self._clock = self.set_interval(RELATIVE_TIME_REFRESH, self._times_moved)
         if not self.session.live:
             return  # from the journal: nothing on disk to follow
         self.health.check(toast=False)
-        self.set_interval(RELATIVE_TIME_REFRESH, self._time_passed)
 
-    def _time_passed(self) -> None:
-        """Relative times move; and a teammate a redraw would show as disappeared is told of first."""
-        self.health.check()
+    def _times_moved(self) -> None:
+        """Redraw what says how long ago ("Active", "12s ago" in the needs strip); no file is read. A
+        teammate the redraw would show as disappeared is told of first."""
+        if not self.drawable or self.session is None:
+            return
+        if self.session.live:
+            self.health.check()
         self.panels.team(tick=True)
+        if self.session.state.transcripts is not None:
+            self.panels.needs_you()  # redraws only when an age shown changed
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
@@ -230,7 +246,9 @@ class DashboardScreen(DashboardHost):
         session = self.session
         assert session is not None
         kinds = {c.kind for c in changes}
-        session.note_changes(changes)
+        if (session.live, session.read_only) != self._standing:
+            self._standing = (session.live, session.read_only)
+            self.refresh_bindings()  # it has just ended (or a host went away): the keys that cannot work dim
         if full or kinds & TEAM_KINDS:
             self.palette = self.palette.with_members(self._palette().members)
         if full or kinds & HEADER_KINDS:
@@ -251,7 +269,7 @@ class DashboardScreen(DashboardHost):
             self.panels.messages()
         for c in changes:
             self._tell(c)
-        if session.state.transcripts is not None and (full or kinds & (INBOX_KINDS | TEAM_KINDS)):
+        if session.state.transcripts is not None and (full or kinds & (INBOX_KINDS | TEAM_KINDS | {K.TEAM_GONE})):
             self.panels.needs_you()
         self.shutdowns.observe(kinds, full)
         if not log_only or any(c.key in session.disappeared for c in changes):
@@ -340,6 +358,37 @@ class DashboardScreen(DashboardHost):
             self.notify(f"Unavailable: {why}.", severity="warning", markup=False)
         return not why
 
+    def unavailable(self, action: str) -> str:
+        """Why `action` cannot work on this team ("" when it can): nothing may be written to an
+        ended team or a workflow run. (S and x on a team still on disk whose lead is gone stay: they
+        offer to close the panes that still run its teammates.)"""
+        session = self.session
+        if session is None or action not in WRITE_ACTIONS:
+            return ""
+        if action in SHUTDOWN_ACTIONS and session.live and session.lead_gone():
+            return ""
+        return session.read_only
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if self.unavailable(action) else True  # None: dimmed in the footer
+
+    @on(events.Key)
+    def _dimmed_key(self, event: events.Key) -> None:
+        """A dimmed key does nothing (Textual skips its binding): say why instead. S and x on an
+        ended team say nobody can approve a shutdown, and offer to close any pane still running."""
+        active = self.active_bindings.get(event.key)
+        if active is None or active.enabled or not (why := self.unavailable(active.binding.action)):
+            return
+        event.stop()
+        action = active.binding.action
+        if action == "shutdown_team" and self.session is not None and self.session.lead_gone():
+            self.shutdowns.confirm(None)
+            return
+        if action == "shutdown_teammate" and self.session is not None and self.session.lead_gone():
+            self.action_shutdown_teammate()
+            return
+        self.notify(f"Unavailable: {why}.", severity="warning", markup=False)
+
     def _typing_elsewhere(self) -> None:
         """A priority key is text while an input has focus or a dialog is open: let it through."""
         if isinstance(self.app.screen.focused, Input) or self.app.screen is not self:
@@ -395,7 +444,12 @@ class DashboardScreen(DashboardHost):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.action_keys(), getattr(self.app, "config_path", None), self.palette))
+        keys = self.action_keys()
+        if getattr(self.app, "fleet", None) is not None:  # in the control room the app's keys work here too
+            keymap = getattr(self.app, "_keymap", {}) or {}
+            app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
+            keys += [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
+        self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()

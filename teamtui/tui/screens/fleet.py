@@ -40,7 +40,7 @@ class FleetScreen(Screen[None]):
     FleetScreen #fleet-header { height: 1; background: $surface; }
     FleetScreen #fleet-problems { display: none; height: auto; max-height: 4; padding: 0 1;
                                   background: $surface; color: $warning; }
-    FleetScreen #fleet-teams { height: auto; max-height: 70%; }
+    FleetScreen #fleet-teams { height: auto; max-height: 70%; scrollbar-size-horizontal: 0; }
     FleetScreen #fleet-empty { height: auto; padding: 1 2; display: none; }
     FleetScreen #fleet-needs { height: 1fr; min-height: 4; border: round $panel; background: $background;
                                border-title-color: $secondary; border-title-style: bold; border-subtitle-color: $secondary; }
@@ -227,13 +227,18 @@ class FleetScreen(Screen[None]):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
+        keymap = getattr(self.app, "_keymap", {}) or {}
         keys = [
-            ("enter", "Open the team (or the item that needs you)", "open_team"),
-            ("escape", "Back to the overview", "overview"),
-            ("] / [", "Next / previous team", "next_team"),
-            ("z", "Mute notifications for a while (again: unmute)", "mute"),
-            ("tab", "Teams / Needs you", "focus"),
-            ("q", "Quit", "quit"),
+            (keymap.get(bid, key), desc, bid)
+            for key, desc, bid in (
+                ("enter", "Open the team (or the item that needs you)", "open_team"),
+                ("escape", "Back to the overview", "overview"),
+                ("right_square_bracket", "Next team", "next_team"),
+                ("left_square_bracket", "Previous team", "previous_team"),
+                ("z", "Mute notifications for a while (again: unmute)", "mute"),
+                ("tab", "Teams / Needs you", ""),  # focus moves: not a binding [keymap] knows
+                ("q", "Quit", "quit"),
+            )
         ]
         self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
 

@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from teamtui.tui.keys import REMAP_EXAMPLE, key_label
 from teamtui.tui.palette import Palette
 
 
@@ -23,15 +24,22 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         palette = self.palette
+        dim = palette.theme_color("secondary")
+        rows = [(key_label(key), desc, bid) for key, desc, bid in self.keys]
+        key_w = max([len("Key"), *(len(k) for k, _d, _b in rows)])
+        desc_w = max([len("Action"), *(len(d) for _k, d, _b in rows)])
         t = Text("Keys\n\n", style="bold")
-        for key, desc, bid in self.keys:
-            t.append(f"  {key:>8}  ", style=f"bold {palette.theme_color('accent')}")
-            t.append(f"{desc}")
-            t.append(f"   {bid}\n", style=palette.theme_color("secondary"))
-        t.append("\nRemap any key in ", style=palette.theme_color("secondary"))
-        t.append(str(self.config_path), style=palette.theme_color("secondary"))
-        t.append(' under [keymap], e.g. message = "ctrl+m".\n', style=palette.theme_color("secondary"))
-        t.append("ctrl+p opens the command palette (actions and themes).", style=palette.theme_color("secondary"))
+        # The third column is the name [keymap] knows the action by.
+        t.append(f"  {'Key':>{key_w}}  {'Action':<{desc_w}}  In [keymap]\n", style=f"bold {dim}")
+        for key, desc, bid in rows:
+            t.append(f"  {key:>{key_w}}  ", style=f"bold {palette.theme_color('accent')}")
+            t.append(f"{desc:<{desc_w}}")
+            t.append(f"  {bid}\n", style=dim)
+        action, key = REMAP_EXAMPLE
+        t.append("\nRemap any key in ", style=dim)
+        t.append(str(self.config_path), style=dim)
+        t.append(f' under [keymap], e.g. {action} = "{key}".\n', style=dim)
+        t.append("ctrl+p opens the command palette (actions and themes).", style=dim)
         with Vertical(classes="dialog wide"):
             yield Static(t)
 

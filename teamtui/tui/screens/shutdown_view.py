@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
-from teamtui.protocol.shutdown import Outcome, ShutdownRun
+from teamtui.protocol.shutdown import Outcome, ShutdownRun, said
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
@@ -109,7 +109,7 @@ class ShutdownView(ModalScreen[None]):
         for t in self.run.teammates.values():
             role = OUTCOME_ROLE[t.outcome]
             state = Text(
-                f"{OUTCOME_ICON.get(t.outcome, '●')} {t.outcome.value}", style=f"bold {palette.theme_color(role)}"
+                f"{OUTCOME_ICON.get(t.outcome, '●')} {t.outcome.said}", style=f"bold {palette.theme_color(role)}"
             )
             detail = Text()
             if t.pending_work:
@@ -131,12 +131,12 @@ class ShutdownView(ModalScreen[None]):
         palette = self.palette
         s = self.run.summary(self.tasks)
         t = Text("Verification\n", style="bold")
-        counts = ", ".join(f"{n} {k}" for k, n in s["outcomes"].items())
+        counts = ", ".join(f"{n} {said(k)}" for k, n in s["outcomes"].items())
         t.append(f"  all teammates accounted for: {counts}\n", style=palette.theme_color("secondary"))
         for mate in s["teammates"]:
             t.append("  ")
             t.append_text(safe_text(mate["teammate"], "bold"))
-            t.append(f": {mate['outcome']}")
+            t.append(f": {said(mate['outcome'])}")
             steps = getattr(self.run, "steps", {}).get(mate["teammate"])
             if steps:  # a shutdown the lead carried out: what was seen of it, in order
                 t.append(" · ", style=palette.theme_color("secondary"))

@@ -14,17 +14,17 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from teamtui.protocol.fleet.overview import FleetRow
-from teamtui.session.alerts import Need
+from teamtui.session.alerts import Need, names_member
 from teamtui.tui.format import compact_count, short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.table import TeamTable
+from teamtui.tui.widgets.table import TeamTable, cut, wants
 
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
-# The most cells each column takes (its text cut with "…" past it): one long name, problem or peer's
-# field never pushes the other columns off screen (all but Where, the last, take at most 144 of a
-# 180-column screen, padding included; Where, a path, is cut only past 128).
-WIDTHS = (48, 14, 9, 28, 9, 5, 7, 6, 128)
+# The columns share the table's width by what they hold: where a team works gives way first, then
+# who works in it, its kind and its name; the figures are never cut.
+GIVE_WAY = ("Where", "Members", "Kind", "Team")
+KEEP = ("Lead", "Tasks", "Needs", "Tokens", "Active")
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
@@ -64,16 +64,20 @@ class FleetTable(TeamTable):
         """Rows as (row key, row); only changed cells are redrawn while the order holds."""
         keys = [k for k, _ in rows]
         current = [str(r.value) for r in self.rows]
+        cells = {key: self._cells(row, now) for key, row in rows}
+        self.share_width(
+            {c: max((wants(r[i]) for r in cells.values()), default=0) for i, c in enumerate(COLUMNS)}, GIVE_WAY, KEEP
+        )
         if keys != current:
             keep = self.selected
             self.clear()
-            for key, row in rows:
-                self.add_row(*self._cells(row, now), key=key)
+            for key in keys:
+                self.add_row(*cells[key], key=key)
             if keep in keys:
                 self.move_cursor(row=keys.index(keep))
             return
-        for key, row in rows:
-            for column, cell in zip(COLUMNS, self._cells(row, now), strict=True):
+        for key in keys:
+            for column, cell in zip(COLUMNS, cells[key], strict=True):
                 if self.get_cell(key, column) != cell:
                     self.update_cell(key, column, cell)
 
@@ -104,10 +108,17 @@ class FleetTable(TeamTable):
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
         active = Text(short_ago(row.last_activity, now) if row.last_activity else "—", style=dim)
         where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
-        cells = [name, safe_text(row.label, dim), lead, members, tasks, needs, tokens, active, where]
-        for cell, width in zip(cells, WIDTHS, strict=True):
-            cell.truncate(width, overflow="ellipsis")
-        return cells
+        return [
+            cut(name),
+            cut(safe_text(row.label, dim)),
+            lead,
+            cut(members),
+            tasks,
+            needs,
+            tokens,
+            active,
+            cut(where),
+        ]
 
     def on_data_table_row_selected(self, event: TeamTable.RowSelected) -> None:
         event.stop()
@@ -130,7 +141,11 @@ class FleetNeeds(OptionList):
 
     def show(self, needs: list[Need], now: float | None = None) -> None:
         now = time.time() if now is None else now
-        sig = (self.palette.theme, tuple((n.team, n.key, n.text) for n in needs))
+        # The ages shown belong to what is drawn: the screen's tick moves "12s ago" on.
+        sig = (
+            self.palette.theme,
+            tuple((n.team, n.key, n.text, short_ago(n.since, now) if n.since else "") for n in needs),
+        )
         if sig == self._shown:
             return
         self._shown = sig
@@ -145,10 +160,14 @@ class FleetNeeds(OptionList):
         t = Text(f"{_NEED_ICON.get(need.kind, '!')} ", style=f"bold {p.theme_color(role)}")
         t.append_text(safe_text(need.team_name, "bold"))
         t.append(" · ")
-        if need.member:
+        text = need.text
+        if need.member:  # the member's name once, in its colour: "alice asks permission …", "bob: no activity …"
             t.append_text(safe_text(need.member, p.member_color(need.member)))
-            t.append(": ")
-        t.append_text(safe_text(need.text))
+            if names_member(need.member, text):
+                text = text[len(need.member) :]
+            else:
+                t.append(": ")
+        t.append_text(safe_text(text))
         if need.since:
             t.append(f" · {short_ago(need.since, now)} ago", style=p.theme_color("secondary"))
         t.no_wrap = True

@@ -5,18 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.text import Text
+from textual import events
 from textual.geometry import Size
 
 from teamtui.protocol.models import Message
 from teamtui.tui.format import clock_time, describe
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.table import TeamTable
+from teamtui.tui.widgets.table import TeamTable, WholeWords, cut, wants
 
 SHOWN = 200  # the table shows the newest messages; TeamState keeps its own bounded history
-# The most cells "From → To" and "Kind" take: the message (the last column) is never pushed off.
-ROUTE_WIDTH = 32
-KIND_WIDTH = 16
+COLUMNS = ("time", "route", "kind", "state", "text")
+# The columns share the table's width by what they hold; the message gives way first, at a word's
+# end, then who wrote to whom; the time and the read receipt are never cut.
+GIVE_WAY = ("text", "route")
+KEEP = ("time", "state")
 
 
 class MessageTraffic(TeamTable):
@@ -36,7 +39,8 @@ class MessageTraffic(TeamTable):
         self.add_column("State", key="state")
         self.add_column("Message", key="text")
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)  # the columns share the new width
         # A screen pushed with its messages is laid out after they were added; a terminal resized moves rows.
         if self._pinned:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
@@ -54,14 +58,13 @@ class MessageTraffic(TeamTable):
             else Text("unread", style=f"bold {palette.theme_color('accent')}")
         )
 
-    def _add(self, m: Message) -> None:
+    def _add(self, m: Message) -> tuple[Text | WholeWords, ...]:
         palette = self.palette
         kind, text = describe(m)
         route = Text()
         route.append_text(safe_text(m.sender or "?", palette.member_color(m.sender)))
         route.append(" → ", style=palette.theme_color("secondary"))
         route.append_text(safe_text(m.recipient or "?", palette.member_color(m.recipient)))
-        route.truncate(ROUTE_WIDTH, overflow="ellipsis")  # a long name never pushes the message off screen
         kind_role = {
             "shutdown": "error",
             "terminated": "error",
@@ -69,18 +72,17 @@ class MessageTraffic(TeamTable):
             "assign": "primary",
             "idle": "secondary",
         }.get(kind, "foreground")
-        kind_cell = safe_text(kind, palette.theme_color(kind_role))
-        kind_cell.truncate(KIND_WIDTH, overflow="ellipsis")
         key = str(id(m))
-        self.add_row(
+        cells = (
             Text(clock_time(m.timestamp), style=palette.theme_color("secondary")),
-            route,
-            kind_cell,
+            cut(route),
+            cut(safe_text(kind, palette.theme_color(kind_role))),
             self._state(m),
-            safe_text(text),
-            key=key,
+            WholeWords(safe_text(text)),
         )
+        self.add_row(*cells, key=key)
         self._read[key] = (m.read, m.delivered)
+        return cells
 
     def _kept(self, msgs: list[Message]) -> int | None:
         """How many of the oldest rows to drop so that the rest start `msgs` (None: rebuild)."""
@@ -99,9 +101,11 @@ class MessageTraffic(TeamTable):
     def show(self, messages: Iterable[Message]) -> None:
         msgs = sorted(messages, key=lambda m: m.timestamp)[-SHOWN:]
         drop = self._kept(msgs)
+        measured: dict[str, int] = {}
         if drop is None:
             self.clear()
             self._read.clear()
+            self._wants = {}  # measured again from the rows added
             added = msgs
         else:
             # The usual change: new messages at the end, the oldest falling off, some marked read.
@@ -111,12 +115,15 @@ class MessageTraffic(TeamTable):
             for m in self._shown[drop:]:
                 key = str(id(m))
                 if self._read[key] != (m.read, m.delivered):
-                    # "delivered" is longer than the "unread" the column was sized for.
-                    self.update_cell(key, "state", self._state(m), update_width=True)
+                    state = self._state(m)  # "delivered" is longer than the "unread" the column was sized for
+                    self.update_cell(key, "state", state)
+                    measured["state"] = max(measured.get("state", 0), wants(state))
                     self._read[key] = (m.read, m.delivered)
             added = msgs[len(self._shown) - drop :]
         for m in added:
-            self._add(m)
+            for column, cell in zip(COLUMNS, self._add(m), strict=True):
+                measured[column] = max(measured.get(column, 0), wants(cell.plain))
+        self.share_width(measured, GIVE_WAY, KEEP, grow=True)
         if added:
             # Rows are one line each: set the new extent and scroll now, so the newest message is on
             # the next frame (DataTable measures on idle, and its own scroll lands a frame later).

@@ -41,6 +41,8 @@ class NeedsYouStrip(OptionList):
         border: none;
         padding: 0 1;
         background: $surface;
+        text-wrap: nowrap;  /* one line each, cut at the right: the hint goes first */
+        text-overflow: ellipsis;
     }
     NeedsYouStrip:focus {
         background-tint: $accent 10%;

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+from textual import events
 from textual.geometry import Size
 from textual.reactive import Reactive, reactive
 from textual.widget import Widget
@@ -11,6 +16,93 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from teamtui.tui.palette import Palette
+
+# The least a column that gives way keeps (a few words of a subject or a message); the long text
+# (the first to give way) keeps at least a third of the table besides.
+LEAST_TEXT = 12
+
+
+def cut(text: Text) -> Text:
+    """`text` to be cut with an ellipsis where its column ends (each line, when it has two)."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def wants(cell: object) -> int:
+    """The width a cell's text takes, its longest line."""
+    plain = cell if isinstance(cell, str) else str(getattr(cell, "plain", cell))
+    return max((cell_len(line) for line in plain.split("\n")), default=0)
+
+
+class WholeWords:
+    """A cell of text cut where a word ends when its column is too narrow ("… clean · artifacts…",
+    never "… artifacts com"); a single word longer than the column is cut within it."""
+
+    def __init__(self, text: Text):
+        self.text = text
+
+    @property
+    def plain(self) -> str:
+        return self.text.plain
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WholeWords) and other.text == self.text and other.text.style == self.text.style
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, self.text.cell_len)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield whole_words(self.text, options.max_width)
+
+
+class EndMark:
+    """A name cut to its column with a mark at the column's right end, where the other rows' marks
+    stand (the team panel's backend marks, one column of them whatever the names' lengths)."""
+
+    def __init__(self, name: Text, mark: Text):
+        self.name, self.mark = name, mark
+
+    @property
+    def plain(self) -> str:
+        return f"{self.name.plain} {self.mark.plain}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EndMark) and (other.name, other.mark, other.name.style) == (
+            self.name,
+            self.mark,
+            self.name.style,
+        )
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = self.name.cell_len + 1 + self.mark.cell_len
+        return Measurement(width, width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = options.max_width - self.mark.cell_len
+        name = cut(self.name.copy())
+        name.truncate(max(room - 1, 1), overflow="ellipsis")
+        name.pad_right(max(room - name.cell_len, 0))
+        yield name + self.mark
+
+
+def whole_words(text: Text, width: int) -> Text:
+    """`text` in at most `width` cells, cut after the last whole word that fits, with an ellipsis."""
+    if text.cell_len <= width or width < 2:
+        return cut(text.copy())
+    plain = text.plain
+    end = 0
+    for i, ch in enumerate(plain):
+        if cell_len(plain[: i + 1]) > width - 1:
+            break
+        if ch == " " and i > 0:
+            end = i
+    if end == 0:  # one word wider than the column: cut within it
+        return cut(text.copy())
+    shown = text[:end].copy()
+    shown.rstrip()
+    shown.append("…")
+    return shown
 
 
 class TeamTable(DataTable):
@@ -31,6 +123,61 @@ class TeamTable(DataTable):
         super().__init__(cursor_type="row", **kw)
         self.sized_by_layout = sized_by_layout
         self._cells_theme: str | None = None  # the theme the cached cells were rendered in
+        self._wants: dict[str, int] = {}  # what each column holds (its header's and longest cell's width)
+        self._give_way: tuple[str, ...] = ()  # the long text columns, in the order they shrink
+        self._keep: tuple[str, ...] = ()  # the columns never cut
+
+    # ------------------------------------------------------------------ sharing the width
+    def share_width(
+        self, wants: dict[str, int], give_way: tuple[str, ...], keep: tuple[str, ...] = (), grow: bool = False
+    ) -> None:
+        """Columns share the table's width by what they hold (`wants`: column key → the width of its
+        longest cell). With too little room the `give_way` columns (the long text) shrink first, in
+        order, to LEAST_TEXT; then the others but `keep` (a time, a state: cut, they would mislead),
+        widest first, to their header's width; then the long text to its header's. Room to spare goes
+        to the first of `give_way`. `grow`: the widths only grow (some rows were drawn, not all)."""
+        if grow:
+            wants = {k: max(w, self._wants.get(k, 0)) for k, w in wants.items()}
+        if wants == self._wants and give_way == self._give_way:
+            return
+        self._wants, self._give_way, self._keep = wants, give_way, keep
+        self._share()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._share()
+
+    def _share(self) -> None:
+        columns = {str(key.value): column for key, column in self.columns.items()}
+        if not columns or not self._wants or self.content_region.width <= 0:
+            return
+        header = {k: c.label.cell_len for k, c in columns.items()}
+        widths = {k: max(self._wants.get(k, 0), header[k], 1) for k in columns}
+        room = self.content_region.width - self.styles.scrollbar_size_vertical - 2 * self.cell_padding * len(columns)
+        excess = sum(widths.values()) - room
+        for i, key in enumerate(self._give_way):  # the long text first, to a few words
+            least = max(LEAST_TEXT, header[key], room // 3 if i == 0 else 0)
+            less = max(0, min(excess, widths[key] - least))
+            widths[key] -= less
+            excess -= less
+        others = [k for k in widths if k not in self._give_way and k not in self._keep]
+        for shrinking in (others, list(self._give_way)):  # then the others, widest first; then the text again
+            while excess > 0:
+                widest = max((k for k in shrinking if widths[k] > header[k]), key=lambda k: widths[k], default=None)
+                if widest is None:
+                    break  # all at their header's width: the rest is cut at the right
+                widths[widest] -= 1
+                excess -= 1
+        if excess < 0 and self._give_way:
+            widths[self._give_way[0]] -= excess  # the room to spare
+        changed = False
+        for name, column in columns.items():
+            if column.width != widths[name] or column.auto_width:
+                column.width, column.auto_width, changed = widths[name], False, True
+        if changed:
+            self._clear_caches()
+            self._update_count += 1  # in the render caches' keys
+            self._require_update_dimensions = True  # the virtual width
+            self.refresh()
 
     @property
     def selected(self) -> str | None:

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from teamtui.protocol.board import TaskState, TaskView
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.table import TeamTable
+from teamtui.tui.widgets.table import TeamTable, cut, wants
 
 ICON = {
     TaskState.COMPLETED: ("✓", "success"),
@@ -22,8 +22,11 @@ ICON = {
     TaskState.WITHHELD: ("◌", "warning"),
     TaskState.FAILED: ("✗", "error"),
 }
-SUBJECT_WIDTH = 36
 COLUMNS = ("icon", "id", "subject", "owner", "state")
+# The columns share the board's width by what they hold; the subject (and why a task waits) gives way
+# first, then the owner; the state is never cut.
+GIVE_WAY = ("subject", "owner")
+KEEP = ("icon", "id", "state")
 # A rebuild adds this many rows at once (more than a screen), then the rest in chunks after each
 # frame: a board of 10,000 tasks shows its first screen without waiting for rows nobody sees yet.
 FIRST_ROWS = 100
@@ -76,7 +79,7 @@ class TaskBoard(TeamTable):
     def on_mount(self) -> None:
         self.add_column("", key="icon", width=1)
         self.add_column("#", key="id", width=3)
-        self.add_column("Task", key="subject", width=SUBJECT_WIDTH)
+        self.add_column("Task", key="subject", width=36)
         self.add_column("Owner", key="owner", width=8)
         self.add_column("State", key="state", width=11)
 
@@ -87,24 +90,23 @@ class TaskBoard(TeamTable):
         icon, role = ICON[v.state]
         done = v.state == TaskState.COMPLETED
         subject = safe_text(t.subject, palette.theme_color("secondary") if done else "")
-        subject.truncate(SUBJECT_WIDTH, overflow="ellipsis")
         height = 1
         owner = (
             safe_text(t.owner, palette.member_color(t.owner))
             if t.owner
             else Text("—", style=palette.theme_color("secondary"))
         )
-        owner.truncate(8, overflow="ellipsis")
+        cut(owner)
         if v.state in (TaskState.BLOCKED, TaskState.WITHHELD, TaskState.FAILED):
             # Why it waits (or failed) goes under the subject, where there is room to say it in full.
             why_role = "error" if v.state == TaskState.FAILED else "warning"
-            reason = safe_text(v.blocked_reason, palette.theme_color(why_role))  # a failure's words, a path: the files
-            reason.truncate(SUBJECT_WIDTH, overflow="ellipsis")
+            reason = safe_text(v.blocked_reason, palette.theme_color(why_role))
             subject = Text("\n").join([subject, reason])
             height = 2
             state = Text(v.state.value, style=palette.theme_color(why_role))
         else:
             state = Text(LABEL[v.state], style=palette.theme_color(role if not done else "success"))
+        cut(subject)  # each line cut where the column ends
         return (
             Text(icon, style=palette.theme_color(role)),
             safe_text(t.id, palette.theme_color("secondary")),
@@ -119,6 +121,7 @@ class TaskBoard(TeamTable):
         self.clear()
         shown = [v for v in views if matches(v, query)]
         self._heights = {}
+        self._wants = {}  # measured again from the rows added
         self._total = len(views)
         self._later = shown[FIRST_ROWS:]
         self._later_at = {v.task.id: i for i, v in enumerate(self._later)}
@@ -139,10 +142,13 @@ class TaskBoard(TeamTable):
 
     def _add(self, views: list[TaskView]) -> None:
         assert self._heights is not None  # rows are added only after `show` made it
+        measured: dict[str, int] = {}
         for v in views:
             cells, height = self._row(v)
             self.add_row(*cells, key=v.task.id, height=height)
             self._heights[v.task.id] = height
+            _measure(measured, cells)
+        self.share_width(measured, GIVE_WAY, KEEP, grow=True)
 
     def _add_later(self, generation: int) -> None:
         if generation != self._generation:
@@ -179,8 +185,16 @@ class TaskBoard(TeamTable):
                 rows.append((v.task.id, cells))
         for later, v in waiting:
             self._later[later] = v
+        measured: dict[str, int] = {}
         for key, cells in rows:
+            _measure(measured, cells)
             for column, cell in zip(COLUMNS, cells, strict=True):
                 if not same_text(self.get_cell(key, column), cell):
                     self.update_cell(key, column, cell)
+        self.share_width(measured, GIVE_WAY, KEEP, grow=True)
         return True
+
+
+def _measure(measured: dict[str, int], cells: tuple[Text, ...]) -> None:
+    for column, cell in zip(COLUMNS, cells, strict=True):
+        measured[column] = max(measured.get(column, 0), wants(cell))

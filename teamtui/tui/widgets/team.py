@@ -17,7 +17,7 @@ from teamtui.protocol.claude import member_backend
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import STATUS_ICON, ago, compact_count, short_ago
 from teamtui.tui.safe import safe_text
-from teamtui.tui.widgets.table import TeamTable
+from teamtui.tui.widgets.table import EndMark, TeamTable, cut, wants
 from teamtui.tui.widgets.tasks import same_text
 
 COLUMNS = ("icon", "name", "status", "task", "active", "unread")
@@ -27,8 +27,8 @@ _BACKEND = {"tmux": "tmux", "in-process": "proc", "iterm2": "iterm"}
 # meaning in the panel's title.
 BACKEND_MARK = {"tmux": "▣", "in-process": "↳", "iterm2": "▢"}
 _BACKEND_LEGEND = {"tmux": "tmux pane", "in-process": "in-process", "iterm2": "iTerm2 pane"}
-# With transcripts: (key, label, width), 71 columns with the cell padding (the panel's 70 and the
-# last column's right padding). Every label fits whole; "Doing" holds `32s idle since 07:02:47`.
+# With transcripts: (key, label, width). The widths are where the columns start: they then share the
+# panel's width by what they hold (TeamTable.share_width), the current task and "Doing" giving way first.
 TRANSCRIPT_COLUMNS = (
     ("icon", "", 1),
     ("name", "Teammate", 11),
@@ -39,6 +39,9 @@ TRANSCRIPT_COLUMNS = (
     ("unread", "✉", 2),
 )
 _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
+GIVE_WAY = ("task", "name")
+GIVE_WAY_WITH_TRANSCRIPTS = ("task", "doing", "name")
+KEEP = ("icon", "active", "unread", "tokens", "context")  # figures: cut, they would mislead
 
 
 class TeamPanel(TeamTable):
@@ -71,6 +74,8 @@ class TeamPanel(TeamTable):
         self._names: list[str] | None = None  # the rows shown, in order
         self._shown_rows: dict[str, tuple] = {}  # what each row shows, cheap to compare
         self._usage = False  # the transcript columns are shown
+        self._ended = False  # the team has ended: every member is gone with it
+        self._measured: dict[str, dict[str, int]] = {}  # each row's cells' widths, as last drawn
 
     def on_mount(self) -> None:
         self._add_columns()
@@ -87,38 +92,23 @@ class TeamPanel(TeamTable):
         self.add_column("Active", key="active", width=7)
         self.add_column("✉", key="unread", width=3)
 
-    def _name_cell(self, v, color: str, width: int) -> Text:
-        palette = self.palette
-        name = Text()
-        name.append_text(safe_text(v.name, f"bold {color}"))
-        if v.agent_type and width > 11:
-            name.append(" (")
-            name.append_text(safe_text(v.agent_type, palette.theme_color("secondary")))
-            name.append(")")
-        name.truncate(width, overflow="ellipsis")
-        return name
-
-    def _marked_name_cell(self, v, color: str, width: int) -> Text:
+    def _marked_name_cell(self, v, color: str) -> Text | EndMark:
         """The name, and at the cell's end the mark of where the teammate runs (Claude Code)."""
+        name = safe_text(v.name, f"bold {color}")
         mark = BACKEND_MARK.get(_backend(v))
         if mark is None:
-            return self._name_cell(v, color, width)
-        name = safe_text(v.name, f"bold {color}")
-        name.truncate(width - 2, overflow="ellipsis")
-        name.append(" " * (width - 1 - name.cell_len))
-        name.append(mark, style=self.palette.theme_color("secondary"))
-        return name
+            return cut(name)
+        return EndMark(name, Text(mark, style=self.palette.theme_color("secondary")))
 
-    def _task_cell(self, v, width: int) -> Text:
+    def _task_cell(self, v) -> Text:
         secondary = self.palette.theme_color("secondary")
         if v.current_task is None:
             return Text("—", style=secondary)
         task = Text(f"#{v.current_task.id} ", style=secondary)
         task.append_text(safe_text(v.current_task.subject))
-        task.truncate(width, overflow="ellipsis")
-        return task
+        return cut(task)
 
-    def _usage_row(self, v, stats, now: float) -> tuple[Text, ...]:
+    def _usage_row(self, v, stats, now: float) -> tuple[Text | EndMark, ...]:
         """The transcript columns: icon, name, task, doing, tokens, context, unread."""
         palette = self.palette
         color = palette.teammate_color(v.color, v.name)
@@ -126,6 +116,8 @@ class TeamPanel(TeamTable):
         activity = stats.activity if stats is not None else None
         if v.departed:  # its transcript's last words are not what it does now
             doing = Text("left the team", style=secondary)
+        elif self._ended:
+            doing = Text("gone with the team", style=secondary)
         elif v.disappeared:
             doing = Text(f"{short_ago(v.last_activity, now):>3} ⚠ silent", style=f"bold {palette.theme_color('error')}")
         elif activity is None:
@@ -134,7 +126,7 @@ class TeamPanel(TeamTable):
             doing = Text(f"{short_ago(activity.ts, now):>3} ", style=secondary)
             role = "success" if activity.kind == "idle" else "warning"
             doing.append_text(safe_text(activity.label(), palette.theme_color(role)))
-            doing.truncate(TRANSCRIPT_COLUMNS[3][2], overflow="ellipsis")
+            cut(doing)
         total = stats.tokens.total if stats is not None else None
         tokens = Text(compact_count(total) if total is not None else "", style=secondary, justify="right")
         share = stats.context_share if stats is not None else None
@@ -144,11 +136,10 @@ class TeamPanel(TeamTable):
             if v.unread
             else Text("")
         )
-        widths = {key: width for key, _, width in TRANSCRIPT_COLUMNS}
         return (
-            Text(STATUS_ICON.get(v.status, "?"), style=color),
-            self._marked_name_cell(v, color, widths["name"]),
-            self._task_cell(v, widths["task"]),
+            Text(STATUS_ICON[MemberStatus.SHUTDOWN] if self._ended else STATUS_ICON.get(v.status, "?"), style=color),
+            self._marked_name_cell(v, color),
+            self._task_cell(v),
             doing,
             tokens,
             context,
@@ -158,27 +149,24 @@ class TeamPanel(TeamTable):
     def _row(self, v, now: float) -> tuple[Text, ...]:
         palette = self.palette
         color = palette.teammate_color(v.color, v.name)
-        icon = STATUS_ICON.get(v.status, "?")
+        icon = STATUS_ICON[MemberStatus.SHUTDOWN] if self._ended else STATUS_ICON.get(v.status, "?")
         name = Text()
         name.append_text(safe_text(v.name, f"bold {color}"))
         if v.agent_type:
             name.append(" (")
             name.append_text(safe_text(v.agent_type, palette.theme_color("secondary")))
             name.append(")")
-        name.truncate(16, overflow="ellipsis")
-        if v.disappeared:
+        cut(name)
+        if self._ended:  # whatever its files last said, it went with its team
+            status = Text("gone", style=palette.theme_color("error"))
+        elif v.disappeared:
             status = Text("⚠ disappeared", style=f"bold {palette.theme_color('error')}")
         else:
             status = Text(v.status.value, style=palette.theme_color(_STATUS_ROLE.get(v.status, "secondary")))
             backend = _BACKEND.get(_backend(v))
             if backend:  # Claude Code: where the teammate runs (a tmux pane, or inside the lead)
                 status.append("·" + backend, style=palette.theme_color("secondary"))
-        if v.current_task is not None:
-            task = Text(f"#{v.current_task.id} ", style=palette.theme_color("secondary"))
-            task.append_text(safe_text(v.current_task.subject))
-            task.truncate(16, overflow="ellipsis")
-        else:
-            task = Text("—", style=palette.theme_color("secondary"))
+        task = self._task_cell(v)
         unread = (
             Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right")
             if v.unread
@@ -187,9 +175,11 @@ class TeamPanel(TeamTable):
         active = Text(ago(v.last_activity, now), style=palette.theme_color("secondary"))
         return (Text(icon, style=color), name, status, task, active, unread)
 
-    def show(self, views, now: float, usage=None) -> None:
+    def show(self, views, now: float, usage=None, ended: bool = False) -> None:
         """Rebuild when the members (or their order) changed, else redraw only changed cells.
-        `usage` (member → TranscriptStats, or None) switches to the transcript columns."""
+        `usage` (member → TranscriptStats, or None) switches to the transcript columns; `ended`:
+        the team has ended, and every member is shown gone with it."""
+        self._ended = ended
         keep = self.selected
         if (usage is not None) != self._usage:
             self._usage = usage is not None
@@ -207,6 +197,7 @@ class TeamPanel(TeamTable):
         sigs = {
             v.name: (
                 theme,
+                ended,
                 v.status,
                 v.disappeared,
                 v.agent_type,
@@ -222,23 +213,38 @@ class TeamPanel(TeamTable):
         title = self._title(views, usage is not None)
         if self.border_title != title:  # setting it, even unchanged, redraws the panel
             self.border_title = title
+        give_way = GIVE_WAY_WITH_TRANSCRIPTS if usage is not None else GIVE_WAY
         if names == self._names:
             for v in views:
                 if sigs[v.name] != self._shown_rows.get(v.name):
-                    for column, cell in zip(columns, row(v), strict=True):
+                    cells = row(v)
+                    self._measure(v.name, columns, cells)
+                    for column, cell in zip(columns, cells, strict=True):
                         if not same_text(self.get_cell(v.name, column), cell):
                             self.update_cell(v.name, column, cell)
             self._shown_rows = sigs
+            self._share_columns(names, columns, give_way)
             return
         self.clear()
-        self._names, self._shown_rows = names, sigs
+        self._names, self._shown_rows, self._measured = names, sigs, {}
         for v in views:
-            self.add_row(*row(v), key=v.name)
+            cells = row(v)
+            self._measure(v.name, columns, cells)
+            self.add_row(*cells, key=v.name)
+        self._share_columns(names, columns, give_way)
         if keep is not None:
             try:
                 self.move_cursor(row=self.get_row_index(keep))
             except Exception:  # noqa: BLE001 - the member left: the cursor stays where it falls
                 pass
+
+    def _measure(self, name: str, columns, cells) -> None:
+        self._measured[name] = {column: wants(cell) for column, cell in zip(columns, cells, strict=True)}
+
+    def _share_columns(self, names: list[str], columns, give_way: tuple[str, ...]) -> None:
+        """The columns share the panel's width by what the rows hold (the current task gives way first)."""
+        measured = [self._measured[n] for n in names if n in self._measured]
+        self.share_width({c: max((m.get(c, 0) for m in measured), default=0) for c in columns}, give_way, KEEP)
 
     @staticmethod
     def _title(views, marked: bool) -> str:
