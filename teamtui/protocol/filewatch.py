@@ -25,17 +25,15 @@ class FileWatch:
         self.stop = threading.Event()
 
     def changes(self, *, debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> Iterator[set[str]]:
-        """The paths changed, batch by batch, until `stop` is set (or an interrupt)."""
-        try:
-            while not self.stop.is_set():
-                raw = self._notify.watch(debounce_ms, step_ms, IDLE_MS, self.stop)
-                if isinstance(raw, str):  # "stop", "signal" or "timeout"
-                    if raw == "timeout":
-                        continue
-                    return
-                yield {path for _change, path in raw}
-        finally:
-            self.close()
+        """The paths changed, batch by batch, until `stop` is set (or an interrupt). It may be
+        called again after the caller left a loop over it; the owner closes the watch."""
+        while not self.stop.is_set():
+            raw = self._notify.watch(debounce_ms, step_ms, IDLE_MS, self.stop)
+            if isinstance(raw, str):  # "stop", "signal" or "timeout"
+                if raw == "timeout":
+                    continue
+                return
+            yield {path for _change, path in raw}
 
     def close(self) -> None:
         self.stop.set()

@@ -75,7 +75,10 @@ class ResponseWatch:
             return
 
     def _run(self) -> None:
-        for _ in self._watch.changes(debounce_ms=20, step_ms=5):
-            self._look()
-            if self._found.is_set():
-                return
+        try:
+            for _ in self._watch.changes(debounce_ms=20, step_ms=5):
+                self._look()
+                if self._found.is_set():
+                    return
+        finally:
+            self._watch.close()

@@ -1,6 +1,7 @@
 """A permission request's folder, shared by the hook that waits on it and whoever answers it.
 
-    requests/<id>/request.json   what is asked (written last: a request is listed once it can be answered)
+    requests/<id>/request.json   what is asked (the folder is made as .<id>.new and renamed into place
+                                 whole: a request is listed once it can be answered)
     requests/<id>/wake           a FIFO the hook keeps open while it waits; opening it for writing
                                  fails (ENXIO) once the hook is gone, so it is also the hook's liveness
     requests/<id>/answer.json    the one answer: written to a temp file, then link()ed into place,

@@ -49,6 +49,10 @@ class _Ended(Exception):
     """Claude Code ended the hook (a signal) while it waited."""
 
 
+def _ended(signum: int, frame: object) -> None:
+    raise _Ended
+
+
 def claude_config_dir(env: Mapping[str, str]) -> Path:
     cfg = env.get("CLAUDE_CONFIG_DIR")
     return Path(cfg) if cfg else Path(env.get("HOME") or os.path.expanduser("~")) / ".claude"
@@ -77,11 +81,17 @@ def ask(
         write_event(spool, record)
         journal.write(spool, journal.ASKED, **_about(record), outcome=record["outcome"], host=host)
         return
+    # From here Claude Code ending the hook (a signal) hands the request to the lead's terminal.
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _ended)
     rid = new_id()
-    folder = private_dir(ensure_requests(spool) / rid)
-    os.mkfifo(folder / WAKE, 0o600)
+    # Made under a temporary name and renamed into place whole: a watcher of requests/ sees one
+    # new folder holding everything (a recursive watch may miss files made in a brand-new folder).
+    base = ensure_requests(spool)
+    making = private_dir(base / f".{rid}.new")
+    os.mkfifo(making / WAKE, 0o600)
     # Read and write: the hook itself keeps a writer, so select never sees an end of file.
-    wake_fd = os.open(folder / WAKE, os.O_RDWR | os.O_NONBLOCK)
+    wake_fd = os.open(making / WAKE, os.O_RDWR | os.O_NONBLOCK)
     now = time.time()
     request: dict[str, Any] = {
         "v": 1,
@@ -97,11 +107,19 @@ def ask(
         "who": record.get("agent_type") or "",
         "summary": summary(record["tool"]),
     }
-    write_private(folder / REQUEST, request)
-    record["request"] = rid
-    write_event(spool, record)
-    journal.write(spool, journal.ASKED, **_about(request), host=host)
-    answer = _wait(spool, folder, rid, wake_fd, wait_s, event, host)
+    folder = base / rid
+    try:
+        write_private(making / REQUEST, request)
+        os.rename(making, folder)
+        record["request"] = rid
+        write_event(spool, record)
+        journal.write(spool, journal.ASKED, **_about(request), host=host)
+        answer = _wait(spool, folder, rid, wake_fd, wait_s, event, host)
+    except _Ended:
+        if not folder.exists():  # ended before the request was shown: nothing to hand over
+            return
+        ended = make_answer(rid, LEAD, via="hook", where=host, why="Claude Code ended the hook")
+        answer = claim(folder, ended)[1] or ended
     printed = decision_json(answer)
     if printed is not None:
         out.write(printed + "\n")
@@ -147,39 +165,31 @@ def _wait(
         except OSError:
             pass
 
-    def ended(signum: int, frame: object) -> None:
-        raise _Ended
-
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(sig, ended)
     when_no_room(spool, lambda: poke("room"))
     from teamtui.protocol.hooks.terminal import watch_terminal
 
     watch_terminal(event, lambda: poke("terminal"))
     deadline = time.monotonic() + wait_s
     why, via = "", "hook"
-    try:
-        while True:
-            answer = read_answer(folder, rid)
-            if answer is not None:
-                return answer
-            left = deadline - time.monotonic()
-            if "terminal" in reasons:
-                why, via = "answered in the lead's terminal", "terminal"
-            elif "room" in reasons:
-                why = "the room quit"
-            elif left <= 0:
-                why = f"nobody answered within {wait_s:g} s"
-            if why:
-                break
-            ready, _, _ = select.select([wake_fd], [], [], left)
-            if ready:
-                try:
-                    os.read(wake_fd, 4096)
-                except BlockingIOError:
-                    pass
-    except _Ended:
-        why = "Claude Code ended the hook"
+    while True:
+        answer = read_answer(folder, rid)
+        if answer is not None:
+            return answer
+        left = deadline - time.monotonic()
+        if "terminal" in reasons:
+            why, via = "answered in the lead's terminal", "terminal"
+        elif "room" in reasons:
+            why = "the room quit"
+        elif left <= 0:
+            why = f"nobody answered within {wait_s:g} s"
+        if why:
+            break
+        ready, _, _ = select.select([wake_fd], [], [], left)
+        if ready:
+            try:
+                os.read(wake_fd, 4096)
+            except BlockingIOError:
+                pass
     return claim(folder, make_answer(rid, LEAD, via=via, where=host, why=why))[1] or {"decision": LEAD}
 
 

@@ -330,3 +330,34 @@ def test_two_requests_at_once_each_get_their_own_answer(base: Path, room: RoomPr
         t.join()
     assert json.loads(_done(a)[1])["hookSpecificOutput"]["decision"]["behavior"] == "deny"
     assert json.loads(_done(b)[1])["hookSpecificOutput"]["decision"]["behavior"] == "allow"
+
+
+def test_requests_follow_is_a_room_that_prints_each_request_as_it_comes(base: Path) -> None:
+    env = env_for(base)
+    room = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "requests", "--follow", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: room_running(spool_of(base)), "the room to hold the lock")
+        proc = start_hook(env, ALICE_ASKS)
+        assert room.stdout is not None
+        printed = json.loads(room.stdout.readline())
+        assert (printed["kind"], printed["who"], printed["answers"]) == (
+            "permission",
+            "alice",
+            ["allow", "deny", "lead"],
+        )
+        assert printed["detail"]["what"]["command"] == ALICE_ASKS["tool_input"]["command"]
+        done = subprocess.run(
+            [sys.executable, "-m", "teamtui", "answer", printed["id"], "allow"], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0 and done.stdout.startswith("allowed: request ")
+        assert json.loads(_done(proc)[1]) == ALLOW_JSON
+    finally:
+        room.send_signal(signal.SIGINT)
+        room.wait(10)
+    assert not room_running(spool_of(base))  # the room's lock went with it
