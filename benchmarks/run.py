@@ -618,7 +618,7 @@ def figures(res: dict) -> list[dict]:
             f"≤ {1000 * ALLOW_S:g} ms",
             1000 * ALLOW_S,
         )
-        row("hook_allow_p90", "    p90 · max", f"{1000 * al['p90']:.0f} · {1000 * al['max']:.0f}", "ms")
+        row("hook_allow_p90", "    p90 · max", f"{1000 * al['p90']:.0f} · {1000 * al['max']:.0f} ms", "")
         real = hk.get("allow_real")
         if real:
             row(
@@ -629,7 +629,7 @@ def figures(res: dict) -> list[dict]:
                 f"≤ {1000 * ALLOW_S:g} ms",
                 1000 * ALLOW_S,
             )
-            row("hook_allow_real_p90", "    p90 · max", f"{1000 * real['p90']:.0f} · {1000 * real['max']:.0f}", "ms")
+            row("hook_allow_real_p90", "    p90 · max", f"{1000 * real['p90']:.0f} · {1000 * real['max']:.0f} ms", "")
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
         n = len(ta["runs"])
