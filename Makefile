@@ -66,7 +66,7 @@ test-python:
 # a version, reused), one folder per version. `make interop CLAUDE_CODE_VERSION=latest` runs the
 # newest published release instead (npm tells which); the pin and the versions tested are also in
 # teamtui/protocol/claude_versions.py.
-CLAUDE_CODE_VERSION := 2.1.331
+CLAUDE_CODE_VERSION := 2.1.332
 ifeq ($(CLAUDE_CODE_VERSION),latest)
 CLAUDE_CODE_RESOLVED := $(shell npm view @anthropic-ai/claude-code version 2>/dev/null)
 else

@@ -71,7 +71,6 @@ async def run(base: Path, depth: int, pace: float) -> dict:
     from textual import events
 
     from teamtui.protocol.settings import load_settings
-    from teamtui.session.fleet import Fleet
     from teamtui.session.local import LocalSource
     from teamtui.tui.widgets.fleet import FleetTable, row_key
 

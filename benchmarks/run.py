@@ -37,6 +37,7 @@ TMUX_SCEN = HERE / "tmux_bench.py"
 FLEET_SCEN = HERE / "fleet_bench.py"
 SSH_SCEN = HERE / "ssh_bench.py"
 DEEP_SCEN = HERE / "deep_bench.py"
+HOOKS_SCEN = HERE / "hooks_bench.py"
 
 FULL = dict(
     quiet_n=4,
@@ -59,6 +60,7 @@ FULL = dict(
     fleet_pty=3,
     ssh_n=200,
     deep_reps=3,
+    hooks_n=30,
 )
 QUICK = dict(
     quiet_n=1,
@@ -81,6 +83,7 @@ QUICK = dict(
     fleet_pty=1,
     ssh_n=30,
     deep_reps=1,
+    hooks_n=10,
 )
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
@@ -101,6 +104,7 @@ GROUPS = (
     "fleet",
     "ssh",
     "deep",
+    "hooks",
 )
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
@@ -119,6 +123,7 @@ GROUP_KEYS = {
     "fleet": tuple(f"fleet_{n}" for n in FLEET_TEAMS),
     "ssh": ("ssh",),
     "deep": ("deep",),
+    "hooks": ("hooks",),
 }
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
@@ -126,6 +131,10 @@ CLI_RATIO = 2.5
 DEEP_DEPTH = 2000
 DEEP_KEYS_MS = 100
 DEEP_OTHERS_MS = 150
+# `teamtui hook` runs inside Claude Code's loop: at most this many times a bare `python -c pass`.
+HOOK_RATIO = 2.0
+# Allow pressed → the tool runs.
+ALLOW_S = 0.200
 # Inside tmux, the dashboard's first screen is held to the in-process first-screen target (2.).
 FIRST_SCREEN_S = 2.0
 TMUX_MEMBERS = 50
@@ -136,6 +145,13 @@ POLL_PERIODS = (0.5, 1.0, 2.0)
 def poll_key(name: str, period: float) -> str:
     """Result key of a poll scenario; the 1 s ones keep their old names (the saved "before" run has them)."""
     return name if period == 1.0 else f"{name}@{period:g}s"
+
+
+def _pinned_claude() -> str:
+    sys.path.insert(0, str(REPO))
+    from teamtui.protocol.claude_versions import PINNED_CLAUDE_CODE
+
+    return PINNED_CLAUDE_CODE
 
 
 def scenario(name: str, *args: str, timeout: float = 1800, script: Path = SCEN) -> dict:
@@ -253,6 +269,14 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
         res["ssh"] = scenario("ssh", "--n", str(cfg["ssh_n"]), "--members", "5", script=SSH_SCEN)
     if "deep" in only:  # 13: a 2,000-deep folder chain written in one team while the room answers keys
         res["deep"] = [scenario("deep", "--depth", str(DEEP_DEPTH), script=DEEP_SCEN) for _ in range(cfg["deep_reps"])]
+    if (
+        "hooks" in only
+    ):  # 14: the hook in Claude Code's loop; an answer reaching the tool (the real binary when installed)
+        args = ["--n", str(cfg["hooks_n"])]
+        claude = REPO / ".cache" / "interop" / _pinned_claude() / "node_modules" / ".bin" / "claude"
+        if claude.exists():
+            args += ["--real", str(claude)]
+        res["hooks"] = scenario("hooks", *args, script=HOOKS_SCEN)
     if "tmux" in only:
         common = ["--members", str(TMUX_MEMBERS), "--n", str(cfg["tmux_n"])]
         res["tmux_inprocess"] = scenario("tmux", *common, "--mode", "in-process", script=TMUX_SCEN)
@@ -607,6 +631,45 @@ def figures(res: dict) -> list[dict]:
             f"{median([r['chain_write_s'] for r in deep]):.1f} s · {median([r['caught_up_s'] for r in deep]):.1f} s",
             "",
         )
+    hk = res.get("hooks")
+    if hk:
+        nt = hk["notification"]
+        row(
+            "hook_notification",
+            f"14. `teamtui hook` for a Notification event, median wall, cold process (n={nt['hook']['n']})",
+            f"{1000 * nt['hook']['p50']:.0f} ms · {nt['ratio']:.1f}×",
+            "",
+            f"≤ {HOOK_RATIO:g}× python",
+            None,
+        )
+        rows[-1]["ok"] = nt["ratio"] <= HOOK_RATIO
+        row(
+            "hook_python",
+            "    bare `python -c pass` of the same interpreter, in the same rounds, median",
+            1000 * nt["python"]["p50"],
+            "ms",
+        )
+        al = hk["allow"]
+        row(
+            "hook_allow",
+            f"14. allow answered → the tool runs (this script in Claude Code's place), p50 (n={al['n']})",
+            1000 * al["p50"],
+            "ms",
+            f"≤ {1000 * ALLOW_S:g} ms",
+            1000 * ALLOW_S,
+        )
+        row("hook_allow_p90", "    p90 · max", f"{1000 * al['p90']:.0f} · {1000 * al['max']:.0f} ms", "")
+        real = hk.get("allow_real")
+        if real:
+            row(
+                "hook_allow_real",
+                f"14. allow answered → the tool runs, the real Claude Code {hk.get('claude_version', '')}, p50 (n={real['n']})",
+                1000 * real["p50"],
+                "ms",
+                f"≤ {1000 * ALLOW_S:g} ms",
+                1000 * ALLOW_S,
+            )
+            row("hook_allow_real_p90", "    p90 · max", f"{1000 * real['p90']:.0f} · {1000 * real['max']:.0f} ms", "")
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
         n = len(ta["runs"])
@@ -1016,6 +1079,17 @@ DEFINITIONS = """\
   and every 100 ms a task is added to the second team by another process: until the first frame
   whose Tasks cell shows it (as 11). Until a log line written after the chain is in the first
   team's state, and a second more. Three runs, samples pooled.
+- **The hook (14).** `benchmarks/hooks_bench.py`. *`teamtui hook` for a Notification*: the
+  venv's `teamtui hook` with the `worker_permission_prompt` event 2.1.332 sent
+  (tests/fixtures/examples/claude-2.1.332-hooks), a cold process each, beside `python -c pass` of
+  the same interpreter, shuffled per round (a warm-up round not counted); every event is checked
+  to be in the spool at the end. *Allow answered → the tool runs*: a room of the benchmark process
+  holds the room lock; each round starts `teamtui hook` with a PermissionRequest as Claude Code
+  does, waits (file events) for the request to be listed, then the clock runs from
+  `answers.answer(..., "allow")` (what a room calls) until the tool ran: with this script in
+  Claude Code's place, until it read the hook's decision and ran the command; with the real Claude
+  Code (the pinned binary offline, its model scripted to ask one Bash a turn, when `make interop`
+  installed it), until the command's file appeared.
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """

@@ -14,7 +14,6 @@ import json
 import os
 import random
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from ptyrun import exec_until  # noqa: E402
-from teamgen import TEAM, inbox_path, log_path, make_team, member_name, task_path, team_dir  # noqa: E402
+from teamgen import TEAM, make_team, member_name, team_dir  # noqa: E402
 
 WRITER = HERE / "writer.py"
 SIZE = (160, 50)
@@ -244,9 +243,8 @@ def make_scale_team(root: Path, members: int, tasks: int, log_mb: float) -> None
 
 
 async def scale_once(root: Path, members: int, tasks: int, updates: int) -> dict:
-    from probe import rss_mb
-
     import textual.pilot
+    from probe import rss_mb
 
     # run_test waits at most 30 s for the first screen to settle; a slow first screen must be
     # measured, not turned into an error.
@@ -426,9 +424,8 @@ def journal_bench(messages: int) -> dict:
 
 async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) -> dict:
     """First screen of a Claude Code team with big transcripts, then new lines to the screen."""
-    from probe import BenchTUI, rss_mb
-
     import textual.pilot
+    from probe import BenchTUI, rss_mb
 
     wait = textual.pilot.Pilot._wait_for_screen
     textual.pilot.Pilot._wait_for_screen = lambda self, timeout=600.0: wait(self, timeout)

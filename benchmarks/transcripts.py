@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from teamtui.protocol.claude.transcripts import TranscriptReader  # noqa: E402
+from teamtui.protocol.claude.transcripts import TranscriptReader
 
 WORDS = (
     "auth token session refresh parser module test fixture handler request response config "

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from teamgen import inbox_path, log_path, member_name, task_dict, task_path  # noqa: E402
+from teamgen import inbox_path, log_path, member_name, task_dict, task_path
 
 
 def append(path: Path, data: bytes) -> None:

@@ -310,3 +310,26 @@ def test_run_headless_runs_its_team_without_loading_the_dashboard(tmp_path: Path
     assert _loaded(result["modules"], UI) == []
     # Outside tmux (the tests run without $TMUX) auto is in-process: no panes, no libtmux.
     assert _loaded(result["modules"], ("libtmux", "teamtui.tmux.panes")) == []
+
+
+def test_the_hook_for_a_cheap_event_loads_no_parser_module_and_nothing_heavy(tmp_path: Path) -> None:
+    """`teamtui hook` runs inside Claude Code's loop: main() hands it to protocol/hooks/hook.py
+    before any command module or parser, and a Notification needs nothing more than the spool."""
+    out = tmp_path / "imports.json"
+    event = {
+        "session_id": "b9e3bc5a-7d09-4680-be7d-02bd057fedfe",
+        "cwd": "/src/app",
+        "hook_event_name": "Notification",
+        "message": "alice needs permission for Bash",
+        "notification_type": "worker_permission_prompt",
+    }
+    env = {**os.environ, "IMPORTS_OUT": str(out), "XDG_STATE_HOME": str(tmp_path / "state")}
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, "hook"], input=json.dumps(event), env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and proc.stdout == "", proc.stderr
+    added = _added(json.loads(out.read_text()))
+    heavy = HEAVY + WATCHING + LIGHT + ("teamtui.protocol.models", "teamtui.protocol.settings", "teamtui.session")
+    assert _loaded(added, heavy) == []
+    assert not [m for m in added if m.startswith("teamtui.cli.") and m != "teamtui.cli.common"]
+    assert (tmp_path / "state" / "teamtui" / "hooks" / "events.jsonl").read_text().count("\n") == 1

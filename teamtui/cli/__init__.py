@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "serve": "teamtui.cli.serve_cmd",
     "stream": "teamtui.cli.stream_cmd",
     "doctor": "teamtui.cli.doctor_cmd",
+    **dict.fromkeys(("hook", "hooks", "requests", "answer"), "teamtui.cli.hooks_cmds"),
 }
 
 
@@ -134,6 +135,11 @@ def _path_like(arg: str) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    if list(argv) == ["hook"]:
+        # Claude Code runs this for every hooked event: no parser, one small module (protocol/hooks/hook.py).
+        from teamtui.protocol.hooks.hook import main as hook
+
+        return hook()
     argv = bare_roots(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)

@@ -44,6 +44,8 @@ class NotifyEvent:
     host: str = field(default_factory=local_host)
     # Epoch seconds.
     at: float = field(default_factory=time.time)
+    # What `teamtui answer ID ...` answers it by, when it can be answered ("" otherwise).
+    request_id: str = ""
 
     def cleaned(self) -> NotifyEvent:
         """The event with every field safe to show and bounded: team names and texts come from
@@ -54,11 +56,20 @@ class NotifyEvent:
             plain(self.text, MAX_TEXT),
             plain(self.host, MAX_NAME),
             float(self.at),
+            plain(self.request_id, 200),  # KIND:TEAM:WHAT, or 32 hex
         )
 
     def to_json(self) -> str:
         """One line of JSON, as a `command` reads it on stdin."""
-        record = {"kind": str(self.kind), "team": self.team, "host": self.host, "text": self.text, "at": self.at}
+        record: dict[str, object] = {
+            "kind": str(self.kind),
+            "team": self.team,
+            "host": self.host,
+            "text": self.text,
+            "at": self.at,
+        }
+        if self.request_id:
+            record["id"] = self.request_id
         return json.dumps(record, separators=(",", ":")) + "\n"
 
     def headline(self) -> tuple[str, str]:

@@ -9,8 +9,8 @@ know yet (format drift). Imports nothing.
 from __future__ import annotations
 
 # Oldest first. Each one passed the whole interop suite.
-TESTED_CLAUDE_CODE: tuple[str, ...] = ("2.1.328", "2.1.331")
+TESTED_CLAUDE_CODE: tuple[str, ...] = ("2.1.328", "2.1.331", "2.1.332")
 
 # What `make interop` installs and runs by default (the Makefile's CLAUDE_CODE_VERSION; a test
 # checks the two agree). Always one of TESTED_CLAUDE_CODE.
-PINNED_CLAUDE_CODE = "2.1.331"
+PINNED_CLAUDE_CODE = "2.1.332"

@@ -14,6 +14,7 @@ from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.record import FrozenRecord, init_field
 from teamtui.protocol.store import TeamStore
 from teamtui.protocol.taskmeta import (
+    BLOCKED_BY,
     BLOCKED_REASON,
     DEFAULT_MAX_FAILURES,
     FAILURE_COUNT,
@@ -108,6 +109,7 @@ def retry(store: TeamStore, task_id: str) -> Task:
         if not (held_reason(task) or failure_count(task)):
             raise ConflictError(f"task #{task.id} has no failures to retry")
         meta.pop(BLOCKED_REASON, None)
+        meta.pop(BLOCKED_BY, None)
         meta[FAILURE_COUNT] = 0
         return {"metadata": meta}
 

@@ -10,6 +10,9 @@ from pathlib import Path
 
 DEFAULT_THEME = "teamtui-dark"
 DEFAULT_SENDER = "teamtui"
+# How long `teamtui hook` offers a permission request to the room (0: never); see the README.
+DEFAULT_ANSWER_WAIT = 300.0
+MAX_ANSWER_WAIT = 3600.0
 # Names Claude Code reserves for itself: a sender setting naming one is ignored.
 _RESERVED_SENDERS = ("team-lead", "user", "system")
 
@@ -61,6 +64,8 @@ class Settings:
     notify: NotifySettings = field(default_factory=NotifySettings)
     # [[hosts]]: other machines whose teams the control room shows, over the user's own ssh.
     hosts: list[HostSettings] = field(default_factory=list)
+    # Seconds a permission request waits for an answer from a room before it is left to the lead's terminal.
+    answer_wait: float = DEFAULT_ANSWER_WAIT
     # Why a setting was ignored, shown once as a notification rather than lost.
     problems: list[str] = field(default_factory=list)
 
@@ -103,6 +108,13 @@ def load_settings(path: Path | None = None) -> Settings:
         s.roots = _roots(data["roots"], path, s.problems)
     if data.get("hosts") is not None:
         s.hosts = _hosts(data["hosts"], path, s.problems)
+    wait = data.get("answer_wait")
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 <= wait <= MAX_ANSWER_WAIT:
+        s.answer_wait = float(wait)
+    elif wait is not None:
+        s.problems.append(
+            f"{path}: answer_wait must be seconds from 0 (never wait) to {MAX_ANSWER_WAIT:g}, got {wait!r}"
+        )
     panes = data.get("max_panes")
     if isinstance(panes, int) and not isinstance(panes, bool) and panes > 0:
         s.max_panes = panes

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 FAILURE_COUNT = "failure_count"
 LAST_FAILURE = "last_failure"
 BLOCKED_REASON = "blocked_reason"
+BLOCKED_BY = "blocked_by"  # a person kept a held task off the board (need_answers.block_held): it waits for nobody
 RELEASED_FROM = "released_from"
 FAILED = "failed"
 DEFAULT_MAX_FAILURES = 3
@@ -44,6 +45,12 @@ def held_reason(task: Task) -> str:
     if reason is None or reason is False or reason == "":
         return ""
     return reason if isinstance(reason, str) else "blocked"
+
+
+def blocked_by(task: Task) -> str:
+    """Who kept a held task blocked on purpose ('' when nobody did)."""
+    who = _meta(task).get(BLOCKED_BY)
+    return who if isinstance(who, str) else ""
 
 
 def failed_reason(task: Task) -> str:

@@ -358,6 +358,8 @@ class Lead:
                 replies.append(msg)
             elif msg.type == "shutdown_request":
                 self._on_shutdown_ask(msg)
+            elif msg.type == "restart_request":
+                self._on_restart_ask(msg)
             else:
                 # Broadcasts are chatter: kept in the lead's log, not printed; a TOUCHING_FILE is remembered.
                 level = "debug" if msg.type == "broadcast" else "info"
@@ -423,6 +425,17 @@ class Lead:
         self._say("info", f"{ask.sender} asked {', '.join(named)} to shut down ({ask.reason})")
         self.asks.start_run(ask, targets)
         self._arm_asks()
+
+    def _on_restart_ask(self, msg: Message) -> None:
+        """`teamtui answer ... restart`: a person asks, in the lead's inbox, to restart one teammate."""
+        name, reason = msg.raw.get("teammate"), msg.raw.get("reason")
+        slot = self.teammates.by_name.get(name) if isinstance(name, str) else None
+        if slot is None:
+            self._say("warning", f"{msg.sender} asked to restart {name!r}, who is no teammate of this team")
+            return
+        why = f" ({reason})" if isinstance(reason, str) and reason else ""
+        self._say("info", f"{msg.sender} asked to restart {slot.name}{why}: {self.teammates.restart(slot)}")
+        self._look_again()
 
     def _arm_asks(self) -> None:
         due = self.asks.next_deadline()

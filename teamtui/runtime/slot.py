@@ -28,6 +28,7 @@ class Slot:
         self.restarting = (
             False  # stopped by the lead after disappearing (on_disappeared = "restart"): started again at exit
         )
+        self.restart_asked = False  # a person asked for the restart: its work goes back uncounted
 
     @property
     def name(self) -> str:

@@ -100,7 +100,9 @@ class Teammates:
         ladder = self.ladder()
         run = ladder.run if ladder is not None else None
         # Lost while holding work outside a shutdown it was asked for: each in-progress task counts a failure.
-        asked = slot.retired or (run is not None and slot.name in run.teammates)
+        person = slot.restart_asked
+        slot.restart_asked = False
+        asked = slot.retired or person or (run is not None and slot.name in run.teammates)
         taken = take_back(
             self.store, slot.name, f"{slot.name} {how(code)}", max_failures=self.settings.max_failures, count=not asked
         )
@@ -110,7 +112,8 @@ class Teammates:
         self.store.update_member(slot.name, status="shutdown", pid=None)
         if slot.restarting and run is None:
             slot.restarting = False
-            self.say("warning", f"restarting {slot.name}: it disappeared ({how(code)})", notify=True)
+            why = "a person asked for it" if person else f"it disappeared ({how(code)})"
+            self.say("warning", f"restarting {slot.name}: {why}", notify=True)
             self.start(slot)
             return
         if run is not None and slot.name in run.teammates and not run.teammates[slot.name].outcome.final:
@@ -159,6 +162,24 @@ class Teammates:
                 self.settings.shutdown_grace, lambda: self.supervisor.kill([slot]) if slot.proc is proc else None
             )
         self.wake()
+
+    def restart(self, slot: Slot) -> str:
+        """A person asked (through the lead's inbox) to restart `slot`: its run is stopped, its work
+        goes back to the board without counting a failure, and a new run starts. What was done."""
+        if slot.retired:
+            return "it was shut down for good and is not restarted"
+        if self.ladder() is not None:
+            return "the team is shutting down"
+        if slot.proc is None:
+            return "started again" if self.start(slot) else "it could not be started"
+        slot.restarting = True
+        slot.restart_asked = True
+        proc = slot.proc
+        self.supervisor.terminate([slot])
+        asyncio.get_running_loop().call_later(
+            self.settings.shutdown_grace, lambda: self.supervisor.kill([slot]) if slot.proc is proc else None
+        )
+        return "stopping it to start it again"
 
 
 def how(code: int | None) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from teamtui.notify.events import NotifyEvent, NotifyKind
 from teamtui.protocol.models import MemberStatus, TaskStatus
-from teamtui.protocol.taskmeta import failed_reason, held_reason
+from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
 from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]
@@ -45,6 +45,20 @@ class Need:
     text: str
     key: str  # stable while it waits
     since: float | None = None
+
+    @property
+    def answer_id(self) -> str:
+        """The id `teamtui answer` (and a notification's JSON) names it by: see session/requests.py."""
+        team, rest = self.team_name, self.key.split(":", 1)[-1]
+        if self.kind == "held":
+            return f"held:{team}:{rest}"
+        if self.kind in ("interrupted", "failed", "silent"):
+            return f"stuck:{team}:{self.member}"
+        if self.kind == "disappeared":
+            return f"gone:{team}:{self.member}"
+        if self.kind in ("permission", "plan"):
+            return f"{'perm' if self.kind == 'permission' else 'plan'}:{team}:{rest}"
+        return f"lead:{team}"
 
 
 def names_member(member: str, text: str) -> bool:
@@ -86,7 +100,13 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     # Held after failures (as the board shows it: not done, not under way, not failed for good). Only
     # a task with metadata can be: no board views are built for it (this runs on every batch).
     for task in state.board.tasks.values():
-        if task.metadata and task.status not in _OVER and not failed_reason(task) and (why := held_reason(task)):
+        if (
+            task.metadata
+            and task.status not in _OVER
+            and not failed_reason(task)
+            and not blocked_by(task)  # a person already decided
+            and (why := held_reason(task))
+        ):
             out.append(
                 Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {why}", f"held:{task.id}")
             )
@@ -140,7 +160,9 @@ class Alerts:
         if not first:
             for n in needs:
                 if n.key not in seen.needs:
-                    events.append(self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now))
+                    events.append(
+                        self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now, n.answer_id)
+                    )
         seen.needs = {n.key for n in needs}
         done = session.live and finished(session, now)
         if not first and done and not seen.finished:
@@ -157,10 +179,10 @@ class Alerts:
     def forget(self, key: Key) -> None:
         self._seen.pop(key, None)
 
-    def _event(self, kind: NotifyKind, team: str, text: str, now: float) -> NotifyEvent:
+    def _event(self, kind: NotifyKind, team: str, text: str, now: float, request_id: str = "") -> NotifyEvent:
         if self.host:
-            return NotifyEvent(kind, team, text, host=self.host, at=now)
-        return NotifyEvent(kind, team, text, at=now)
+            return NotifyEvent(kind, team, text, host=self.host, at=now, request_id=request_id)
+        return NotifyEvent(kind, team, text, at=now, request_id=request_id)
 
 
 def _holding(session: TeamSession) -> dict[str, str]:
