@@ -22,64 +22,38 @@ import asyncio
 import contextlib
 import shlex
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterable
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 from teamtui.protocol import stream as wire
-from teamtui.protocol.changes import Change
 from teamtui.protocol.errors import ProtocolError
-from teamtui.protocol.fleet.discover import FleetTeam
-from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.settings import HostSettings
-from teamtui.protocol.text import inert
-from teamtui.protocol.traits import TeamTraits
-from teamtui.session.remote_team import StreamedTeam, remote_session
 from teamtui.session.source import FleetBatch
-from teamtui.session.team import Batch, TeamSession
+from teamtui.session.stream_reader import (
+    TEAMS_CAP,
+    RemoteTeam,
+    StreamedHost,
+    hhmm,
+    host_key,
+    install_hint,
+    one_line,
+)
 
 Key = tuple[str, str, str]
 STALL = 10.0  # seconds without a line (the remote beats every HEARTBEAT) before the connection counts as dead
 HEARTBEAT = 3.0
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
-TEAMS_CAP = 1000  # teams kept per host (a hostile stream cannot fill memory with teams)
-
-
-def install_hint(force: bool = False) -> str:
-    """How to put this teamtui on another machine (it is not on PyPI): the README's Install."""
-    from teamtui import __version__
-
-    wheel = f"teamtui-{__version__}-py3-none-any.whl"
-    again = " --force" if force else ""
-    return f"`make wheel` here, copy dist/{wheel} there, then `pipx install{again} ./{wheel}` (README: Install)"
-
-
-def host_key(host: str, root: str, name: str) -> Key:
-    """A remote team's key in the control room: a row of the same overview as the local ones."""
-    return (f"ssh:{host}", root, name)
-
-
-def hhmm(at: float) -> str:
-    return time.strftime("%H:%M", time.localtime(at))
 
 
 # ------------------------------------------------------------------ one host
 
 
-@dataclass(frozen=True, slots=True)
-class RemoteTeam(FleetTeam):
-    """A team of the fleet found on another machine: its key is the control room's (host, root, name)."""
-
-    host: str = ""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "key", host_key(self.host, str(self.root), self.name))
-
-
-class RemoteHost:
+class RemoteHost(StreamedHost):
     """One machine's teams over one ssh connection, kept current; reconnects on its own. A source
-    of teams (session/source.py): its name is the host's."""
+    of teams (session/source.py): its name is the host's. What it does with each line is
+    session/stream_reader.py's (StreamedHost), as for a machine that publishes through NATS."""
+
+    via = "ssh"
 
     def __init__(
         self,
@@ -94,30 +68,12 @@ class RemoteHost:
         backoff_max: float = BACKOFF_MAX,
         ssh: str = "ssh",
     ):
+        super().__init__(spec.name, log_limit=log_limit, health_timeout=health_timeout, clock=clock)
         self.spec = spec
-        self.name = spec.name
-        self.log_limit, self.health_timeout, self.clock = log_limit, health_timeout, clock
         self.stall, self.heartbeat, self.ssh = stall, heartbeat, ssh
         self.backoff_first, self.backoff_max = backoff_first, backoff_max
-        self.sessions: dict[Key, TeamSession] = {}
-        self.teams: dict[Key, StreamedTeam] = {}  # each session's model, as its lines fill it
-        self.rows_said: dict[Key, dict[str, Any]] = {}  # the remote's row of each team (read_row's)
-        self.connected = False
-        self.ever_connected = False
-        self.down_since: float | None = None  # when the connection was lost (None: up, or never up)
-        self.reason = ""  # why it is not connected: one line, with the fix
-        self.remote_problems: list[str] = []
-        self.remote_version = ""
-        self.remote_host = ""
         self.proc: asyncio.subprocess.Process | None = None
-        self.lines = 0  # lines taken, for the tests and benchmarks
-        self.dropped = 0  # lines dropped (too long, not JSON, unknown)
         self.attempts = 0
-        self._next_id = 0
-        self._waiting: dict[str, tuple[str, Callable[[bool, str, str], None] | None]] = {}
-        self._progress: dict[str, Callable[[dict[str, Any]], None]] = {}
-        self._seen: set[Key] = set()  # teams of the snapshot under way
-        self._ready = False
 
     # ------------------------------------------------------------------ what it says
     def command(self) -> list[str]:
@@ -149,102 +105,12 @@ class RemoteHost:
             " ".join(remote),
         ]
 
-    @property
-    def status(self) -> str:
-        """What its rows say about the connection: "" when connected."""
-        if self.connected:
-            return ""
-        if self.down_since is not None:
-            return f"disconnected since {hhmm(self.down_since)}" + (f": {self.reason}" if self.reason else "")
-        return self.reason or "connecting…"
-
-    @property
-    def problems(self) -> list[str]:
-        out = [f"{self.name}: {p}" for p in self.remote_problems]
-        if not self.connected and self.reason:
-            out.insert(0, f"{self.name}: {self.status}")
-        return out
-
-    def rows(self, now: float, changed: Collection[Key] | None = None) -> list[FleetRow]:
-        """Its teams' rows as streamed (cheap: built each time), or one saying why there are none."""
-        out = []
-        for key, said in self.rows_said.items():
-            out.append(self._row(key, said, now))
-        if not out and not self.connected:  # a host with nothing to show still has a row: why
-            team = RemoteTeam(Path(""), "", "ssh", "ssh", problem=self.status, host=self.name)
-            out.append(FleetRow(team, self.name, "host", cwd=self.name, problem=self.status))
-        return out
-
-    def _row(self, key: Key, said: dict[str, Any], now: float) -> FleetRow:
-        session = self.sessions.get(key)
-        ended = bool(said.get("ended")) or (session is not None and not session.live)
-        team = RemoteTeam(
-            Path(key[1]),
-            key[2],
-            said.get("layout") or "remote",
-            said.get("source") or "remote",
-            ended=ended,
-            ended_at=said.get("ended_at"),
-            host=self.name,
-        )
-        problem = said.get("problem")
-        if not self.connected:
-            problem = self.status if not problem else f"{self.status} · {problem}"
-        row = FleetRow(
-            team,
-            said.get("team") or key[2],
-            said.get("label") or "",
-            lead=said.get("lead") or "unknown",
-            needs_you=said.get("needs_you") or 0,
-            tokens=said.get("tokens"),
-            last_activity=said.get("last_activity"),
-            cwd=f"{self.name}:{said.get('cwd') or key[1]}",
-            errors=said.get("errors") or 0,
-            problem=problem,
-        )
-        row.working, row.idle, row.gone, row.unknown = (
-            said.get(f"members_{k}", 0) for k in ("working", "idle", "gone", "unknown")
-        )
-        row.tasks_done, row.tasks_total = said.get("tasks_done", 0), said.get("tasks_total", 0)
-        row.run_status = said.get("run_status")  # a workflow run's, as the other machine says
-        if session is not None and session.state.config is not None:  # counted here, on this clock (the health rule)
-            row.working = row.idle = row.gone = row.unknown = 0
-            count_members(row, session.state, now)
-            row.tasks_done, row.tasks_total = session.state.board.progress()
-        return row
-
-    def prune(self) -> list[Key]:
-        return []  # a host's ended teams age out there, and leave with a `gone` line
-
     # ------------------------------------------------------------------ requests
-    def request(
-        self,
-        op: str,
-        remote_key: Key | None,
-        what: str,
-        *,
-        on_result: Callable[[bool, str, str], None] | None = None,
-        on_progress: Callable[[dict[str, Any]], None] | None = None,
-        **fields: Any,
-    ) -> str:
-        """Send one request line; its result arrives as a notice (and to `on_result`). Raises when not connected."""
+    def _send(self, line: dict[str, Any], data: bytes) -> None:
         proc = self.proc
-        if not self.connected or proc is None or proc.stdin is None or proc.stdin.is_closing():
+        if proc is None or proc.stdin is None or proc.stdin.is_closing():
             raise ProtocolError(f"{self.name} is {self.status or 'not connected'}: nothing was sent")
-        self._next_id += 1
-        rid = f"r{self._next_id}"
-        line = {"id": rid, "op": op, **({"team": list(remote_key)} if remote_key is not None else {}), **fields}
-        data = wire.dumps(line)
-        if len(data) > wire.MAX_REQUEST:
-            raise ProtocolError(f"too long to send ({len(data)} bytes; at most {wire.MAX_REQUEST})")
         proc.stdin.write(data)
-        self._waiting[rid] = (what, on_result)
-        if on_progress is not None:
-            self._progress[rid] = on_progress
-        return rid
-
-    def forget(self, rid: str) -> None:
-        self._progress.pop(rid, None)
 
     # ------------------------------------------------------------------ the feed
     async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
@@ -258,7 +124,7 @@ class RemoteHost:
                     was_ready = was_ready or self._ready
                     yield batch
             except Exception as exc:  # noqa: BLE001 - one host's failure never stops the others
-                self.reason = self._one_line(f"{type(exc).__name__}: {exc}")
+                self.reason = one_line(f"{type(exc).__name__}: {exc}")
             if stop.is_set():
                 return
             if was_ready:
@@ -271,30 +137,7 @@ class RemoteHost:
     def _lost(self) -> FleetBatch:
         batch = FleetBatch(source=self.name)
         was = self.connected
-        self.connected = False
-        self._ready = False
-        if was:
-            self.down_since = self.clock()
-        why = (
-            f"{self.name} is disconnected since {hhmm(self.down_since)}"
-            if self.down_since is not None
-            else f"{self.name} is not connected"
-        )
-        for key in self.sessions:
-            self._connected(key, False, f"{why}: nothing can be sent")
-            batch.changes[key] = Batch([])
-        for what, on_result in list(self._waiting.values()):
-            batch.notices.append(
-                (
-                    f"{self.name}: {what}: not confirmed (the connection was lost); it may or may not "
-                    "have been carried out",
-                    "warning",
-                )
-            )
-            if on_result is not None:
-                on_result(False, "the connection was lost", "")
-        self._waiting.clear()
-        self._progress.clear()
+        self._disconnected(batch)
         if was or self.attempts == 1:
             batch.notices.append((f"{self.name}: {self.status}", "warning"))
         return batch
@@ -338,7 +181,7 @@ class RemoteHost:
                     if obj is None:
                         self.dropped += 1
                         if not got_hello and not said:  # a login banner, a shell's echo: kept to say what came instead
-                            said = self._one_line(raw[:200].decode("utf-8", errors="replace"))
+                            said = one_line(raw[:200].decode("utf-8", errors="replace"))
                         continue
                     self.lines += 1
                     if not got_hello:
@@ -365,7 +208,7 @@ class RemoteHost:
             return
         if not got_hello and said:
             self.reason = (
-                f"`{self._one_line(self.spec.teamtui)} stream` did not start with a hello line (it said "
+                f"`{one_line(self.spec.teamtui)} stream` did not start with a hello line (it said "
                 f"{said!r}): is it teamtui, and does the shell there print nothing on stdout?"
             )
         elif stalled:
@@ -397,19 +240,7 @@ class RemoteHost:
         """The first line: "" when this side can read what follows, else why not (with the fix)."""
         if obj.get("type") != "hello":
             return f"{self.name}: `{self.spec.teamtui} stream` did not start with a hello line: is it teamtui?"
-        version = wire.name(obj.get("teamtui"), 64) or "?"
-        protocol = wire.whole(obj.get("protocol"))
-        if protocol != wire.PROTOCOL:
-            from teamtui import __version__
-
-            return (
-                f"teamtui {version} there speaks stream protocol {protocol}, teamtui {__version__} here speaks "
-                f"{wire.PROTOCOL}: install the same teamtui on both: {install_hint(force=True)}"
-            )
-        self.remote_version = version
-        self.remote_host = wire.name(obj.get("host"), 255) or ""
-        self.remote_problems = []
-        return ""
+        return self._protocol_problem(obj, "there")
 
     def _why_failed(self, code: int | None, err: str) -> str:
         last = self._last(err)
@@ -437,162 +268,7 @@ class RemoteHost:
         lines = [
             ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith("Warning: Permanently added")
         ]
-        return RemoteHost._one_line(lines[-1]) if lines else ""
-
-    @staticmethod
-    def _one_line(text: str) -> str:
-        return inert(" ".join(text.split()))[:300]
-
-    # ------------------------------------------------------------------ one line
-    def _take(self, obj: dict[str, Any], batch: FleetBatch) -> None:
-        kind = obj["type"]
-        if kind == "heartbeat":
-            return
-        if kind == "ready":
-            self._snapshot_done(batch)
-            return
-        if kind == "result":
-            self._result(obj, batch)
-            return
-        if kind == "problem":
-            text = wire.name(obj.get("text"), 500)
-            if text and len(self.remote_problems) < 20:
-                self.remote_problems.append(text)
-            return
-        rkey = wire.team_key(obj.get("team"))
-        if rkey is None:
-            self.dropped += 1
-            return
-        key = host_key(self.name, rkey[1], rkey[2])
-        if kind == "progress":
-            rid = obj.get("id")
-            callback = self._progress.get(rid) if isinstance(rid, str) else None
-            if callback is not None:
-                callback(obj)
-            return
-        if kind == "gone":
-            if key in self.rows_said or key in self.sessions:
-                self.rows_said.pop(key, None)
-                self._drop(key)
-                batch.gone.append(key)
-            return
-        if kind == "team":
-            self._team(key, rkey, obj, batch)
-            return
-        state = self.teams.get(key)
-        if state is None:
-            self.dropped += 1
-            return
-        if kind == "tasks":
-            changes = state.take_tasks(obj)
-        elif kind == "messages":
-            changes = state.take_messages(obj)
-        elif kind == "logs":
-            changes = state.take_logs(obj)
-        elif kind == "insight":
-            changes = state.take_insight(obj)
-        elif kind == "views":
-            changes = state.take_views(obj.get("views"))
-            row = wire.read_row(obj.get("row"))
-            if row is not None:
-                self.rows_said[key] = row
-        else:
-            return
-        self._changed(batch, key, changes)
-
-    @staticmethod
-    def _changed(batch: FleetBatch, key: Key, changes: list[Change], full: bool = False) -> None:
-        team = batch.changes.get(key)
-        if team is None:
-            batch.changes[key] = Batch(list(changes), full=full)
-        else:
-            team.changes.extend(changes)
-            team.full = team.full or full
-
-    def _team(self, key: Key, rkey: Key, obj: dict[str, Any], batch: FleetBatch) -> None:
-        row = wire.read_row(obj.get("row"))
-        if row is None:
-            self.dropped += 1
-            return
-        if key not in self.rows_said and len(self.rows_said) >= TEAMS_CAP:
-            return
-        self._seen.add(key)
-        appeared = key not in self.rows_said
-        self.rows_said[key] = row
-        if "live" not in obj:
-            # A team the remote cannot read: its row says why; nothing to open.
-            if self._drop(key):
-                batch.gone.append(key)
-            if appeared:
-                batch.appeared.append(key)
-            return
-        session, state = self.sessions.get(key), self.teams.get(key)
-        if session is None or state is None:
-            traits = TeamTraits(
-                layout=wire.name(obj.get("layout"), 32) or "remote",
-                appends_to_inboxes=obj.get("appends_to_inboxes") is True,
-                shutdown_via_lead=obj.get("shutdown_via_lead") is True,
-                where=rkey[1],  # the folder there: error paths are shown relative to it
-            )
-            session, state = remote_session(
-                self, rkey, traits, log_limit=self.log_limit, health_timeout=self.health_timeout, clock=self.clock
-            )
-            self.sessions[key], self.teams[key] = session, state
-            appeared = True
-        full = obj.get("full") is True
-        changes = state.take_header(obj)
-        state.read_only_said = wire.text(obj.get("read_only"), 500) or ""
-        if obj.get("live") is False:
-            session.ended_at = wire.number(obj.get("ended_at")) or session.ended_at or self.clock()
-            state.read_only_said = state.read_only_said or "the team has ended: it is shown as it was"
-        self._connected(key, self.connected, self.status)
-        if appeared:
-            batch.appeared.append(key)
-        self._changed(batch, key, changes, full=full)
-
-    def _drop(self, key: Key) -> bool:
-        self.teams.pop(key, None)
-        return self.sessions.pop(key, None) is not None
-
-    def _connected(self, key: Key, connected: bool, why: str) -> None:
-        """While the host is disconnected nothing may be asked of its teams (their dashboards say why)."""
-        session, state = self.sessions.get(key), self.teams.get(key)
-        if session is not None and state is not None:
-            session.read_only = state.read_only_said if connected else why
-
-    def _snapshot_done(self, batch: FleetBatch) -> None:
-        """The snapshot is complete: what it did not list is gone; the connection counts as up."""
-        for key in [k for k in self.rows_said if k not in self._seen]:
-            self.rows_said.pop(key, None)
-            self._drop(key)
-            batch.gone.append(key)
-        back = self.down_since is not None or not self.ever_connected
-        self._ready = self.connected = self.ever_connected = True
-        if self.down_since is not None:
-            batch.notices.append((f"{self.name}: connected again (down since {hhmm(self.down_since)})", "information"))
-        self.down_since = None
-        self.reason = ""
-        for key in self.sessions:
-            self._connected(key, True, "")
-            if back and key not in batch.changes:
-                batch.changes[key] = Batch([])
-
-    def _result(self, obj: dict[str, Any], batch: FleetBatch) -> None:
-        rid = obj.get("id")
-        found = self._waiting.pop(rid, None) if isinstance(rid, str) else None
-        if found is None:
-            return
-        what, on_result = found
-        ok = obj.get("ok") is True
-        error = wire.name(obj.get("error"), 1000) or ("refused" if not ok else "")
-        detail = wire.name(obj.get("detail"), 1000) or ""
-        if ok:
-            batch.notices.append((f"{self.name}: {what}: {detail or 'done'}", "information"))
-        else:
-            batch.notices.append((f"{self.name}: {what} not carried out: {error}", "error"))
-            self._progress.pop(rid, None)  # type: ignore[arg-type]
-        if on_result is not None:
-            on_result(ok, error, detail)
+        return one_line(lines[-1]) if lines else ""
 
 
 class _Tail:
@@ -662,9 +338,12 @@ def hosts_for(settings_hosts: Iterable[HostSettings], urls: Iterable[str]) -> li
 
 
 __all__ = [
+    "TEAMS_CAP",
     "RemoteHost",
     "RemoteTeam",
+    "hhmm",
     "host_key",
     "hosts_for",
+    "install_hint",
     "parse_ssh_url",
 ]
