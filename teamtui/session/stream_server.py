@@ -2,7 +2,9 @@
 requests read back carried out here.
 
 `teamtui stream` (cli/stream_cmd.py) runs it on stdin/stdout, for another machine's control room
-over ssh (session/remote.py is the other end). What is written: a `hello`, every team's state,
+over ssh (session/remote.py is the other end); with `--publish`, its lines go to a NATS server
+instead and its requests come from there (session/nats_publish.py NatsSink): where the lines go
+and where requests come from is its sink's (PipeSink here). What is written: a `hello`, every team's state,
 `ready`, then each batch of this machine's one watcher as the changed teams' updates, and a
 `heartbeat` every few seconds. A request is carried out by this machine's rules: a message goes out
 under TeamSession.sender (never a lead this process is not), a shutdown is TeamSession.shutdown's
@@ -18,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Protocol
 
     from teamtui.session.local import LocalSource
     from teamtui.session.shutdown import ShutdownController, ShutdownNews
@@ -26,6 +28,17 @@ if TYPE_CHECKING:
     from teamtui.session.team import TeamSession
 
 DEFAULT_HEARTBEAT = 3.0
+
+if TYPE_CHECKING:
+
+    class Sink(Protocol):
+        """Where the stream's lines go and its requests come from."""
+
+        async def open(self, streamer: Streamer) -> None: ...
+        def put(self, obj: dict[str, Any], data: bytes) -> None: ...  # one line, checked and encoded
+        async def flush(self) -> None: ...
+        async def serve(self, streamer: Streamer) -> None: ...  # requests, each to streamer.request; ends: the run ends
+        async def close(self) -> None: ...
 
 
 class _Timer:
@@ -41,14 +54,20 @@ class _Timer:
 class Streamer:
     """One fleet, written as the stream protocol; requests carried out on it."""
 
-    def __init__(self, fleet: LocalSource, *, heartbeat: float = DEFAULT_HEARTBEAT, host: str | None = None):
+    def __init__(
+        self,
+        fleet: LocalSource,
+        *,
+        heartbeat: float = DEFAULT_HEARTBEAT,
+        host: str | None = None,
+        sink: Sink | None = None,
+    ):
         import socket
 
         self.fleet = fleet
         self.heartbeat = heartbeat
         self.host = host or socket.gethostname()
-        self.write: Callable[[bytes], Any] = sys.stdout.buffer.write
-        self._drain: Callable[[], Any] | None = None
+        self.sink: Sink = sink or PipeSink()
         self._sent_logs: dict[Key, dict[str, tuple[int, int]]] = {}  # member -> (id of its buffer, lines sent)
         self._sent_views: dict[Key, dict[str, dict]] = {}
         self._sent_rows: dict[Key, dict] = {}
@@ -68,13 +87,10 @@ class Streamer:
         if len(data) > MAX_LINE:
             print(f"teamtui stream: a {obj.get('type')} line of {len(data)} bytes was not sent", file=sys.stderr)
             return
-        self.write(data)
+        self.sink.put(obj, data)
 
     async def flush(self) -> None:
-        if self._drain is not None:
-            await self._drain()
-        else:
-            sys.stdout.buffer.flush()
+        await self.sink.flush()
 
     # ------------------------------------------------------------------ one team, as lines
     def team_lines(self, key: Key, *, full: bool) -> None:
@@ -270,7 +286,9 @@ class Streamer:
         from teamtui import __version__
         from teamtui.protocol.stream import PROTOCOL
 
-        await self._open(stdin or sys.stdin, stdout or sys.stdout)
+        if stdin is not None or stdout is not None:
+            self.sink = PipeSink(stdin, stdout)
+        await self.sink.open(self)
         fleet = self.fleet
         self.line(
             {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
@@ -287,7 +305,7 @@ class Streamer:
         self.line({"type": "ready", "teams": len(fleet.teams)})
         await self.flush()
         stop = asyncio.Event()
-        tasks = [asyncio.ensure_future(t) for t in (self._requests(), self._follow(stop), self._beat())]
+        tasks = [asyncio.ensure_future(t) for t in (self.sink.serve(self), self._follow(stop), self._beat())]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -297,36 +315,13 @@ class Streamer:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await self.sink.close()
         for t in tasks:  # a write that failed (the other side went away) ends the run quietly; anything else is raised
             exc = None if t.cancelled() else t.exception()
             if isinstance(exc, (BrokenPipeError, ConnectionResetError)):
                 self.closed = True
             elif exc is not None:
                 raise exc
-
-    async def _open(self, stdin: Any, stdout: Any) -> None:
-        """stdin and stdout as the loop's pipes (writes wait for the reader: backpressure, not a
-        blocked loop); a regular file, as a plain file."""
-        import asyncio
-
-        from teamtui.protocol.stream import MAX_REQUEST
-
-        loop = asyncio.get_running_loop()
-        self.reader = asyncio.StreamReader(limit=MAX_REQUEST * 2)
-        try:
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(self.reader), stdin)
-        except (ValueError, OSError):
-            self.reader = None  # type: ignore[assignment]
-        try:
-            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
-        except (ValueError, OSError):
-            out = stdout.buffer if hasattr(stdout, "buffer") else stdout
-            self.write = out.write
-            self._drain = None
-            return
-        writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        self.write = writer.write
-        self._drain = writer.drain
 
     async def _beat(self) -> None:
         import asyncio
@@ -369,31 +364,6 @@ class Streamer:
             controller.observe()
 
     # ------------------------------------------------------------------ requests
-    async def _requests(self) -> None:
-        """Requests, one JSON line each, until stdin closes."""
-        import asyncio
-
-        from teamtui.protocol.stream import MAX_REQUEST, LineSplitter
-
-        if self.reader is None:  # stdin is a regular file: read it in a thread
-            data = await asyncio.to_thread(sys.stdin.buffer.read)
-            chunks = [data]
-        else:
-            chunks = None
-        splitter = LineSplitter(MAX_REQUEST)
-        while True:
-            if chunks is not None:
-                if not chunks:
-                    return
-                data = chunks.pop()
-            else:
-                data = await self.reader.read(1 << 16)
-            if not data:
-                return
-            for raw in splitter.feed(data):
-                self.request(raw)
-            await self.flush()
-
     def request(self, raw: bytes) -> None:
         """One request line, carried out; answered with a result line (garbage: an error result, or nothing)."""
         from teamtui.protocol.stream import OPS, parse_request, team_key
@@ -561,4 +531,77 @@ class Streamer:
         )
 
 
-__all__ = ["Streamer", "DEFAULT_HEARTBEAT"]
+class PipeSink:
+    """The stream on stdout and its requests from stdin (`teamtui stream` under ssh)."""
+
+    def __init__(self, stdin: Any = None, stdout: Any = None):
+        self.stdin, self.stdout = stdin, stdout
+        self.write: Callable[[bytes], Any] = sys.stdout.buffer.write
+        self._drain: Callable[[], Any] | None = None
+        self.reader: asyncio.StreamReader | None = None
+
+    async def open(self, streamer: Streamer) -> None:
+        """stdin and stdout as the loop's pipes (writes wait for the reader: backpressure, not a
+        blocked loop); a regular file, as a plain file."""
+        import asyncio
+
+        from teamtui.protocol.stream import MAX_REQUEST
+
+        stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
+        loop = asyncio.get_running_loop()
+        reader = self.reader = asyncio.StreamReader(limit=MAX_REQUEST * 2)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        except (ValueError, OSError):
+            self.reader = None
+        try:
+            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
+        except (ValueError, OSError):
+            out: Any = stdout.buffer if hasattr(stdout, "buffer") else stdout
+            self.write = out.write
+            self._drain = None
+            return
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        self.write = writer.write
+        self._drain = writer.drain
+
+    def put(self, obj: dict[str, Any], data: bytes) -> None:
+        self.write(data)
+
+    async def flush(self) -> None:
+        if self._drain is not None:
+            await self._drain()
+        else:
+            sys.stdout.buffer.flush()
+
+    async def close(self) -> None:
+        return None
+
+    async def serve(self, streamer: Streamer) -> None:
+        """Requests, one JSON line each, until stdin closes."""
+        import asyncio
+
+        from teamtui.protocol.stream import MAX_REQUEST, LineSplitter
+
+        if self.reader is None:  # stdin is a regular file: read it in a thread
+            data = await asyncio.to_thread((self.stdin or sys.stdin).buffer.read)
+            chunks: list[bytes] | None = [data]
+        else:
+            chunks = None
+        splitter = LineSplitter(MAX_REQUEST)
+        while True:
+            if chunks is not None:
+                if not chunks:
+                    return
+                data = chunks.pop()
+            else:
+                assert self.reader is not None
+                data = await self.reader.read(1 << 16)
+            if not data:
+                return
+            for raw in splitter.feed(data):
+                streamer.request(raw)
+            await self.flush()
+
+
+__all__ = ["DEFAULT_HEARTBEAT", "PipeSink", "Streamer"]
