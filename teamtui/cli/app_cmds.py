@@ -120,7 +120,8 @@ def open_dashboard(ctx: Context) -> int:
 
 def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None, lines: int | None) -> Fleet:
     """Every team this control room shows: this machine's (those under the ROOTs and --root too;
-    with --team or --layout only those), and each [[hosts]] machine's or ssh:// ROOT's over ssh."""
+    with --team or --layout only those), each [[hosts]] machine's or ssh:// ROOT's over ssh, and
+    the hosts publishing to each [[nats]] server."""
     from teamtui.session.fleet import open_fleet
 
     chosen = ctx.team is not None or ctx.layout is not None
@@ -132,6 +133,7 @@ def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | 
         layout=ctx.layout,
         only_root=Path(ctx.root) if ctx.root is not None and chosen else None,
         hosts=_hosts(ctx, settings),
+        nats=settings.nats,
         log_limit=lines,
         health_timeout=health,
     )

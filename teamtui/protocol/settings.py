@@ -8,6 +8,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.protocol.nats_settings import NatsSettings
+
 DEFAULT_THEME = "teamtui-dark"
 DEFAULT_SENDER = "teamtui"
 # How long `teamtui hook` offers a permission request to the room (0: never); see the README.
@@ -64,6 +68,8 @@ class Settings:
     notify: NotifySettings = field(default_factory=NotifySettings)
     # [[hosts]]: other machines whose teams the control room shows, over the user's own ssh.
     hosts: list[HostSettings] = field(default_factory=list)
+    # [[nats]]: NATS servers whose published teams the control room shows (protocol/nats_settings.py).
+    nats: list[NatsSettings] = field(default_factory=list)
     # Seconds a permission request waits for an answer from a room before it is left to the lead's terminal.
     answer_wait: float = DEFAULT_ANSWER_WAIT
     # Why a setting was ignored, shown once as a notification rather than lost.
@@ -108,6 +114,10 @@ def load_settings(path: Path | None = None) -> Settings:
         s.roots = _roots(data["roots"], path, s.problems)
     if data.get("hosts") is not None:
         s.hosts = _hosts(data["hosts"], path, s.problems)
+    if data.get("nats") is not None:
+        from teamtui.protocol.nats_settings import read_nats
+
+        s.nats = read_nats(data["nats"], path, s.problems)
     wait = data.get("answer_wait")
     if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 <= wait <= MAX_ANSWER_WAIT:
         s.answer_wait = float(wait)

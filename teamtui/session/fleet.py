@@ -25,6 +25,7 @@ from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from teamtui.protocol.nats_settings import NatsSettings
     from teamtui.protocol.settings import HostSettings, Settings
     from teamtui.session.shutdown import OnShutdown
     from teamtui.session.source import TeamSource
@@ -178,6 +179,7 @@ def open_fleet(
     layout: str | None = None,
     only_root: Path | None = None,
     hosts: Sequence[HostSettings] = (),
+    nats: Sequence[NatsSettings] = (),
     log_limit: int | None = None,
     health_timeout: float | None = None,
     clock: Callable[[], float] = time.time,
@@ -188,7 +190,8 @@ def open_fleet(
     lead_of: tuple[str, str] | None = None,
 ) -> Fleet:
     """The fleet for a way of opening teamtui: this machine's teams (those of `roots` too; with
-    `team`, `layout` or `only_root`, only those), read once, beside each host's over ssh."""
+    `team`, `layout` or `only_root`, only those), read once, beside each host's over ssh and each
+    NATS server's publishing hosts'."""
     log_limit = log_limit or settings.log_lines
     health_timeout = health_timeout or settings.health_timeout
     local = LocalSource(
@@ -213,6 +216,10 @@ def open_fleet(
         from teamtui.session.remote import RemoteHost
 
         sources += [RemoteHost(h, log_limit=log_limit, health_timeout=health_timeout, clock=clock) for h in hosts]
+    if nats:
+        from teamtui.session.nats_source import NatsSource  # nats-py, only for a room that reads a server
+
+        sources += [NatsSource(n, log_limit=log_limit, health_timeout=health_timeout, clock=clock) for n in nats]
     return Fleet(sources, clock=clock)
 
 
