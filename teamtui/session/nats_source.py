@@ -359,9 +359,8 @@ class NatsSource:
             return
         host.revs[token] = (epoch, rev)
         for obj in _lines(msg.data):
-            if obj.get("type") not in _TEAM_LINES or (
-                (key := wire.team_key(obj.get("team"))) is None or subjects.team_token(key) != token
-            ):
+            key = wire.team_key(obj.get("team"))
+            if obj.get("type") not in _TEAM_LINES or key is None or _token(obj["team"]) != token:
                 self.dropped += 1  # a line about another team than its subject's, or no team line at all
                 continue
             host.lines += 1
@@ -435,6 +434,13 @@ def _lines(data: bytes) -> list[dict[str, Any]]:
             if obj is not None:
                 out.append(obj)
     return out
+
+
+def _token(v: Any) -> str | None:
+    """The subject token of a team line's key as the host wrote it (before any cleaning)."""
+    if isinstance(v, list) and len(v) == 3 and all(isinstance(x, str) for x in v):
+        return subjects.team_token((v[0], v[1], v[2]))
+    return None
 
 
 def _whole(v: Any) -> int | None:

@@ -321,3 +321,24 @@ async def following(source: NatsSource) -> AsyncIterator[Feed]:
 
 def room(url: str, *, credentials: str = "", stall: float = 3.0, subjects: str = "teamtui.>") -> NatsSource:
     return NatsSource(NatsSettings(url, credentials=credentials, subjects=subjects), stall=stall)
+
+
+async def stream_made(url: str, credentials: str = "", limit: float = 20.0) -> None:
+    """Until a publishing host has made the stream (a room that may not make it waits for one)."""
+    import nats
+
+    from teamtui.protocol.nats_subjects import STREAM
+
+    nc = await nats.connect(url, **({"nkeys_seed": credentials} if credentials else {}))
+    try:
+        end = asyncio.get_running_loop().time() + limit
+        while True:
+            try:
+                await nc.jetstream().stream_info(STREAM)
+                return
+            except Exception:
+                if asyncio.get_running_loop().time() > end:
+                    raise
+                await asyncio.sleep(0.1)
+    finally:
+        await nc.close()

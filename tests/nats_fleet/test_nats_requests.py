@@ -1,0 +1,138 @@
+"""m, b and S from a room, through NATS: each a request on the publishing host's subject, carried
+out there by that machine's rules (its honest sender; a Claude Code team's shutdown through its
+lead) and answered to the room's own inbox; a host that is away answers nothing, and says so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from teamtui.protocol import processes
+from teamtui.protocol.native import NativeTeam
+
+from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Host, Server, following, room
+
+
+def key_of(host: Host, claude: bool = False) -> tuple[str, str, str]:
+    if claude:
+        return (f"nats:{host.name}", os.path.realpath(host.claude), CLAUDE_TEAM)
+    return (f"nats:{host.name}", os.path.realpath(host.project), NATIVE_TEAM)
+
+
+def native_inbox(host: Host, member: str) -> list[dict]:
+    path = host.project / ".teams" / NATIVE_TEAM / f"{member}_inbox.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def claude_inbox(host: Host, member: str) -> list[dict]:
+    return json.loads((host.claude / "teams" / CLAUDE_TEAM / "inboxes" / f"{member}.json").read_text())
+
+
+def set_lead(claude, team: str, pid: int) -> None:
+    path = claude / "teams" / team / "config.json"
+    cfg = json.loads(path.read_text())
+    cfg["leadProcess"] = {
+        "pid": pid,
+        "pidSpace": "vm#" + processes.pid_space(),
+        "claimedAt": int(time.time() * 1000),
+        "procStart": processes.start_of(pid),
+    }
+    path.write_text(json.dumps(cfg, indent=2))
+
+
+async def test_m_and_b_are_carried_out_by_the_publishing_host_under_its_honest_sender(server: Server, hosts) -> None:
+    box = hosts("box1")
+    box.publish(server.url)
+    source = room(server.url)
+    async with following(source) as feed:
+        await feed.until(lambda: key_of(box) in source.sessions, "the team")
+        session = source.sessions[key_of(box)]
+        honest = NativeTeam(box.project, NATIVE_TEAM).outgoing_sender("teamtui")
+        assert session.sender == honest
+        assert session.send("hunter", "through NATS") == []  # provisional: what the host wrote comes in the stream
+        await feed.until(lambda: any(e["content"] == "through NATS" for e in native_inbox(box, "hunter")), "written")
+        assert next(e for e in native_inbox(box, "hunter") if e["content"] == "through NATS")["sender"] == honest
+        await feed.until(
+            lambda: any(f"box1: message to hunter: written to hunter's inbox as {honest}" in n for n in feed.notices),
+            "the result, as a notice",
+        )
+        await feed.until(lambda: any(m.content == "through NATS" for m in session.state.messages), "back")
+        recipients, changes = session.broadcast("all hands, through NATS")
+        expected = NativeTeam(box.project, NATIVE_TEAM).members_for_broadcast(honest)
+        assert recipients == expected and len(expected) >= 2 and changes == []
+        for member in expected:
+            await feed.until(
+                lambda m=member: any(e["content"] == "all hands, through NATS" for e in native_inbox(box, m)),
+                f"the broadcast in {member}'s inbox",
+            )
+        # A member the team does not have: refused here, nothing sent.
+        try:
+            session.send("nobody-here", "x")
+        except Exception as exc:  # noqa: BLE001 - the refusal is the point
+            assert "nobody-here" in str(exc)
+        else:
+            raise AssertionError("a stranger was messaged")
+
+
+async def test_s_on_a_native_team_runs_the_shutdown_there_and_reports_its_progress(server: Server, hosts) -> None:
+    box = hosts("box1")
+    box.publish(server.url)
+    source = room(server.url)
+    async with following(source) as feed:
+        await feed.until(lambda: key_of(box) in source.sessions, "the team")
+        session = source.sessions[key_of(box)]
+        news = []
+        controller = session.shutdown(None, news.append, lambda d, f: None, lambda w, d: None)
+        targets = session.live_teammates()
+        assert targets
+        controller.start(targets, "wrapping up, through NATS", 60.0)
+        await feed.until(lambda: any(n.run is not None and n.run.teammates for n in news), "the host's progress")
+        for member in targets:
+            await feed.until(
+                lambda m=member: any("shutdown_request" in json.dumps(e) for e in native_inbox(box, m)),
+                f"{member} asked to shut down, there",
+            )
+        assert any("shutdown of the team started" in n for n in feed.notices)
+        controller.stop()
+
+
+async def test_s_on_a_claude_code_team_goes_through_its_lead_there(server: Server, hosts) -> None:
+    box = hosts("box1", claude=True)
+    lead = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+    try:
+        set_lead(box.claude, CLAUDE_TEAM, lead.pid)
+        box.publish(server.url)
+        source = room(server.url)
+        async with following(source) as feed:
+            await feed.until(lambda: key_of(box, claude=True) in source.sessions, "the Claude Code team")
+            session = source.sessions[key_of(box, claude=True)]
+            news = []
+            controller = session.shutdown(None, news.append, lambda d, f: None, lambda w, d: None)
+            controller.start(session.live_teammates(), "done for today", 30.0)
+            await feed.until(lambda: any(n.run is not None and n.run.note for n in news), "the host's progress")
+            note = next(n.run.note for n in news if n.run is not None and n.run.note)
+            assert note.startswith("asked team-lead (as teamtui) to shut down")
+            asked = [e for e in claude_inbox(box, "team-lead") if "done for today" in e.get("text", "")]
+            assert asked and asked[-1]["from"] == "teamtui"
+            controller.stop()
+    finally:
+        lead.kill()
+        lead.wait()
+
+
+async def test_a_request_to_a_host_that_is_away_says_nobody_answered(server: Server, hosts) -> None:
+    box = hosts("box1")
+    box.publish(server.url)
+    source = room(server.url, stall=30.0)  # still counted as up: the request itself finds nobody
+    async with following(source) as feed:
+        await feed.until(lambda: key_of(box) in source.sessions, "the team")
+        box.stop()
+        session = source.sessions[key_of(box)]
+        session.send("hunter", "into the void")
+        await feed.until(
+            lambda: any("message to hunter not carried out: nobody answers for box1" in n for n in feed.notices),
+            "said: nobody answered",
+        )
