@@ -192,8 +192,9 @@ def explain(exc: BaseException | None, link: NatsLink) -> str:
     return f"{where}: {said}"
 
 
-async def ensure_stream(js: Any, link: NatsLink) -> None:
-    """The stream every host publishes into, made when it is not there yet (NatsUnavailable in words)."""
+async def ensure_stream(js: Any, link: NatsLink) -> Any:
+    """The stream every host publishes into, made when it is not there yet (NatsUnavailable in words);
+    when it was made (a stream made anew since holds none of what was published before)."""
     try:
         info = await js.stream_info(STREAM)
     except nats.js.errors.NotFoundError:
@@ -214,7 +215,7 @@ async def ensure_stream(js: Any, link: NatsLink) -> None:
                 f"the stream {STREAM} on {link.shown} does not allow rollups (each team's snapshot replaces what "
                 "was before it): delete it (`nats stream rm TEAMTUI`) and a publishing host makes it anew"
             )
-        return
+        return info.created
     config = StreamConfig(
         name=STREAM,
         description="teamtui: each team's last snapshot and its changes since (teamtui.<host>.<team>.state)",
@@ -226,10 +227,10 @@ async def ensure_stream(js: Any, link: NatsLink) -> None:
         duplicate_window=DUPLICATE_WINDOW,
     )
     try:
-        await js.add_stream(config)
+        return (await js.add_stream(config)).created
     except nats.js.errors.APIError as exc:
         if "already in use" in str(exc):  # another host made it meanwhile
-            return
+            return (await js.stream_info(STREAM)).created
         raise NatsUnavailable(f"{link.shown}: cannot make the stream {STREAM}: {exc.description or exc}") from None
     except (TimeoutError, nats.errors.TimeoutError):
         raise NatsUnavailable(

@@ -64,6 +64,7 @@ class _Out:
     headers: dict[str, str]
     token: str  # the team's ("" for the host's own)
     whole: bool  # a snapshot (or the host's state): what was queued before it on its subject is moot
+    group: int = 0  # the flush of one team it came from (a group is never cut by its own size)
 
 
 class NatsSink:
@@ -115,6 +116,8 @@ class NatsSink:
         self._said_drop = False
         self._tasks: set[asyncio.Future] = set()
         self._closing = False
+        self._stream_made: Any = None  # when the stream was made, as last seen
+        self._group = 0  # the group being spooled
 
     # ------------------------------------------------------------------ lines in
     async def open(self, streamer: Streamer) -> None:
@@ -145,6 +148,7 @@ class NatsSink:
 
     async def flush(self) -> None:
         now = time.time()
+        before = self._group
         for _ in range(2):  # the second round: the teams just asked for whole
             groups, self._groups = self._groups, {}
             for token, lines in groups.items():
@@ -161,7 +165,7 @@ class NatsSink:
                 self.streamer.team_lines(self.keys[token], full=True)
         listed = tuple(sorted(self.keys))
         if self._host_lines and (self._host_dirty or listed != self._host_said):
-            self._queue_host(listed)
+            self._queue_host(listed, before)
         if self._work is not None and self.spool:
             self._work.set()
 
@@ -185,6 +189,7 @@ class NatsSink:
             chunks[-1].append(data)
             size += len(data)
         subject = subjects.state_subject(self.host, token)
+        self._group += 1
         for n, chunk in enumerate(c for c in chunks if c):
             rev = self.revs[token] = self.revs.get(token, 0) + 1
             headers = {
@@ -196,7 +201,7 @@ class NatsSink:
             if first:
                 headers["Nats-Rollup"] = "sub"
                 headers["Teamtui-Snapshot"] = "1"
-            self._spool(_Out(subject, b"".join(chunk), headers, token, first))
+            self._spool(_Out(subject, b"".join(chunk), headers, token, first, self._group))
         if whole:
             self._since[token] = 0
             self._whole_at[token] = now
@@ -207,10 +212,26 @@ class NatsSink:
             self._since.pop(token, None)
             self._whole_at.pop(token, None)
 
-    def _queue_host(self, listed: tuple[str, ...]) -> None:
+    def _queue_host(self, listed: tuple[str, ...], before: int) -> None:
+        """The host's state, ahead of the teams' messages of this flush, and in the place of a state
+        it replaces that was not sent yet (its hello before their rows, as on the ssh stream)."""
         ready = wire.dumps({"type": "ready", "teams": len(listed), "tokens": list(listed)})
         headers = {"Nats-Rollup": "sub", "Teamtui-Epoch": str(self.epoch)}
-        self._spool(_Out(subjects.host_subject(self.host), b"".join([*self._host_lines, ready]), headers, "", True))
+        subject = subjects.host_subject(self.host)
+        waiting = [o for o in self.spool if o.subject == subject and o is not self._in_flight]
+        follows = None  # what followed the replaced state
+        if waiting:
+            seen = False
+            for o in self.spool:
+                if o is waiting[0]:
+                    seen = True
+                elif seen and o.subject != subject:
+                    follows = o
+                    break
+        self._spool(_Out(subject, b"".join([*self._host_lines, ready]), headers, "", True))
+        out = self.spool.pop()
+        at = next((i for i, o in enumerate(self.spool) if o is follows or (o.token and o.group > before)), None)
+        self.spool.insert(len(self.spool) if at is None else at, out)
         self._host_said, self._host_dirty = listed, False
 
     def _spool(self, out: _Out) -> None:
@@ -219,7 +240,11 @@ class NatsSink:
         self.spool.append(out)
         self.spooled += len(out.payload)
         while self.spooled > self.spool_bytes:
-            oldest = next((o for o in self.spool if o is not self._in_flight and o.token), None)
+            # The oldest team's go first; never the group being spooled (a snapshot bigger than the
+            # spool is sent whole, not dropped and asked for again without end).
+            oldest = next(
+                (o for o in self.spool if o is not self._in_flight and o.token and o.group != self._group), None
+            )
             if oldest is None:
                 break
             self.dropped += self._remove(lambda o, t=oldest.token: o.token == t)  # type: ignore[misc]
@@ -272,7 +297,7 @@ class NatsSink:
                     first=self.first,
                     most=self.most,
                 )
-                await ensure_stream(nc.jetstream(), self.link)
+                await self._check_stream(nc)
             except NatsUnavailable as exc:
                 if exc.fatal:
                     self._fail(str(exc))
@@ -305,8 +330,28 @@ class NatsSink:
     async def _reconnected(self) -> None:
         self._down_since = None
         self.say(f"{self.link.shown}: connected again")
+        if self.nc is not None:
+            try:
+                await self._check_stream(self.nc)
+            except NatsUnavailable as exc:
+                self.say(str(exc))
         if self._up is not None:
             self._up.set()
+        if self._work is not None:
+            self._work.set()
+
+    async def _check_stream(self, nc: Client) -> None:
+        """The stream there; one made anew since it was last seen (a server started on an empty
+        store) holds nothing of this host's: every team is sent whole again."""
+        made = await ensure_stream(nc.jetstream(), self.link)
+        if self._stream_made is not None and made != self._stream_made:
+            self._resend_all()
+        self._stream_made = made
+
+    def _resend_all(self) -> None:
+        self.stale.update(t for t in self.keys if not any(o.token == t and o.whole for o in self.spool))
+        self._host_dirty = True
+        self._remove(lambda o: bool(o.token) and not o.whole)
         if self._work is not None:
             self._work.set()
 
@@ -333,16 +378,16 @@ class NatsSink:
         while True:
             if not self.spool:
                 if self.stale and self._up.is_set() and self.streamer is not None:
-                    for token in [t for t in self.stale if t in self.keys]:
-                        self.streamer.team_lines(self.keys[token], full=True)
-                    self.stale.clear()
-                    self._said_drop = False
+                    self._send_stale()
                     await self.flush()
+                    await asyncio.sleep(0)
                     continue
                 self._work.clear()
                 await self._work.wait()
                 continue
-            await self._up.wait()
+            if not self._up.is_set():
+                await self._up.wait()
+                continue  # the spool may have changed meanwhile (a stream made anew: teams sent whole)
             nc = self.nc
             out = self._in_flight = self.spool[0]
             try:
@@ -367,19 +412,30 @@ class NatsSink:
                 self.spooled -= len(out.payload)
             self.sent += 1
 
+    def _send_stale(self) -> None:
+        """The teams whose changes were dropped, whole again: as many as half the spool holds at a
+        time (the rest when it is empty again), so they do not push each other out."""
+        assert self.streamer is not None
+        for token in list(self.stale):
+            self.stale.discard(token)
+            if token in self.keys:
+                self.streamer.team_lines(self.keys[token], full=True)
+                self._queue_team(token, self._groups.pop(token, []), time.time())
+            if self.spooled >= self.spool_bytes // 2:
+                return
+        self._said_drop = False
+
     async def _stream_lost(self) -> None:
         """No stream answered (a server started on an empty store): made again, everything sent whole."""
         nc = self.nc
         try:
             assert nc is not None
-            await ensure_stream(nc.jetstream(), self.link)
+            self._stream_made = await ensure_stream(nc.jetstream(), self.link)
         except NatsUnavailable as exc:
             self.say(str(exc))
             await asyncio.sleep(1)
             return
-        self.stale.update(t for t in self.keys if not any(o.token == t and o.whole for o in self.spool))
-        self._host_dirty = True
-        self._remove(lambda o: bool(o.token) and not o.whole)
+        self._resend_all()
         await self.flush()
 
     async def close(self) -> None:

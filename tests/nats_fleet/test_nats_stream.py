@@ -190,3 +190,68 @@ async def test_the_stream_keeps_each_team_snapshot_and_changes_since_only(server
         assert revs == list(range(revs[0], revs[0] + len(revs))), "the changes after it, in order"
     finally:
         await nc.close()
+
+
+async def test_a_server_started_on_an_empty_store_gets_every_team_whole_again(server: Server, hosts) -> None:
+    import shutil
+
+    box = hosts("box1")
+    box.publish(server.url)
+    team = NativeTeam(box.project, NATIVE_TEAM)
+    first = room(server.url)
+    async with following(first) as feed:
+        await feed.until(lambda: key_of(box) in first.sessions, "the team")
+    server.stop()
+    shutil.rmtree(server.folder / "store")  # the stream and everything in it: gone
+    server.start()
+    team.send("hunter", "after the store was lost", sender="scout")
+    late = room(server.url)
+    async with following(late) as feed:
+        await feed.until(lambda: key_of(box) in late.sessions, "the team, sent whole again", limit=40)
+        await feed.until(lambda: "after the store was lost" in contents(late.sessions[key_of(box)]), "the change")
+        assert Counter(contents(late.sessions[key_of(box)]))["after the store was lost"] == 1
+
+
+async def test_the_spool_is_bounded_while_the_server_is_away_and_the_team_sent_whole_after(
+    server: Server, hosts, tmp_path
+) -> None:
+    """In-process: the real Streamer over this machine's team, its sink's spool held to 30 KB."""
+    import asyncio
+
+    from teamtui.protocol.settings import Settings
+    from teamtui.session.local import LocalSource
+    from teamtui.session.nats_link import NatsLink
+    from teamtui.session.nats_publish import NatsSink
+    from teamtui.session.stream_server import Streamer
+
+    box = hosts("box1")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    local = LocalSource(
+        Settings(), roots=[box.project], cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "j"
+    )
+    said: list[str] = []
+    sink = NatsSink(NatsLink(server.url), "box1", spool_bytes=30_000, say=said.append)
+    run = asyncio.ensure_future(Streamer(local, heartbeat=0.5, host="box1", sink=sink).run())
+    team = NativeTeam(box.project, NATIVE_TEAM)
+    source = room(server.url)
+    try:
+        async with following(source) as feed:
+            await feed.until(lambda: key_of(box) in source.sessions, "the team")
+            server.stop()
+            await feed.until(lambda: any("is away" in s for s in said), "the sink noticed")
+            for i in range(300):
+                team.send("hunter", f"spooled {i} " + "x" * 200, sender="scout")
+                if i % 20 == 0:
+                    await asyncio.sleep(0.05)  # batches, as a busy team's
+            await feed.until(lambda: sink.dropped > 0, "the spool full")
+            assert sink.spooled <= 30_000 + sink.max_payload
+            assert any("the spool is full" in s for s in said)
+            server.start()
+            session = source.sessions[key_of(box)]
+            await feed.until(lambda: "spooled 299 " + "x" * 200 in contents(session), "the team whole", limit=40)
+            said_here = Counter(contents(session))
+            assert all(said_here[f"spooled {i} " + "x" * 200] == 1 for i in range(300))
+    finally:
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)
