@@ -84,7 +84,7 @@ def cmd_status_all(ctx: Context) -> int:
     for problem in fleet.problems:
         sys.stderr.write(f"teamtui: {inert(problem)}\n")
     now = time.time()
-    rows = fleet_rows(fleet, now=now, transcripts=ctx.args.transcripts, health_timeout=settings.health_timeout)
+    rows = fleet_rows(fleet, now=now, health_timeout=settings.health_timeout)
     if ctx.args.json:
         # ensure_ascii keeps every control character escaped, so the output is terminal-safe.
         out(json.dumps([row_json(r) for r in rows], ensure_ascii=True, indent=2))

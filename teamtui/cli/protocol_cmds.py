@@ -44,14 +44,15 @@ ROOT given, those a `teamtui run`/`teamtui demo` leads, and teams ended within `
 (config.toml, default 24) as teamtui's journal has them. Order: teams that need you, then live teams by
 last activity, then ended ones (gone, or their lead's process ended). A folder that does not read is
 listed with its problem; a bad setting or ROOT is said on stderr. In the table, ! marks a team that needs
-you and x an ended one; ? counts members whose status is not known (an in-process teammate: --transcripts).
+you and x an ended one; ? counts members whose status is not known yet.
 --all --json prints one JSON list, an object per team in that order:
   [{"team": str, "folder": str, "root": str, "layout": "native"|"claude", "source": "claude"|"native"|"run",
     "label": "Claude Code"|"native"|"run by teamtui", "lead": "alive"|"ended"|"unknown", "ended": bool,
     "ended_at": float|null, "members": {"working": int, "idle": int, "gone": int, "unknown": int},
     "tasks": {"done": int, "total": int}, "needs_you": int, "tokens": int|null, "last_activity": float|null,
     "cwd": str, "pid": int|null, "errors": int, "problem": str|null}]
-  needs_you is 0 and tokens null unless --transcripts; times are seconds since the epoch."""
+  tokens is null for a team without transcripts; times are seconds since the epoch. Every figure is the
+  control room's: a Claude Code team's transcripts are read as the room reads them."""
 
 TASKS_JSON_HELP = """\
 --json prints one object:
@@ -190,15 +191,17 @@ def cmd_status(ctx: Context) -> int:
         from teamtui.cli.fleet_status import cmd_status_all  # the fleet (settings, journal, layouts): only here
 
         return cmd_status_all(ctx)
-    if ctx.args.roots or ctx.args.transcripts:
-        raise CliError("ROOT and --transcripts go with --all", EXIT_USAGE)
+    if ctx.args.roots:
+        raise CliError("ROOT goes with --all", EXIT_USAGE)
     from teamtui.protocol.state import TeamState  # status only: the other commands read no more than they show
 
     store = ctx.store()
     state = TeamState(store)
     state.load_all()
-    if ctx.args.json and state.transcripts is not None:
-        state.load_transcripts()  # only where the layout has transcripts: a native status reads no more
+    if state.transcripts is not None:  # only where the layout has them: a native status reads no more
+        from teamtui.protocol.fleet.overview import read_transcripts
+
+        read_transcripts(state)  # as the control room does: the same tasks, needs and tokens
     done, total = state.board.progress()
     views = state.member_views()
     cfg = state.config
@@ -240,7 +243,17 @@ def cmd_status(ctx: Context) -> int:
         out(f"Description: {inert(description)}")
     out(f"Lead: {inert(state.lead)}")
     out(f"Members: {len(views)}")
-    out(f"Tasks: {done}/{total} done")
+    out(f"Tasks: {done}/{total} done" + (f" ({state.task_source})" if state.task_source == "assignments" else ""))
+    if state.transcripts is not None:
+        import time
+
+        needs = state.transcripts.needs_you(time.time())
+        tokens = state.transcripts.total_tokens()
+        out(f"Needs you: {len(needs) or 'nothing'}")
+        for n in needs:
+            out(f"  ? {inert(n.text)}")
+        if tokens is not None:
+            out(f"Tokens: {tokens:,}")
     if views:
         out()
     for v in views:
@@ -287,11 +300,20 @@ def cmd_tasks(ctx: Context) -> int:
     from teamtui.protocol.touching import load_touches
 
     store = ctx.store()
-    tasks, errors = store.list_tasks()
-    touches, touch_error = load_touches(store)
-    if touch_error is not None:
-        errors.append(touch_error)
-    board = Board(tasks, touches)
+    if store.has_transcripts:  # a Claude Code lead's work may be its assignments: read as the room reads them
+        from teamtui.protocol.fleet.overview import read_transcripts
+        from teamtui.protocol.state import TeamState
+
+        state = TeamState(store)
+        state.load_all()
+        read_transcripts(state)
+        board, errors = state.board, state.all_errors()
+    else:
+        tasks, errors = store.list_tasks()
+        touches, touch_error = load_touches(store)
+        if touch_error is not None:
+            errors.append(touch_error)
+        board = Board(tasks, touches)
     done, total = board.progress()
     if ctx.args.json:
         _print_json(
@@ -606,7 +628,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         p.add_argument(
             "--transcripts",
             action="store_true",
-            help="with --all: read Claude Code teams' transcripts for needs-you and tokens (slower)",
+            help="kept for scripts: the transcripts are always read, as the control room reads them",
         )
 
     if only in (None, "tasks"):

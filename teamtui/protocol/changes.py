@@ -130,10 +130,19 @@ class LogUpdate(Record):
     """New lines of one member's log from somewhere other than a team file (a transcript):
     TeamState puts them into its log buffer and counts `last_write` as the member's activity."""
 
-    __slots__ = ("member", "entries", "reset", "last_write")
+    __slots__ = ("member", "entries", "reset", "last_write", "received")
 
-    def __init__(self, member: str, entries: list[LogEntry], reset: bool = False, last_write: float | None = None):
+    def __init__(
+        self,
+        member: str,
+        entries: list[LogEntry],
+        reset: bool = False,
+        last_write: float | None = None,
+        received: list[tuple[str, str, float | None, str]] | None = None,
+    ):
         self.member = member
         self.entries = entries
         self.reset = reset  # the source started over: so does the buffer
         self.last_write = last_write
+        # Plain messages the member received, as (sender, text, when, key): a transcript's receipts.
+        self.received: list[tuple[str, str, float | None, str]] = [] if received is None else received

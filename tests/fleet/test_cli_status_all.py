@@ -46,6 +46,7 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
     date_tree(machine.project / ".teams" / NATIVE_TEAM, now - 30)
     date_tree(machine.other / ".teams" / OTHER_TEAM, now - 200)
     date_tree(machine.claude / "teams" / LIVE_TEAM, now - 100)
+    date_tree(machine.claude / "projects", now - 100)  # its transcripts: their last write is activity too
     date_tree(machine.claude / "teams" / DEAD_TEAM, now - HOUR)  # its lead ended: listed with the ended teams
     _ended_journal(machine, "session-ended", now - 2 * HOUR)
     _ended_journal(machine, "session-long-gone", now - 30 * HOUR)
@@ -68,9 +69,9 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "ended": False,
         "ended_at": None,
         "members": {"working": 0, "idle": 2, "gone": 0, "unknown": 0},
-        "tasks": {"done": 0, "total": 0},
+        "tasks": {"done": 3, "total": 3},  # the lead's assignments: no task list
         "needs_you": 0,
-        "tokens": None,
+        "tokens": 200,
         "last_activity": None,
         "cwd": "/src/app",
         "pid": None,
@@ -127,9 +128,9 @@ def test_status_all_with_no_team_anywhere(machine: Machine, tmp_path: Path) -> N
     assert json.loads(_teamtui(machine, "status", "--all", "--json", cwd=empty).stdout) == []
 
 
-def test_roots_and_transcripts_need_all(machine: Machine) -> None:
+def test_roots_need_all(machine: Machine) -> None:
     proc = _teamtui(machine, "status", str(machine.other))
-    assert proc.returncode == 2 and "ROOT and --transcripts go with --all" in proc.stderr
+    assert proc.returncode == 2 and "ROOT goes with --all" in proc.stderr
     assert _teamtui(machine, "status").returncode == 0  # the one team under the cwd, as before
 
 

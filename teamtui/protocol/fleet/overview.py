@@ -146,14 +146,20 @@ def count_members(row: FleetRow, state: TeamModel, now: float) -> None:
             row.unknown += 1
 
 
-def _read_transcripts(state: TeamState) -> None:
-    """The costly part: every member's transcript read, for what needs a person and the tokens."""
-    if state.transcripts is not None and not state.transcripts.started:
-        state.load_transcripts()
+def read_transcripts(state: TeamState) -> None:
+    """What the room reads of a team with transcripts, so that every place says the same figures
+    (the room, `status`, `status --all`, `tasks`): each transcript from its end (what needs a person,
+    the lead's assignments, who works), then its head's token sums."""
+    feed = state.transcripts
+    if feed is None or feed.started:
+        return
+    state.take_transcripts(feed.read(from_end=True))
+    if state.counting_heads:
+        state.take_heads(state.count_heads())
 
 
 def summarize_team(
-    team: FleetTeam, *, now: float | None = None, transcripts: bool = False, health_timeout: float = 60.0
+    team: FleetTeam, *, now: float | None = None, transcripts: bool = True, health_timeout: float = 60.0
 ) -> FleetRow:
     """The row of one team, read now; a team that does not read gives a row with its problem, never raises."""
     now = time.time() if now is None else now
@@ -163,7 +169,7 @@ def summarize_team(
         return row_of(team, None, now=now, problem=f"cannot be read: {exc}")
     if transcripts and state is not None:  # first: an in-process teammate's working or idle is its transcript's
         try:
-            _read_transcripts(state)
+            read_transcripts(state)
         except Exception:  # noqa: BLE001 - a transcript that does not read leaves the figures blank
             pass
     return row_of(team, state, now=now)
@@ -205,7 +211,7 @@ def fleet_rows(
     fleet: Fleet | Iterable[FleetTeam],
     *,
     now: float | None = None,
-    transcripts: bool = False,
+    transcripts: bool = True,
     health_timeout: float = 60.0,
 ) -> list[FleetRow]:
     """Every team's row, in the overview's order."""

@@ -146,7 +146,9 @@ class TranscriptFeed:
                 self._note(member, update.calls, update.notices)
             stats = self.stats(member)
             last_write = stats.last_write if stats is not None else None
-            out.append(LogUpdate(member, [e.as_log_entry(member) for e in update.entries], update.reset, last_write))
+            entries = [e.as_log_entry(member) for e in update.entries]
+            received = [(r.sender, r.body, r.ts, r.key) for r in update.receipts]
+            out.append(LogUpdate(member, entries, update.reset, last_write, received))
         return out
 
     def apply(self, paths: Iterable[Path], *, rescan: bool = False) -> list[LogUpdate]:
@@ -160,6 +162,7 @@ class TranscriptFeed:
         for member, update in self.team.apply(paths, rescan=rescan).items():
             if member in updates:
                 updates[member].entries.extend(update.entries)
+                updates[member].receipts.extend(update.receipts)
                 updates[member].reset = updates[member].reset or update.reset
             else:
                 updates[member] = update

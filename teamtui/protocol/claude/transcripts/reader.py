@@ -32,7 +32,15 @@ from typing import Any
 
 from teamtui.protocol.claude.transcripts.assignments import CALL_MARKS, Call, calls_in, refusals_in
 from teamtui.protocol.claude.transcripts.known import Drift
-from teamtui.protocol.claude.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, notices_in
+from teamtui.protocol.claude.transcripts.render import (
+    EntryKind,
+    Notice,
+    Receipt,
+    Renderer,
+    TranscriptEntry,
+    notices_in,
+    receipts_in,
+)
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 from teamtui.protocol.fsio import split_glued
 from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailReader
@@ -64,6 +72,8 @@ class TranscriptUpdate:
     problems: list[tuple[int | None, str]] = field(default_factory=list)
     # The work-handing calls (a lead's Agent and SendMessage) and the errors that answered them.
     calls: list[Call] = field(default_factory=list)
+    # The plain messages the member received (its inbox entries, taken).
+    receipts: list[Receipt] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -231,6 +241,7 @@ def _collect(rec: dict[str, Any], update: TranscriptUpdate, ids: OrderedDict[str
     kind = rec.get("type")
     if kind == "user":
         update.notices.extend(notices_in(rec))
+        update.receipts.extend(receipts_in(rec))
         if ids:
             update.calls.extend(refusals_in(rec, ids))
     elif kind == "assistant":
