@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "serve": "teamtui.cli.serve_cmd",
     "stream": "teamtui.cli.stream_cmd",
     "doctor": "teamtui.cli.doctor_cmd",
+    "changes": "teamtui.cli.changes_cmd",
 }
 
 

@@ -143,6 +143,12 @@ class StreamedTranscripts:
     def drift_mark(self) -> tuple:
         return (("remote", self._drift.text, bool(self._drift.text)),) if self._drift.text else ()
 
+    def edits_mark(self) -> int:
+        return 0
+
+    def files_changed_since(self, mark: int) -> list[str]:
+        return []
+
     def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None:
         """The lead's assignments when they changed since the last call, else None (as the feed's)."""
         if not self._assigned_new:
