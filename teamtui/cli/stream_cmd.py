@@ -36,7 +36,8 @@ def register(sub, parents, only: str | None = None) -> None:
         help="this machine's teams as JSON lines on stdout (for a control room over ssh)",
         description="Print every team of this machine (as `teamtui watch` finds them: Claude Code's folder, the "
         "current directory, each ROOT and config.toml's roots) as JSON lines, then their changes, with a heartbeat "
-        "line every few seconds; read requests (send, broadcast, shutdown) as JSON lines on stdin and answer each. "
+        "line every few seconds; read requests (send, broadcast, shutdown, diff) as JSON lines on stdin and answer "
+        "each. "
         "Another machine's `teamtui watch` runs it over ssh ([[hosts]] in its config.toml, or ssh://host/ROOT). "
         "With --team or --layout, only the teams of that name or layout. Ends when stdin closes.",
     )
@@ -555,6 +556,51 @@ class Streamer:
         self._shutdowns[key] = (rid, controller)
         controller.start(targets, str(reason)[:2000], deadline)
         self._result(rid, True, detail=f"shutdown of {only or 'the team'} started ({', '.join(targets)})")
+
+    def _op_diff(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
+        """One member's edits to one file (a transcript's, else its git worktree's, read in a
+        thread): a `diff` line, then the result."""
+        import asyncio
+
+        from teamtui.session.changes import changes_of
+
+        member, path = self._string(req, "member"), self._string(req, "path")
+        changes = changes_of(session)
+        edits = changes.edits(member, path)
+        if edits:
+            self._diff_answer(rid, key, member, path, edits)
+            return
+        if not changes.may_have_worktrees:
+            raise ValueError(f"no change of {member} to {path} is known here")
+
+        def found(fut: asyncio.Future) -> None:
+            exc = None if fut.cancelled() else fut.exception()
+            edit = None if exc is not None or fut.cancelled() else fut.result()
+            if edit is None:
+                self._result(rid, False, f"no change of {member} to {path} is known here" if exc is None else str(exc))
+            else:
+                self._diff_answer(rid, key, member, path, [edit])
+            asyncio.ensure_future(self.flush())
+
+        loop = asyncio.get_running_loop()
+        loop.run_in_executor(None, changes.git_diff_now, member, path).add_done_callback(found)
+
+    def _diff_answer(self, rid: Any, key: Key, member: str, path: str, edits: list) -> None:
+        from teamtui.protocol.stream import diff_json
+
+        out, left_out = diff_json(edits)
+        self.line(
+            {
+                "type": "diff",
+                "id": rid,
+                "team": list(key),
+                "member": member,
+                "path": path,
+                "edits": out,
+                "left_out": left_out,
+            }
+        )
+        self._result(rid, True, detail=f"{len(out)} edit{'s' if len(out) != 1 else ''} of {member} to {path}")
 
     def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
         names = req.get("names")

@@ -243,6 +243,20 @@ class EditLog:
             edit.hunks = ()
             edit.dropped = True
 
+    def replace_counts(self, changes: Iterable[FileChange]) -> None:
+        """The counts as another machine sent them (no edits held here), in place of those known;
+        the keys whose figures moved count as changed."""
+        new = {(fc.member, fc.path): fc for fc in list(changes)[: self.max_files]}
+        moved = [k for k in new.keys() | self.files.keys() if new.get(k) != self.files.get(k)]
+        if not moved:
+            return
+        self.files = new
+        self.generation += 1
+        for k in moved:
+            self._moved[k] = self.generation
+        if len(self._moved) > 2 * self.max_files:
+            self._moved = {k: g for k, g in self._moved.items() if k in new}
+
     # ------------------------------------------------------------------ reading it
     def edits(self, member: str, path: str) -> list[Edit]:
         """The edits held of `member` to `path`, oldest first."""

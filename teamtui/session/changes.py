@@ -210,6 +210,20 @@ class TeamChanges:
         created = any(f.path == path and f.created for f in got.files.get(member, ())) if got is not None else False
         return worktree_changes.diff(wt, path, created)
 
+    def git_diff_now(self, member: str, path: str) -> Edit | None:
+        """`member`'s worktree diff of `path`, reading the worktrees first (a caller that kept no
+        `read_git`: the stream). Slow: for a thread; touches nothing here."""
+        from teamtui.session import worktree_changes
+
+        if not self.may_have_worktrees:
+            return None
+        got = worktree_changes.read(Path(self.session.store.root), self.session.name)
+        wt = got.worktrees.get(member)
+        if wt is None or not any(f.path == path for f in got.files.get(member, ())):
+            return None
+        created = any(f.path == path and f.created for f in got.files.get(member, ()))
+        return worktree_changes.diff(wt, path, created)
+
     # ------------------------------------------------------------------ collisions
     def present(self) -> set[str]:
         """Members still in the team (not departed, not shut down), and its lead."""
