@@ -333,18 +333,20 @@ _PARTIES_PER_FILE = 16
 _RANK = {SEEN: 0, GIT: 1, DECLARED: 2}
 
 
-def collisions(changes: Iterable[tuple[str, FileChange]]) -> list[Collision]:
+def collisions(changes: Iterable[tuple[str, FileChange] | tuple[str, FileChange, str]]) -> list[Collision]:
     """Every pair of teammates on one file, given each change with the file it is on (`where`,
-    compared as is: the caller decides what "the same file" means). Two declarations alone are no
-    collision (the board already keeps their tasks apart). One teammate both declaring and changing
-    a file is one party, as having changed it. Pure: the same input gives the same list."""
+    compared as is: the caller decides what "the same file" means) and, optionally, the path to
+    say (else the change's own). Two declarations alone are no collision (the board already keeps
+    their tasks apart). One teammate both declaring and changing a file is one party, as having
+    changed it. Pure: the same input gives the same list."""
     by_file: dict[str, dict[str, tuple[Party, str]]] = {}
-    for where, fc in changes:
+    for item in changes:
+        where, fc = item[0], item[1]
         party = Party(fc.member, fc.source, fc.team, fc.why)
         seen = by_file.setdefault(where, {})
         old = seen.get(party.ident)
         if old is None or _RANK.get(party.source, 9) < _RANK.get(old[0].source, 9):
-            seen[party.ident] = (party, fc.path)
+            seen[party.ident] = (party, item[2] if len(item) > 2 else fc.path)
     out: list[Collision] = []
     for where in sorted(by_file):
         parties = sorted(by_file[where].values(), key=lambda p: (_RANK.get(p[0].source, 9), p[0].ident))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import posixpath
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +73,10 @@ class TeamChanges:
         self.git: GitRead | None = None  # the last worktree read (None: not read, or no worktrees)
         self.git_generation = 0
         self.dismissed = Dismissed()
+        # Placed rows by (member, path, source), for as long as the same FileChange (updated in place) stands.
+        self._placed: dict[tuple[str, str, str], Row] = {}
+        self._placed_in: tuple[str | None, str | None] = (None, None)  # the folder and repo they were placed in
+        self._collided: tuple[Any, list[Collision]] | None = None
 
     # ------------------------------------------------------------------ where
     @property
@@ -110,13 +114,22 @@ class TeamChanges:
         declared (a file a teammate also changed shows once, as changed)."""
         folder = self.folder
         repo = str(self.git.repo) if self.git is not None and self.git.repo is not None else None
+        if (folder, repo) != self._placed_in:
+            self._placed, self._placed_in = {}, (folder, repo)
+        placed = self._placed
         rows: list[Row] = []
         log = self.seen_log
-        if log is not None:
-            rows += [self.place(fc, folder) for fc in log.changes()]
+        changes = list(log.changes()) if log is not None else []
         if self.git is not None:
-            for files in self.git.files.values():
-                rows += [self.place(fc, folder, repo) for fc in files]
+            changes += [fc for files in self.git.files.values() for fc in files]
+        for fc in changes:
+            key = (fc.member, fc.path, fc.source)
+            row = placed.get(key)
+            if row is None or row.change is not fc:
+                row = placed[key] = self.place(fc, folder, repo)
+            rows.append(row)
+        if len(placed) > 2 * len(rows) + 1024:  # rows gone (a worktree read again): let their places go
+            self._placed = {(r.member, r.change.path, r.source): r for r in rows}
         done = {(r.member, r.where) for r in rows}
         for fc in self.declared():
             row = self.place(fc, folder)
@@ -240,12 +253,22 @@ class TeamChanges:
         present = self.present()
         rows = self.rows() if rows is None else rows
         feed_dismissed = getattr(self.session.state.transcripts, "dismissed", None)
-        placed = ((r.where, replace(r.change, path=r.shown)) for r in rows if r.member in present)
-        return [
+        on = [(r.where, r.change, r.shown) for r in rows if r.member in present]
+        # What they depend on (who is on which file, not the counts): worked out again only when it moved.
+        mark = (
+            frozenset((w, fc.member, fc.source, fc.why) for w, fc, _ in on),
+            len(self.dismissed.keys),
+            len(feed_dismissed.keys) if isinstance(feed_dismissed, Dismissed) else 0,
+        )
+        if self._collided is not None and self._collided[0] == mark:
+            return list(self._collided[1])
+        found = [
             c
-            for c in collisions(placed)
+            for c in collisions(on)
             if c.key not in self.dismissed and not (feed_dismissed is not None and c.key in feed_dismissed)
         ]
+        self._collided = (mark, found)
+        return list(found)
 
     def dismiss(self, key: str) -> None:
         """The person dismissed a collision: it is not called again."""

@@ -16,6 +16,7 @@ import pytest
 
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.changes import SEP, ChangesScreen
+from teamtui.tui.widgets.diff import DiffLines
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 
 from .conftest import SIZE, cells, until
@@ -71,7 +72,7 @@ def file_key(member: str, path: str = APP) -> str:
 
 
 def diff_plain(screen: ChangesScreen) -> str:
-    return screen.query_one("#diff").content.plain  # type: ignore[attr-defined]
+    return screen.query_one("#diff", DiffLines).plain
 
 
 def title_plain(screen: ChangesScreen) -> str:
@@ -244,3 +245,29 @@ async def test_a_worktree_teammates_change_shows_from_git_and_moves_on_a_file_ev
         (wt.path / "app.py").write_text("a\nB\nC\nD\n")  # a file event in the worktree: git is asked again
         await until(pilot, lambda: screen.rows[key].change.added == 3, "the new counts")
         await until(pilot, lambda: "+ D" in diff_plain(screen), "the new diff")
+
+
+async def test_what_changed_under_the_view_is_on_the_dashboard_once_it_shows_again(team: Path, tmp_path: Path) -> None:
+    """The dashboard's panels are not painted under the (opaque) changes view; back on it, they show
+    what came meanwhile."""
+    from teamtui.protocol.claude import iso_now
+
+    app = make(team, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(app, pilot)
+        msg = {
+            "id": "msg_under",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-opus-5-5",
+            "content": [{"type": "tool_use", "id": "t-under", "name": "Bash", "input": {"command": "echo UNDERNEATH"}}],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+        with transcript(team, "bob").open("ab") as fh:
+            fh.write(json.dumps({"type": "assistant", "message": msg, "timestamp": iso_now()}).encode() + b"\n")
+            fh.write(result_line("t-under2", edit("/src/app/under.py", [], ["x"])))
+        await until(pilot, lambda: file_key("bob", "/src/app/under.py") in screen.rows, "the edit in the view")
+        assert "UNDERNEATH" not in app.export_screenshot()
+        await pilot.press("escape")
+        await until(pilot, lambda: "UNDERNEATH" in app.export_screenshot(), "bob's new call on the dashboard")

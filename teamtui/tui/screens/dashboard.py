@@ -359,6 +359,17 @@ class DashboardScreen(DashboardHost):
     def on_screen_resume(self) -> None:
         self.pane_jumps.sync()  # the panes follow the team on screen
 
+    def _compositor_refresh(self) -> None:
+        # Textual repaints the top screen wherever the one under it changed, even when the top one
+        # is opaque: under the changes view each batch's panel redraws cost that view a full frame.
+        # The panels stay current; they are painted when this screen shows again.
+        top = self.app.screen
+        if top is not self and top.styles.background.a == 1 and top.region == self.region:
+            self._compositor._dirty_regions.clear()
+            self._dirty_widgets.clear()
+            return
+        super()._compositor_refresh()
+
     def action_needs_you(self) -> None:
         strip = self.query_one(NeedsYouStrip)
         if not strip.items:

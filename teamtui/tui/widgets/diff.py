@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from rich.color import Color, ColorParseError
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from teamtui.protocol.edits import Edit, Hunk
 from teamtui.tui.palette import Palette
@@ -71,8 +76,9 @@ def _tint(color: str, background: str) -> Style:
 
 
 def _highlighted(code: list[str], lexer: str | None, dark: bool) -> list[Text]:
-    """The code lines, highlighted as one block (a string that spans lines stays a string)."""
-    if lexer is None:
+    """The code lines, highlighted in one pass (a string that spans lines stays a string; the
+    hunks of a page are passed together: one lexer run per page, not one per hunk)."""
+    if lexer is None or not code:
         return [Text(line) for line in code]
     syntax = Syntax("", lexer, theme="monokai" if dark else "default", background_color="default")
     block = syntax.highlight("\n".join(code))
@@ -90,19 +96,18 @@ def lexer_for(path: str) -> str | None:
 def render_page(lines: list[Line], page: int, path: str, palette: Palette, *, dark: bool = True) -> Text:
     """One page of the diff as a rich Text."""
     start = page * PAGE_LINES
-    shown = lines[start : start + PAGE_LINES]
+    return render_lines(lines[start : start + PAGE_LINES], path, palette, dark=dark)
+
+
+def render_lines(shown: list[Line], path: str, palette: Palette, *, dark: bool = True) -> Text:
+    """Some lines of the diff (a page, or the lines an edit added to it) as a rich Text."""
     lexer = lexer_for(path)
     added = _tint(palette.theme_color("success"), palette.theme_color("background"))
     removed = _tint(palette.theme_color("error"), palette.theme_color("background"))
-    # Each hunk's code on this page, highlighted together.
-    code: dict[int, list[int]] = {}
-    for i, line in enumerate(shown):
-        if line.hunk >= 0:
-            code.setdefault(line.hunk, []).append(i)
-    painted: dict[int, Text] = {}
-    for indexes in code.values():
-        texts = _highlighted([inert(shown[i].text).replace("\t", "    ") for i in indexes], lexer, dark)
-        painted.update(zip(indexes, texts, strict=True))
+    # The page's code, highlighted together.
+    indexes = [i for i, line in enumerate(shown) if line.hunk >= 0]
+    texts = _highlighted([inert(shown[i].text).replace("\t", "    ") for i in indexes], lexer, dark)
+    painted = dict(zip(indexes, texts, strict=True))
     out = Text(no_wrap=True, overflow="ellipsis")
     for i, line in enumerate(shown):
         if line.kind == "edit":
@@ -128,9 +133,92 @@ def render_page(lines: list[Line], page: int, path: str, palette: Palette, *, da
     return out
 
 
+class DiffLines(ScrollView):
+    """The diff pane: each line rendered once into a Strip, only the lines on screen drawn, and
+    lines added to the page rendered alone (`append`): a new edit costs its own lines, and the
+    pane keeps its size (no layout of the screen around it)."""
+
+    DEFAULT_CSS = """
+    DiffLines { height: 1fr; overflow-x: auto; overflow-y: auto; }
+    """
+    # Sized by the layout (1fr): lines added move its scrollbars only (and what `append` redraws),
+    # never the screen's layout nor the whole pane.
+    virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)
+
+    def __init__(self, **kw: Any):
+        super().__init__(**kw)
+        self._strips: list[Strip] = []
+        self._plain: list[str] = []
+        self._cropped: dict[tuple[int, int, int], Strip] = {}  # (line, scroll x, width) -> as drawn
+
+    @property
+    def plain(self) -> str:
+        """What the pane holds, as plain text (one line per diff line)."""
+        return "\n".join(self._plain)
+
+    def show(self, text: Text) -> None:
+        """`text` in place of what was shown, from its top."""
+        self._strips, self._plain, self._cropped = [], [], {}
+        self._add(text)
+        self.scroll_to(0, 0, animate=False)
+        self.refresh()
+
+    def append(self, text: Text) -> None:
+        """`text`'s lines after those shown: only the part of the pane they land on is drawn again."""
+        first = len(self._strips)
+        self._add(text)
+        top = first - round(self.scroll_offset.y)
+        height = self.scrollable_content_region.height
+        if top < height:
+            self.refresh(Region(0, max(0, top), self.size.width, height - max(0, top)))
+
+    def _add(self, text: Text) -> None:
+        console = self.app.console
+        for line in text.split("\n", allow_blank=True) if text.plain else ():
+            self._strips.append(Strip(list(line.render(console, end=""))))
+            self._plain.append(line.plain)
+        width = max((s.cell_length for s in self._strips), default=0)
+        self.virtual_size = Size(width, len(self._strips))
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        index = scroll_y + y
+        if index >= len(self._strips):
+            return Strip.blank(width, self.rich_style)
+        key = (index, scroll_x, width)
+        strip = self._cropped.get(key)
+        if strip is None:
+            if len(self._cropped) > 4096:
+                self._cropped.clear()
+            strip = self._cropped[key] = (
+                self._strips[index]
+                .crop_extend(scroll_x, scroll_x + width, self.rich_style)
+                .apply_style(self.rich_style)
+            )
+        return strip
+
+    def notify_style_update(self) -> None:
+        self._cropped.clear()  # a new theme or focus border: drawn again in its style
+        super().notify_style_update()
+
+
 def hunk_text(h: Hunk) -> str:
     """A hunk as unified-diff text (for copying, and the stream's diff answer)."""
     return "\n".join([h.header, *h.lines])
 
 
-__all__ = ["PAGE_LINES", "Line", "flatten", "hunk_text", "lexer_for", "pages", "render_page"]
+__all__ = [
+    "PAGE_LINES",
+    "DiffLines",
+    "Line",
+    "flatten",
+    "hunk_text",
+    "lexer_for",
+    "pages",
+    "render_lines",
+    "render_page",
+]

@@ -21,7 +21,6 @@ know in them (`drift`: entries of a newer Claude Code), and the files each membe
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -88,6 +87,9 @@ class TranscriptFeed:
         # The files each member changed, as its transcript's edits say; collisions the person dismissed.
         self.edits = EditLog()
         self.dismissed = Dismissed()
+        self._collided: tuple[tuple, list[NeedsYou]] | None = None  # (what they depend on, the items)
+        self._placed: dict[str, tuple[str, str]] = {}
+        self._placed_in: str | None = None
 
     # ------------------------------------------------------------------ where
     def watch_dirs(self) -> list[Path]:
@@ -297,15 +299,29 @@ class TranscriptFeed:
 
     def collisions(self, present: set[str]) -> list[NeedsYou]:
         """Two members (still in the team) that changed one file, one item per file and pair,
-        until one of them leaves or the person dismisses it."""
+        until one of them leaves or the person dismisses it. Worked out again only when an edit,
+        the members or a dismissal moved (asked on every batch and look)."""
+        mark = (self.edits.generation, frozenset(present), len(self.dismissed.keys))
+        if self._collided is not None and self._collided[0] == mark:
+            return list(self._collided[1])
+        items = self._collisions(present)
+        self._collided = (mark, items)
+        return list(items)
+
+    def _collisions(self, present: set[str]) -> list[NeedsYou]:
         folder = self.folder()
-        changes = [
-            (where, replace(fc, path=shown_path(where, folder)))
-            for fc in self.edits
-            if fc.member in present
-            for where in (norm(fc.path),)
-        ]
-        last = {(where, fc.member): fc.last_at for where, fc in changes}
+        if folder != self._placed_in:
+            self._placed, self._placed_in = {}, folder
+        placed = self._placed  # path -> (the file compared, as shown): worked out once per path
+        changes = []
+        for fc in self.edits:
+            if fc.member in present:
+                where_shown = placed.get(fc.path)
+                if where_shown is None:
+                    where = norm(fc.path)
+                    where_shown = placed[fc.path] = (where, shown_path(where, folder))
+                changes.append((where_shown[0], fc, where_shown[1]))
+        last = {(where, fc.member): fc.last_at for where, fc, _ in changes}
         out = []
         for c in collisions(changes):
             if c.key in self.dismissed:
