@@ -48,16 +48,30 @@ def _stores(ctx: Context) -> list[TeamStore]:
     return [open_team(t.root, t.name, t.layout) for t in fleet.teams if not t.ended and t.problem is None]  # type: ignore[arg-type]
 
 
+class _Team:
+    """One team read once, as TeamChanges reads a session (no TeamSession: its asyncio is for
+    following, and a look follows nothing)."""
+
+    live = True
+
+    def __init__(self, state: Any):
+        self.state = state
+        self.store = state.store
+
+    @property
+    def name(self) -> str:
+        return self.state.name
+
+
 def _read(store: TeamStore) -> TeamChanges:
     from teamtui.protocol.state import TeamState
     from teamtui.session.changes import changes_of
-    from teamtui.session.team import TeamSession
 
-    session = TeamSession(TeamState(store, log_limit=100))  # no journal: a look writes nothing
-    session.state.load_all()
-    if session.state.transcripts is not None:
-        session.state.load_transcripts()
-    changes = changes_of(session)
+    team = _Team(TeamState(store, log_limit=100))  # no journal: a look writes nothing
+    team.state.load_all()
+    if team.state.transcripts is not None:
+        team.state.load_transcripts()
+    changes = changes_of(team)
     changes.take_git(changes.read_git())
     return changes
 

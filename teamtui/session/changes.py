@@ -42,9 +42,23 @@ from teamtui.protocol.taskmeta import scope_files
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Protocol
 
-    from teamtui.session.team import TeamSession
+    from teamtui.protocol.state import TeamState
+    from teamtui.protocol.store import TeamStore
     from teamtui.session.worktree_changes import GitRead
+
+    class TeamSession(Protocol):
+        """What TeamChanges reads of a team (session/team.py TeamSession is one; `teamtui changes`
+        passes a lighter one, without the session's asyncio)."""
+
+        state: TeamState
+        store: TeamStore
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def live(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

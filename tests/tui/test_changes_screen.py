@@ -271,3 +271,24 @@ async def test_what_changed_under_the_view_is_on_the_dashboard_once_it_shows_aga
         assert "UNDERNEATH" not in app.export_screenshot()
         await pilot.press("escape")
         await until(pilot, lambda: "UNDERNEATH" in app.export_screenshot(), "bob's new call on the dashboard")
+
+
+async def test_a_50_mb_write_is_listed_not_counted_and_said_too_large(team: Path, tmp_path: Path) -> None:
+    big = {
+        "type": "create",
+        "filePath": "/src/app/dump.bin",
+        "content": "y" * (50 * 1024 * 1024),
+        "structuredPatch": [],
+    }
+    with transcript(team, "alice").open("ab") as fh:
+        fh.write(result_line("t-huge", big))
+    app = make(team, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(app, pilot)
+        key = file_key("alice", "/src/app/dump.bin")
+        assert key in screen.rows
+        (row,) = [r for r in cells(screen.query_one("#changes-table")) if "dump.bin" in r]
+        assert row.startswith("  dump.bin  new | +? -? | 1 | ")
+        screen.select(key)
+        await pilot.pause()
+        assert "Write · +? -? · too large to show (52.4 MB line, over the reader's limit)" in diff_plain(screen)

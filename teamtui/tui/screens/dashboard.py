@@ -353,7 +353,9 @@ class DashboardScreen(DashboardHost):
         """Opened from the control room's "needs you": at that teammate, and where it waits."""
         self.select(member)
         item = next((i for i in self.query_one(NeedsYouStrip).items if i.member == member and i.kind == kind), None)
-        if item is not None:
+        if kind == "collision":  # a git or declared one is the room's only: the view lists it too
+            self.open_changes(focus=item.key if item is not None else None)
+        elif item is not None:
             self.pane_jumps.open_request(item)
 
     def on_screen_resume(self) -> None:
