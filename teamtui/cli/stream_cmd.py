@@ -291,6 +291,7 @@ class Streamer:
         """What the team's transcripts tell (figures, needs, the lead's assignments), when it changed
         since last sent: the transcripts stay here, what was made of them goes."""
         from teamtui.protocol.stream import insight_json
+        from teamtui.protocol.stream_edits import changes_json
 
         session = self.fleet.sessions.get(key)
         if session is None or session.state.transcripts is None:
@@ -298,6 +299,8 @@ class Streamer:
         now = self.fleet.clock() if now is None else now
         try:
             insight = insight_json(session.state.transcripts, session.state, now)
+            if insight is not None:  # the files each member changed: counts here, a diff when asked
+                insight["changes"] = changes_json(getattr(session.state.transcripts, "edits", None))
         except Exception as exc:  # noqa: BLE001 - a transcript mid-rewrite: said here, the stream goes on
             print(f"teamtui stream: the transcripts of {key[2]} could not be summed up: {exc}", file=sys.stderr)
             return
@@ -586,7 +589,7 @@ class Streamer:
         loop.run_in_executor(None, changes.git_diff_now, member, path).add_done_callback(found)
 
     def _diff_answer(self, rid: Any, key: Key, member: str, path: str, edits: list) -> None:
-        from teamtui.protocol.stream import diff_json
+        from teamtui.protocol.stream_edits import diff_json
 
         out, left_out = diff_json(edits)
         self.line(

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol import stream as wire
+from teamtui.protocol import stream_edits as edits_wire
 from teamtui.protocol.edits import MAX_DIFF_LINES, MAX_LINE_CHARS, Edit, Hunk
 from teamtui.session.changes import changes_of
 
@@ -27,7 +28,7 @@ APP = "/src/app/app.py"
 
 def insight_changes(stream: Stream) -> list:
     line = stream.until(lambda o: o["type"] == "insight" and o["team"][2] == TEAM and o["changes"], "the changes")
-    return wire.read_insight(line)["changes"]
+    return edits_wire.read_changes(line["changes"])
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def test_the_insight_carries_each_members_files_and_a_diff_is_answered_on_demand
     line = s.until(lambda o: o["type"] == "diff" and o["id"] == "d1", "the diff")
     result = s.until(lambda o: o["type"] == "result" and o["id"] == "d1", "its result")
     assert result["ok"] is True and result["detail"] == f"2 edits of alice to {APP}"
-    got = wire.read_diff(line)
+    got = edits_wire.read_diff(line)
     assert got is not None and got["left_out"] == 0
     write, edit = got["edits"]
     assert (write.tool, write.added, write.created, write.hunks[0].lines[0]) == ("Write", 6, True, "+def greet(name):")
@@ -118,20 +119,20 @@ def test_hostile_changes_in_an_insight_are_checked_and_bounded() -> None:
             "not an object",
             {"member": "b", "path": "p" * 100_000, "added": 99},  # the same file again: the first one counts
         ]
-        + [{"member": "m", "path": f"/f{i}", "added": 1} for i in range(wire.CHANGES_CAP + 50)]
+        + [{"member": "m", "path": f"/f{i}", "added": 1} for i in range(edits_wire.CHANGES_CAP + 50)]
     }
-    changes = wire.read_insight(raw)["changes"]
+    changes = edits_wire.read_changes(raw["changes"])
     first, second = changes[0], changes[1]
     assert first.member == "a\ufffd[2J" and first.path == "/x\ufffdforged line"
     assert (first.added, first.removed, first.edits) == (0, 0, 0)
     assert len(second.path) == 4096 and second.unknown and second.last_at is None and second.added == 3
-    assert len(changes) <= wire.CHANGES_CAP
+    assert len(changes) <= edits_wire.CHANGES_CAP
 
 
 def test_a_diff_answer_is_bounded_to_one_line_and_read_back_checked() -> None:
     lines = tuple("+" + "x" * 1500 for _ in range(MAX_DIFF_LINES))
     edits = [Edit("m", "/f", "Write", float(i), len(lines), 0, (Hunk(0, 0, 1, len(lines), lines),)) for i in range(5)]
-    out, left_out = wire.diff_json(edits)
+    out, left_out = edits_wire.diff_json(edits)
     data = wire.dumps({"type": "diff", "id": 1, "member": "m", "path": "/f", "edits": out, "left_out": left_out})
     assert len(data) <= wire.MAX_LINE
     assert not out[0]["hunks"] and out[0]["dropped"]  # the oldest give up their lines first
@@ -146,12 +147,12 @@ def test_a_diff_answer_is_bounded_to_one_line_and_read_back_checked() -> None:
             "not an edit",
         ],
     }
-    got = wire.read_diff(hostile)
+    got = edits_wire.read_diff(hostile)
     assert got is not None and got["id"] is None
     (e,) = got["edits"]
     assert e.tool == "Edit\ufffd" and e.added == 0
     assert e.hunks[0].lines[0] == " \ufffd]0;x\ufffd" and len(e.hunks[0].lines[1]) == MAX_LINE_CHARS
-    assert wire.read_diff({"member": "m"}) is None
+    assert edits_wire.read_diff({"member": "m"}) is None
 
 
 # ---------------------------------------------------------------------- over a real sshd
@@ -172,7 +173,7 @@ async def test_over_ssh_the_counts_arrive_and_a_diff_is_fetched(remote: Remote) 
         assert {(c.member, c.added, c.removed) for c in changes} == {("alice", 7, 1), ("bob", 1, 1)}
         team = next(o["team"] for o in s.lines if o["type"] == "team" and o["team"][2] == TEAM)
         s.ask({"id": "r1", "op": "diff", "team": team, "member": "bob", "path": APP})
-        got = wire.read_diff(s.until(lambda o: o["type"] == "diff" and o["id"] == "r1", "the diff over ssh", 30))
+        got = edits_wire.read_diff(s.until(lambda o: o["type"] == "diff" and o["id"] == "r1", "the diff over ssh", 30))
         assert got is not None
         (bobs,) = got["edits"]
         assert "+    print(greet('team'))" in bobs.hunks[0].lines
