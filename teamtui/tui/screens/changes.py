@@ -385,6 +385,12 @@ class ChangesScreen(Screen[None]):
             self._git_diff(key, row.member, fc.path)
             return
         edits = self.changes.edits(row.member, fc.path)
+        if not edits and not self.session.store.files_here:
+            if key != self._diff_key:
+                self._diff_key, self._diff_sig = key, None
+                there = "The diff stays on the team's machine (a `diff` request asks for it); this view does not fetch it yet."
+                self._say(self._head(row), Text(there, style="dim"))
+            return
         sig = ("seen", fc.edits, edits[-1].seq if edits else 0, sum(e.dropped for e in edits))
         if (key, sig) == (self._diff_key, self._diff_sig):
             return
