@@ -38,6 +38,7 @@ FLEET_SCEN = HERE / "fleet_bench.py"
 SSH_SCEN = HERE / "ssh_bench.py"
 DEEP_SCEN = HERE / "deep_bench.py"
 HOOKS_SCEN = HERE / "hooks_bench.py"
+CHANGES_SCEN = HERE / "changes_bench.py"
 
 FULL = dict(
     quiet_n=4,
@@ -61,6 +62,8 @@ FULL = dict(
     ssh_n=200,
     deep_reps=3,
     hooks_n=30,
+    changes_reps=3,
+    changes_n=200,
 )
 QUICK = dict(
     quiet_n=1,
@@ -84,6 +87,8 @@ QUICK = dict(
     ssh_n=30,
     deep_reps=1,
     hooks_n=10,
+    changes_reps=1,
+    changes_n=30,
 )
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
@@ -105,6 +110,7 @@ GROUPS = (
     "ssh",
     "deep",
     "hooks",
+    "changes",
 )
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
@@ -124,6 +130,7 @@ GROUP_KEYS = {
     "ssh": ("ssh",),
     "deep": ("deep",),
     "hooks": ("hooks",),
+    "changes": ("changes",),
 }
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
@@ -277,6 +284,20 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
         if claude.exists():
             args += ["--real", str(claude)]
         res["hooks"] = scenario("hooks", *args, script=HOOKS_SCEN)
+    if "changes" in only:  # 15: what each teammate changed, 1,000 edits across 10 teammates
+        res["changes"] = [
+            scenario(
+                "changes",
+                "--teammates",
+                "10",
+                "--edits",
+                "1000",
+                "--n",
+                str(cfg["changes_n"]),
+                script=CHANGES_SCEN,
+            )
+            for _ in range(cfg["changes_reps"])
+        ]
     if "tmux" in only:
         common = ["--members", str(TMUX_MEMBERS), "--n", str(cfg["tmux_n"])]
         res["tmux_inprocess"] = scenario("tmux", *common, "--mode", "in-process", script=TMUX_SCEN)
@@ -778,7 +799,61 @@ def figures(res: dict) -> list[dict]:
         )
         row(f"{k}_idle", f"11. idle, {f['idle_wall_s']:.0f} s: CPU of one core", f["idle_pct"], "%", *idle_t)
         row(f"{k}_rss", "11. resident memory, peak", f["rss_peak_mb"], "MB", *rss_t)
+    changes_rows(res.get("changes"), row)
     return rows
+
+
+def changes_rows(ch: list[dict] | None, row) -> None:
+    """15. What each teammate changed (benchmarks/changes_bench.py)."""
+    if not ch:
+        return
+    c0 = ch[0]
+    what = f"{c0['teammates']} teammates, {c0['edits']:,} edits ({c0['files']} files)"
+    row(
+        "ch_first",
+        f"15. changes view, a Claude Code team of {what}: first fill, `c` → every row (median of {len(ch)})",
+        1000 * median([x["first_fill_s"] for x in ch]),
+        "ms",
+        "≤ 200 ms",
+        200,
+    )
+    row(
+        "ch_fill",
+        "   of which ChangesScreen.fill (rows, collisions, table), median",
+        1000 * median([x["fill_s"] for x in ch]),
+        "ms",
+    )
+    lat = [v for x in ch for v in x["samples"]]
+    missed = sum(x["missed"] for x in ch)
+    row(
+        "ch_edit_p50",
+        f"15. a new edit → on screen (the view open on its file), p50 (n={len(lat)}, {missed} missed)",
+        1000 * pct(lat, 50),
+        "ms",
+        "≤ 50 ms",
+        50,
+    )
+    row("ch_edit_p99", "15. a new edit → on screen, p99", 1000 * pct(lat, 99), "ms")
+    row(
+        "ch_handled",
+        "   of which written → through apply_changes, p50; apply_changes, p50; the view's part, p50",
+        f"{1000 * median([x['write_to_handled']['p50'] for x in ch]):.0f}; "
+        f"{1000 * median([x['batch_widgets']['p50'] for x in ch]):.1f}; "
+        f"{1000 * median([x['view_refresh']['p50'] for x in ch]):.1f} ms",
+        "",
+    )
+    row("ch_rss", "15. resident memory, peak (max over runs)", max(x["rss_peak_mb"] for x in ch), "MB", "≤ 300 MB", 300)
+    bound = c0["bound"]
+    row(
+        "ch_bound",
+        "15. one team's EditLog fed "
+        + ", then ".join(f"{b['edits']:,}" for b in bound)
+        + " edits of 40 lines: edits held; diff text held; traced memory",
+        "; ".join(f"{b['held']:,}; {b['chars'] / 2**20:.1f} MiB; {b['traced_mb']:.1f} MB" for b in bound),
+        "",
+        "flat past its caps",
+        note="caps: 20,000 edits, 8 MiB of diff text, 5,000 files per team",
+    )
 
 
 def fmt(v, unit: str) -> str:
@@ -1090,6 +1165,22 @@ DEFINITIONS = """\
   Claude Code's place, until it read the hook's decision and ran the command; with the real Claude
   Code (the pinned binary offline, its model scripted to ask one Bash a turn, when `make interop`
   installed it), until the command's file appeared.
+- **What each teammate changed (15).** `benchmarks/changes_bench.py`, one fresh process per run:
+  a Claude Code 2.1.328-shaped team (the lead and 10 pane teammates, `make_claude_team` of
+  `scenarios.py`) whose transcripts hold benchmarks/transcripts.py's turns with 1,000 Edit or
+  Write calls and their results between them (2.1.332's `toolUseResult`, FORMATS.md §5): 100
+  per teammate, 1–12 lines each, over 20 files of its own and, 15 % of the time, two files it
+  shares with a neighbour (collisions). The app is the real one with the frame probe of (1),
+  headless, 160×50, waited on until every edit is read (the heads counted). *First fill*: from
+  the `c` key to the first frame holding the view's title with every file counted;
+  *ChangesScreen.fill* as timed inside it. *A new edit → on screen*: with the view open and
+  mate00's first file selected, an Edit result line appended to mate00's transcript by the
+  benchmark process (`time.time()` before the write) until the first frame whose diff title holds
+  that file's new counts; each waits for the last (5 s: missed), then 10–50 ms. *Written →
+  through apply_changes*: until the dashboard's `on_batch` reported the batch (the rest is the
+  frame); *apply_changes*: what `on_batch` reports; *the view's part*: `ChangesScreen.refresh_rows`.
+  *EditLog bound*: one `EditLog` fed 200,000 edits of 40 distinct lines each (3,000 files,
+  10 teammates), its size by `tracemalloc` after 2,000, 20,000 and 200,000.
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """

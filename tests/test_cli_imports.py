@@ -169,6 +169,11 @@ def test_status_loads_the_team_state_but_no_ui_tmux_pydantic_or_watcher(native_r
     assert any(m.payload for name in store.inbox_owners() for m in store.peek(name).messages)
 
 
+def test_changes_loads_no_ui_tmux_or_watcher(native_root: Path, tmp_path: Path) -> None:
+    result = _run(native_root, tmp_path, ["changes", "--json"])
+    assert _loaded(result["modules"], ("textual", "rich", "libtmux", "teamtui.tui", *WATCHING)) == []
+
+
 def test_follows_first_screen_imports_no_dataclasses_typing_or_other_layout(native_root: Path, tmp_path: Path) -> None:
     # A teammate that has shut down: follow prints its first screen and ends, before any watcher.
     NativeTeam(native_root, TEAM).update_member("hunter", status="shutdown")

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "stream": "teamtui.cli.stream_cmd",
     "doctor": "teamtui.cli.doctor_cmd",
     **dict.fromkeys(("hook", "hooks", "requests", "answer"), "teamtui.cli.hooks_cmds"),
+    "changes": "teamtui.cli.changes_cmd",
 }
 
 

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
         def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None: ...
         def drift(self) -> Any: ...
         def drift_mark(self) -> tuple: ...
+        def edits_mark(self) -> int: ...
+        def files_changed_since(self, mark: int) -> list[str]: ...
 
 
 class ChangeKind(StrEnum):
@@ -64,6 +66,7 @@ class ChangeKind(StrEnum):
     ERROR = "error"  # key: the file, detail: the first problem
     ERROR_CLEARED = "error_cleared"  # key: the file
     DRIFT = "drift"  # the transcripts hold something new that teamtui does not know (a newer Claude Code's)
+    FILES = "files"  # key: teammate: it changed a file (its transcript's edits; protocol/edits.py)
     TEAM_GONE = "team_gone"  # key: team name
 
 

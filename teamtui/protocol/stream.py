@@ -18,18 +18,25 @@ Lines from the stream (one JSON object each, `type` first):
     messages   {team, messages, update}                    update: replaces the same messages (read, delivered)
     logs       {team, member, entries, reset}              entries: [ts, level, text, line]
     views      {team, views, row}                          members' status, unread, last activity; the row
-    insight    {team, members, lead, needs, tokens, drift, assigned}
+    insight    {team, members, lead, needs, tokens, drift, assigned, changes}
                what the team's transcripts tell (a Claude Code team's): each member's activity and
-               tokens, the lead's row, what needs the person, the drift line, the lead's assignments
+               tokens, the lead's row, what needs the person, the drift line, the lead's assignments,
+               the files each member changed (counts per file; the diffs stay there, asked by
+               `diff`): the insight's `changes` and the `diff` line are stream_edits.py's
     gone       {team}                                      no longer listed
     ready      {teams}                                     the first snapshot is complete
     heartbeat  {time}                                      every few seconds, whatever happens
     result     {id, ok, error, detail}                     the answer to a request
     progress   {id, team, run, changed, error, asked, offer_panes, offer_title, offer_why}
                a shutdown asked for by a request, as it goes
+    diff       {id, team, member, path, edits, left_out}
+               the answer to a `diff` request (before its result line): that member's edits to
+               that file, oldest first, each {tool, at, added, removed, note, cut, dropped, created,
+               hunks: [[old_start, old_lines, new_start, new_lines, [lines]]]}, bounded to one line
 
 `team` is the remote's key of the team: [layout, root, name]. Requests, to the stream's stdin:
-{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "ping", "team", ...}.
+{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "ping", "team", ...};
+a `diff` request names the `member` and the `path` (as the insight's `changes` do).
 """
 
 from __future__ import annotations
@@ -82,11 +89,12 @@ LINE_TYPES = frozenset(
         "heartbeat",
         "result",
         "progress",
+        "diff",
     }
 )
 NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
-OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "ping"})
+OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "ping"})
 
 
 # ------------------------------------------------------------------ values, checked
@@ -563,7 +571,7 @@ def read_row(d: Any) -> dict[str, Any] | None:
 
 _USAGE_KEYS: dict[str, Any] = {"tokens": whole, "context_share": number, "last_write": number, "counted": _opt_bool}
 _NEED_KEYS: dict[str, Any] = {"kind": name, "member": name, "key": name, "text": text, "since": number, "detail": text}
-NEED_KINDS = frozenset({"permission", "plan", "interrupted", "failed", "silent"})
+NEED_KINDS = frozenset({"permission", "plan", "interrupted", "failed", "silent", "collision"})
 
 
 def _items(v: Any) -> list[Any]:

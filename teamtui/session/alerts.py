@@ -3,7 +3,7 @@
 One list of items per team, from what its session already knows: requests waiting in a
 Claude Code team's transcripts and inboxes (permission, plan approval), a teammate stuck or
 silent (the transcripts), one that disappeared (the health rule), a task held after too many
-failures, a lead that ended while teammates still worked. `Alerts.look` compares a team's items
+failures, a lead that ended while teammates still worked, two teammates on one file (changes.py). `Alerts.look` compares a team's items
 with the last look and turns what is new into notification events, and adds a team that just
 finished and a teammate that left holding a task (crashed). What a team already had when the
 control room first looked is listed, never announced.
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from teamtui.notify.events import NotifyEvent, NotifyKind
 from teamtui.protocol.models import MemberStatus, TaskStatus
 from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
+from teamtui.session.changes import changes_of
 from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]
@@ -31,6 +32,7 @@ EVENT_OF = {
     "silent": NotifyKind.TEAMMATE_STUCK,
     "disappeared": NotifyKind.TEAMMATE_DISAPPEARED,
     "lead_ended": NotifyKind.LEAD_ENDED,
+    "collision": NotifyKind.NEEDS_YOU,
 }
 
 
@@ -110,6 +112,11 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
             out.append(
                 Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {why}", f"held:{task.id}")
             )
+    # Two teammates on one file: a transcript's are among the feed's items; git's and declared ones here.
+    listed = {n.key for n in out}
+    for c in changes_of(session).collisions():
+        if c.key not in listed:
+            out.append(Need(key, name, "collision", c.a.member, c.text, c.key))
     if session.lead_state() == "ended":
         working = [v.name for v in views if v.status == MemberStatus.WORKING and not v.departed]
         if working:

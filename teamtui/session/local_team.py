@@ -158,6 +158,8 @@ def local_actions(
         panes=LocalPanes(store, state),
         lead_state=store.lead_state,
         run_status=store.run_status,
+        folder=store.root,
+        worktrees=store.writes_tasks,  # a team teamtui runs may give each teammate a git worktree
     )
     if writable and not store.read_only_reason:
         actions.messages = LocalMessaging(store, state, sender)

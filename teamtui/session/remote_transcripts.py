@@ -16,6 +16,7 @@ from typing import Any
 from teamtui.protocol.changes import Change, LogUpdate, MemberView
 from teamtui.protocol.claude.transcripts.needs import NeedsYou
 from teamtui.protocol.claude.transcripts.stats import Activity
+from teamtui.protocol.edits import Dismissed, EditLog
 from teamtui.protocol.models import MemberStatus, Task
 
 
@@ -57,6 +58,9 @@ class StreamedTranscripts:
         self._drift = StreamedDrift()
         self._assigned: dict[str, Task] = {}
         self._assigned_new = False
+        # The files each member changed, as counted there (no diffs here: a `diff` request asks for one).
+        self.edits = EditLog()
+        self.dismissed = Dismissed()
 
     def take_insight(self, insight: dict[str, Any]) -> set[str]:
         """A checked insight (stream.read_insight) in place of the last; the members whose figures changed."""
@@ -90,6 +94,7 @@ class StreamedTranscripts:
         assigned = {t.id: t for t in insight["assigned"]}
         if assigned != self._assigned:
             self._assigned, self._assigned_new = assigned, True
+        self.edits.replace_counts(insight.get("changes", []))
         return moved - {""}
 
     # ------------------------------------------------------------------ what a feed is asked
@@ -142,6 +147,15 @@ class StreamedTranscripts:
 
     def drift_mark(self) -> tuple:
         return (("remote", self._drift.text, bool(self._drift.text)),) if self._drift.text else ()
+
+    def edits_mark(self) -> int:
+        return self.edits.generation
+
+    def files_changed_since(self, mark: int) -> list[str]:
+        return sorted({member for member, _ in self.edits.changed_since(mark)})
+
+    def folder(self) -> str | None:
+        return None  # the other machine's: its paths are shown as they are
 
     def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None:
         """The lead's assignments when they changed since the last call, else None (as the feed's)."""

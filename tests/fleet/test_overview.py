@@ -31,7 +31,7 @@ def test_a_claude_code_teams_row(machine: Machine) -> None:
     )
     assert (live.working, live.idle, live.gone, live.unknown) == (0, 2, 0, 0)  # alice and bob: isActive false
     # Read as the room reads it: the lead's assignments (no task list) and the transcripts' tokens.
-    assert (live.tasks_done, live.tasks_total, live.cwd) == (3, 3, "/src/app")
+    assert (live.tasks_done, live.tasks_total, live.cwd) == (2, 2, "/src/app")
     assert (live.needs_you, live.tokens) == (0, 200)
     # Its lead's process ended (the folder was left behind): an ended row.
     assert (dead.lead, dead.ended, dead.tasks_done, dead.tasks_total) == ("ended", True, 0, 2)

@@ -93,6 +93,7 @@ class DashboardScreen(DashboardHost):
         self._header_message = ""
         self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
+        self.changes_view: Any = None  # the ChangesScreen open over this one, told of each batch
 
     # ------------------------------------------------------------------ what the app and tests read
     @property
@@ -274,6 +275,10 @@ class DashboardScreen(DashboardHost):
         self.shutdowns.observe(kinds, full)
         if not log_only or any(c.key in session.disappeared for c in changes):
             self.health.check()  # a flagged teammate that logs is cleared at once
+        if K.FILES in kinds and session.state.transcripts is not None:
+            self.panels.needs_you()  # two teammates on one file
+        if self.changes_view is not None:
+            self.changes_view.team_changed(kinds, full)
 
     def _tell(self, c: Change) -> None:
         if c.kind == K.LOG:
@@ -302,6 +307,9 @@ class DashboardScreen(DashboardHost):
 
     @on(NeedsYouStrip.Chosen)
     def _needs_you_chosen(self, message: NeedsYouStrip.Chosen) -> None:
+        if message.item.kind == "collision":
+            self.open_changes(focus=message.item.key)  # the file, with both teammates' edits
+            return
         self.select(message.item.member)
         self.pane_jumps.open_request(message.item)
 
@@ -309,7 +317,9 @@ class DashboardScreen(DashboardHost):
         """Opened from the control room's "needs you": at that teammate, and where it waits."""
         self.select(member)
         item = next((i for i in self.query_one(NeedsYouStrip).items if i.member == member and i.kind == kind), None)
-        if item is not None:
+        if kind == "collision":  # a git or declared one is the room's only: the view lists it too
+            self.open_changes(focus=item.key if item is not None else None)
+        elif item is not None:
             self.pane_jumps.open_request(item)
 
     def on_screen_resume(self) -> None:
@@ -437,6 +447,26 @@ class DashboardScreen(DashboardHost):
                 if self.session is not None:
                     self.panels.board()
         self.query_one(TaskBoard).focus()
+
+    def action_changes(self) -> None:
+        self.open_changes()
+
+    def open_changes(self, focus: str | None = None) -> None:
+        """What each teammate changed (screens/changes.py), over this screen until escape."""
+        from teamtui.tui.screens.changes import ChangesScreen
+
+        if self.session is None or self.app.screen is not self:
+            return
+        view = ChangesScreen(self.session, self.palette, clock=self.now, focus=focus, dark=self.app.current_theme.dark)
+        self.changes_view = view
+
+        def closed(_: object) -> None:
+            if self.changes_view is view:
+                self.changes_view = None
+            if self.drawable and self.state is not None and self.state.transcripts is not None:
+                self.panels.needs_you()  # a collision dismissed there leaves the strip
+
+        self.app.push_screen(view, closed)
 
     def action_toggle_panes(self) -> None:
         self.pane_jumps.toggle()

@@ -13,8 +13,9 @@ windows first, then each transcript's head counted in a thread (`count_heads`) a
 loop (`take_heads`); meanwhile a transcript's token sums, and the team's, say nothing.
 
 The feed also keeps what the transcripts (and the inboxes) say of the work the lead handed out
-(`assignments`: the board's rows when the team keeps no task list) and of what teamtui does not
-know in them (`drift`: entries of a newer Claude Code).
+(`assignments`: the board's rows when the team keeps no task list), of what teamtui does not
+know in them (`drift`: entries of a newer Claude Code), and the files each member changed
+(`edits`, an EditLog filled as the lines are read; two members on one file are a needs-you item).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ from teamtui.protocol.claude.transcripts.needs import (
 from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptUpdate
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 from teamtui.protocol.claude.transcripts.team import TeamTranscripts
+from teamtui.protocol.edits import Dismissed, Edit, EditLog, collisions, norm, shown_path
 from teamtui.protocol.models import MemberStatus, Message, Task, TeamConfig
+from teamtui.protocol.text import inert
 
 
 class TeamView(Protocol):
@@ -81,6 +84,12 @@ class TranscriptFeed:
         # The lead's calls and the notices and inbox messages that tell its assignments' fate.
         self.assignment_log = AssignmentLog()
         self._derived: tuple[int, tuple[str, ...]] | None = None  # (log generation, departed) last derived
+        # The files each member changed, as its transcript's edits say; collisions the person dismissed.
+        self.edits = EditLog()
+        self.dismissed = Dismissed()
+        self._collided: tuple[tuple, list[NeedsYou]] | None = None  # (what they depend on, the items)
+        self._placed: dict[str, tuple[str, str]] = {}
+        self._placed_in: str | None = None
 
     # ------------------------------------------------------------------ where
     def watch_dirs(self) -> list[Path]:
@@ -129,7 +138,13 @@ class TranscriptFeed:
         taken = self.team.take_heads(heads) if self.team is not None else []
         for member in taken:
             self._note(member, heads[member].calls, heads[member].notices)
+            self._take_edits(member, heads[member].edits)
         return taken
+
+    def _take_edits(self, member: str, edits: Iterable[Edit]) -> None:
+        for edit in edits:
+            edit.member = member
+            self.edits.add(edit)
 
     def _note(self, member: str, calls: Iterable[Any], notices: Iterable[Any]) -> None:
         lead = self.state.lead
@@ -144,6 +159,8 @@ class TranscriptFeed:
         for member, update in updates.items():
             if update.calls or update.notices:
                 self._note(member, update.calls, update.notices)
+            if update.edits:
+                self._take_edits(member, update.edits)
             stats = self.stats(member)
             last_write = stats.last_write if stats is not None else None
             entries = [e.as_log_entry(member) for e in update.entries]
@@ -163,6 +180,7 @@ class TranscriptFeed:
             if member in updates:
                 updates[member].entries.extend(update.entries)
                 updates[member].receipts.extend(update.receipts)
+                updates[member].edits.extend(update.edits)
                 updates[member].reset = updates[member].reset or update.reset
             else:
                 updates[member] = update
@@ -274,6 +292,7 @@ class TranscriptFeed:
             now=now,
             timeout=state.health_timeout,
         )
+        items += self.collisions(present)
         seen: set[str] = set()
         out = []
         for item in items:
@@ -282,3 +301,56 @@ class TranscriptFeed:
             seen.add(item.key)
             out.append(item)
         return out
+
+    def collisions(self, present: set[str]) -> list[NeedsYou]:
+        """Two members (still in the team) that changed one file, one item per file and pair,
+        until one of them leaves or the person dismisses it. Worked out again only when an edit,
+        the members or a dismissal moved (asked on every batch and look)."""
+        mark = (self.edits.generation, frozenset(present), len(self.dismissed.keys))
+        if self._collided is not None and self._collided[0] == mark:
+            return list(self._collided[1])
+        items = self._collisions(present)
+        self._collided = (mark, items)
+        return list(items)
+
+    def _collisions(self, present: set[str]) -> list[NeedsYou]:
+        folder = self.folder()
+        if folder != self._placed_in:
+            self._placed, self._placed_in = {}, folder
+        placed = self._placed  # path -> (the file compared, as shown): worked out once per path
+        changes = []
+        for fc in self.edits:
+            if fc.member in present:
+                where_shown = placed.get(fc.path)
+                if where_shown is None:
+                    where = norm(fc.path)
+                    where_shown = placed[fc.path] = (where, shown_path(where, folder))
+                changes.append((where_shown[0], fc, where_shown[1]))
+        last = {(where, fc.member): fc.last_at for where, fc, _ in changes}
+        out = []
+        for c in collisions(changes):
+            if c.key in self.dismissed:
+                continue
+            since = max((last.get((c.where, p.member)) or 0.0) for p in (c.a, c.b)) or None
+            out.append(NeedsYou("collision", c.a.member, c.key, inert(c.text), since))
+        return out
+
+    def folder(self) -> str | None:
+        """The team's working folder: the lead's `cwd` in config.json (else a teammate's), None when
+        none is said."""
+        members = self._config().get("members")
+        lead = self.state.lead
+        cwds = [
+            (m.get("name") != lead, m["cwd"])
+            for m in (members if isinstance(members, list) else ())
+            if isinstance(m, dict) and isinstance(m.get("cwd"), str) and m["cwd"].startswith("/")
+        ]
+        return norm(min(cwds)[1]) if cwds else None
+
+    def edits_mark(self) -> int:
+        """Moves when a member changed a file: cheap, for a caller that asks after every batch."""
+        return self.edits.generation
+
+    def files_changed_since(self, mark: int) -> list[str]:
+        """The members that changed a file since `edits_mark()` was `mark`."""
+        return sorted({member for member, _ in self.edits.changed_since(mark)})
