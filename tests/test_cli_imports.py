@@ -291,3 +291,40 @@ def test_run_headless_runs_its_team_without_loading_the_dashboard(tmp_path: Path
     assert _loaded(result["modules"], UI) == []
     # Outside tmux (the tests run without $TMUX) auto is in-process: no panes, no libtmux.
     assert _loaded(result["modules"], ("libtmux", "teamtui.tmux.panes")) == []
+
+
+def test_send_on_a_claude_code_team_reads_its_sender_without_the_settings_model(
+    claude_root: Path, tmp_path: Path
+) -> None:
+    # Outside the team, a message carries config.toml's `sender`: read alone, so pydantic stays off the path.
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "teamtui" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('sender = "ops"\nnotify_command = ["x"]\n')
+    env = {**os.environ, "TEAMTUI_ROOT": str(claude_root), "TEAMTUI_TEAM": "work-team"}
+    out = tmp_path / "imports.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, "send", "writer", "hello"],
+        env={**env, "IMPORTS_OUT": str(out)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["code"] == 0, proc.stderr
+    assert _loaded(result["modules"], ("pydantic", "pydantic_core", "teamtui.protocol.settings")) == []
+    inbox = json.loads((claude_root / "teams" / "work-team" / "inboxes" / "writer.json").read_text())
+    assert (inbox[-1]["from"], inbox[-1]["text"]) == ("ops", "hello")
+    # A sender that is not allowed is said on stderr; teamtui's own name is used.
+    config.write_text('sender = "team-lead"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "teamtui", "send", "writer", "again"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"teamtui: warning: {config}: sender must be a name of your own" in proc.stderr
+    inbox = json.loads((claude_root / "teams" / "work-team" / "inboxes" / "writer.json").read_text())
+    assert (inbox[-1]["from"], inbox[-1]["text"]) == ("teamtui", "again")

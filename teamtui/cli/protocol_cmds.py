@@ -6,7 +6,7 @@ import argparse
 import json
 import re
 
-from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, guarded, inert, one_line, out
+from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, guarded, inert, one_line, out, own_sender
 from teamtui.protocol.errors import UnsupportedError
 from teamtui.protocol.models import LogLevel, MemberStatus, TaskStatus
 
@@ -120,9 +120,7 @@ def _sender(ctx: Context, store: TeamStore) -> str:
         return ctx.me
     if store.may_write_as_lead():
         return store.lead_name
-    from teamtui.protocol.settings import load_settings  # only here: a hot command's start-up stays small
-
-    return load_settings().sender  # a name of teamtui's own, never a lead this process is not
+    return own_sender()  # a name of teamtui's own, never a lead this process is not
 
 
 def _require(store: TeamStore, able: bool, what: str) -> None:

@@ -111,7 +111,7 @@ def test_status_all_prints_a_table_for_people(machine: Machine, tmp_path: Path) 
     assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout  # a hostile name is shown inert
     # Bad settings and a root that is not there: said on stderr, the rest still listed.
     assert "fleet_keep_hours must be a positive number, got 0" in proc.stderr
-    assert "each of roots must be an absolute folder or start with ~, got 'relative/root'; ignored" in proc.stderr
+    assert "roots #2 must be an absolute folder or start with ~, got 'relative/root'; ignored" in proc.stderr
     assert f"{tmp_path / 'nowhere'}: not a folder" in proc.stderr
 
 
