@@ -1,10 +1,12 @@
-"""`teamtui doctor`: what a Claude Code team's transcripts hold that teamtui does not know.
+"""`teamtui doctor`: what is wrong with config.toml, and what a Claude Code team's transcripts hold
+that teamtui does not know.
 
 A newer Claude Code may write entries of a new type, new top-level keys, or a `version` newer than
 the releases teamtui was tested against (teamtui/protocol/claude_versions.py). The dashboard says
 so in one line; this lists each kind with its count, where it first appears and an example. It
 reads every line of every member's transcript, for the Claude Code teams under the config dir
-(or the one --root/--team names). Exit status 0: nothing unknown; 1: something was.
+(or the one --root/--team names). Before them it says what config.toml holds that teamtui cannot
+use (an unknown key, a value of the wrong kind). Exit status 0: nothing unknown; 1: something was.
 """
 
 from __future__ import annotations
@@ -16,17 +18,18 @@ from typing import Any
 
 from teamtui.cli.common import CliError, Context, inert, out
 
-FOUND = 1  # the exit status when a transcript holds something teamtui does not know
+FOUND = 1  # the exit status when config.toml or a transcript holds something teamtui does not know
 
 
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     p = sub.add_parser(
         "doctor",
         parents=parents,
-        help="list what Claude Code transcripts hold that teamtui does not know (format drift)",
-        description="Read every line of each member's transcript of the Claude Code team(s) under the config dir "
-        "(~/.claude or $CLAUDE_CONFIG_DIR; or the team --root/--team select) and list what teamtui does not "
-        "know: entries of a Claude Code newer than those tested, unknown entry types, unknown keys; each "
+        help="list what config.toml and Claude Code transcripts hold that teamtui does not know",
+        description="Say what config.toml holds that teamtui cannot use (an unknown key, a value of the wrong "
+        "kind: each is left out, the rest applies). Read every line of each member's transcript of the Claude "
+        "Code team(s) under the config dir (~/.claude or $CLAUDE_CONFIG_DIR; or the team --root/--team "
+        "select) and list what teamtui does not know: entries of a Claude Code newer than those tested, unknown entry types, unknown keys; each "
         "with a count, where it first appears and an example. Exit status 1 when there is any.",
     )
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
@@ -84,14 +87,18 @@ def _where(path: Path, root: Path, line: int | None) -> str:
 def cmd_doctor(ctx: Context) -> int:
     from teamtui.protocol.claude.transcripts.known import newest_tested
     from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
+    from teamtui.protocol.settings import config_path, load_settings
 
+    config = config_path()
+    settings = load_settings(config)
     root, stores = _stores(ctx)
     teams = [_check(s) for s in stores if s.has_transcripts]
-    found = any(t["report"] for t in teams)
+    found = any(t["report"] for t in teams) or bool(settings.problems)
     if ctx.args.json:
         out(
             json.dumps(
                 {
+                    "settings": {"path": str(config), "problems": settings.problems},
                     "root": str(root),
                     "tested": list(TESTED_CLAUDE_CODE),
                     "teams": [
@@ -123,6 +130,18 @@ def cmd_doctor(ctx: Context) -> int:
             )
         )
         return FOUND if found else 0
+    if settings.problems:
+        out(
+            f"settings: {len(settings.problems)} problem{'s' if len(settings.problems) != 1 else ''} (each left out, the rest applies)"
+        )
+        for problem in settings.problems:
+            out(f"  - {inert(problem)}")
+    else:
+        out(
+            f"settings: {inert(str(config))}: ok"
+            if config.exists()
+            else f"settings: no {inert(str(config))}: the defaults"
+        )
     out(f"teamtui was tested with Claude Code {', '.join(TESTED_CLAUDE_CODE)} (newest {newest_tested()})")
     if not teams:
         what = (

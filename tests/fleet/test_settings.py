@@ -170,6 +170,26 @@ def _config(text: str) -> Path:
     return path
 
 
+def test_doctor_says_what_is_wrong_with_the_file(cli, claude_root: Path) -> None:
+    path = _config('notify_command = ["notify-send"]\nlog_lines = "all"\n')
+    code, out, _err = cli("doctor", "--root", str(claude_root))
+    assert code == 1, "a problem with the file is a finding"
+    assert "settings: 2 problems (each left out, the rest applies)" in out
+    assert f"  - {path}: notify_command is not a setting (did you mean [notify] command?); ignored" in out
+    assert f"  - {path}: log_lines must be a positive whole number, got 'all'; the default is used" in out
+    code, out, _err = cli("doctor", "--root", str(claude_root), "--json")
+    import json
+
+    said = json.loads(out)["settings"]
+    assert said["path"] == str(path) and len(said["problems"]) == 2
+
+
+def test_doctor_says_a_good_file_is_ok(cli, claude_root: Path) -> None:
+    path = _config('theme = "nord"\n')
+    code, out, _err = cli("doctor", "--root", str(claude_root))
+    assert code == 0 and f"settings: {path}: ok" in out
+
+
 def test_a_command_that_reads_the_file_says_its_problems_on_stderr(cli, tmp_path: Path) -> None:
     path = _config("fleet_keep_hour = 2\n")
     code, out, err = cli("status", "--all", "--root", str(tmp_path))

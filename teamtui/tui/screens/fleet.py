@@ -134,7 +134,8 @@ class FleetScreen(Screen[None]):
                 style=p.theme_color("secondary"),
             )
         if self.problems:
-            t.append(f" · {inert(self.problems[0])}", style=p.theme_color("warning"))
+            more = f" (and {len(self.problems) - 1} more: teamtui doctor)" if len(self.problems) > 1 else ""
+            t.append(f" · {inert(self.problems[0])}{more}", style=p.theme_color("warning"))
         self._header_line.update(t)
 
     # ------------------------------------------------------------------ keys
