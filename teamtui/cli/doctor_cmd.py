@@ -6,7 +6,9 @@ the releases teamtui was tested against (teamtui/protocol/claude_versions.py). T
 so in one line; this lists each kind with its count, where it first appears and an example. It
 reads every line of every member's transcript, for the Claude Code teams under the config dir
 (or the one --root/--team names). Before them it says what config.toml holds that teamtui cannot
-use (an unknown key, a value of the wrong kind). Exit status 0: nothing unknown; 1: something was.
+use (an unknown key, a value of the wrong kind), and which prices are in use (genai-prices' bundled
+data, and its date); per team, what it cost and which models it could not price. Exit status 0:
+nothing unknown; 1: something was (a model without a price is said, not counted).
 """
 
 from __future__ import annotations
@@ -59,8 +61,11 @@ def _check(store: Any) -> dict[str, Any]:
     if isinstance(cfg, ReadError):
         raise CliError(f"cannot read {cfg.path}: {cfg.reason}")
     sources = TranscriptFinder(store.root, dict(cfg.raw)).resolve()
+    from teamtui.protocol.cost import total
+
     drifts: list[Drift] = []
     read: list[tuple[str, Path, int | None, str]] = []
+    costs: dict[str, Any] = {}
     for member, source in sorted(sources.items()):
         drift = Drift(source.path)
         try:
@@ -73,7 +78,23 @@ def _check(store: Any) -> dict[str, Any]:
             continue
         drifts.append(drift)
         read.append((member, source.path, drift.lines, ""))
-    return {"team": store.name, "root": store.root, "transcripts": read, "report": drift_report(drifts)}
+        costs[member] = _cost_of(source.path)
+    return {
+        "team": store.name,
+        "root": store.root,
+        "transcripts": read,
+        "report": drift_report(drifts),
+        "cost": total(costs.values()),
+    }
+
+
+def _cost_of(path: Path) -> Any:
+    """What one transcript's messages cost (read again, whole, priced as the dashboard prices them)."""
+    from teamtui.protocol.claude.transcripts.reader import TranscriptReader
+
+    reader = TranscriptReader(path)
+    reader.read()
+    return reader.stats.cost
 
 
 def _where(path: Path, root: Path, line: int | None) -> str:
@@ -87,10 +108,12 @@ def _where(path: Path, root: Path, line: int | None) -> str:
 def cmd_doctor(ctx: Context) -> int:
     from teamtui.protocol.claude.transcripts.known import newest_tested
     from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
+    from teamtui.protocol.cost import cost_json, price_data
     from teamtui.protocol.settings import config_path, load_settings
 
     config = config_path()
     settings = load_settings(config)
+    prices = price_data()  # loads genai-prices: every transcript is priced as it is read
     root, stores = _stores(ctx)
     teams = [_check(s) for s in stores if s.has_transcripts]
     found = any(t["report"] for t in teams) or bool(settings.problems)
@@ -99,6 +122,13 @@ def cmd_doctor(ctx: Context) -> int:
             json.dumps(
                 {
                     "settings": {"path": str(config), "problems": settings.problems},
+                    "prices": {
+                        "source": "genai-prices",
+                        "version": prices.version,
+                        "bundled": prices.bundled,
+                        "newest_price_date": prices.newest,
+                        "error": prices.error,
+                    },
                     "root": str(root),
                     "tested": list(TESTED_CLAUDE_CODE),
                     "teams": [
@@ -109,6 +139,7 @@ def cmd_doctor(ctx: Context) -> int:
                                 for m, p, n, e in t["transcripts"]
                             ],
                             "versions": t["report"].versions,
+                            "cost": cost_json(t["cost"]),
                             "summary": t["report"].summary(),
                             "unknown": [
                                 {
@@ -142,6 +173,7 @@ def cmd_doctor(ctx: Context) -> int:
             if config.exists()
             else f"settings: no {inert(str(config))}: the defaults"
         )
+    out(_prices_line(prices))
     out(f"teamtui was tested with Claude Code {', '.join(TESTED_CLAUDE_CODE)} (newest {newest_tested()})")
     if not teams:
         what = (
@@ -160,6 +192,7 @@ def cmd_doctor(ctx: Context) -> int:
             out("  no transcript found")
         if report.versions:
             out(f"  Claude Code versions seen: {', '.join(inert(v) for v in report.versions)}")
+        out(f"  {_cost_line(t['cost'])}")
         if not report:
             out("  ok: nothing teamtui does not know")
             continue
@@ -170,3 +203,23 @@ def cmd_doctor(ctx: Context) -> int:
             )
             out(f"      e.g. {item.example}")
     return FOUND if found else 0
+
+
+def _prices_line(prices: Any) -> str:
+    if prices.error:
+        return f"prices: none ({inert(prices.error)}): every cost says 'price unknown'"
+    where = "its bundled data, never updated at run time" if prices.bundled else "data fetched at run time"
+    return f"prices: genai-prices {prices.version}, {where}; its newest price takes effect {prices.newest}"
+
+
+def _cost_line(cost: Any) -> str:
+    from teamtui.protocol.cost import money
+
+    if cost is None:
+        return "cost: not known (a transcript could not be read whole)"
+    said = f"cost: {money(cost.usd)}"
+    if cost.unknown:
+        said += (
+            f"; no price for model {', '.join(inert(m) for m in cost.unknown)} ({cost.unpriced_tokens} tokens left out)"
+        )
+    return said

@@ -49,9 +49,13 @@ you and x an ended one; ? counts members whose status is not known (an in-proces
   [{"team": str, "folder": str, "root": str, "layout": "native"|"claude", "source": "claude"|"native"|"run",
     "label": "Claude Code"|"native"|"run by teamtui", "lead": "alive"|"ended"|"unknown", "ended": bool,
     "ended_at": float|null, "members": {"working": int, "idle": int, "gone": int, "unknown": int},
-    "tasks": {"done": int, "total": int}, "needs_you": int, "tokens": int|null, "last_activity": float|null,
-    "cwd": str, "pid": int|null, "errors": int, "problem": str|null}]
-  needs_you is 0 and tokens null unless --transcripts; times are seconds since the epoch."""
+    "tasks": {"done": int, "total": int}, "needs_you": int, "tokens": int|null,
+    "cost": null | {"usd": str, "unknown_models": [str], "unpriced_tokens": int, "days": {"YYYY-MM-DD": str}},
+    "budget": str|null, "last_activity": float|null, "cwd": str, "pid": int|null, "errors": int, "problem": str|null}]
+  needs_you is 0 and tokens and cost null unless --transcripts (an ended team's cost is the one its journal
+  kept); times are seconds since the epoch. cost.usd is genai-prices' sum for the messages it has a price
+  for, unrounded; the tokens of a model it does not know are in unpriced_tokens, never guessed at. budget:
+  the furthest of config.toml's [budgets] the team reached ("team 80%"), else null."""
 
 TASKS_JSON_HELP = """\
 --json prints one object:

@@ -159,6 +159,21 @@ class HostSettings:
     )
 
 
+Dollars = Annotated[float | None, Strict(), Field(gt=0), Must("be a positive number of dollars, like 20 or 7.5")]
+
+
+@dataclass(config=_TABLE)
+class BudgetSettings:
+    """[budgets]: dollars (USD, as genai-prices prices them) that call you at 80 % and at 100 %, once
+    each per period, through the [notify] channels; the control room's row says it too."""
+
+    team: Dollars = Field(default=None, description="Per team, over its whole life; unset: none.")
+    day: Dollars = Field(default=None, description="Per day (local time), every team together; unset: none.")
+    teammate: Dollars = Field(
+        default=None, description="Per teammate (the lead too), over its whole life; unset: none."
+    )
+
+
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,}")
 
 
@@ -224,6 +239,9 @@ class Settings:
     )
     notify: Annotated[NotifySettings, Must("be a table ([notify] with bell, desktop, command, mute_minutes)")] = Field(
         default_factory=NotifySettings, description="[notify]: how teamtui calls you."
+    )
+    budgets: Annotated[BudgetSettings, Must("be a table ([budgets] with team, day, teammate)")] = Field(
+        default_factory=BudgetSettings, description="[budgets]: what the teams may cost before you are called."
     )
     hosts: Annotated[
         list[HostSettings],
@@ -335,7 +353,7 @@ def _table_of(annotation: Any) -> tuple[Any, bool]:
     return None, False
 
 
-_TABLE_NAMES = {NotifySettings: "[notify]", HostSettings: "[[hosts]]"}
+_TABLE_NAMES = {NotifySettings: "[notify]", BudgetSettings: "[budgets]", HostSettings: "[[hosts]]"}
 
 
 class _Where:
@@ -463,7 +481,10 @@ def _norm(key: str) -> str:
 
 def _known_keys() -> list[tuple[Any, str, str]]:
     """(table, key, how to name it) for every key of the file, the top-level ones first."""
-    out: list[tuple[Any, str, str]] = [(Settings, k, k) for k in _fields(Settings)]
+    out: list[tuple[Any, str, str]] = []
+    for k, info in _fields(Settings).items():  # a table by its header: [notify], [[hosts]], [keymap]
+        sub = _table_of(info.annotation)[0]
+        out.append((Settings, k, _TABLE_NAMES[sub] if sub is not None else "[keymap]" if k == "keymap" else k))
     for table, name in _TABLE_NAMES.items():
         out += [(table, k, f"{name} {k}") for k in _fields(table)]
     return out
@@ -487,6 +508,7 @@ def _did_you_mean(key: str, table: Any) -> str:
 
 
 __all__ = [
+    "BudgetSettings",
     "DEFAULT_SENDER",
     "DEFAULT_THEME",
     "HostSettings",

@@ -76,6 +76,7 @@ async def transcripts_shown(pilot) -> None:
         if (
             feed is not None
             and feed.ready
+            and feed.cost() is not None  # every message priced (genai-prices loads after the first screen)
             and app.query_one("#needs-you").display
             and small
             and all(p.text_lines() != [PLACEHOLDER] for p in small)
@@ -140,7 +141,8 @@ async def fleet_shown(pilot) -> None:
 
     for _ in range(500):
         screen = pilot.app.screen
-        if screen.query(FleetNeeds) and screen.query_one(FleetNeeds).needs:
+        priced = all(r.cost is not None for _, r in getattr(screen, "rows", []) if r.team.layout == "claude")
+        if screen.query(FleetNeeds) and screen.query_one(FleetNeeds).needs and priced:
             break
         await pilot.pause(0.02)
     await pilot.pause()

@@ -71,6 +71,8 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "tasks": {"done": 0, "total": 0},
         "needs_you": 0,
         "tokens": None,
+        "cost": None,
+        "budget": None,
         "last_activity": None,
         "cwd": "/src/app",
         "pid": None,
@@ -102,6 +104,7 @@ def test_status_all_prints_a_table_for_people(machine: Machine, tmp_path: Path) 
         "TASKS",
         "NEEDS",
         "TOKENS",
+        "COST",
         "LAST",
         "WHERE",
     ]

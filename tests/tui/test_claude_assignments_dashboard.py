@@ -93,8 +93,8 @@ async def test_current_task_is_the_open_assignment_until_the_teammate_goes_idle(
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        await until(pilot, lambda: row_of(app, "alice")[2].startswith("#a1 probe"), "alice's current task")
-        assert row_of(app, "bob")[2].startswith("#a2 probe")
+        await until(pilot, lambda: row_of(app, "alice")[2].startswith("#a1 pr"), "alice's current task")
+        assert row_of(app, "bob")[2].startswith("#a2 pr")
         assert cells(app.query_one(TaskBoard))[0] == "● | a1 | probe alice | alice | in progress"
         with lead.open("ab") as fh:
             fh.write(idle_arrives("alice", "all green"))
@@ -105,7 +105,7 @@ async def test_current_task_is_the_open_assignment_until_the_teammate_goes_idle(
             "a1 completed",
         )
         assert app.state.board.tasks["a1"].result == "all green"
-        assert row_of(app, "bob")[2].startswith("#a2 probe")
+        assert row_of(app, "bob")[2].startswith("#a2 pr")
 
 
 async def test_a_real_task_list_wins_on_the_board(tmp_path, config_file):

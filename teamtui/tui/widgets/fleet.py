@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
 from teamtui.tui.format import compact_count, short_ago
@@ -20,7 +21,7 @@ from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable
 
-COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
+COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Cost", "Active", "Where")
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
@@ -71,7 +72,8 @@ class FleetTable(TeamTable):
         for key, row in rows:
             for column, cell in zip(COLUMNS, self._cells(row, now), strict=True):
                 if self.get_cell(key, column) != cell:
-                    self.update_cell(key, column, cell)
+                    # The cost fills in after the first frame (genai-prices loads then): its column widens.
+                    self.update_cell(key, column, cell, update_width=column == "Cost")
 
     def _cells(self, row: FleetRow, now: float) -> list[Text]:
         p = self.palette
@@ -97,7 +99,21 @@ class FleetTable(TeamTable):
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
         active = Text(short_ago(row.last_activity, now) if row.last_activity else "—", style=dim)
         where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
-        return [name, Text(row.label, style=dim), lead, members, tasks, needs, tokens, active, where]
+        return [name, Text(row.label, style=dim), lead, members, tasks, needs, tokens, self._cost(row), active, where]
+
+    def _cost(self, row: FleetRow) -> Text:
+        """$12.34, "+ ?" when some model has no price, and the budget it crossed (80%: warning, 100%: error)."""
+        p = self.palette
+        dim = "dim" if row.ended else ""
+        cost = row.cost
+        if cost is None:
+            return Text("")
+        said = money(cost.usd) if not cost.unknown else f"{money(cost.usd)} + ?" if cost.usd else "price unknown"
+        t = Text(said, style=f"{p.theme_color('warning') if cost.unknown else ''} {dim}".strip())
+        if row.budget:
+            role = "error" if row.budget.endswith("100%") else "warning"
+            t.append(f" · {row.budget}", style=f"bold {p.theme_color(role)}")
+        return t
 
     def on_data_table_row_selected(self, event: TeamTable.RowSelected) -> None:
         event.stop()

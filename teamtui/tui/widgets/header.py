@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from teamtui.protocol.cost import cost_text
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import compact_count
 from teamtui.tui.palette import Palette
@@ -65,6 +66,11 @@ class TeamHeader(Static):
         tokens = state.transcripts.total_tokens() if state.transcripts is not None else None
         if tokens is not None:  # the team's tokens, summed from its transcripts
             warning.append(f" · {compact_count(tokens)} tokens", style=palette.theme_color("secondary"))
+        cost = state.transcripts.cost() if state.transcripts is not None else None
+        if cost is not None:  # what they cost (genai-prices); a model with no price is said, never guessed
+            warning.append(
+                f" · {cost_text(cost)}", style=palette.theme_color("warning" if cost.unknown else "secondary")
+            )
         head_len = t.cell_len + warning.cell_len
         progress = Text(f"  Tasks {done}/{total} done", style="bold")
         width = self.size.width or self.screen.size.width  # before the first layout: the screen's
