@@ -179,7 +179,8 @@ class Alerts:
         members = {m: feed.member_cost(m) for m in feed.members()}
         crossings = team_crossings(self.budgets, TeamBill(life, session.name, cost, members))
         self._marks[key] = row_mark(crossings)
-        called = [(session.name, c) for c in self.book.first_time(crossings, now)]
+        # A team that ended is not called about: what it spent is final (its row still says it).
+        called = [(session.name, c) for c in self.book.first_time(crossings if session.live else [], now)]
         called += [("every team", c) for c in self.book.first_time([day] if day is not None else [], now)]
         return [self._event(NotifyKind.BUDGET, team, c.text(), now) for team, c in called]
 

@@ -141,7 +141,7 @@ async def fleet_shown(pilot) -> None:
 
     for _ in range(500):
         screen = pilot.app.screen
-        priced = all(r.cost is not None for _, r in getattr(screen, "rows", []) if r.team.layout == "claude")
+        priced = any(r.cost is not None for _, r in getattr(screen, "rows", []))  # the Claude Code team's
         if screen.query(FleetNeeds) and screen.query_one(FleetNeeds).needs and priced:
             break
         await pilot.pause(0.02)
