@@ -44,6 +44,7 @@ HEAVY = (
     "tomllib",
     "pydantic",
     "pydantic_core",
+    "genai_prices",  # prices: loaded by what shows a cost (the dashboard's head count, status --all, doctor)
     "teamtui.tui",
     "teamtui.runtime",
     "teamtui.demo",
@@ -328,3 +329,19 @@ def test_send_on_a_claude_code_team_reads_its_sender_without_the_settings_model(
     assert f"teamtui: warning: {config}: sender must be a name of your own" in proc.stderr
     inbox = json.loads((claude_root / "teams" / "work-team" / "inboxes" / "writer.json").read_text())
     assert (inbox[-1]["from"], inbox[-1]["text"]) == ("teamtui", "again")
+
+
+def test_status_of_a_claude_code_team_reads_its_transcripts_without_pricing_them(
+    claude_root: Path, tmp_path: Path
+) -> None:
+    # Its transcripts are read (tokens); genai-prices (and the pydantic it brings) only where a cost is shown.
+    out = tmp_path / "imports.json"
+    env = {**os.environ, "TEAMTUI_ROOT": str(claude_root), "TEAMTUI_TEAM": "work-team", "IMPORTS_OUT": str(out)}
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, "status", "--json"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["code"] == 0, proc.stderr
+    assert "teamtui.protocol.claude.transcripts.feed" in result["modules"]
+    assert _loaded(result["modules"], ("genai_prices", "pydantic", "pydantic_core", "httpx2")) == []
