@@ -221,3 +221,22 @@ def test_doctor_says_which_prices_and_which_models_it_could_not_price(tmp_path: 
     assert said["prices"]["bundled"] is True and said["prices"]["version"] == version("genai-prices")
     assert Decimal(said["teams"][0]["cost"]["usd"]) == want.usd
     assert said["teams"][0]["cost"]["unknown_models"] == [UNKNOWN_MODEL]
+
+
+async def test_a_hostile_model_name_is_shown_inert(tmp_path: Path) -> None:
+    from tests.costgen import _usage, assistant_lines
+
+    root, paths = claude_team(tmp_path)
+    line = json.loads(assistant_lines("msg_evil", "claude\x1b]0;pwned\x07[red]x", _usage(5, 50), START + 400, blocks=1))
+    with paths["bob"].open("ab") as fh:
+        fh.write(json.dumps(line).encode() + b"\n")  # spaced as no Claude Code writes it: read whole, the name decoded
+    app = room(root, tmp_path, tmp_path / "none.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        if isinstance(app.screen, FleetScreen):
+            await until(pilot, lambda: cost_cell(app).endswith("+ ?"), "the cost", limit=20)
+            await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team's dashboard")
+        header = app.screen.query_one("#header")
+        await until(pilot, lambda: "price unknown" in header.render().plain, "the cost in the header", limit=20)
+        shown = header.render().plain
+        assert "\x1b" not in shown and "\x07" not in shown and "[red]x" in shown  # as written, never acted on

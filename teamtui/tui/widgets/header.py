@@ -68,9 +68,9 @@ class TeamHeader(Static):
             warning.append(f" · {compact_count(tokens)} tokens", style=palette.theme_color("secondary"))
         cost = state.transcripts.cost() if state.transcripts is not None else None
         if cost is not None:  # what they cost (genai-prices); a model with no price is said, never guessed
-            warning.append(
-                f" · {cost_text(cost)}", style=palette.theme_color("warning" if cost.unknown else "secondary")
-            )
+            role = "warning" if cost.unknown else "secondary"
+            # A model's name comes from the files (or another machine): the safe-text path.
+            warning.append_text(safe_text(f" · {cost_text(cost)}", palette.theme_color(role)))
         head_len = t.cell_len + warning.cell_len
         progress = Text(f"  Tasks {done}/{total} done", style="bold")
         width = self.size.width or self.screen.size.width  # before the first layout: the screen's
