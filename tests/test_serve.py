@@ -323,7 +323,7 @@ def test_a_bad_token_in_the_config_file_is_said_and_a_random_one_used(native_roo
     [
         ('"short"', "got only 5 characters"),
         ('"has spaces in it, sixteen+"', "got other characters too"),
-        ("12345678901234567", "got a int"),
+        ("12345678901234567", "got a number"),
         ('""', "got only 0 characters"),
     ],
 )

@@ -51,6 +51,7 @@ def cmd_history(ctx: Context) -> int:
                                 "last_seen": t.last_seen,
                                 "ended_at": t.ended_at,
                                 "messages": t.messages,
+                                "cost": t.cost and {k: v for k, v in t.cost.items() if k not in ("ts", "kind")},
                                 "file": str(t.path),
                             }
                             for t in teams
@@ -64,9 +65,13 @@ def cmd_history(ctx: Context) -> int:
         if not teams:
             out(f"no team in the journal ({inert(str(journal_dir()))})")
             return 0
+        from teamtui.protocol.cost import cost_text, read_cost
+
         for t in teams:
             state = f"ended {_when(t.ended_at)}" if t.ended_at else f"last seen {_when(t.last_seen)}"
-            out(f"{_one_line(t.name, 80)}  {t.layout}  {state}  {t.messages} messages  {_one_line(t.root, 120)}")
+            spent = cost_text(read_cost(t.cost))
+            spent = f"  {_one_line(spent, 200)}" if spent else ""
+            out(f"{_one_line(t.name, 80)}  {t.layout}  {state}  {t.messages} messages{spent}  {_one_line(t.root, 120)}")
         return 0
     found = find_journal(ctx.args.name)
     if not found:
@@ -106,6 +111,10 @@ def timeline_line(r: dict[str, Any]) -> str:
         return "the lead ended"
     if kind == "team_gone":
         return "the team's folder is gone (team ended)"
+    if kind == "cost":
+        from teamtui.protocol.cost import cost_text, read_cost
+
+        return f"cost so far: {_one_line(cost_text(read_cost(r)) or '-')}"
     return _one_line(json.dumps(r, ensure_ascii=True))
 
 

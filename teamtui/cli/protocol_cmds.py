@@ -6,7 +6,7 @@ import argparse
 import json
 import re
 
-from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, guarded, inert, one_line, out
+from teamtui.cli.common import EXIT_NONE_READY, EXIT_USAGE, CliError, Context, guarded, inert, one_line, out, own_sender
 from teamtui.protocol.errors import UnsupportedError
 from teamtui.protocol.models import LogLevel, MemberStatus, TaskStatus
 
@@ -49,10 +49,14 @@ you and x an ended one; ? counts members whose status is not known yet.
   [{"team": str, "folder": str, "root": str, "layout": "native"|"claude", "source": "claude"|"native"|"run",
     "label": "Claude Code"|"native"|"run by teamtui", "lead": "alive"|"ended"|"unknown", "ended": bool,
     "ended_at": float|null, "members": {"working": int, "idle": int, "gone": int, "unknown": int},
-    "tasks": {"done": int, "total": int}, "needs_you": int, "tokens": int|null, "last_activity": float|null,
-    "cwd": str, "pid": int|null, "errors": int, "problem": str|null}]
-  tokens is null for a team without transcripts; times are seconds since the epoch. Every figure is the
-  control room's: a Claude Code team's transcripts are read as the room reads them."""
+    "tasks": {"done": int, "total": int}, "needs_you": int, "tokens": int|null,
+    "cost": null | {"usd": str, "unknown_models": [str], "unpriced_tokens": int, "days": {"YYYY-MM-DD": str}},
+    "budget": str|null, "last_activity": float|null, "cwd": str, "pid": int|null, "errors": int, "problem": str|null}]
+  tokens and cost are null for a team without transcripts (an ended team's cost is the one its journal
+  kept); times are seconds since the epoch. Every figure is the control room's: a Claude Code team's
+  transcripts are read as the room reads them. cost.usd is genai-prices' sum for the messages it has a
+  price for, unrounded; the tokens of a model it does not know are in unpriced_tokens, never guessed at.
+  budget: the furthest of config.toml's [budgets] the team reached ("team 80%"), else null."""
 
 TASKS_JSON_HELP = """\
 --json prints one object:
@@ -121,9 +125,7 @@ def _sender(ctx: Context, store: TeamStore) -> str:
         return ctx.me
     if store.may_write_as_lead():
         return store.lead_name
-    from teamtui.protocol.settings import load_settings  # only here: a hot command's start-up stays small
-
-    return load_settings().sender  # a name of teamtui's own, never a lead this process is not
+    return own_sender()  # a name of teamtui's own, never a lead this process is not
 
 
 def _require(store: TeamStore, able: bool, what: str) -> None:
@@ -201,7 +203,7 @@ def cmd_status(ctx: Context) -> int:
     if state.transcripts is not None:  # only where the layout has them: a native status reads no more
         from teamtui.protocol.fleet.overview import read_transcripts
 
-        read_transcripts(state)  # as the control room does: the same tasks, needs and tokens
+        read_transcripts(state, priced=False)  # as the room does: the same tasks, needs and tokens
     done, total = state.board.progress()
     views = state.member_views()
     cfg = state.config
@@ -306,7 +308,7 @@ def cmd_tasks(ctx: Context) -> int:
 
         state = TeamState(store)
         state.load_all()
-        read_transcripts(state)
+        read_transcripts(state, priced=False)
         board, errors = state.board, state.all_errors()
     else:
         tasks, errors = store.list_tasks()

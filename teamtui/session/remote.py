@@ -197,6 +197,7 @@ class RemoteHost:
             lead=said.get("lead") or "unknown",
             needs_you=said.get("needs_you") or 0,
             tokens=said.get("tokens"),
+            cost=said.get("cost"),  # priced over there (protocol/stream.py read_row checked it)
             last_activity=said.get("last_activity"),
             cwd=f"{self.name}:{said.get('cwd') or key[1]}",
             errors=said.get("errors") or 0,

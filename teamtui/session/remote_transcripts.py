@@ -1,6 +1,7 @@
 """A remote team's transcripts, as its machine read them: the figures the dashboard and the room
-ask of a transcript feed (each member's activity and tokens, the lead's row, what needs the
-person, the drift line, the lead's assignments), filled from the stream's `insight` lines.
+ask of a transcript feed (each member's activity, tokens and cost, the lead's row, what needs the
+person, the team's cost, the drift line, the lead's assignments), filled from the stream's
+`insight` lines. The cost is priced over there, where the transcripts are.
 
 The transcripts themselves stay on the other machine (they are its files, and large): only
 what was made of them there crosses the connection (protocol/stream.py `insight_json`).
@@ -16,6 +17,7 @@ from typing import Any
 from teamtui.protocol.changes import Change, LogUpdate, MemberView
 from teamtui.protocol.claude.transcripts.needs import NeedsYou
 from teamtui.protocol.claude.transcripts.stats import Activity
+from teamtui.protocol.cost import Cost
 from teamtui.protocol.edits import Dismissed, EditLog
 from teamtui.protocol.models import MemberStatus, Task
 
@@ -34,6 +36,7 @@ class StreamedStats:
     context_share: float | None = None
     last_write: float | None = None
     counted: bool = True
+    cost: Cost | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ class StreamedTranscripts:
         self._lead: MemberView | None = None
         self._needs: list[NeedsYou] = []
         self._tokens: int | None = None
+        self._cost: Cost | None = None
         self._drift = StreamedDrift()
         self._assigned: dict[str, Task] = {}
         self._assigned_new = False
@@ -90,6 +94,7 @@ class StreamedTranscripts:
             moved.update(n.member for n in (*needs, *self._needs))
             self._needs = needs
         self._tokens = insight["tokens"]
+        self._cost = insight.get("cost")
         self._drift = StreamedDrift(insight["drift"])
         assigned = {t.id: t for t in insight["assigned"]}
         if assigned != self._assigned:
@@ -139,6 +144,13 @@ class StreamedTranscripts:
     def total_tokens(self) -> int | None:
         return self._tokens
 
+    def cost(self) -> Cost | None:
+        return self._cost
+
+    def member_cost(self, member: str) -> Cost | None:
+        st = self._stats.get(member)
+        return st.cost if st is not None else None
+
     def needs_you(self, now: float) -> list[NeedsYou]:
         return list(self._needs)
 
@@ -173,4 +185,5 @@ def _stats(usage: dict[str, Any]) -> StreamedStats:
         context_share=usage.get("context_share"),
         last_write=usage.get("last_write"),
         counted=usage.get("counted", True) is not False,
+        cost=usage.get("cost"),
     )

@@ -72,6 +72,8 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "tasks": {"done": 2, "total": 2},  # the lead's assignments (alice's and bob's): no task list
         "needs_you": 0,
         "tokens": 200,
+        "cost": by[LIVE_TEAM]["cost"],  # genai-prices' figure: tests/tui/test_cost_screens.py holds it to the library
+        "budget": None,
         "last_activity": None,
         "cwd": "/src/app",
         "pid": None,
@@ -79,6 +81,7 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "problem": None,
         "run_status": None,
     }
+    assert by[LIVE_TEAM]["cost"]["usd"] and not by[LIVE_TEAM]["cost"]["unknown_models"]  # priced, by default
     assert by[NATIVE_TEAM]["cwd"] == str(machine.project) and by[OTHER_TEAM]["root"] == str(machine.other)
     assert (by[DEAD_TEAM]["lead"], by[DEAD_TEAM]["ended"]) == ("ended", True)
     assert (by["session-ended"]["ended"], by["session-ended"]["members"]["gone"]) == (True, 1)
@@ -103,6 +106,7 @@ def test_status_all_prints_a_table_for_people(machine: Machine, tmp_path: Path) 
         "TASKS",
         "NEEDS",
         "TOKENS",
+        "COST",
         "LAST",
         "WHERE",
     ]
@@ -112,7 +116,7 @@ def test_status_all_prints_a_table_for_people(machine: Machine, tmp_path: Path) 
     assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout  # a hostile name is shown inert
     # Bad settings and a root that is not there: said on stderr, the rest still listed.
     assert "fleet_keep_hours must be a positive number, got 0" in proc.stderr
-    assert "each of roots must be an absolute folder or start with ~, got 'relative/root'; ignored" in proc.stderr
+    assert "roots #2 must be an absolute folder or start with ~, got 'relative/root'; ignored" in proc.stderr
     assert f"{tmp_path / 'nowhere'}: not a folder" in proc.stderr
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
 
+from teamtui.protocol.budgets import level
+from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
 from teamtui.tui.palette import Palette
@@ -75,6 +78,7 @@ class FleetScreen(Screen[None]):
         self.needs: list[Need] = []
         self.muted_until: float | None = None
         self.problems: list[str] = []
+        self.spent_today: tuple[Decimal, float | None] = (Decimal(0), None)  # every team's today, and the day budget
         # Held, not queried: a batch or a tick can come while the app closes and the parts are gone.
         self._header_line = Static(id="fleet-header")
         self._problems = ProblemList(id="fleet-problems")
@@ -186,6 +190,12 @@ class FleetScreen(Screen[None]):
                 f" · {len(self.needs)} need{'s' if len(self.needs) == 1 else ''} you",
                 style=f"bold {p.theme_color('warning')}",
             )
+        spent, budget = self.spent_today
+        if spent or budget:
+            share = level(spent, budget)
+            role = "error" if share >= 100 else "warning" if share else "secondary"
+            said = f" · today {money(spent)}" + (f" of {money(Decimal(str(budget)))}" if budget else "")
+            t.append(said, style=p.theme_color(role))
         if self.muted_until is not None and self.muted_until > self.now():
             t.append(
                 f" · muted until {time.strftime('%H:%M', time.localtime(self.muted_until))}",

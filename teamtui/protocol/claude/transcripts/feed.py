@@ -16,6 +16,11 @@ The feed also keeps what the transcripts (and the inboxes) say of the work the l
 (`assignments`: the board's rows when the team keeps no task list), of what teamtui does not
 know in them (`drift`: entries of a newer Claude Code), and the files each member changed
 (`edits`, an EditLog filled as the lines are read; two members on one file are a needs-you item).
+
+What the team cost (`cost`, `member_cost`: protocol/cost.py) is known once every message is
+priced: genai-prices is loaded in the head count's thread (`count_heads`), which prices what was
+counted before it, and `take_heads` adds that in; from then on a new message is priced as it is
+read. An ended team's cost is what the journal kept (`kept`).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from teamtui.protocol.claude.transcripts.needs import (
 from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptUpdate
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 from teamtui.protocol.claude.transcripts.team import TeamTranscripts
+from teamtui.protocol.cost import PRICES, Cost, total
 from teamtui.protocol.edits import Dismissed, Edit, EditLog, collisions, norm, shown_path
 from teamtui.protocol.models import MemberStatus, Message, Task, TeamConfig
 from teamtui.protocol.text import inert
@@ -54,6 +60,7 @@ class TeamView(Protocol):
 
     log_limit: int
     health_timeout: float
+    journal: Any  # told what the team cost (claude/journal.py note_cost); None: nobody
 
     @property
     def messages(self) -> Iterable[Message]: ...
@@ -90,6 +97,9 @@ class TranscriptFeed:
         self._collided: tuple[tuple, list[NeedsYou]] | None = None  # (what they depend on, the items)
         self._placed: dict[str, tuple[str, str]] = {}
         self._placed_in: str | None = None
+        # An ended team's cost, and its members', as the journal kept them (claude/ended.py); live: None.
+        self.kept: Cost | None = None
+        self.kept_members: dict[str, Cost] = {}
 
     # ------------------------------------------------------------------ where
     def watch_dirs(self) -> list[Path]:
@@ -126,20 +136,43 @@ class TranscriptFeed:
 
     @property
     def counting(self) -> bool:
-        """Some transcript's head is still to be counted (its token sums say nothing yet)."""
-        return self.team is not None and any(r.head_pending for r in self.team.readers.values())
+        """Some transcript's head is still to be counted, or its messages priced (its token sums,
+        or its cost, say nothing yet): `count_heads` has work."""
+        return self.team is not None and (
+            not PRICES.ready or any(r.head_pending or r.stats.spend.pending for r in self.team.readers.values())
+        )
 
     def count_heads(self) -> dict[str, HeadCount]:
-        """The heads a read from the end left, counted: safe in a thread (reads files only)."""
-        return self.team.count_heads() if self.team is not None else {}
+        """The heads a read from the end left, counted, and every message priced (genai-prices
+        loaded first, ~150 ms): safe in a thread (reads files; prices only what waits)."""
+        PRICES.load()
+        if self.team is None:
+            return {}
+        heads = self.team.count_heads()
+        for reader in list(self.team.readers.values()):
+            reader.stats.spend.price_pending(PRICES)
+        return heads
 
     def take_heads(self, heads: dict[str, HeadCount]) -> list[str]:
-        """Add the counted heads, on the loop that took the reads; the members whose sums are now known."""
+        """Add the counted heads (and the prices), on the loop that took the reads; the members
+        whose figures are now known."""
         taken = self.team.take_heads(heads) if self.team is not None else []
         for member in taken:
             self._note(member, heads[member].calls, heads[member].notices)
             self._take_edits(member, heads[member].edits)
-        return taken
+        settled = self._settle()
+        self._journal_cost()
+        return list(dict.fromkeys([*taken, *settled]))
+
+    def _journal_cost(self) -> None:
+        note = getattr(self.state.journal, "note_cost", None)
+        if note is not None:
+            note(self.state)
+
+    def _settle(self) -> list[str]:
+        """The members whose waiting messages are now in their bill (priced here if not yet)."""
+        readers = self.team.readers.items() if self.team is not None else ()
+        return [m for m, r in readers if r.stats.spend.settle(PRICES)]
 
     def _take_edits(self, member: str, edits: Iterable[Edit]) -> None:
         for edit in edits:
@@ -155,6 +188,8 @@ class TranscriptFeed:
     def take(self, updates: dict[str, TranscriptUpdate]) -> list[LogUpdate]:
         """What was read, as the log lines and activity TeamState applies (TeamState.take_transcripts)."""
         self.ready = True
+        self._settle()
+        self._journal_cost()
         out: list[LogUpdate] = []
         for member, update in updates.items():
             if update.calls or update.notices:
@@ -232,6 +267,21 @@ class TranscriptFeed:
         totals = [t for s in stats if (t := s.tokens.total) is not None]
         return sum(totals) if totals else None
 
+    def member_cost(self, member: str) -> Cost | None:
+        """What `member`'s messages cost (None: not known yet, or no transcript)."""
+        if not self.ready:
+            return self.kept_members.get(member)
+        stats = self.stats(member)
+        return stats.cost if stats is not None else None
+
+    def cost(self) -> Cost | None:
+        """What the team cost, summed over its transcripts; None while one of them is still being
+        counted or priced (a part of the team's bill is no figure). An ended team's as kept."""
+        if not self.ready:
+            return self.kept
+        members = self.members()
+        return total(self.member_cost(m) for m in members) if members else None  # no transcript: no figure
+
     # ------------------------------------------------------------------ the lead's assignments
     def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None:
         """The work the lead handed out, as tasks by id (`a1`, `a2`…), after `changes` (the inbox
@@ -241,7 +291,7 @@ class TranscriptFeed:
         for c in changes:
             if c.kind == ChangeKind.INBOX and c.messages:
                 self.assignment_log.add_messages(c.messages, lead)
-        if not self.ready or self.counting:
+        if not self.ready or self.team is None or any(r.head_pending for r in self.team.readers.values()):
             return None
         departed = self.state.departed
         key = (self.assignment_log.generation, tuple(departed))

@@ -43,6 +43,7 @@ from teamtui.protocol.claude.transcripts.render import (
     Renderer,
     TranscriptEntry,
     notices_in,
+    parse_ts,
     receipts_in,
 )
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
@@ -195,9 +196,9 @@ class _Held:
 _USAGE_DECODER = json.JSONDecoder()
 
 
-def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
-    """(message id, usage, model) of an assistant line as Claude Code writes it, without decoding
-    the content (a tool input can be large); None when the line is shaped otherwise."""
+def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None, float | None] | None:
+    """(message id, usage, model, timestamp) of an assistant line as Claude Code writes it, without
+    decoding the content (a tool input can be large); None when the line is shaped otherwise."""
     head = line.find(b'"message":{"id":"')
     at = line.rfind(b'"usage":{')  # the message's usage follows its content
     if head < 0 or at < head or line.find(b'"role":"assistant"', head, head + 300) < 0:
@@ -215,7 +216,16 @@ def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
     if model_at >= 0:
         m_start = model_at + len(b'"model":"')
         model = line[m_start : line.find(b'"', m_start)].decode("utf-8", "replace")
-    return line[start:end].decode("utf-8", "replace"), usage, model
+    return line[start:end].decode("utf-8", "replace"), usage, model, _line_ts(line)
+
+
+def _line_ts(line: bytes) -> float | None:
+    """The record's `timestamp` (Claude Code writes it after the message; a quote inside a string is escaped)."""
+    at = line.rfind(b'"timestamp":"')
+    if at < 0:
+        return None
+    start = at + len(b'"timestamp":"')
+    return parse_ts(line[start : line.find(b'"', start)].decode("ascii", "replace"))
 
 
 def _scan(
@@ -245,7 +255,7 @@ def _scan(
         return False
     if rec.get("type") == "assistant" and isinstance(rec.get("message"), dict):
         msg = rec["message"]
-        stats.count(msg.get("id"), msg.get("usage"), msg.get("model"))
+        stats.count(msg.get("id"), msg.get("usage"), msg.get("model"), parse_ts(rec.get("timestamp")))
     _collect(rec, update, ids)
     return True
 
