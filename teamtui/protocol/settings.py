@@ -55,6 +55,8 @@ class Settings:
     sender: str = DEFAULT_SENDER
     # The fleet overview: how long an ended team stays listed, and native roots looked at besides the cwd.
     fleet_keep_hours: float = 24.0
+    # The history database keeps what every team did for this many days (protocol/history/).
+    history_keep_days: float = 90.0
     roots: list[Path] = field(default_factory=list)
     # `teamtui serve`'s token, fixed so a bookmarked URL keeps working; None: a new one each start.
     serve_token: str | None = None
@@ -91,6 +93,7 @@ def load_settings(path: Path | None = None) -> Settings:
         ("log_lines", "log_lines", int),
         ("health_timeout", "health_timeout", float),
         ("fleet_keep_hours", "fleet_keep_hours", float),
+        ("history_keep_days", "history_keep_days", float),
     ):
         v = data.get(key)
         if v is None:

@@ -389,7 +389,7 @@ class TeamState:
                 self.activity[u.member] = u.last_write
             if u.entries or u.reset:
                 changes.append(Change(ChangeKind.LOG, u.member, entries=u.entries))
-        return changes
+        return self._journaled(changes)  # the transcripts' lines reach the history's recorder too
 
     def restore(
         self,
