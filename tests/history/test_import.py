@@ -102,7 +102,9 @@ def test_a_rotated_journal_is_not_read_again_and_a_line_being_written_waits(stat
     path = journal_file(store)
     os.replace(path, path.with_name(path.name + ".1"))  # what the writer does at 4 MB
     with open(path, "a") as fh:  # a new generation, its header, and a line cut mid-write
-        fh.write(json.dumps({"ts": time.time(), "kind": "team", "team": TEAM, "layout": "claude", "root": str(root)}) + "\n")
+        fh.write(
+            json.dumps({"ts": time.time(), "kind": "team", "team": TEAM, "layout": "claude", "root": str(root)}) + "\n"
+        )
         fh.write('{"ts": 1, "kind": "message", "key": "k", "text": "HALF')
     import_journals(con)
     assert rows(db_path(), "SELECT count(*) FROM entries WHERE text = 'BEFOREROTATE'") == [(1,)]
@@ -146,7 +148,11 @@ def test_the_database_serves_an_ended_team_as_the_journal_did(state_home: Path, 
     say(store, state, "KEEP ME", "m-1")
     task_dir = root / "tasks" / TEAM
     task_dir.mkdir(parents=True, exist_ok=True)
-    (task_dir / "1.json").write_text(json.dumps({"id": "1", "subject": "probe", "status": "in_progress", "owner": "alice", "blocks": [], "blockedBy": []}))
+    (task_dir / "1.json").write_text(
+        json.dumps(
+            {"id": "1", "subject": "probe", "status": "in_progress", "owner": "alice", "blocks": [], "blockedBy": []}
+        )
+    )
     state.apply(task_dir / "1.json")
     shutil.rmtree(store.team_dir)
     state.apply(store.config_path)
@@ -156,9 +162,13 @@ def test_the_database_serves_an_ended_team_as_the_journal_did(state_home: Path, 
     [team] = teams(con)
     assert team.ended_at is not None and team.journal == str(journal_file(store))
     from_db = load_state(con, team.id)
-    assert [(m.name, m.status) for m in from_db.config.members] == [(m.name, m.status) for m in from_journal.config.members]
+    assert [(m.name, m.status) for m in from_db.config.members] == [
+        (m.name, m.status) for m in from_journal.config.members
+    ]
     assert sorted(from_db.departed) == sorted(from_journal.departed)
-    assert [(t.id, t.status, t.owner) for t in from_db.tasks.values()] == [(t.id, t.status, t.owner) for t in from_journal.tasks.values()]
+    assert [(t.id, t.status, t.owner) for t in from_db.tasks.values()] == [
+        (t.id, t.status, t.owner) for t in from_journal.tasks.values()
+    ]
     assert [(m.sender, m.content, m.delivered) for m in from_db.messages] == [
         (m.sender, m.content, m.delivered) for m in from_journal.messages
     ]

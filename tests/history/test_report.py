@@ -24,7 +24,7 @@ from teamtui.protocol.history.db import connect
 from teamtui.protocol.history.ops import TeamIdent, Txn
 
 REPO = Path(__file__).resolve().parents[2]
-HOSTILE = '<script>window.__pwned=1</script>\x1b[31m'
+HOSTILE = "<script>window.__pwned=1</script>\x1b[31m"
 NOW = time.time()
 
 
@@ -101,11 +101,33 @@ def a_recorded_team(tmp_path: Path) -> None:
     con = connect(db_path())
     team = TeamIdent("", "native", str(tmp_path / "proj"), HOSTILE)
     t0 = NOW - 8 * 3600
-    ops = [("header", team, t0, ("lead", "a <b>bold</b> team", None, [(n, "worker", "", "", "", t0) for n in ("ada", '"><img src=x onerror=alert(1)>')], {}, True))]
+    ops = [
+        (
+            "header",
+            team,
+            t0,
+            (
+                "lead",
+                "a <b>bold</b> team",
+                None,
+                [(n, "worker", "", "", "", t0) for n in ("ada", '"><img src=x onerror=alert(1)>')],
+                {},
+                True,
+            ),
+        )
+    ]
     ops += [("entries", team, t0, ("log", [("ada", t0 + s, "info", f"line {s}", s) for s in range(0, 4 * 3600, 60)]))]
     ops += [("task", team, t0 + 60, ("task", "1", "Build the </svg> parser", "", "in_progress", "ada", []))]
     ops += [("task", team, t0 + 3 * 3600, ("task", "1", "Build the </svg> parser", "", "completed", "ada", []))]
-    ops += [("message", team, t0 + 600 * i, ("lead", "ada", "message", f"MSG{i} </td><script>window.__pwned=2</script>", "", t0 + 600 * i, None, False)) for i in range(10)]
+    ops += [
+        (
+            "message",
+            team,
+            t0 + 600 * i,
+            ("lead", "ada", "message", f"MSG{i} </td><script>window.__pwned=2</script>", "", t0 + 600 * i, None, False),
+        )
+        for i in range(10)
+    ]
     ops += [("need_open", team, t0 + 3600, ("p:1", "permission", "ada", "ada asks to run rm -rf /", None))]
     ops += [("need_closed", team, t0 + 4000, ("p:1", "answered"))]
     ops += [("change", team, t0 + 5000, ("ada", "src/<parser>.py", "modified", "1", 10, 2, None))]
@@ -127,7 +149,13 @@ async def test_the_report_renders_in_a_real_browser_fetching_nothing_and_running
     a_recorded_team(tmp_path)
     page = tmp_path / "report.html"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    made = subprocess.run([sys.executable, "-m", "teamtui", "history", HOSTILE, "--html", str(page)], capture_output=True, text=True, env=env, timeout=60)
+    made = subprocess.run(
+        [sys.executable, "-m", "teamtui", "history", HOSTILE, "--html", str(page)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert made.returncode == 0, made.stderr
     assert "<script>" not in page.read_text()
     async with aiohttp.ClientSession() as http:
