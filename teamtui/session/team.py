@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from teamtui.protocol.changes import Change
 from teamtui.protocol.health import disappears_at
+from teamtui.protocol.history.live import observer_for
 from teamtui.protocol.models import MemberStatus, Message
 from teamtui.protocol.shutdown import live_teammates
 from teamtui.protocol.state import TeamState
@@ -91,7 +92,8 @@ class TeamSession:
         on_shutdown: OnShutdown | None = None,
     ) -> TeamSession:
         """A team on disk, not read yet (`load` reads it)."""
-        state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=store.open_journal())
+        journal = observer_for(store, store.open_journal())  # the journal (where kept) and the history's recorder
+        state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=journal)
         return cls(state, sender=sender, clock=clock, on_shutdown=on_shutdown)
 
     @classmethod
