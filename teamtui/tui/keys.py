@@ -16,6 +16,7 @@ DASHBOARD_KEYS = [
     Binding("S", "shutdown_team", "Stop team", id="shutdown_team"),
     Binding("t", "toggle_panes", "Panes", id="toggle_panes"),
     Binding("n", "needs_you", "Needs you", id="needs_you", show=False),
+    Binding("h", "timeline", "Timeline", id="timeline", show=False),
     Binding("question_mark", "help", "Help", id="help"),
     Binding("q", "quit", "Quit", id="quit"),
     # A terminal tool ends on Ctrl-C (Textual's default only hints at Ctrl-Q); inputs keep it for copy.
@@ -30,6 +31,7 @@ DASHBOARD_HELP = {
     "shutdown_team": "Shut down the whole team",
     "toggle_panes": "Hide / show teammate panes",
     "needs_you": "Go to what needs you (Claude Code teams)",
+    "timeline": "The team's timeline: who worked when, tasks, messages (zoom with + and -)",
     "help": "Help: keys",
     "quit": "Quit",
     "interrupt": "Quit",

@@ -377,6 +377,10 @@ def team_history(
         "SELECT ts, member, usd, input_tokens + output_tokens FROM costs WHERE team_id = ? AND ts BETWEEN ? AND ? ORDER BY ts",
         args,
     ).fetchall()
+    firsts = [rows[0][0] for rows in (h.member_events, h.activity, h.task_events, h.messages) if rows]
+    h.start = (
+        min([h.start, *firsts]) if start is None else h.start
+    )  # a record older than the first sight (a log's own time)
     h.message_texts = con.execute(
         "SELECT * FROM (SELECT m.at, m.sender, m.recipient, coalesce(e.text, '') FROM messages m "
         "LEFT JOIN entries e ON e.id = m.entry_id WHERE m.team_id = ? AND m.at BETWEEN ? AND ? ORDER BY m.at DESC LIMIT ?) "

@@ -219,22 +219,36 @@ def _lane_spans(
 
 
 def _coarsen(spans: list[Span], resolution: float) -> list[Span]:
-    """Spans shorter than `resolution` folded into a neighbour (a zoomed-out view draws no hairlines)."""
+    """Runs of spans shorter than `resolution` drawn as one, in the state they spent most time in
+    (a zoomed-out view draws no hairlines; a long span is never swallowed by short ones)."""
     if resolution <= 0 or len(spans) < 2:
         return spans
     out: list[Span] = []
-    for s in spans:
-        if out and (s.end - s.start < resolution or out[-1].end - out[-1].start < resolution):
-            last = out[-1]
-            keep = s.state if (s.end - s.start) > (last.end - last.start) else last.state
-            out[-1] = Span(last.start, s.end, keep)
-            if len(out) > 1 and out[-2].state == out[-1].state:
-                out[-2].end = out[-1].end
-                out.pop()
-        elif out and out[-1].state == s.state:
-            out[-1].end = s.end
+    run: list[Span] = []
+
+    def put(span: Span) -> None:
+        if out and out[-1].state == span.state:
+            out[-1].end = span.end
         else:
-            out.append(Span(s.start, s.end, s.state))
+            out.append(span)
+
+    def close_run() -> None:
+        if not run:
+            return
+        time_in: dict[str, float] = {}
+        for r in run:
+            time_in[r.state] = time_in.get(r.state, 0.0) + (r.end - r.start)
+        state = max(time_in, key=lambda st: (time_in[st], -_RANK[st]))
+        put(Span(run[0].start, run[-1].end, state))
+        run.clear()
+
+    for s in spans:
+        if s.end - s.start < resolution:
+            run.append(s)
+        else:
+            close_run()
+            put(Span(s.start, s.end, s.state))
+    close_run()
     return out
 
 

@@ -43,6 +43,7 @@ class FleetScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "open_team", "Open", id="open_team", show=True),
         Binding("z", "mute", "Mute", id="mute"),
+        Binding("slash", "search", "Search", id="search", show=False),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
@@ -162,6 +163,16 @@ class FleetScreen(Screen[None]):
     def action_mute(self) -> None:
         self.app.toggle_mute()  # type: ignore[attr-defined]
 
+    def action_search(self) -> None:
+        from teamtui.tui.screens.search import SearchScreen
+
+        def chosen(hit: Any) -> None:
+            # The team's dashboard when the room lists it (at the item: the room's to wire, SearchScreen.Chosen).
+            if hit is not None and row_key(hit.key) in {key for key, _ in self.rows}:
+                self.app.open_team(row_key(hit.key))  # type: ignore[attr-defined]
+
+        self.app.push_screen(SearchScreen(self.palette), chosen)
+
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
@@ -170,6 +181,7 @@ class FleetScreen(Screen[None]):
             ("escape", "Back to the overview", "overview"),
             ("] / [", "Next / previous team", "next_team"),
             ("z", "Mute notifications for a while (again: unmute)", "mute"),
+            ("/", "Search every team's history (enter: open the team)", "search"),
             ("tab", "Teams / Needs you", "focus"),
             ("q", "Quit", "quit"),
         ]
