@@ -128,3 +128,10 @@ def test_text_with_the_marks_or_bad_unicode_is_stored_clean(tmp_path: Path) -> N
     c.execute("COMMIT")
     [hit] = search(c, "surrogate")
     assert hit.text == "xyz lone \ufffd surrogate"
+
+
+def test_a_prefix_needs_three_letters(con: sqlite3.Connection) -> None:
+    with pytest.raises(QueryError, match="at least 3 letters before"):
+        search(con, "bu*")
+    assert [h.kind for h in search(con, "bui*", team="alpha")] == ["message", "message"]
+    assert [h.kind for h in search(con, '"the bui"*', team="alpha")] == ["message", "message"]

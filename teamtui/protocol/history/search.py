@@ -1,6 +1,7 @@
 """Full-text search over every team's history (SQLite's FTS5), with a query syntax a person can't break.
 
-What a person types: words (all must match), `"an exact phrase"`, `deploy*` (a prefix), `OR`
+What a person types: words (all must match), `"an exact phrase"`, `deploy*` (a prefix of three
+letters or more), `OR`
 between two alternatives, `NOT` before what must not match (`build NOT staging`). Every word and
 phrase reaches FTS5 quoted, so punctuation, FTS5's own operators in lower case, column names and
 unbalanced parentheses are text, never syntax; what cannot be searched (an unclosed quote, a
@@ -24,6 +25,8 @@ DEFAULT_LIMIT = 50
 # Words of context around a match in a result.
 SNIPPET_TOKENS = 24
 _OPERATORS = ("OR", "NOT", "AND")
+# The shortest prefix searched (schema.py keeps prefix indexes of 3 and 4 characters).
+MIN_PREFIX = 3
 
 
 class QueryError(ValueError):
@@ -47,8 +50,9 @@ def fts_query(text: str) -> str:
             phrase = text[i + 1 : close]
             i = close + 1
             if _has_word(phrase):
-                parts.append(_quote(phrase) + ("*" if text[i : i + 1] == "*" else ""))
-                i += 1 if text[i : i + 1] == "*" else 0
+                starred = text[i : i + 1] == "*"
+                parts.append(_prefix(phrase) if starred else _quote(phrase))
+                i += 1 if starred else 0
             continue
         j = i
         while j < n and not text[j].isspace() and text[j] != '"':
@@ -58,7 +62,7 @@ def fts_query(text: str) -> str:
         if word in _OPERATORS:
             parts.append(word)
         elif word.endswith("*") and _has_word(word[:-1]):
-            parts.append(_quote(word.rstrip("*")) + "*")
+            parts.append(_prefix(word.rstrip("*")))
         elif _has_word(word):
             parts.append(_quote(word))
     return _check(parts)
@@ -66,6 +70,13 @@ def fts_query(text: str) -> str:
 
 def _has_word(s: str) -> bool:
     return any(ch.isalnum() for ch in s)
+
+
+def _prefix(s: str) -> str:
+    last = s.split()[-1] if s.split() else s
+    if sum(ch.isalnum() for ch in last) < MIN_PREFIX:
+        raise QueryError(f"give at least {MIN_PREFIX} letters before * ({s}* would match nearly everything)")
+    return _quote(s) + "*"
 
 
 def _quote(s: str) -> str:

@@ -80,12 +80,10 @@ def draw_timeline(tl: Timeline, width: int, palette: Palette) -> Text:
         out.append("\n")
         out.append_text(_label(lane.name, f"bold {palette.member_color(lane.name)}"))
         row = cells(lane, tl.start, tl.end, width)
-        marks = {col(at) for at in lane.needs}
-        for i, state in enumerate(row):
-            if i in marks:
-                out.append("▲", style=f"bold {palette.theme_color('error')}")
-            else:
-                out.append(GLYPH[state], style=colors[state])
+        need = f"bold {palette.theme_color('error')}"
+        for i in {col(at) for at in lane.needs}:
+            row[i] = "need"
+        _runs(out, [("▲", need) if c == "need" else (GLYPH[c], colors[c]) for c in row])
     ticks = [0] * width
     for tick in tl.ticks:
         ticks[col(tick.at)] += 1
@@ -94,22 +92,35 @@ def draw_timeline(tl: Timeline, width: int, palette: Palette) -> Text:
     out.append("".join(" " if n == 0 else "╷" if n == 1 else "┃" for n in ticks), style=palette.theme_color("primary"))
     if tl.tasks:
         out.append("\n")
+    waiting = ("┄", palette.theme_color("secondary"))
     for t in tl.tasks[:MAX_TASK_ROWS]:
         out.append("\n")
         out.append_text(_label(f"#{t.id} {t.subject}", palette.theme_color("foreground")))
         end = t.end if t.end is not None else tl.end
-        done = t.status == "completed"
+        going = ("━", palette.theme_color("success" if t.status == "completed" else "accent"))
+        cols = []
         for i in range(width):
             a, b = tl.start + i * step, tl.start + (i + 1) * step
             if b <= t.created or a >= end:
-                out.append(" ")
-            elif t.begun is not None and b > t.begun:
-                out.append("━", style=palette.theme_color("success" if done else "accent"))
+                cols.append((" ", ""))
             else:
-                out.append("┄", style=palette.theme_color("secondary"))
+                cols.append(going if t.begun is not None and b > t.begun else waiting)
+        _runs(out, cols)
     if len(tl.tasks) > MAX_TASK_ROWS:
         out.append(f"\n{len(tl.tasks) - MAX_TASK_ROWS} more tasks: teamtui history NAME --html FILE lists them all")
     return out
+
+
+def _runs(out: Text, cols: list[tuple[str, str]]) -> None:
+    """Append a row of (glyph, style) columns, one span per run of the same (a row is 200 columns)."""
+    i = 0
+    while i < len(cols):
+        j = i
+        while j < len(cols) and cols[j] == cols[i]:
+            j += 1
+        glyph, style = cols[i]
+        out.append(glyph * (j - i), style=style)
+        i = j
 
 
 class TimelineScreen(Screen[None]):
