@@ -348,7 +348,7 @@ def record_bench(members: int, n: int, history: bool, seed: int = 1) -> dict:
             return {"missed": missed, "all": summary(all_), "cpu_s": cpu, "wall_s": wall, "changes": len(order)}
 
         res = asyncio.run(run())
-        db = Path(tmp) / "state" / "teamtui" / "history.sqlite3"
+        db = Path(tmp) / "state" / "teamtui" / "history" / "history.sqlite3"
         res.update(
             history=history,
             members=members,

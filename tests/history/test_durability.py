@@ -120,7 +120,7 @@ def journaled_team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.rmtree(store.team_dir)
     native = team_copy(tmp_path, "project")
     monkeypatch.chdir(native)
-    return tmp_path / "xdg" / "teamtui" / "history.sqlite3"
+    return tmp_path / "xdg" / "teamtui" / "history" / "history.sqlite3"
 
 
 def test_a_damaged_database_is_moved_aside_rebuilt_and_said(journaled_team: Path, tmp_path: Path) -> None:

@@ -36,5 +36,7 @@ def state_dir() -> Path:
 
 
 def db_path() -> Path:
-    """The one history database of this user."""
-    return state_dir() / DB_NAME
+    """The one history database of this user, in a folder of its own: a watcher waiting on
+    $XDG_STATE_HOME/teamtui/ for a folder to appear (the runs' registry) must not wake at every
+    commit (the WAL, the lock and a moved-aside file live beside the database)."""
+    return state_dir() / "history" / DB_NAME
