@@ -253,15 +253,25 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
         where = Path(tempfile.mkdtemp(prefix="tt-bench-history-", dir="/tmp"))
         try:
             res["history_gen"] = scenario(
-                "generate", "--dir", str(where), "--teams", "1000", "--mb", str(cfg["hist_mb"]), script=HIST_SCEN
+                "history",
+                "generate",
+                "--dir",
+                str(where),
+                "--teams",
+                "1000",
+                "--mb",
+                str(cfg["hist_mb"]),
+                script=HIST_SCEN,
             )
-            res["history_search"] = scenario("search", "--dir", str(where), "--n", str(cfg["hist_n"]), script=HIST_SCEN)
+            res["history_search"] = scenario(
+                "history", "search", "--dir", str(where), "--n", str(cfg["hist_n"]), script=HIST_SCEN
+            )
         finally:
             shutil.rmtree(where, ignore_errors=True)
-        res["history_timeline"] = scenario("timeline", "--n", str(cfg["hist_tl_n"]), script=HIST_SCEN)
+        res["history_timeline"] = scenario("history", "timeline", "--n", str(cfg["hist_tl_n"]), script=HIST_SCEN)
         for on in (0, 1):  # the same change→screen run without, then with, the recorder
             res[f"history_record_{'on' if on else 'off'}"] = scenario(
-                "record", "--members", "50", "--n", str(cfg["lat_n"]), "--history", str(on), script=HIST_SCEN
+                "history", "record", "--members", "50", "--n", str(cfg["lat_n"]), "--history", str(on), script=HIST_SCEN
             )
     if "ssh" in only:  # 12: a team on another machine (sshd on 127.0.0.1), beside the same change here
         res["ssh"] = scenario("ssh", "--n", str(cfg["ssh_n"]), "--members", "5", script=SSH_SCEN)

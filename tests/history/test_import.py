@@ -212,3 +212,37 @@ def test_history_and_search_on_the_command_line(state_home: Path, root: Path, tm
     page = html.read_text()
     assert "&lt;b&gt;deploy&lt;/b&gt;" in page and "<b>deploy" not in page
     assert journal_dir() == state_home / "teamtui" / "journal"
+
+
+def test_an_older_header_read_in_late_does_not_bring_a_team_or_its_members_back(state_home: Path, root: Path) -> None:
+    """The journal's header (its first line) is read in after the recorder saw bob leave and the
+    team end: the team stays ended, bob stays gone; a header seen after the end is the team back."""
+    store, state = journaled(root)  # the journal's header: bob is a member
+    journal.flush()
+    writer = HistoryWriter(db_path(), import_journals=False)
+    recorder = HistoryRecorder.for_store(store, writer)
+    live = TeamState(store, journal=recorder)
+    live.load_all()
+    cfg = json.loads(store.config_path.read_text())
+    cfg["members"] = [m for m in cfg["members"] if m["name"] != "bob"]
+    store.config_path.write_text(json.dumps(cfg))
+    live.apply(store.config_path)
+    shutil.rmtree(store.team_dir)
+    live.apply(store.config_path)
+    assert writer.flush()
+    writer.close()
+    con = open_history()  # reads the journal in now
+    [team] = teams(con)
+    assert team.ended_at is not None, "still ended"
+    assert rows(db_path(), "SELECT left_at IS NOT NULL FROM members WHERE name = 'bob'") == [(1,)]
+    later = HistoryWriter(db_path(), import_journals=False)
+    later.put(("header", team_ident(team), time.time() + 60, ("team-lead", "", None, [], {}, True)))
+    assert later.flush()
+    later.close()
+    assert teams(open_history())[0].ended_at is None, "seen alive after its end: back"
+
+
+def team_ident(team) -> tuple:
+    from teamtui.protocol.history.ops import TeamIdent
+
+    return TeamIdent(team.host, team.layout, team.root, team.name)

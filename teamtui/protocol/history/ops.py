@@ -88,17 +88,19 @@ def _header(con: sqlite3.Connection, tid: int, ts: float, payload: tuple) -> Non
     header.update(extra or {})
     con.execute(
         "UPDATE teams SET lead = ?, description = ?, created_at = coalesce(?, created_at), header = ?, "
-        "ended_at = NULL, recorded_since = CASE WHEN ? THEN coalesce(recorded_since, ?) ELSE recorded_since END "
+        # Seen alive after it ended: back. An older header read in late (a journal's) changes nothing of that.
+        "ended_at = CASE WHEN ended_at IS NOT NULL AND ended_at <= ? THEN NULL ELSE ended_at END, "
+        "recorded_since = CASE WHEN ? THEN coalesce(recorded_since, ?) ELSE recorded_since END "
         "WHERE id = ?",
-        (clean(lead), clean(description), created_at, json.dumps(header, ensure_ascii=False), live, ts, tid),
+        (clean(lead), clean(description), created_at, json.dumps(header, ensure_ascii=False), ts, live, ts, tid),
     )
     for name, agent_type, color, backend, pane, joined_at in members:
         con.execute(
             "INSERT INTO members(team_id, name, agent_type, color, backend, pane, joined_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(team_id, name) DO UPDATE SET agent_type = excluded.agent_type, color = excluded.color, "
-            "backend = excluded.backend, pane = excluded.pane, left_at = NULL, "
-            "joined_at = coalesce(members.joined_at, excluded.joined_at)",
-            (tid, clean(name), clean(agent_type), clean(color), clean(backend), clean(pane), joined_at or ts),
+            "backend = excluded.backend, pane = excluded.pane, joined_at = coalesce(members.joined_at, excluded.joined_at), "
+            "left_at = CASE WHEN members.left_at IS NOT NULL AND members.left_at > ? THEN members.left_at ELSE NULL END",
+            (tid, clean(name), clean(agent_type), clean(color), clean(backend), clean(pane), joined_at or ts, ts),
         )
 
 
@@ -118,7 +120,9 @@ def _member(con: sqlite3.Connection, tid: int, ts: float, payload: tuple) -> Non
     if kind == "joined":
         con.execute(
             "INSERT INTO members(team_id, name, agent_type, color, joined_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(team_id, name) DO UPDATE SET left_at = NULL, "
+            "ON CONFLICT(team_id, name) DO UPDATE SET "
+            "left_at = CASE WHEN members.left_at IS NOT NULL AND members.left_at > excluded.joined_at "
+            "THEN members.left_at ELSE NULL END, "
             "agent_type = CASE WHEN excluded.agent_type != '' THEN excluded.agent_type ELSE members.agent_type END, "
             "color = CASE WHEN excluded.color != '' THEN excluded.color ELSE members.color END",
             (tid, name, clean(agent_type), clean(color), ts),

@@ -292,6 +292,10 @@ def build_timeline(
     activity: dict[str, list[float]] = {}
     for ts, who in h.activity:  # in time order (TeamHistory's promise)
         activity.setdefault(who, []).append(ts)
+    for who in activity:  # one who wrote but is no member (a Claude Code lead): a lane too
+        if who and who not in by_name:
+            by_name[who] = HistoryMember(who)
+            names.append(who)
     waiting: dict[str, list[tuple[float, float]]] = {}
     for opened, answered, member, *_ in h.needs:
         waiting.setdefault(member, []).append((opened, answered if answered is not None else run_end))
