@@ -316,7 +316,19 @@ def record_bench(members: int, n: int, history: bool, seed: int = 1) -> dict:
         from scenarios import SIZE, Writer, change_cmd, new_app, wait_opened
         from teamgen import make_team
 
-        from teamtui.protocol.history.writer import flush_all
+        from teamtui.protocol.history import db_path
+        from teamtui.protocol.history.recorder import HistoryRecorder
+        from teamtui.protocol.history.writer import flush_all, shared_writer
+
+        on_loop: list[float] = []  # the recorder's time on the dashboard's loop, per batch
+        observe = HistoryRecorder.observe
+
+        def timed(self, state, changes) -> None:
+            t = time.perf_counter()
+            observe(self, state, changes)
+            on_loop.append(time.perf_counter() - t)
+
+        HistoryRecorder.observe = timed  # type: ignore[method-assign]
 
         async def run() -> dict:
             rnd = random.Random(seed)
@@ -329,6 +341,8 @@ def record_bench(members: int, n: int, history: bool, seed: int = 1) -> dict:
                 await asyncio.sleep(0.5)
                 flush_all(10.0)  # the first snapshot written: what follows is the changes' cost
                 cpu0, wall0 = proc_cpu_seconds(), time.perf_counter()
+                writer_cpu0 = shared_writer(db_path()).cpu_s
+                on_loop.clear()
                 async with Writer(root) as w:
                     order = [k for k in out for _ in range(n)]
                     rnd.shuffle(order)
@@ -344,17 +358,23 @@ def record_bench(members: int, n: int, history: bool, seed: int = 1) -> dict:
                         await asyncio.sleep(rnd.uniform(0.01, 0.05))
                 flush_all(10.0)
                 cpu, wall = proc_cpu_seconds() - cpu0, time.perf_counter() - wall0
+                writer_cpu = shared_writer(db_path()).cpu_s - writer_cpu0
             all_ = [x for v in out.values() for x in v]
-            return {"missed": missed, "all": summary(all_), "cpu_s": cpu, "wall_s": wall, "changes": len(order)}
+            return {
+                "missed": missed,
+                "all": summary(all_),
+                "cpu_s": cpu,
+                "writer_cpu_s": writer_cpu,
+                "observe": summary(on_loop),
+                "observe_s": sum(on_loop),
+                "wall_s": wall,
+                "changes": len(order),
+            }
 
         res = asyncio.run(run())
         db = Path(tmp) / "state" / "teamtui" / "history" / "history.sqlite3"
-        res.update(
-            history=history,
-            members=members,
-            core_pct=100 * res["cpu_s"] / res["wall_s"],
-            db_kb=(db.stat().st_size / 1024) if db.exists() else 0.0,
-        )
+        on_disk = sum(Path(f"{db}{s}").stat().st_size for s in ("", "-wal") if Path(f"{db}{s}").exists())
+        res.update(history=history, members=members, core_pct=100 * res["cpu_s"] / res["wall_s"], db_kb=on_disk / 1024)
         return res
 
 

@@ -1,8 +1,8 @@
 """The one writer thread of a process: ops in, transactions out, problems said.
 
 `put(op)` never waits (a full queue drops the op and counts it: a dashboard's loop never waits
-on the disk); the thread takes what is queued, up to BATCH ops, and commits them in one
-transaction. What it cannot write is one of `db.py`'s troubles:
+on the disk); the thread takes what is queued, up to BATCH ops or what came within LINGER of
+the first, and commits them in one transaction (`flush` commits at once). What it cannot write is one of `db.py`'s troubles:
 
 - the file is damaged, or another process held the write lock for `lock_patience` seconds: it is
   moved aside and rebuilt from the journals and the team folders (rebuild.py), the person is told,
@@ -44,6 +44,10 @@ from teamtui.protocol.history.ops import Op, Txn
 QUEUE_LIMIT = 50_000
 # Ops in one transaction at most.
 BATCH = 2000
+# A batch's first op waits this long for more before they are committed together: recording a
+# busy team costs a commit a second, not one per change. What is committed survives a kill; what
+# waits is the last second's.
+LINGER = 1.0
 # A database whose write lock another process holds this long is treated as locked out.
 LOCK_PATIENCE = 30.0
 # How often records older than history_keep_days are removed (checked after a commit; no timer).
@@ -75,17 +79,20 @@ class HistoryWriter:
         busy_timeout: float = BUSY_TIMEOUT,
         import_journals: bool = True,
         rebuild: Callable[[sqlite3.Connection], str] | None = None,
+        linger: float = LINGER,
     ):
         self.path = Path(path) if path is not None else db_path()
         self.keep_days = keep_days  # None: config.toml's history_keep_days, read on the writer's thread
         self.lock_patience = lock_patience
         self.busy_timeout = busy_timeout
         self.import_journals = import_journals
+        self.linger = linger  # how long the first op of a batch waits for others (flush() does not wait)
         self.rebuild = rebuild  # None: rebuild.rebuild_into (the journals and the team folders)
         self.queue: queue.Queue[object] = queue.Queue(QUEUE_LIMIT)
         self.generation = 0  # moves when the database was replaced: recorders send their snapshot again
         self.dropped = 0
         self.written = 0
+        self.cpu_s = 0.0  # the thread's CPU writing (for the benchmarks)
         self.stopped = ""  # why recording stopped ("": it goes on)
         self.problems: list[str] = []
         self._told_dropped = False
@@ -166,22 +173,35 @@ class HistoryWriter:
             batch: list[Op] = []
             marks: list[threading.Event] = []
             stop = False
+            until = time.monotonic() + self.linger
             while True:
                 if item is _STOP:
                     stop = True
                     break
                 if isinstance(item, threading.Event):
-                    marks.append(item)
+                    marks.append(item)  # a flush: commit now
                 else:
                     batch.append(item)  # type: ignore[arg-type]
                 if len(batch) >= BATCH:
                     break
                 try:
                     item = self.queue.get_nowait()
+                    continue
+                except queue.Empty:
+                    pass
+                # Nothing more yet: wait a little for more, so a busy team costs one commit (and one
+                # small FTS5 segment) a `linger`, not one per change. A flush or a stop ends the wait.
+                left = until - time.monotonic()
+                if marks or left <= 0:
+                    break
+                try:
+                    item = self.queue.get(timeout=left)
                 except queue.Empty:
                     break
             if batch:
+                cpu = time.thread_time()
                 self._write(batch)
+                self.cpu_s += time.thread_time() - cpu
             for mark in marks:
                 mark.set()
             if stop:
