@@ -9,7 +9,7 @@ import pytest
 
 from teamtui.protocol import NativeTeam
 from teamtui.protocol.history import db_path
-from teamtui.protocol.history.live import Observers
+from teamtui.protocol.history.live import Observers, recorder_of
 from teamtui.protocol.history.query import open_history, teams
 from teamtui.protocol.history.search import search
 from teamtui.protocol.history.writer import shared_writer
@@ -22,7 +22,7 @@ def test_a_session_records_its_team(native_root: Path, tmp_path: Path, monkeypat
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     store = NativeTeam(native_root, TEAM)
     session = TeamSession.open(store, log_limit=100, health_timeout=60)
-    assert isinstance(session.state.journal, Observers) and session.state.journal.recorder is not None
+    assert isinstance(session.state.journal, Observers) and recorder_of(session.state) is session.state.journal.recorder
     session.load()
     store.send("scout", "LIVEWORD from a session", "teamtui")
     session.state.apply(store.inbox_path("scout"))
@@ -36,3 +36,4 @@ def test_history_can_be_turned_off(native_root: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("TEAMTUI_HISTORY", "0")
     session = TeamSession.open(NativeTeam(native_root, TEAM), log_limit=100, health_timeout=60)
     assert session.state.journal is None  # a native team keeps no journal either
+    assert recorder_of(session.state) is None

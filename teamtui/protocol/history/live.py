@@ -45,6 +45,14 @@ class Observers:
         return next((o for o in self.observers if isinstance(o, HistoryRecorder)), None)
 
 
+def recorder_of(state: Any) -> HistoryRecorder | None:
+    """The recorder a team's model tells (for what only its caller knows: the needs, changes, cost)."""
+    observer = state.journal
+    if isinstance(observer, HistoryRecorder):
+        return observer
+    return observer.recorder if isinstance(observer, Observers) else None
+
+
 def observer_for(store: Any, journal: Any = None, host: str = "") -> Any:
     """What TeamState(journal=...) is given: the journal and the recorder, or just the journal
     when history is off."""
