@@ -39,6 +39,7 @@ SSH_SCEN = HERE / "ssh_bench.py"
 DEEP_SCEN = HERE / "deep_bench.py"
 HOOKS_SCEN = HERE / "hooks_bench.py"
 CHANGES_SCEN = HERE / "changes_bench.py"
+HIST_SCEN = HERE / "history_bench.py"
 
 FULL = dict(
     quiet_n=4,
@@ -64,6 +65,9 @@ FULL = dict(
     hooks_n=30,
     changes_reps=3,
     changes_n=200,
+    hist_mb=1024,
+    hist_n=300,
+    hist_tl_n=30,
 )
 QUICK = dict(
     quiet_n=1,
@@ -89,6 +93,9 @@ QUICK = dict(
     hooks_n=10,
     changes_reps=1,
     changes_n=30,
+    hist_mb=64,
+    hist_n=60,
+    hist_tl_n=5,
 )
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
@@ -111,6 +118,7 @@ GROUPS = (
     "deep",
     "hooks",
     "changes",
+    "history",
 )
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
@@ -131,6 +139,7 @@ GROUP_KEYS = {
     "deep": ("deep",),
     "hooks": ("hooks",),
     "changes": ("changes",),
+    "history": ("history_gen", "history_search", "history_timeline", "history_record_off", "history_record_on"),
 }
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
@@ -271,6 +280,30 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
                 "--pty",
                 str(cfg["fleet_pty"]),
                 script=FLEET_SCEN,
+            )
+    if "history" in only:  # 13: the history database (its 1 GB under /tmp, removed after)
+        where = Path(tempfile.mkdtemp(prefix="tt-bench-history-", dir="/tmp"))
+        try:
+            res["history_gen"] = scenario(
+                "history",
+                "generate",
+                "--dir",
+                str(where),
+                "--teams",
+                "1000",
+                "--mb",
+                str(cfg["hist_mb"]),
+                script=HIST_SCEN,
+            )
+            res["history_search"] = scenario(
+                "history", "search", "--dir", str(where), "--n", str(cfg["hist_n"]), script=HIST_SCEN
+            )
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+        res["history_timeline"] = scenario("history", "timeline", "--n", str(cfg["hist_tl_n"]), script=HIST_SCEN)
+        for on in (0, 1):  # the same change→screen run without, then with, the recorder
+            res[f"history_record_{'on' if on else 'off'}"] = scenario(
+                "history", "record", "--members", "50", "--n", str(cfg["lat_n"]), "--history", str(on), script=HIST_SCEN
             )
     if "ssh" in only:  # 12: a team on another machine (sshd on 127.0.0.1), beside the same change here
         res["ssh"] = scenario("ssh", "--n", str(cfg["ssh_n"]), "--members", "5", script=SSH_SCEN)
@@ -613,6 +646,7 @@ def figures(res: dict) -> list[dict]:
             None,
         )
         rows[-1]["ok"] = jo["bytes"] <= jo["limit_bytes"] and jo["dropped"] == 0
+    rows += history_rows(res)
     sh = res.get("ssh")
     if sh:
         r, lo = sh["ssh"], sh["local"]
@@ -861,6 +895,93 @@ def changes_rows(ch: list[dict] | None, row) -> None:
         "flat past its caps",
         note="caps: 20,000 edits, 8 MiB of diff text, 5,000 files per team",
     )
+
+
+def history_rows(res: dict) -> list[dict]:
+    """16. The history database: search over 1,000 teams, one team's timeline, what recording costs."""
+    rows: list[dict] = []
+
+    def row(key, figure, value, unit, target="", limit=None):
+        ok = None if limit is None or isinstance(value, str) else value <= limit
+        rows.append(dict(key=key, figure=figure, value=value, unit=unit, target=target, ok=ok, note=""))
+
+    g, se = res.get("history_gen"), res.get("history_search")
+    if g and se:
+        row(
+            "hist_gen",
+            f"16. history of {g['teams']:,} teams, {g['text_mb']:,.0f} MB of text ({g['entries']:,} entries, "
+            f"{g['messages']:,} messages): database on disk; generated in {g['seconds']:.0f} s "
+            f"(rows {g['rows_s']:.0f} s, FTS5 index {g['index_s']:.0f} s)",
+            g["db_mb"],
+            "MB",
+        )
+        s_ = se["search"]
+        row(
+            "hist_search_p50",
+            f"16. search, newest 50 with the match marked, p50 (n={s_['n']}, warm page cache)",
+            1000 * s_["p50"],
+            "ms",
+            "≤ 100 ms",
+            100,
+        )
+        row("hist_search_p99", "16. search, p99", 1000 * s_["p99"], "ms", "≤ 300 ms", 300)
+        kinds = " · ".join(f"{k} {1000 * v['p50']:.1f}/{1000 * v['max']:.0f}" for k, v in sorted(se["kinds"].items()))
+        row("hist_search_kinds", f"   by kind, p50/max ms: {kinds}", "", "")
+    t = res.get("history_timeline")
+    if t:
+        row(
+            "hist_timeline",
+            f"16. timeline of a {t['members']}-teammate, {t['hours']:g}-hour team ({t['lines']:,} lines, {t['tasks']} tasks, "
+            f"{t['messages']} messages): read, built and drawn (200 columns), p50 (n={t['tui']['n']})",
+            1000 * t["tui"]["p50"],
+            "ms",
+            "≤ 200 ms",
+            200,
+        )
+        row(
+            "hist_timeline_max",
+            "   max; of which reading the database, p50",
+            f"{1000 * t['tui']['max']:.0f} ms; {1000 * t['load']['p50']:.0f} ms",
+            "",
+        )
+        row("hist_report", "   the same as the HTML report (SVG and tables), p50", 1000 * t["report"]["p50"], "ms")
+    off, on = res.get("history_record_off"), res.get("history_record_on")
+    if off and on:
+        row(
+            "hist_rec_p50",
+            f"16. change→screen, 50 teammates, recorder attached, p50 (n={on['all']['n']}, {on['missed']} missed; "
+            f"without: {1000 * off['all']['p50']:.0f} ms)",
+            1000 * on["all"]["p50"],
+            "ms",
+            "≤ 50 ms",
+            50,
+        )
+        row(
+            "hist_rec_p99",
+            f"16. the same, p99 (without: {1000 * off['all']['p99']:.0f} ms)",
+            1000 * on["all"]["p99"],
+            "ms",
+            "≤ 150 ms",
+            150,
+        )
+        per_on, per_off = on["cpu_s"] / max(on["changes"], 1), off["cpu_s"] / max(off["changes"], 1)
+        own = on["observe_s"] + on["writer_cpu_s"]
+        row(
+            "hist_rec_cpu",
+            f"16. CPU the recorder adds: its own (on the loop, p99 {1e6 * on['observe']['p99']:.0f} µs a batch, and its "
+            f"writer thread) over the dashboard process's, all threads",
+            100 * own / on["cpu_s"],
+            "%",
+            "≤ 5 %",
+            5,
+        )
+        row(
+            "hist_rec_cpu_runs",
+            "   the process's CPU per change, without → with (two runs, so their noise too); database and WAL",
+            f"{1000 * per_off:.1f} → {1000 * per_on:.1f} ms ({100 * (per_on - per_off) / per_off:+.1f} %); {on['db_kb']:.0f} KB",
+            "",
+        )
+    return rows
 
 
 def fmt(v, unit: str) -> str:

@@ -175,6 +175,18 @@ def test_changes_loads_no_ui_tmux_or_watcher(native_root: Path, tmp_path: Path) 
     assert _loaded(result["modules"], ("textual", "rich", "libtmux", "teamtui.tui", *WATCHING)) == []
 
 
+@pytest.mark.parametrize("argv", [["search", "deploy"], ["search", "deploy", "--json"], ["history"]])
+def test_search_and_history_load_no_ui_tmux_pydantic_watcher_or_team_state(
+    argv: list[str], native_root: Path, tmp_path: Path
+) -> None:
+    result = _run(native_root, tmp_path, argv)
+    assert _loaded(result["modules"], HEAVY + WATCHING) == []
+    assert (
+        _loaded(_added(result), ("teamtui.protocol.state", "teamtui.session", "teamtui.protocol.history.writer")) == []
+    )
+    assert "sqlite3" in result["modules"], "it read the history database"
+
+
 def test_follows_first_screen_imports_no_dataclasses_typing_or_other_layout(native_root: Path, tmp_path: Path) -> None:
     # A teammate that has shut down: follow prints its first screen and ends, before any watcher.
     NativeTeam(native_root, TEAM).update_member("hunter", status="shutdown")

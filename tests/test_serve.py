@@ -30,8 +30,8 @@ from teamtui.protocol.settings import load_settings
 
 TEAM = "refactor-auth"
 URL = re.compile(r"http://\S+/\?token=(\S+)")
-# Text the help screen (`?`) shows, and no other screen.
-HELP_TEXT = "Remap any key in"
+# Text the help screen (`?`) shows near its top, and no other screen.
+HELP_TEXT = "Message the selected teammate"
 
 
 def _free_port() -> int:

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     **dict.fromkeys(("run", "demo"), "teamtui.cli.run_cmds"),
     **dict.fromkeys(("follow", "cleanup"), "teamtui.cli.tmux_cmds"),
     "history": "teamtui.cli.history_cmds",
+    "search": "teamtui.cli.search_cmd",
     "init": "teamtui.cli.init_cmd",
     "serve": "teamtui.cli.serve_cmd",
     "stream": "teamtui.cli.stream_cmd",

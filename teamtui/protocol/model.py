@@ -207,7 +207,7 @@ class TeamModel:
                 self.activity[u.member] = u.last_write
             if u.entries or u.reset:
                 changes.append(Change(ChangeKind.LOG, u.member, entries=u.entries))
-        return changes
+        return self._journaled(changes)  # the transcripts' lines reach the history's recorder too
 
     def _sync_assignments(self, changes: list[Change]) -> list[Change]:
         """What the transcripts tell beyond log lines, brought up to date (a team with transcripts

@@ -231,6 +231,9 @@ class Settings:
     fleet_keep_hours: Annotated[Positive, Must("be a positive number")] = Field(
         default=24.0, description="How long the control room lists a team after it ended."
     )
+    history_keep_days: Annotated[Positive, Must("be a positive number of days")] = Field(
+        default=90.0, description="How long the history database keeps what every team did (teamtui search, history)."
+    )
     roots: Annotated[
         list[Folder],
         Must('be a list of folders, like roots = ["~/src/api"]', each="be an absolute folder or start with ~"),

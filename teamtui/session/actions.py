@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from teamtui.protocol.changes import Change
+    from teamtui.protocol.history.ops import TeamIdent
     from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
 
     class Messaging(Protocol):
@@ -74,6 +75,9 @@ class TeamActions:
     # when it is elsewhere; and whether its teammates may work in git worktrees (a teamtui run).
     folder: Path | None = None
     worktrees: bool = False
+    # Its key in this machine's history database (protocol/history TeamIdent): None when this
+    # machine does not record it (a team elsewhere): the timeline then shows what is in memory.
+    history: TeamIdent | None = None
 
 
 __all__ = ["TeamActions"]

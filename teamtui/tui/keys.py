@@ -17,6 +17,7 @@ DASHBOARD_KEYS = [
     Binding("t", "toggle_panes", "Panes", id="toggle_panes"),
     Binding("n", "needs_you", "Needs you", id="needs_you", show=False),
     Binding("c", "changes", "Changes", id="changes", show=False),
+    Binding("h", "timeline", "Timeline", id="timeline", show=False),
     Binding("question_mark", "help", "Help", id="help"),
     Binding("q", "quit", "Quit", id="quit"),
     # A terminal tool ends on Ctrl-C (Textual's default only hints at Ctrl-Q); inputs keep it for copy.
@@ -32,6 +33,7 @@ DASHBOARD_HELP = {
     "toggle_panes": "Hide / show teammate panes",
     "needs_you": "Go to what needs you (Claude Code teams)",
     "changes": "What each teammate changed: files, diffs, collisions",
+    "timeline": "The team's timeline: who worked when, tasks, messages (zoom with + and -)",
     "help": "Help: keys",
     "quit": "Quit",
     "interrupt": "Quit",

@@ -4,6 +4,7 @@ change must neither render every task cell again, nor resize the board, nor leak
 from __future__ import annotations
 
 import gc
+import weakref
 from textual.widgets._footer import FooterKey
 
 from teamtui.tui.app import TeamTUI
@@ -51,12 +52,17 @@ async def test_focus_changes_leave_no_key_widgets_behind(tmp_path):
     app = make(tmp_path / "root", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None, "the team opened")
+        await pilot.pause()
+        gc.collect()
+        # Another test's app on this worker may not be collected yet: count only keys made here.
+        before = weakref.WeakSet(o for o in gc.get_objects() if isinstance(o, FooterKey))
         for _ in range(20):
             await pilot.press("slash", "escape")
         await pilot.pause()
         gc.collect()
-        alive = [o for o in gc.get_objects() if isinstance(o, FooterKey)]
-        assert len(alive) == sum(len(list(s.query(FooterKey))) for s in app.screen_stack)  # the overview's bar too
+        shown = {id(k) for s in app.screen_stack for k in s.query(FooterKey)}  # the overview's bar too
+        made = [o for o in gc.get_objects() if isinstance(o, FooterKey) and o not in before]
+        assert [k for k in made if id(k) not in shown] == [], "key widgets no screen shows are still alive"
 
 
 async def test_moving_the_focus_renders_no_task_cell_again(tmp_path):

@@ -471,6 +471,12 @@ class DashboardScreen(DashboardHost):
     def action_toggle_panes(self) -> None:
         self.pane_jumps.toggle()
 
+    def action_timeline(self) -> None:
+        from teamtui.tui.screens.timeline import TimelineScreen, session_history
+
+        if self.session is not None:
+            self.app.push_screen(TimelineScreen(self.session.name, session_history(self.session), self.palette))
+
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 

@@ -53,6 +53,7 @@ class FleetScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "open_team", "Open", id="open_team", show=True),
         Binding("z", "mute", "Mute", id="mute"),
+        Binding("slash", "search", "Search", id="search", show=False),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
@@ -234,6 +235,16 @@ class FleetScreen(Screen[None]):
     async def action_mute(self) -> None:
         await self.app.run_action("mute")
 
+    def action_search(self) -> None:
+        from teamtui.tui.screens.search import SearchScreen
+
+        def chosen(hit: Any) -> None:
+            # The team's dashboard when the room lists it.
+            if hit is not None and row_key(hit.key) in {key for key, _ in self.rows}:
+                self.post_message(self.OpenTeam(row_key(hit.key)))
+
+        self.app.push_screen(SearchScreen(self.palette), chosen)
+
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
@@ -246,6 +257,7 @@ class FleetScreen(Screen[None]):
                 ("right_square_bracket", "Next team", "next_team"),
                 ("left_square_bracket", "Previous team", "previous_team"),
                 ("z", "Mute notifications for a while (again: unmute)", "mute"),
+                ("slash", "Search every team's history (enter: open the team)", "search"),
                 ("tab", "Teams / Needs you", ""),  # focus moves: not a binding [keymap] knows
                 ("q", "Quit", "quit"),
             )
