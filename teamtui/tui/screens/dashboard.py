@@ -31,7 +31,7 @@ from teamtui.tui.controllers.messaging import Messaging
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
-from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS
+from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, config_of, user_keymap
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
@@ -184,7 +184,7 @@ class DashboardScreen(DashboardHost):
 
     def action_keys(self) -> list[tuple[str, str, str]]:
         """(key, description, binding id) of every action, after the user's keymap."""
-        keymap = getattr(self.app, "_keymap", {}) or {}
+        keymap = user_keymap(self.app)
         return [
             (keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "")
             for b in DASHBOARD_KEYS
@@ -480,12 +480,10 @@ class DashboardScreen(DashboardHost):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        keys = self.action_keys()
-        if getattr(self.app, "fleet", None) is not None:  # in the control room the app's keys work here too
-            keymap = getattr(self.app, "_keymap", {}) or {}
-            app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
-            keys += [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
-        self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
+        keymap = user_keymap(self.app)
+        app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]  # they work here too
+        keys = self.action_keys() + [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
+        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
