@@ -14,8 +14,6 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-import pytest
-
 from teamtui.protocol.claude.transcripts import TranscriptFinder
 from teamtui.protocol.cost import Cost, cost_text, money, short_money
 from teamtui.protocol.settings import load_settings
