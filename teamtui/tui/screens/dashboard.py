@@ -26,11 +26,11 @@ from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.health_watch import HealthWatch
-from teamtui.tui.controllers.host import DashboardHost
 from teamtui.tui.controllers.messaging import Messaging
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
+from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, config_of, user_keymap
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
@@ -60,7 +60,7 @@ RELATIVE_TIME_REFRESH = 5.0
 ROUTINE_TOAST_SECONDS = 3.0
 
 
-class DashboardScreen(DashboardHost):
+class DashboardScreen(TeamScreen):
     palette: reactive[Palette] = reactive(Palette, init=False)
     selected: reactive[str | None] = reactive(None, init=False)  # the teammate whose log is shown
     BINDINGS = [*DASHBOARD_KEYS]
