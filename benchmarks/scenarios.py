@@ -435,11 +435,13 @@ async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) ->
         writers = make_claude_team(root, teammates, mb)
         (root / "_config").mkdir()
         app = BenchTUI(root, CC_TEAM, "claude", config_path=root / "_config" / "config.toml", cursor_blink=False)
-        # First screen: the selected teammate's last line in the large log panel; then the team's tokens in the header.
-        shown, counted = app.expect("END-mate00"), app.expect(" tokens  ")
+        # First screen: the selected teammate's last line in the large log panel; then the team's tokens in
+        # the header, then what they cost (genai-prices, loaded after the first screen) beside them.
+        shown, counted, priced = app.expect("END-mate00"), app.expect(" tokens "), app.expect(" tokens · $")
         async with app.run_test(size=SIZE):
             first_screen = await asyncio.wait_for(shown, 600) - app.created_at
             tokens_s = await asyncio.wait_for(counted, 600) - app.created_at
+            cost_s = await asyncio.wait_for(priced, 600) - app.created_at
             rss_first, _ = rss_mb()
             await asyncio.sleep(1.0)
             assert app.selected == "mate00", app.selected
@@ -470,6 +472,7 @@ async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) ->
         "mb": mb,
         "first_screen_s": first_screen,
         "tokens_s": tokens_s,
+        "cost_s": cost_s,
         "load_s": app.opened_at - app.created_at,
         "rss_first_mb": rss_first,
         "rss_peak_mb": rss_peak,

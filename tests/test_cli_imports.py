@@ -44,6 +44,7 @@ HEAVY = (
     "tomllib",
     "pydantic",
     "pydantic_core",
+    "genai_prices",  # prices: loaded by what shows a cost (the dashboard's head count, status --all, doctor)
     "teamtui.tui",
     "teamtui.runtime",
     "teamtui.demo",
@@ -167,6 +168,23 @@ def test_status_loads_the_team_state_but_no_ui_tmux_pydantic_or_watcher(native_r
     # The inboxes it read hold protocol messages: they were decoded without pydantic.
     store = NativeTeam(native_root, TEAM)
     assert any(m.payload for name in store.inbox_owners() for m in store.peek(name).messages)
+
+
+def test_changes_loads_no_ui_tmux_or_watcher(native_root: Path, tmp_path: Path) -> None:
+    result = _run(native_root, tmp_path, ["changes", "--json"])
+    assert _loaded(result["modules"], ("textual", "rich", "libtmux", "teamtui.tui", *WATCHING)) == []
+
+
+@pytest.mark.parametrize("argv", [["search", "deploy"], ["search", "deploy", "--json"], ["history"]])
+def test_search_and_history_load_no_ui_tmux_pydantic_watcher_or_team_state(
+    argv: list[str], native_root: Path, tmp_path: Path
+) -> None:
+    result = _run(native_root, tmp_path, argv)
+    assert _loaded(result["modules"], HEAVY + WATCHING) == []
+    assert (
+        _loaded(_added(result), ("teamtui.protocol.state", "teamtui.session", "teamtui.protocol.history.writer")) == []
+    )
+    assert "sqlite3" in result["modules"], "it read the history database"
 
 
 def test_follows_first_screen_imports_no_dataclasses_typing_or_other_layout(native_root: Path, tmp_path: Path) -> None:
@@ -333,3 +351,56 @@ def test_the_hook_for_a_cheap_event_loads_no_parser_module_and_nothing_heavy(tmp
     assert _loaded(added, heavy) == []
     assert not [m for m in added if m.startswith("teamtui.cli.") and m != "teamtui.cli.common"]
     assert (tmp_path / "state" / "teamtui" / "hooks" / "events.jsonl").read_text().count("\n") == 1
+
+
+def test_send_on_a_claude_code_team_reads_its_sender_without_the_settings_model(
+    claude_root: Path, tmp_path: Path
+) -> None:
+    # Outside the team, a message carries config.toml's `sender`: read alone, so pydantic stays off the path.
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "teamtui" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('sender = "ops"\nnotify_command = ["x"]\n')
+    env = {**os.environ, "TEAMTUI_ROOT": str(claude_root), "TEAMTUI_TEAM": "work-team"}
+    out = tmp_path / "imports.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, "send", "writer", "hello"],
+        env={**env, "IMPORTS_OUT": str(out)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["code"] == 0, proc.stderr
+    assert _loaded(result["modules"], ("pydantic", "pydantic_core", "teamtui.protocol.settings")) == []
+    inbox = json.loads((claude_root / "teams" / "work-team" / "inboxes" / "writer.json").read_text())
+    assert (inbox[-1]["from"], inbox[-1]["text"]) == ("ops", "hello")
+    # A sender that is not allowed is said on stderr; teamtui's own name is used.
+    config.write_text('sender = "team-lead"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "teamtui", "send", "writer", "again"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"teamtui: warning: {config}: sender must be a name of your own" in proc.stderr
+    inbox = json.loads((claude_root / "teams" / "work-team" / "inboxes" / "writer.json").read_text())
+    assert (inbox[-1]["from"], inbox[-1]["text"]) == ("teamtui", "again")
+
+
+def test_status_of_a_claude_code_team_reads_its_transcripts_without_pricing_them(
+    claude_root: Path, tmp_path: Path
+) -> None:
+    # Its transcripts are read (tokens); genai-prices (and the pydantic it brings) only where a cost is shown.
+    out = tmp_path / "imports.json"
+    env = {**os.environ, "TEAMTUI_ROOT": str(claude_root), "TEAMTUI_TEAM": "work-team", "IMPORTS_OUT": str(out)}
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, "status", "--json"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["code"] == 0, proc.stderr
+    assert "teamtui.protocol.claude.transcripts.feed" in result["modules"]
+    assert _loaded(result["modules"], ("genai_prices", "pydantic", "pydantic_core", "httpx2")) == []

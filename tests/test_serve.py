@@ -30,8 +30,8 @@ from teamtui.protocol.settings import load_settings
 
 TEAM = "refactor-auth"
 URL = re.compile(r"http://\S+/\?token=(\S+)")
-# Text the help screen (`?`) shows, and no other screen.
-HELP_TEXT = "Remap any key in"
+# Text the help screen (`?`) shows near its top, and no other screen.
+HELP_TEXT = "Message the selected teammate"
 
 
 def _free_port() -> int:
@@ -323,7 +323,7 @@ def test_a_bad_token_in_the_config_file_is_said_and_a_random_one_used(native_roo
     [
         ('"short"', "got only 5 characters"),
         ('"has spaces in it, sixteen+"', "got other characters too"),
-        ("12345678901234567", "got a int"),
+        ("12345678901234567", "got a number"),
         ('""', "got only 0 characters"),
     ],
 )

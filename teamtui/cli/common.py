@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from teamtui.protocol.layout import LayoutName
+    from teamtui.protocol.settings import Settings
     from teamtui.protocol.store import TeamStore
 
     Handler = Callable[["Context"], int]
@@ -104,6 +105,31 @@ class Context:
 
 def out(line: str = "") -> None:
     sys.stdout.write(line + "\n")
+
+
+def warn(text: str) -> None:
+    sys.stderr.write(f"teamtui: warning: {one_line(text)}\n")
+
+
+def settings() -> Settings:
+    """config.toml's settings for a command that reads them; what is wrong with the file on stderr."""
+    from teamtui.protocol.settings import load_settings
+
+    loaded = load_settings()
+    for problem in loaded.problems:
+        warn(problem)
+    return loaded
+
+
+def own_sender() -> str:
+    """The name teamtui's own messages carry (config.toml's `sender`): read alone, without the
+    settings' model (a hot command's start-up stays small); a bad one said on stderr."""
+    from teamtui.protocol.config_file import configured_sender
+
+    sender, problem = configured_sender()
+    if problem:
+        warn(problem)
+    return sender
 
 
 def one_line(text: object) -> str:

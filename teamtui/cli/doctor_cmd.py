@@ -1,4 +1,5 @@
-"""`teamtui doctor`: what a Claude Code team's transcripts hold that teamtui does not know.
+"""`teamtui doctor`: what is wrong with config.toml, and what a Claude Code team's transcripts hold
+that teamtui does not know.
 
 A newer Claude Code may write entries of a new type, new top-level keys, or a `version` newer than
 the releases teamtui was tested against (teamtui/protocol/claude_versions.py). The dashboard says
@@ -6,7 +7,10 @@ so in one line; this lists each kind with its count, where it first appears and 
 reads every line of every member's transcript, for the Claude Code teams under the config dir
 (or the one --root/--team names). First it lists every problem the control room would say (a root
 that is not a folder or cannot be read, a team folder that does not read): its header shows the
-first few. Exit status 0: nothing unknown and no problem; 1: something was.
+first few. Then what config.toml holds that teamtui cannot use (an unknown key, a value of the
+wrong kind), and which prices are in use (genai-prices' bundled data, and its date); per team, what
+it cost and which models it could not price. Exit status 0: nothing unknown and no problem; 1:
+something was (a model without a price is said, not counted).
 """
 
 from __future__ import annotations
@@ -21,17 +25,18 @@ TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and
 if TYPE_CHECKING:
     from typing import Any
 
-FOUND = 1  # the exit status when a transcript holds something teamtui does not know
+FOUND = 1  # the exit status when config.toml or a transcript holds something teamtui does not know
 
 
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     p = sub.add_parser(
         "doctor",
         parents=parents,
-        help="list what Claude Code transcripts hold that teamtui does not know (format drift)",
-        description="Read every line of each member's transcript of the Claude Code team(s) under the config dir "
-        "(~/.claude or $CLAUDE_CONFIG_DIR; or the team --root/--team select) and list what teamtui does not "
-        "know: entries of a Claude Code newer than those tested, unknown entry types, unknown keys; each "
+        help="list what config.toml and Claude Code transcripts hold that teamtui does not know",
+        description="Say what config.toml holds that teamtui cannot use (an unknown key, a value of the wrong "
+        "kind: each is left out, the rest applies). Read every line of each member's transcript of the Claude "
+        "Code team(s) under the config dir (~/.claude or $CLAUDE_CONFIG_DIR; or the team --root/--team "
+        "select) and list what teamtui does not know: entries of a Claude Code newer than those tested, unknown entry types, unknown keys; each "
         "with a count, where it first appears and an example. Exit status 1 when there is any.",
     )
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
@@ -77,8 +82,11 @@ def _check(store: Any) -> dict[str, Any]:
     if isinstance(cfg, ReadError):
         raise CliError(f"cannot read {cfg.path}: {cfg.reason}")
     sources = TranscriptFinder(store.root, dict(cfg.raw)).resolve()
+    from teamtui.protocol.cost import total
+
     drifts: list[Drift] = []
     read: list[tuple[str, Path, int | None, str]] = []
+    costs: dict[str, Any] = {}
     for member, source in sorted(sources.items()):
         drift = Drift(source.path)
         try:
@@ -91,7 +99,23 @@ def _check(store: Any) -> dict[str, Any]:
             continue
         drifts.append(drift)
         read.append((member, source.path, drift.lines, ""))
-    return {"team": store.name, "root": store.root, "transcripts": read, "report": drift_report(drifts)}
+        costs[member] = _cost_of(source.path)
+    return {
+        "team": store.name,
+        "root": store.root,
+        "transcripts": read,
+        "report": drift_report(drifts),
+        "cost": total(costs.values()),
+    }
+
+
+def _cost_of(path: Path) -> Any:
+    """What one transcript's messages cost (read again, whole, priced as the dashboard prices them)."""
+    from teamtui.protocol.claude.transcripts.reader import TranscriptReader
+
+    reader = TranscriptReader(path)
+    reader.read()
+    return reader.stats.cost
 
 
 def _where(path: Path, root: Path, line: int | None) -> str:
@@ -105,16 +129,29 @@ def _where(path: Path, root: Path, line: int | None) -> str:
 def cmd_doctor(ctx: Context) -> int:
     from teamtui.protocol.claude.transcripts.known import newest_tested
     from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
+    from teamtui.protocol.cost import cost_json, price_data
+    from teamtui.protocol.settings import config_path, load_settings
 
     problems = _room_problems(ctx)
+    config = config_path()
+    settings = load_settings(config)
+    prices = price_data()  # loads genai-prices: every transcript is priced as it is read
     root, stores = _stores(ctx)
     teams = [_check(s) for s in stores if s.has_transcripts]
-    found = any(t["report"] for t in teams) or bool(problems)
+    found = any(t["report"] for t in teams) or bool(problems) or bool(settings.problems)
     if ctx.args.json:
         out(
             json.dumps(
                 {
                     "problems": problems,
+                    "settings": {"path": str(config), "problems": settings.problems},
+                    "prices": {
+                        "source": "genai-prices",
+                        "version": prices.version,
+                        "bundled": prices.bundled,
+                        "newest_price_date": prices.newest,
+                        "error": prices.error,
+                    },
                     "root": str(root),
                     "tested": list(TESTED_CLAUDE_CODE),
                     "teams": [
@@ -125,6 +162,7 @@ def cmd_doctor(ctx: Context) -> int:
                                 for m, p, n, e in t["transcripts"]
                             ],
                             "versions": t["report"].versions,
+                            "cost": cost_json(t["cost"]),
                             "summary": t["report"].summary(),
                             "unknown": [
                                 {
@@ -151,6 +189,19 @@ def cmd_doctor(ctx: Context) -> int:
         for problem in problems:
             out(f"  - {inert(problem)}")
         out()
+    if settings.problems:
+        out(
+            f"settings: {len(settings.problems)} problem{'s' if len(settings.problems) != 1 else ''} (each left out, the rest applies)"
+        )
+        for problem in settings.problems:
+            out(f"  - {inert(problem)}")
+    else:
+        out(
+            f"settings: {inert(str(config))}: ok"
+            if config.exists()
+            else f"settings: no {inert(str(config))}: the defaults"
+        )
+    out(_prices_line(prices))
     out(f"teamtui was tested with Claude Code {', '.join(TESTED_CLAUDE_CODE)} (newest {newest_tested()})")
     if not teams:
         what = (
@@ -169,6 +220,7 @@ def cmd_doctor(ctx: Context) -> int:
             out("  no transcript found")
         if report.versions:
             out(f"  Claude Code versions seen: {', '.join(inert(v) for v in report.versions)}")
+        out(f"  {_cost_line(t['cost'])}")
         if not report:
             out("  ok: nothing teamtui does not know")
             continue
@@ -179,3 +231,23 @@ def cmd_doctor(ctx: Context) -> int:
             )
             out(f"      e.g. {item.example}")
     return FOUND if found else 0
+
+
+def _prices_line(prices: Any) -> str:
+    if prices.error:
+        return f"prices: none ({inert(prices.error)}): every cost says 'price unknown'"
+    where = "its bundled data, never updated at run time" if prices.bundled else "data fetched at run time"
+    return f"prices: genai-prices {prices.version}, {where}; its newest price takes effect {prices.newest}"
+
+
+def _cost_line(cost: Any) -> str:
+    from teamtui.protocol.cost import money
+
+    if cost is None:
+        return "cost: not known (a transcript could not be read whole)"
+    said = f"cost: {money(cost.usd)}"
+    if cost.unknown:
+        said += (
+            f"; no price for model {', '.join(inert(m) for m in cost.unknown)} ({cost.unpriced_tokens} tokens left out)"
+        )
+    return said

@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from teamtui.cli.common import Context, inert, out
+from teamtui.protocol.cost import money, unknown_text
 from teamtui.protocol.fleet import FleetRow, discover_fleet, fleet_rows, row_json
-from teamtui.protocol.settings import load_settings
+from teamtui.protocol.settings import BudgetSettings, load_settings
 
 # Columns of the table: header, width, right-aligned. "?": members whose status is not known yet.
 COLUMNS = (
@@ -27,6 +28,7 @@ COLUMNS = (
     ("TASKS", 7, True),
     ("NEEDS", 5, True),
     ("TOKENS", 7, True),
+    ("COST", 9, True),
     ("LAST", 9, True),
 )
 
@@ -48,6 +50,15 @@ def tokens(n: int | None) -> str:
         if n >= size:
             return f"{n / size:.1f}{unit}"
     return str(n)
+
+
+def _cost(row: FleetRow) -> str:
+    """$12.34; "+?" when a model has no price (--json names it); "-" while not known."""
+    if row.cost is None:
+        return "-"
+    if not row.cost.unknown:
+        return money(row.cost.usd)
+    return f"{money(row.cost.usd)}+?" if row.cost.usd else "?"
 
 
 def _cell(text: str, width: int, right: bool) -> str:
@@ -72,6 +83,7 @@ def row_line(row: FleetRow, now: float) -> str:
         f"{row.tasks_done}/{row.tasks_total}",
         str(row.needs_you or "-"),
         tokens(row.tokens),
+        _cost(row),
         ago(row.last_activity, now),
     ]
     return f"{mark} {_line(cells)}  {inert(row.cwd or str(row.team.root))}"
@@ -84,7 +96,8 @@ def cmd_status_all(ctx: Context) -> int:
     for problem in fleet.problems:
         sys.stderr.write(f"teamtui: {inert(problem)}\n")
     now = time.time()
-    rows = fleet_rows(fleet, now=now, transcripts=ctx.args.transcripts, health_timeout=settings.health_timeout)
+    rows = fleet_rows(fleet, now=now, health_timeout=settings.health_timeout)
+    _mark_budgets(rows, settings.budgets)
     if ctx.args.json:
         # ensure_ascii keeps every control character escaped, so the output is terminal-safe.
         out(json.dumps([row_json(r) for r in rows], ensure_ascii=True, indent=2))
@@ -97,4 +110,16 @@ def cmd_status_all(ctx: Context) -> int:
         out(row_line(row, now))
         if row.problem:
             out(f"    ! {inert(row.problem)}")
+        if row.cost is not None and row.cost.unknown:
+            out(f"    ? {inert(unknown_text(row.cost))}")
+        if row.budget:
+            out(f"    $ budget: {inert(row.budget)}")
     return 0
+
+
+def _mark_budgets(rows: list[FleetRow], budgets: BudgetSettings) -> None:
+    """The budget each row reached, as the control room shows it (its teammates' are the room's: they need the transcripts' members)."""
+    from teamtui.protocol.budgets import TeamBill, row_mark, team_crossings
+
+    for row in rows:
+        row.budget = row_mark(team_crossings(budgets, TeamBill("", row.name, row.cost, {})))

@@ -1,4 +1,4 @@
-"""`teamtui history`: the teams in the journal, and one team's timeline (also after it ended)."""
+"""`teamtui history`: the teams in the history database, and one team's timeline (also after it ended)."""
 
 from __future__ import annotations
 
@@ -32,28 +32,46 @@ def _record_time(record: dict[str, Any]) -> float:
     return ts if isinstance(ts, (int, float)) else 0.0
 
 
-def cmd_history(ctx: Context) -> int:
-    from teamtui.protocol.claude.journal import find_journal, journal_dir, list_teams, read_records
+def _open_history() -> Any:
+    """The history database, the journals' new records read in; a damaged file is rebuilt and said."""
+    import sys
 
+    from teamtui.protocol.history.db import Trouble
+    from teamtui.protocol.history.query import open_history
+
+    try:
+        return open_history(tell=lambda line: print(f"teamtui: {inert(line)}", file=sys.stderr))
+    except Trouble as exc:
+        raise CliError(f"the history cannot be read: {exc}", EXIT_ERROR) from exc
+
+
+def cmd_history(ctx: Context) -> int:
+    from teamtui.protocol.history import db_path
+    from teamtui.protocol.history.query import records, teams
+
+    if ctx.args.name is None and (ctx.args.html or ctx.args.activity):
+        raise CliError("--html and --activity need a TEAM: teamtui history TEAM --html FILE", EXIT_ERROR)
+    con = _open_history()
     if ctx.args.name is None:
-        teams = list_teams()
+        found = teams(con)
         if ctx.args.json:
             out(
                 json.dumps(
                     {
-                        "journal": str(journal_dir()),
+                        "database": str(db_path()),
                         "teams": [
                             {
                                 "team": t.name,
+                                "host": t.host,
                                 "layout": t.layout,
                                 "root": t.root,
                                 "first_seen": t.first_seen,
                                 "last_seen": t.last_seen,
                                 "ended_at": t.ended_at,
                                 "messages": t.messages,
-                                "file": str(t.path),
+                                "file": t.journal,
                             }
-                            for t in teams
+                            for t in found
                         ],
                     },
                     ensure_ascii=True,
@@ -61,23 +79,59 @@ def cmd_history(ctx: Context) -> int:
                 )
             )
             return 0
-        if not teams:
-            out(f"no team in the journal ({inert(str(journal_dir()))})")
+        if not found:
+            out(f"no team in the history ({inert(str(db_path()))})")
             return 0
-        for t in teams:
+        for t in found:
             state = f"ended {_when(t.ended_at)}" if t.ended_at else f"last seen {_when(t.last_seen)}"
-            out(f"{_one_line(t.name, 80)}  {t.layout}  {state}  {t.messages} messages  {_one_line(t.root, 120)}")
+            where = f"{t.host}:{t.root}" if t.host else t.root
+            out(f"{_one_line(t.name, 80)}  {t.layout}  {state}  {t.messages} messages  {_one_line(where, 120)}")
         return 0
-    found = find_journal(ctx.args.name)
+    found = teams(con, ctx.args.name)
     if not found:
-        raise CliError(f"no team {ctx.args.name!r} in the journal ({journal_dir()})", EXIT_ERROR)
-    records = [r for t in found for r in read_records(t.path)]
-    records.sort(key=_record_time)
+        raise CliError(f"no team {ctx.args.name!r} in the history ({db_path()})", EXIT_ERROR)
+    if ctx.args.html:
+        return _write_report(con, found, ctx.args.html)
+    recs = [r for t in found for r in records(con, t.id, activity=ctx.args.activity)]
+    recs.sort(key=_record_time)
     if ctx.args.json:
-        out(json.dumps({"team": ctx.args.name, "records": records}, ensure_ascii=True, indent=2))
+        out(json.dumps({"team": ctx.args.name, "records": recs}, ensure_ascii=True, indent=2))
         return 0
-    for r in records:
+    for r in recs:
         out(f"{_when(r.get('ts'))}  {timeline_line(r)}")
+    return 0
+
+
+def _write_report(con: Any, found: list[Any], target: str) -> int:
+    """`--html FILE`: the most recently seen team of that name, as one HTML page."""
+    import os
+    import sys
+
+    from teamtui.protocol.history.query import team_history
+    from teamtui.protocol.history.report import render
+
+    team = found[0]
+    if len(found) > 1:
+        where = ", ".join(_one_line(f"{t.host + ':' if t.host else ''}{t.root}", 80) for t in found[1:])
+        print(
+            f"teamtui: {len(found)} teams are called {_one_line(team.name, 80)}; the report is of the one last seen "
+            f"({_one_line(team.root, 80)}), not of {where}",
+            file=sys.stderr,
+        )
+    page = render(team_history(con, team.id))
+    path = os.path.abspath(os.path.expanduser(target))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(page)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise CliError(f"cannot write {target}: {exc.strerror or exc}", EXIT_ERROR) from exc
+    out(f"wrote {inert(path)} ({len(page.encode()):,} bytes)")
     return 0
 
 
@@ -106,6 +160,20 @@ def timeline_line(r: dict[str, Any]) -> str:
         return "the lead ended"
     if kind == "team_gone":
         return "the team's folder is gone (team ended)"
+    if kind == "need":
+        return (
+            f"{_one_line(r.get('member'), 40)} needs you ({_one_line(r.get('need'), 20)}): {_one_line(r.get('text'))}"
+        )
+    if kind == "need_answered":
+        return f"{_one_line(r.get('member'), 40)}'s {_one_line(r.get('need'), 20)}: {_one_line(r.get('answer'), 40)}"
+    if kind == "change":
+        return f"{_one_line(r.get('member'), 40)} {_one_line(r.get('change'), 20)} {_one_line(r.get('path'))}"
+    if kind == "cost":
+        usd = r.get("usd")
+        money = f"${usd:.4f}" if isinstance(usd, (int, float)) else "-"
+        return f"{_one_line(r.get('member'), 40)} cost {money} ({r.get('tokens') or 0} tokens, {_one_line(r.get('model'), 40)})"
+    if kind in ("log", "transcript"):
+        return f"{_one_line(r.get('who'), 40)} | {_one_line(r.get('text'))}"
     return _one_line(json.dumps(r, ensure_ascii=True))
 
 
@@ -113,9 +181,15 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p = sub.add_parser(
         "history",
         parents=parents,
-        help="teams in the journal, or one team's timeline (kept after Claude Code deletes the team)",
-        description="Without TEAM: the teams teamtui has watched. With TEAM: everything it observed about it.",
+        help="teams in the history, or one team's timeline (kept after Claude Code deletes the team)",
+        description="Without TEAM: the teams teamtui has watched or run. With TEAM: everything it recorded about it.",
     )
     p.add_argument("name", metavar="TEAM", nargs="?", help="whose timeline to print")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--activity", action="store_true", help="with TEAM: every log and transcript line too")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="with TEAM: write one self-contained HTML report (timeline, members, tasks, messages)",
+    )
     p.set_defaults(handler=cmd_history)

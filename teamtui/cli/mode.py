@@ -24,7 +24,7 @@ def teammate_mode(ctx: Context, settings: Settings | None = None) -> ModeDecisio
     from teamtui.tmux.server import TmuxUnavailable
 
     if settings is None:
-        from teamtui.protocol.settings import load_settings
+        from teamtui.cli.common import settings as load_settings  # what is wrong with the file, on stderr
 
         settings = load_settings()
     try:

@@ -49,15 +49,12 @@ def serve(ctx: Context) -> int:
 
         if problem := folder_problem(ctx.root):
             raise CliError(inert(problem))
-    from teamtui.protocol.settings import load_settings
+    from teamtui.cli.common import settings as load_settings  # what is wrong with the file, on stderr
     from teamtui.serve.address import ServeError, is_local, listen, page_url
     from teamtui.serve.guard import new_token
     from teamtui.serve.server import ControlRoomServer
 
     settings = load_settings()
-    for problem in settings.problems:
-        if "serve_token" in problem:  # the others the dashboard shows itself
-            print(f"teamtui: warning: {problem}", file=sys.stderr)
     token = settings.serve_token or new_token()
     try:
         sock = listen(args.host, args.port)

@@ -21,7 +21,8 @@ def register(sub, parents, only: str | None = None) -> None:
         help="this machine's teams as JSON lines on stdout (for a control room over ssh)",
         description="Print every team of this machine (as `teamtui watch` finds them: Claude Code's folder, the "
         "current directory, each ROOT and config.toml's roots) as JSON lines, then their changes, with a heartbeat "
-        "line every few seconds; read requests (send, broadcast, shutdown) as JSON lines on stdin and answer each. "
+        "line every few seconds; read requests (send, broadcast, shutdown, diff) as JSON lines on stdin and answer "
+        "each. "
         "Another machine's `teamtui watch` runs it over ssh ([[hosts]] in its config.toml, or ssh://host/ROOT). "
         "With --team or --layout, only the teams of that name or layout. Ends when stdin closes. "
         "With --publish nats://HOST:PORT, the same lines go to that NATS server (JetStream) as this host's, for every "

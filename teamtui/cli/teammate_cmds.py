@@ -181,9 +181,9 @@ def _shut_down_directly(ctx: Context, store: TeamStore, cfg: Any, reason: str) -
         if store.may_write_as_lead():
             sender = cfg.lead
         else:
-            from teamtui.protocol.settings import load_settings
+            from teamtui.cli.common import own_sender
 
-            sender = load_settings().sender
+            sender = own_sender()
     feed = _ReplyFeed(store, cfg.lead)  # from here on: replies sent before the requests are not ours
     run = ShutdownRun(store, names, sender=sender, reason=reason, deadline_seconds=a.deadline)
     run.start()

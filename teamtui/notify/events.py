@@ -18,6 +18,7 @@ class NotifyKind(StrEnum):
     TEAMMATE_STUCK = "teammate_stuck"
     TEAMMATE_CRASHED = "teammate_crashed"
     TEAMMATE_DISAPPEARED = "teammate_disappeared"
+    BUDGET = "budget"  # a budget reached 80 % or 100 % (protocol/budgets.py): said once per threshold and period
 
 
 # How each kind reads in a notification's body.
@@ -28,6 +29,7 @@ LABELS: dict[NotifyKind, str] = {
     NotifyKind.TEAMMATE_STUCK: "teammate stuck",
     NotifyKind.TEAMMATE_CRASHED: "teammate crashed",
     NotifyKind.TEAMMATE_DISAPPEARED: "teammate disappeared",
+    NotifyKind.BUDGET: "budget",
 }
 
 

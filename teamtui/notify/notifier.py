@@ -67,7 +67,9 @@ class Notifier:
             if now < self._muted_until:
                 return False
             last = self._last.get(key)
-            if last is not None and now - last < self.interval:
+            # A budget crossing is said once by its own rule (protocol/budgets.py): two of one team
+            # (its budget and a teammate's) must both get through.
+            if last is not None and now - last < self.interval and event.kind != NotifyKind.BUDGET:
                 return False
             self._last[key] = now
             if len(self._last) > _PRUNE_AT:

@@ -41,10 +41,14 @@ if TYPE_CHECKING:
         def stats(self, member: str) -> Any: ...
         def members(self) -> list[str]: ...
         def total_tokens(self) -> int | None: ...
+        def cost(self) -> Any: ...  # protocol/cost.py Cost, or None
+        def member_cost(self, member: str) -> Any: ...
         def needs_you(self, now: float) -> list[Any]: ...
         def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None: ...
         def drift(self) -> Any: ...
         def drift_mark(self) -> tuple: ...
+        def edits_mark(self) -> int: ...
+        def files_changed_since(self, mark: int) -> list[str]: ...
 
 
 class ChangeKind(StrEnum):
@@ -64,6 +68,7 @@ class ChangeKind(StrEnum):
     ERROR = "error"  # key: the file, detail: the first problem
     ERROR_CLEARED = "error_cleared"  # key: the file
     DRIFT = "drift"  # the transcripts hold something new that teamtui does not know (a newer Claude Code's)
+    FILES = "files"  # key: teammate: it changed a file (its transcript's edits; protocol/edits.py)
     TEAM_GONE = "team_gone"  # key: team name
 
 
@@ -130,10 +135,19 @@ class LogUpdate(Record):
     """New lines of one member's log from somewhere other than a team file (a transcript):
     TeamState puts them into its log buffer and counts `last_write` as the member's activity."""
 
-    __slots__ = ("member", "entries", "reset", "last_write")
+    __slots__ = ("member", "entries", "reset", "last_write", "received")
 
-    def __init__(self, member: str, entries: list[LogEntry], reset: bool = False, last_write: float | None = None):
+    def __init__(
+        self,
+        member: str,
+        entries: list[LogEntry],
+        reset: bool = False,
+        last_write: float | None = None,
+        received: list[tuple[str, str, float | None, str]] | None = None,
+    ):
         self.member = member
         self.entries = entries
         self.reset = reset  # the source started over: so does the buffer
         self.last_write = last_write
+        # Plain messages the member received, as (sender, text, when, key): a transcript's receipts.
+        self.received: list[tuple[str, str, float | None, str]] = [] if received is None else received

@@ -63,6 +63,7 @@ class TeamModel:
         # idle notices), by id: the board's rows while the team keeps no task list (`task_source`).
         self.assigned: dict[str, Task] = {}
         self._drift_mark: tuple = ()  # the transcripts' drift when last told (ChangeKind.DRIFT)
+        self._edits_mark = 0  # the transcripts' edits when last told (ChangeKind.FILES)
         self.errors: dict[Path, list[ReadError]] = {}
         self.messages: deque[Message] = deque(maxlen=message_limit)
         self.unread: dict[str, int] = {}  # per inbox owner
@@ -206,7 +207,7 @@ class TeamModel:
                 self.activity[u.member] = u.last_write
             if u.entries or u.reset:
                 changes.append(Change(ChangeKind.LOG, u.member, entries=u.entries))
-        return changes
+        return self._journaled(changes)  # the transcripts' lines reach the history's recorder too
 
     def _sync_assignments(self, changes: list[Change]) -> list[Change]:
         """What the transcripts tell beyond log lines, brought up to date (a team with transcripts
@@ -222,6 +223,10 @@ class TeamModel:
             if any(seen[2] for seen in (*mark, *self._drift_mark)):  # something was, or is, unknown
                 news.append(Change(ChangeKind.DRIFT, self.name))
             self._drift_mark = mark
+        edits = feed.edits_mark()
+        if edits != self._edits_mark:  # a member changed a file: the changes view and collisions move
+            news += [Change(ChangeKind.FILES, m) for m in feed.files_changed_since(self._edits_mark)]
+            self._edits_mark = edits
         found = feed.assignments(changes)
         if found is None:
             return news

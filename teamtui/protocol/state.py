@@ -35,14 +35,34 @@ from teamtui.protocol.touching import load_touches, touches_path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-    from teamtui.protocol.changes import ChangeObserver
+    from teamtui.protocol.changes import ChangeObserver, LogUpdate
 
 # On first load a log is read from at most this far before its end: the buffer keeps only the tail anyway.
 _LOG_TAIL_BYTES_PER_LINE = 512
 # What every `.jsonl` log line carries: a line glued onto a torn one is known by it.
 _LOG_KEYS = ("ts", "level")
+
+
+_RECEIPTS_KEPT = 10_000  # transcript receipts remembered, so that one read again is not a second message
+
+
+def _not_early(new: list[Message], inbox: _Inbox, key_of: Callable[[Message], str]) -> tuple[list[Message], set[str]]:
+    """Of the entries a read found new, those a transcript showed delivered already (each once):
+    (the rest, the keys of those)."""
+    rest, taken = [], set()
+    for m in new:
+        pair = (m.sender, m.content.strip())
+        if inbox.early.get(pair, 0) > 0:
+            inbox.early[pair] -= 1
+            if not inbox.early[pair]:
+                del inbox.early[pair]
+            taken.add(key_of(m))
+        else:
+            rest.append(m)
+    return rest, taken
 
 
 class _Inbox:
@@ -57,6 +77,10 @@ class _Inbox:
         # the keys of those that left it (read_queue keeps both).
         self.pending: dict[str, Message] = {}
         self.gone: dict[str, None] = {}
+        # Messages a transcript showed received before any read found them, by (sender, text): a
+        # later read that still finds such an entry takes it as that message (its key in `receipted`).
+        self.early: dict[tuple[str, str], int] = {}
+        self.receipted: set[str] = set()
 
     @property
     def unread(self) -> int:
@@ -104,6 +128,9 @@ class TeamState(TeamModel):
         self._loading = False  # the first full read: old messages are not fresh activity
         # (mtime, size, inode) of each file when last read: resync re-reads only what differs.
         self._file_stamps: dict[Path, tuple[int, int, int] | None] = {}
+        # Transcript receipts taken in (their keys), and the messages they were for, by id().
+        self._receipts_seen: dict[str, None] = {}
+        self._receipted: dict[int, Message] = {}
         # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
         self._refs: dict[Path, FileRef] = {}
         # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
@@ -222,7 +249,7 @@ class TeamState(TeamModel):
             if not found and self.transcripts is not None and path not in self._refs:
                 others.append(Path(path))
         if self.transcripts is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
-            changes += self._take_logs(
+            changes += self._take_transcript_updates(
                 self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan)
             )
         return changes + self._sync_assignments(changes)
@@ -235,8 +262,58 @@ class TeamState(TeamModel):
     def take_transcripts(self, updates: dict[str, Any]) -> list[Change]:
         """What the transcript feed read (`transcripts.read`), put into the log buffers and activity."""
         assert self.transcripts is not None
-        changes = self._take_logs(self.transcripts.take(updates))
+        changes = self._take_transcript_updates(self.transcripts.take(updates))
         return changes + self._sync_assignments(changes)
+
+    def _take_transcript_updates(self, updates: list[LogUpdate]) -> list[Change]:
+        return self._take_logs(updates) + self._journaled(self._take_receipts(updates))
+
+    def _take_receipts(self, updates: list[LogUpdate]) -> list[Change]:
+        """What each member's transcript says it received. A message already known (seen in the
+        inbox file, or sent from here) is the same message; one that is not was taken out of the
+        file before any read found it (an in-process teammate takes an entry within 20-110 ms):
+        it is added now, delivered, once, and its entry, if a later read still finds it in the
+        file, is not a second message."""
+        changes: list[Change] = []
+        for u in updates:
+            for sender, body, ts, key in u.received:
+                if key in self._receipts_seen:
+                    continue  # the same line read again (a transcript read anew)
+                self._receipts_seen[key] = None
+                if len(self._receipts_seen) > _RECEIPTS_KEPT:
+                    self._receipts_seen.pop(next(iter(self._receipts_seen)))
+                if self._receipted_one(sender, u.member, body):
+                    continue
+                m = Message(
+                    type="message",
+                    sender=sender,
+                    recipient=u.member,
+                    content=body,
+                    timestamp=ts if ts is not None else time.time(),
+                    read=True,
+                    delivered=True,
+                )
+                self._receipted[id(m)] = m
+                inbox = self._inbox(u.member)
+                inbox.early[(sender, body)] = inbox.early.get((sender, body), 0) + 1
+                changes += self._add_messages(inbox, u.member, [m], fresh=False)  # found later: no news of its sender
+                changes.append(Change(ChangeKind.DELIVERED, u.member, messages=[m]))
+        return changes
+
+    def _receipted_one(self, sender: str, recipient: str, body: str) -> bool:
+        """A known message this receipt is for (the oldest not yet receipted), marked; False when none."""
+        for m in self.messages:
+            if (
+                m.recipient == recipient
+                and m.sender == sender
+                and id(m) not in self._receipted
+                and m.content.strip() == body
+            ):
+                self._receipted[id(m)] = m
+                while len(self._receipted) > 2 * self.message_limit:
+                    self._receipted.pop(next(iter(self._receipted)))
+                return True
+        return False
 
     @property
     def transcripts_read(self) -> bool:
@@ -472,13 +549,14 @@ class TeamState(TeamModel):
             changes += self._set_error(inbox.tail.path, read.errors)
         return changes + self._add_messages(inbox, member, read.messages)
 
-    def _add_messages(self, inbox: _Inbox, member: str, new: list[Message]) -> list[Change]:
+    def _add_messages(self, inbox: _Inbox, member: str, new: list[Message], fresh: bool = True) -> list[Change]:
+        """`new` into the history; `fresh`: written just now (its sender's activity), not read back later."""
         if not new:
             return []
         self._keep_newest(new)
         for m in new:
             inbox.messages.append(m)
-            if not self._loading:
+            if fresh and not self._loading:
                 self.touch(m.sender, None)
         inbox.unread = sum(1 for m in inbox.messages if m.read is not True)
         return [Change(ChangeKind.INBOX, member, messages=new)]
@@ -488,6 +566,10 @@ class TeamState(TeamModel):
         left it was delivered, as the layout's `read_queue` says."""
         self.files_read += 1
         read = self.store.read_queue(member, inbox.pending, inbox.gone, self.message_limit)
+        if inbox.early:  # entries a transcript already showed delivered: not new, and not delivered twice
+            read.new, taken = _not_early(read.new, inbox, self.store.entry_key)
+            read.delivered = [m for m in read.delivered if self.store.entry_key(m) not in inbox.receipted]
+            inbox.receipted.update(taken)
         changes = self._set_error(self.store.inbox_path(member), read.errors)
         if read.flipped or read.delivered:
             self.touch(member)

@@ -18,18 +18,26 @@ Lines from the stream (one JSON object each, `type` first):
     messages   {team, messages, update}                    update: replaces the same messages (read, delivered)
     logs       {team, member, entries, reset}              entries: [ts, level, text, line]
     views      {team, views, row}                          members' status, unread, last activity; the row
-    insight    {team, members, lead, needs, tokens, drift, assigned}
-               what the team's transcripts tell (a Claude Code team's): each member's activity and
-               tokens, the lead's row, what needs the person, the drift line, the lead's assignments
+    insight    {team, members, lead, needs, tokens, cost, drift, assigned, changes}
+               what the team's transcripts tell (a Claude Code team's): each member's activity,
+               tokens and cost, the lead's row, what needs the person, the team's cost (priced on
+               that machine: protocol/cost.py cost_json), the drift line, the lead's assignments,
+               the files each member changed (counts per file; the diffs stay there, asked by
+               `diff`): the insight's `changes` and the `diff` line are stream_edits.py's
     gone       {team}                                      no longer listed
     ready      {teams}                                     the first snapshot is complete
     heartbeat  {time}                                      every few seconds, whatever happens
     result     {id, ok, error, detail}                     the answer to a request
     progress   {id, team, run, changed, error, asked, offer_panes, offer_title, offer_why}
                a shutdown asked for by a request, as it goes
+    diff       {id, team, member, path, edits, left_out}
+               the answer to a `diff` request (before its result line): that member's edits to
+               that file, oldest first, each {tool, at, added, removed, note, cut, dropped, created,
+               hunks: [[old_start, old_lines, new_start, new_lines, [lines]]]}, bounded to one line
 
 `team` is the remote's key of the team: [layout, root, name]. Requests, to the stream's stdin:
-{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "ping", "team", ...}.
+{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "ping", "team", ...};
+a `diff` request names the `member` and the `path` (as the insight's `changes` do).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from __future__ import annotations
 import json
 import math
 
+from teamtui.protocol.cost import cost_json, read_cost
 from teamtui.protocol.errors import ReadError
 from teamtui.protocol.models import (
     LogEntry,
@@ -82,11 +91,12 @@ LINE_TYPES = frozenset(
         "heartbeat",
         "result",
         "progress",
+        "diff",
     }
 )
 NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
-OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "ping"})
+OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "ping"})
 
 
 # ------------------------------------------------------------------ values, checked
@@ -329,6 +339,7 @@ def insight_json(feed: Any, state: Any, now: float) -> dict[str, Any] | None:
             "context_share": _float(st.context_share),
             "last_write": _float(st.last_write),
             "counted": st.counted,
+            "cost": cost_json(feed.member_cost(m)),
         }
     lead = feed.lead_view()
     needs = [
@@ -351,6 +362,7 @@ def insight_json(feed: Any, state: Any, now: float) -> dict[str, Any] | None:
         "lead": view_json(lead) if lead is not None else None,
         "needs": needs,
         "tokens": total if whole(total) is not None else None,
+        "cost": cost_json(feed.cost()),
         "drift": feed.drift().summary()[:TEXT_CAP],
         "assigned": assigned,
     }
@@ -545,6 +557,7 @@ _ROW_KEYS: dict[str, Any] = {
     "errors": whole,
     "problem": name,
     "run_status": name,
+    "cost": read_cost,
 }
 
 
@@ -561,9 +574,15 @@ def read_row(d: Any) -> dict[str, Any] | None:
     return fields
 
 
-_USAGE_KEYS: dict[str, Any] = {"tokens": whole, "context_share": number, "last_write": number, "counted": _opt_bool}
+_USAGE_KEYS: dict[str, Any] = {
+    "tokens": whole,
+    "context_share": number,
+    "last_write": number,
+    "counted": _opt_bool,
+    "cost": read_cost,
+}
 _NEED_KEYS: dict[str, Any] = {"kind": name, "member": name, "key": name, "text": text, "since": number, "detail": text}
-NEED_KINDS = frozenset({"permission", "plan", "interrupted", "failed", "silent"})
+NEED_KINDS = frozenset({"permission", "plan", "interrupted", "failed", "silent", "collision"})
 
 
 def _items(v: Any) -> list[Any]:
@@ -572,7 +591,7 @@ def _items(v: Any) -> list[Any]:
 
 def read_insight(d: dict[str, Any]) -> dict[str, Any]:
     """An insight line's parts, each checked: members (name -> usage, activity as [kind, ts, text]
-    or None), lead (a view or None), needs (of the known kinds), tokens, drift, assigned (Tasks)."""
+    or None), lead (a view or None), needs (of the known kinds), tokens, cost, drift, assigned (Tasks)."""
     members: dict[str, dict[str, Any]] = {}
     raw = d.get("members")
     for key, v in list(raw.items())[:MEMBERS_CAP] if isinstance(raw, dict) else []:
@@ -602,6 +621,7 @@ def read_insight(d: dict[str, Any]) -> dict[str, Any]:
         "lead": lead,
         "needs": needs,
         "tokens": tokens if tokens is None or tokens >= 0 else None,
+        "cost": read_cost(d.get("cost")),
         "drift": drift or "",
         "assigned": assigned,
     }

@@ -17,7 +17,7 @@ _FINGERPRINT = 64
 
 
 class TailBatch(Record):
-    __slots__ = ("lines", "line_numbers", "reset", "missing", "overlong", "more", "error")
+    __slots__ = ("lines", "line_numbers", "reset", "missing", "overlong", "more", "error", "overlong_heads")
 
     def __init__(
         self,
@@ -39,6 +39,8 @@ class TailBatch(Record):
         self.overlong: list[tuple[int, int]] = [] if overlong is None else overlong
         self.more = more
         self.error = error
+        # The first bytes of each overlong line, by line number (a reader made with keep_head > 0).
+        self.overlong_heads: dict[int, bytes] = {}
 
     def read_errors(self, path: Path) -> list[ReadError]:
         """What this read could not use: an unreadable file, and each overlong line it skipped."""
@@ -50,10 +52,15 @@ class TailBatch(Record):
 class TailReader:
     """Remembers an offset into one file; `read()` returns the complete lines added since."""
 
-    def __init__(self, path: Path, *, max_line_bytes: int = MAX_LINE_BYTES, chunk: int = READ_CHUNK):
+    def __init__(
+        self, path: Path, *, max_line_bytes: int = MAX_LINE_BYTES, chunk: int = READ_CHUNK, keep_head: int = 0
+    ):
         self.path = Path(path)
         self.max_line_bytes = max_line_bytes
         self.chunk = chunk
+        # Bytes kept of the start of an overlong line (what it was about: a 50 MB file written); 0: none.
+        self.keep_head = keep_head
+        self._overlong_head = b""
         self.offset = 0
         self.line_no = 0
         self._partial = b""
@@ -72,6 +79,7 @@ class TailReader:
         self._skip_silently = False
         self._skipped = 0
         self._head = b""
+        self._overlong_head = b""
 
     def read(self) -> TailBatch:
         batch = TailBatch()
@@ -154,6 +162,8 @@ class TailReader:
                 elif len(self._partial) + len(rest) > self.max_line_bytes:
                     self._skipping = True
                     self._skipped = len(self._partial) + len(rest)
+                    if self.keep_head:
+                        self._overlong_head = (self._partial + rest[: self.keep_head])[: self.keep_head]
                     self._partial = b""
                 else:
                     self._partial += rest
@@ -163,6 +173,9 @@ class TailReader:
             if self._skipping:
                 if not self._skip_silently:
                     batch.overlong.append((self.line_no, self._skipped + len(piece)))
+                    if self._overlong_head:
+                        batch.overlong_heads[self.line_no] = self._overlong_head
+                self._overlong_head = b""
                 self._skipping = False
                 self._skip_silently = False
                 self._skipped = 0
@@ -171,6 +184,8 @@ class TailReader:
                 self._partial = b""
                 if len(line) > self.max_line_bytes:
                     batch.overlong.append((self.line_no, len(line)))
+                    if self.keep_head:
+                        batch.overlong_heads[self.line_no] = line[: self.keep_head]
                 else:
                     batch.lines.append(line)
                     batch.line_numbers.append(self.line_no)
@@ -221,6 +236,7 @@ class TailReader:
                 merged.lines.extend(nxt.lines)
                 merged.line_numbers.extend(nxt.line_numbers)
                 merged.overlong.extend(nxt.overlong)
+                merged.overlong_heads.update(nxt.overlong_heads)
                 merged.error = nxt.error
             merged.more = nxt.more
         return merged

@@ -10,14 +10,15 @@ dim the keys of those that are not, with the reason), never which kind of team i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
     from typing import Protocol
 
     from teamtui.protocol.changes import Change
+    from teamtui.protocol.history.ops import TeamIdent
     from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
 
     class Messaging(Protocol):
@@ -70,6 +71,13 @@ class TeamActions:
     lead_state: Callable[[], str | None] = field(default=_none)
     # A workflow run's own word on how it stands (running, completed, failed ...), None for a team.
     run_status: Callable[[], str | None] = field(default=_none)
+    # Its folder on this machine (where its files, and the files its teammates change, are): None
+    # when it is elsewhere; and whether its teammates may work in git worktrees (a teamtui run).
+    folder: Path | None = None
+    worktrees: bool = False
+    # Its key in this machine's history database (protocol/history TeamIdent): None when this
+    # machine does not record it (a team elsewhere): the timeline then shows what is in memory.
+    history: TeamIdent | None = None
 
 
 __all__ = ["TeamActions"]

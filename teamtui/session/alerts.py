@@ -3,20 +3,33 @@
 One list of items per team, from what its session already knows: requests waiting in a
 Claude Code team's transcripts and inboxes (permission, plan approval), a teammate stuck or
 silent (the transcripts), one that disappeared (the health rule), a task held after too many
-failures, a lead that ended while teammates still worked. `Alerts.look` compares a team's items
+failures, a lead that ended while teammates still worked, two teammates on one file (changes.py). `Alerts.look` compares a team's items
 with the last look and turns what is new into notification events, and adds a team that just
 finished and a teammate that left holding a task (crashed). What a team already had when the
 control room first looked is listed, never announced.
+
+Budgets (config.toml [budgets], protocol/budgets.py) are read on the same looks: a team's, each
+teammate's, and every team's today. A threshold reached (80 %, 100 %) calls the person once per
+period, also when the control room finds it already reached (it may not have been said yet); the
+row shows the furthest (`budget_mark`) and the room's top line today's spend (`spent_today`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from teamtui.notify.events import NotifyEvent, NotifyKind
+from teamtui.protocol.budgets import BudgetBook, TeamBill, day_crossing, row_mark, team_crossings
+from teamtui.protocol.cost import Cost
 from teamtui.protocol.models import MemberStatus, TaskStatus
 from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
+from teamtui.session.changes import changes_of
 from teamtui.session.team import TeamSession
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.protocol.settings import BudgetSettings
 
 Key = tuple[str, str, str]
 _OVER = (TaskStatus.COMPLETED, TaskStatus.IN_PROGRESS)  # a task the board never shows as held
@@ -31,6 +44,7 @@ EVENT_OF = {
     "silent": NotifyKind.TEAMMATE_STUCK,
     "disappeared": NotifyKind.TEAMMATE_DISAPPEARED,
     "lead_ended": NotifyKind.LEAD_ENDED,
+    "collision": NotifyKind.NEEDS_YOU,
 }
 
 
@@ -110,6 +124,11 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
             out.append(
                 Need(key, name, "held", task.owner or "", f"#{task.id} {task.subject}: {why}", f"held:{task.id}")
             )
+    # Two teammates on one file: a transcript's are among the feed's items; git's and declared ones here.
+    listed = {n.key for n in out}
+    for c in changes_of(session).collisions():
+        if c.key not in listed:
+            out.append(Need(key, name, "collision", c.a.member, c.text, c.key))
     if session.lead_state() == "ended":
         working = [v.name for v in views if v.status == MemberStatus.WORKING and not v.departed]
         if working:
@@ -147,9 +166,14 @@ class _Seen:
 class Alerts:
     """Per team, what was there at the last look: what is new since is announced once."""
 
-    def __init__(self, host: str = ""):
+    def __init__(self, host: str = "", budgets: BudgetSettings | None = None, book: BudgetBook | None = None):
         self.host = host  # "" : this machine's name (NotifyEvent's default)
         self._seen: dict[Key, _Seen] = {}
+        self.budgets = budgets  # config.toml's [budgets]; None: none are read
+        self.book = book or BudgetBook()
+        self._costs: dict[Key, Cost | None] = {}  # each team's cost at its last look (the day's sum)
+        self._marks: dict[Key, str] = {}
+        self.spent_today = Decimal(0)
 
     def look(self, key: Key, session: TeamSession, now: float) -> tuple[list[Need], list[NotifyEvent]]:
         needs = needs_of(key, session, now)
@@ -174,10 +198,32 @@ class Alerts:
                 if member not in holding and _left(session, member) and not _completed(session, task):
                     events.append(self._event(NotifyKind.TEAMMATE_CRASHED, name, f"{member} left holding #{task}", now))
         seen.holding = holding
-        return needs, events
+        return needs, events + self._budgets(key, session, now)
 
     def forget(self, key: Key) -> None:
         self._seen.pop(key, None)
+        self._marks.pop(key, None)  # its cost stays in today's sum: what it spent was spent
+
+    def budget_mark(self, key: Key) -> str:
+        """The furthest budget the team (or one of its teammates) reached: `team 80%`, `alice 100%`; or ""."""
+        return self._marks.get(key, "")
+
+    def _budgets(self, key: Key, session: TeamSession, now: float) -> list[NotifyEvent]:
+        """This team's budget calls (its own, its teammates'), and the day's (every team's spend)."""
+        feed = session.state.transcripts
+        if feed is None or self.budgets is None:
+            return []
+        self._costs[key] = cost = feed.cost()
+        self.spent_today, day = day_crossing(self.budgets, self._costs.values(), now)
+        cfg = session.state.config
+        life = f"{'/'.join(key)}@{cfg.created_at if cfg is not None and cfg.created_at else ''}"  # a new team: a new period
+        members = {m: feed.member_cost(m) for m in feed.members()}
+        crossings = team_crossings(self.budgets, TeamBill(life, session.name, cost, members))
+        self._marks[key] = row_mark(crossings)
+        # A team that ended is not called about: what it spent is final (its row still says it).
+        called = [(session.name, c) for c in self.book.first_time(crossings if session.live else [], now)]
+        called += [("every team", c) for c in self.book.first_time([day] if day is not None else [], now)]
+        return [self._event(NotifyKind.BUDGET, team, c.text(), now) for team, c in called]
 
     def _event(self, kind: NotifyKind, team: str, text: str, now: float, request_id: str = "") -> NotifyEvent:
         if self.host:

@@ -28,7 +28,7 @@ from teamtui.protocol.settings import Settings
 from teamtui.protocol.state import TeamState
 from teamtui.session.local_team import ended_local, ingest, open_local
 from teamtui.session.shutdown import OnShutdown
-from teamtui.session.source import FleetBatch, Key
+from teamtui.session.source import FleetBatch, Key, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
 HOUR = 3600.0
@@ -37,7 +37,7 @@ HOUR = 3600.0
 ROW_FRESH = 2.0
 
 
-class LocalSource:
+class LocalSource(SourceBase):
     """The teams of this machine (and of the roots given), one TeamSession each."""
 
     name = "this machine"
@@ -128,6 +128,9 @@ class LocalSource:
             return {}
         led = [k for k, st in self.states.items() if (os.path.realpath(st.store.root), st.store.name) == self.lead_of]
         return {k: ingest(self.states[k], recipient, messages) for k in led}
+
+    def left_out(self) -> list[str]:
+        return [f"{t.name} ({t.root})" for t in self.others]
 
     def looked_at(self) -> list[Path]:
         """Where teams would appear (the empty room says so)."""

@@ -153,11 +153,16 @@ def local_actions(
     writable: bool = True,
 ) -> TeamActions:
     """What can be done to a team on this machine: its layout's (a workflow run takes no message)."""
+    from teamtui.protocol.history.recorder import ident_of
+
     actions = TeamActions(
         sender=store.outgoing_sender(sender),
         panes=LocalPanes(store, state),
         lead_state=store.lead_state,
         run_status=store.run_status,
+        folder=store.root,
+        worktrees=store.writes_tasks,  # a team teamtui runs may give each teammate a git worktree
+        history=ident_of(store),
     )
     if writable and not store.read_only_reason:
         actions.messages = LocalMessaging(store, state, sender)
@@ -176,7 +181,10 @@ def open_local(
 ) -> tuple[TeamSession, TeamState]:
     """A team on disk, not read yet (`state.load_all()` reads it): its session, and the TeamState
     its source feeds."""
-    state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=store.open_journal())
+    from teamtui.protocol.history.live import observer_for
+
+    journal = observer_for(store, store.open_journal())  # the journal (where kept) and the history's recorder
+    state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=journal)
     actions = local_actions(store, state, sender=sender, clock=clock, on_shutdown=on_shutdown)
     return TeamSession(state, actions, clock=clock, read_only=store.read_only_reason), state
 

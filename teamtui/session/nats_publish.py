@@ -136,8 +136,9 @@ class NatsSink:
             self._host_dirty = True
         elif kind == "heartbeat":
             self._core(subjects.beat_subject(self.host), data)
-        elif kind in ("result", "progress"):
-            self._answer(obj)
+        elif kind not in subjects.STATE_LINES:  # an answer to a request (result, progress, diff, ...)
+            if obj.get("id") is not None:
+                self._answer(obj)
         else:
             key = wire.team_key(obj.get("team"))
             if key is None:
@@ -478,7 +479,9 @@ class NatsSink:
         await self.flush()
 
     def _answer(self, obj: dict[str, Any]) -> None:
-        """A result or progress line, to the reply subject of the request it answers, with its own id."""
+        """A line answering a request (its result, a shutdown's progress, a diff), to the reply subject
+        of the request it answers, with the requester's own id: whatever the line, no code here knows
+        the ops."""
         found = self._replies.get(obj.get("id"))  # type: ignore[arg-type]
         if found is None:
             return

@@ -34,7 +34,7 @@ from teamtui.protocol import nats_subjects as subjects, stream as wire
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.nats_link import NatsLink, NatsUnavailable, connect, ensure_stream
-from teamtui.session.source import FleetBatch, Key
+from teamtui.session.source import FleetBatch, Key, SourceBase
 from teamtui.session.stream_reader import RemoteTeam, StreamedHost, hhmm, one_line
 from teamtui.session.team import TeamSession
 
@@ -42,7 +42,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from nats.aio.client import Client
 
-    from teamtui.protocol.nats_settings import NatsSettings
+    from teamtui.protocol.settings import NatsSettings
 
 STALL = 10.0  # seconds without a heartbeat (hosts beat every 3) before a host counts as disconnected
 REQUEST_WAIT = 30.0  # seconds a request waits for its result before it is said as not confirmed
@@ -82,7 +82,7 @@ class NatsHost(StreamedHost):
             batch.gone.append(key)
 
 
-class NatsSource:
+class NatsSource(SourceBase):
     """Every host publishing through one NATS server (a [[nats]] table), each host's teams as rows."""
 
     def __init__(
@@ -360,7 +360,7 @@ class NatsSource:
         host.revs[token] = (epoch, rev)
         for obj in _lines(msg.data):
             key = wire.team_key(obj.get("team"))
-            if obj.get("type") not in _TEAM_LINES or key is None or _token(obj["team"]) != token:
+            if obj.get("type") not in subjects.STATE_LINES or key is None or _token(obj["team"]) != token:
                 self.dropped += 1  # a line about another team than its subject's, or no team line at all
                 continue
             host.lines += 1
@@ -384,8 +384,8 @@ class NatsSource:
                 batch,
             )
             return
-        obj = wire.parse(msg.data)
-        if obj is None or obj.get("type") not in ("result", "progress") or obj.get("id") != found[1]:
+        obj = wire.parse(msg.data)  # any line type of the stream's but a team's state: as the ssh stream's
+        if obj is None or obj["type"] in subjects.STATE_LINES | subjects.HOST_LINES or obj.get("id") != found[1]:
             self.dropped += 1
             return
         if obj["type"] == "result" and obj.get("ok") is not True:
@@ -420,9 +420,6 @@ class NatsSource:
 
     async def _reconnected(self) -> None:
         self.connected, self.reason, self.down_since = True, "", None
-
-
-_TEAM_LINES = frozenset({"team", "tasks", "messages", "logs", "views", "insight", "gone"})
 
 
 def _lines(data: bytes) -> list[dict[str, Any]]:

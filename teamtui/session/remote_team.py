@@ -194,7 +194,11 @@ class StreamedTeam(TeamModel):
         feed = self.transcripts
         if not isinstance(feed, StreamedTranscripts):
             feed = self.transcripts = StreamedTranscripts()
-        moved = feed.take_insight(wire.read_insight(line))
+        from teamtui.protocol.stream_edits import read_changes
+
+        insight = wire.read_insight(line)
+        insight["changes"] = read_changes(line.get("changes"))  # the files each member changed, as counted there
+        moved = feed.take_insight(insight)
         return [Change(ChangeKind.MEMBER_STATUS, m) for m in sorted(moved)] + self._sync_assignments([])
 
     def take_logs(self, line: dict[str, Any]) -> list[Change]:

@@ -1,6 +1,7 @@
 """A remote team's transcripts, as its machine read them: the figures the dashboard and the room
-ask of a transcript feed (each member's activity and tokens, the lead's row, what needs the
-person, the drift line, the lead's assignments), filled from the stream's `insight` lines.
+ask of a transcript feed (each member's activity, tokens and cost, the lead's row, what needs the
+person, the team's cost, the drift line, the lead's assignments), filled from the stream's
+`insight` lines. The cost is priced over there, where the transcripts are.
 
 The transcripts themselves stay on the other machine (they are its files, and large): only
 what was made of them there crosses the connection (protocol/stream.py `insight_json`).
@@ -16,6 +17,8 @@ from typing import Any
 from teamtui.protocol.changes import Change, LogUpdate, MemberView
 from teamtui.protocol.claude.transcripts.needs import NeedsYou
 from teamtui.protocol.claude.transcripts.stats import Activity
+from teamtui.protocol.cost import Cost
+from teamtui.protocol.edits import Dismissed, EditLog
 from teamtui.protocol.models import MemberStatus, Task
 
 
@@ -33,6 +36,7 @@ class StreamedStats:
     context_share: float | None = None
     last_write: float | None = None
     counted: bool = True
+    cost: Cost | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +58,13 @@ class StreamedTranscripts:
         self._lead: MemberView | None = None
         self._needs: list[NeedsYou] = []
         self._tokens: int | None = None
+        self._cost: Cost | None = None
         self._drift = StreamedDrift()
         self._assigned: dict[str, Task] = {}
         self._assigned_new = False
+        # The files each member changed, as counted there (no diffs here: a `diff` request asks for one).
+        self.edits = EditLog()
+        self.dismissed = Dismissed()
 
     def take_insight(self, insight: dict[str, Any]) -> set[str]:
         """A checked insight (stream.read_insight) in place of the last; the members whose figures changed."""
@@ -86,10 +94,12 @@ class StreamedTranscripts:
             moved.update(n.member for n in (*needs, *self._needs))
             self._needs = needs
         self._tokens = insight["tokens"]
+        self._cost = insight.get("cost")
         self._drift = StreamedDrift(insight["drift"])
         assigned = {t.id: t for t in insight["assigned"]}
         if assigned != self._assigned:
             self._assigned, self._assigned_new = assigned, True
+        self.edits.replace_counts(insight.get("changes", []))
         return moved - {""}
 
     # ------------------------------------------------------------------ what a feed is asked
@@ -134,6 +144,13 @@ class StreamedTranscripts:
     def total_tokens(self) -> int | None:
         return self._tokens
 
+    def cost(self) -> Cost | None:
+        return self._cost
+
+    def member_cost(self, member: str) -> Cost | None:
+        st = self._stats.get(member)
+        return st.cost if st is not None else None
+
     def needs_you(self, now: float) -> list[NeedsYou]:
         return list(self._needs)
 
@@ -142,6 +159,15 @@ class StreamedTranscripts:
 
     def drift_mark(self) -> tuple:
         return (("remote", self._drift.text, bool(self._drift.text)),) if self._drift.text else ()
+
+    def edits_mark(self) -> int:
+        return self.edits.generation
+
+    def files_changed_since(self, mark: int) -> list[str]:
+        return sorted({member for member, _ in self.edits.changed_since(mark)})
+
+    def folder(self) -> str | None:
+        return None  # the other machine's: its paths are shown as they are
 
     def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None:
         """The lead's assignments when they changed since the last call, else None (as the feed's)."""
@@ -159,4 +185,5 @@ def _stats(usage: dict[str, Any]) -> StreamedStats:
         context_share=usage.get("context_share"),
         last_write=usage.get("last_write"),
         counted=usage.get("counted", True) is not False,
+        cost=usage.get("cost"),
     )

@@ -25,7 +25,7 @@ from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.remote_team import StreamedTeam, remote_session
-from teamtui.session.source import FleetBatch
+from teamtui.session.source import FleetBatch, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
 Key = tuple[str, str, str]
@@ -65,7 +65,7 @@ class RemoteTeam(FleetTeam):
         object.__setattr__(self, "key", host_key(self.host, str(self.root), self.name, self.via))
 
 
-class StreamedHost:
+class StreamedHost(SourceBase):
     """One machine's teams, kept as its lines say; requests to it go out through `_send`."""
 
     via = "ssh"  # the first part of its teams' keys
@@ -146,6 +146,7 @@ class StreamedHost:
             lead=said.get("lead") or "unknown",
             needs_you=said.get("needs_you") or 0,
             tokens=said.get("tokens"),
+            cost=said.get("cost"),  # priced over there (protocol/stream.py read_row checked it)
             last_activity=said.get("last_activity"),
             cwd=f"{self.name}:{said.get('cwd') or key[1]}",
             errors=said.get("errors") or 0,

@@ -256,6 +256,7 @@ class Streamer:
         """What the team's transcripts tell (figures, needs, the lead's assignments), when it changed
         since last sent: the transcripts stay here, what was made of them goes."""
         from teamtui.protocol.stream import insight_json
+        from teamtui.protocol.stream_edits import changes_json
 
         session = self.fleet.sessions.get(key)
         if session is None or session.state.transcripts is None:
@@ -263,6 +264,8 @@ class Streamer:
         now = self.fleet.clock() if now is None else now
         try:
             insight = insight_json(session.state.transcripts, session.state, now)
+            if insight is not None:  # the files each member changed: counts here, a diff when asked
+                insight["changes"] = changes_json(getattr(session.state.transcripts, "edits", None))
         except Exception as exc:  # noqa: BLE001 - a transcript mid-rewrite: said here, the stream goes on
             print(f"teamtui stream: the transcripts of {key[2]} could not be summed up: {exc}", file=sys.stderr)
             return
@@ -475,6 +478,51 @@ class Streamer:
         self._shutdowns[key] = (rid, controller)
         controller.start(targets, str(reason)[:2000], deadline)
         self._result(rid, True, detail=f"shutdown of {only or 'the team'} started ({', '.join(targets)})")
+
+    def _op_diff(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
+        """One member's edits to one file (a transcript's, else its git worktree's, read in a
+        thread): a `diff` line, then the result."""
+        import asyncio
+
+        from teamtui.session.changes import changes_of
+
+        member, path = self._string(req, "member"), self._string(req, "path")
+        changes = changes_of(session)
+        edits = changes.edits(member, path)
+        if edits:
+            self._diff_answer(rid, key, member, path, edits)
+            return
+        if not changes.may_have_worktrees:
+            raise ValueError(f"no change of {member} to {path} is known here")
+
+        def found(fut: asyncio.Future) -> None:
+            exc = None if fut.cancelled() else fut.exception()
+            edit = None if exc is not None or fut.cancelled() else fut.result()
+            if edit is None:
+                self._result(rid, False, f"no change of {member} to {path} is known here" if exc is None else str(exc))
+            else:
+                self._diff_answer(rid, key, member, path, [edit])
+            asyncio.ensure_future(self.flush())
+
+        loop = asyncio.get_running_loop()
+        loop.run_in_executor(None, changes.git_diff_now, member, path).add_done_callback(found)
+
+    def _diff_answer(self, rid: Any, key: Key, member: str, path: str, edits: list) -> None:
+        from teamtui.protocol.stream_edits import diff_json
+
+        out, left_out = diff_json(edits)
+        self.line(
+            {
+                "type": "diff",
+                "id": rid,
+                "team": list(key),
+                "member": member,
+                "path": path,
+                "edits": out,
+                "left_out": left_out,
+            }
+        )
+        self._result(rid, True, detail=f"{len(out)} edit{'s' if len(out) != 1 else ''} of {member} to {path}")
 
     def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
         names = req.get("names")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.errors import UnsupportedError
@@ -88,6 +89,16 @@ class TeamSession:
     def panes_on(self) -> str:
         """ "" when the team's panes are on this machine; else the machine they are on (nothing to select here)."""
         return self.actions.panes_elsewhere
+
+    @property
+    def here(self) -> Path | None:
+        """The team's folder when it is on this machine (None: elsewhere)."""
+        return self.actions.folder
+
+    @property
+    def worktrees(self) -> bool:
+        """Its teammates may work in git worktrees of its folder."""
+        return self.actions.worktrees
 
     def lead_state(self) -> str | None:
         return self.actions.lead_state()

@@ -67,20 +67,26 @@ def make_app(root: Path, theme: str = "teamtui-dark", config_dir: Path | None = 
 
 async def transcripts_shown(pilot) -> None:
     """Wait (on the app, not a clock) until the transcripts were read and drawn."""
+    from teamtui.tui.widgets.header import TeamHeader
     from teamtui.tui.widgets.logs import PLACEHOLDER
 
     app = pilot.app
     for _ in range(500):
         feed = app.state.transcripts if app.state is not None else None
         board = app.dashboard
+        strip = board.query_one("#log-strip") if board is not None else None
         small = board.query("#log-strip TeammateLog") if board is not None else []
+        header = board.query_one("#header", TeamHeader) if board is not None else None
         if (
             feed is not None
             and board is not None
             and feed.ready
+            and feed.cost() is not None  # every message priced (genai-prices loads after the first screen)
+            and header is not None
+            and "$" in header.shown  # ... and the header drew it
             and board.query_one("#needs-you").display
-            and small
-            and all(p.text_lines() != [PLACEHOLDER] for p in small)
+            and strip is not None
+            and (not strip.display or (small and all(p.text_lines() != [PLACEHOLDER] for p in small)))
         ):
             break
         await pilot.pause(0.02)
@@ -141,7 +147,8 @@ async def fleet_shown(pilot) -> None:
 
     for _ in range(500):
         screen = pilot.app.screen
-        if screen.query(FleetNeeds) and screen.query_one(FleetNeeds).needs:
+        priced = any(r.cost is not None for _, r in getattr(screen, "rows", []))  # the Claude Code team's
+        if screen.query(FleetNeeds) and screen.query_one(FleetNeeds).needs and priced:
             break
         await pilot.pause(0.02)
     await pilot.pause()

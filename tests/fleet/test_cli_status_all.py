@@ -46,6 +46,7 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
     date_tree(machine.project / ".teams" / NATIVE_TEAM, now - 30)
     date_tree(machine.other / ".teams" / OTHER_TEAM, now - 200)
     date_tree(machine.claude / "teams" / LIVE_TEAM, now - 100)
+    date_tree(machine.claude / "projects", now - 100)  # its transcripts: their last write is activity too
     date_tree(machine.claude / "teams" / DEAD_TEAM, now - HOUR)  # its lead ended: listed with the ended teams
     _ended_journal(machine, "session-ended", now - 2 * HOUR)
     _ended_journal(machine, "session-long-gone", now - 30 * HOUR)
@@ -68,9 +69,11 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "ended": False,
         "ended_at": None,
         "members": {"working": 0, "idle": 2, "gone": 0, "unknown": 0},
-        "tasks": {"done": 0, "total": 0},
+        "tasks": {"done": 2, "total": 2},  # the lead's assignments (alice's and bob's): no task list
         "needs_you": 0,
-        "tokens": None,
+        "tokens": 200,
+        "cost": by[LIVE_TEAM]["cost"],  # genai-prices' figure: tests/tui/test_cost_screens.py holds it to the library
+        "budget": None,
         "last_activity": None,
         "cwd": "/src/app",
         "pid": None,
@@ -78,6 +81,7 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "problem": None,
         "run_status": None,
     }
+    assert by[LIVE_TEAM]["cost"]["usd"] and not by[LIVE_TEAM]["cost"]["unknown_models"]  # priced, by default
     assert by[NATIVE_TEAM]["cwd"] == str(machine.project) and by[OTHER_TEAM]["root"] == str(machine.other)
     assert (by[DEAD_TEAM]["lead"], by[DEAD_TEAM]["ended"]) == ("ended", True)
     assert (by["session-ended"]["ended"], by["session-ended"]["members"]["gone"]) == (True, 1)
@@ -102,6 +106,7 @@ def test_status_all_prints_a_table_for_people(machine: Machine, tmp_path: Path) 
         "TASKS",
         "NEEDS",
         "TOKENS",
+        "COST",
         "LAST",
         "WHERE",
     ]
@@ -111,7 +116,7 @@ def test_status_all_prints_a_table_for_people(machine: Machine, tmp_path: Path) 
     assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout  # a hostile name is shown inert
     # Bad settings and a root that is not there: said on stderr, the rest still listed.
     assert "fleet_keep_hours must be a positive number, got 0" in proc.stderr
-    assert "each of roots must be an absolute folder or start with ~, got 'relative/root'; ignored" in proc.stderr
+    assert "roots #2 must be an absolute folder or start with ~, got 'relative/root'; ignored" in proc.stderr
     assert f"{tmp_path / 'nowhere'}: not a folder" in proc.stderr
 
 
@@ -127,9 +132,9 @@ def test_status_all_with_no_team_anywhere(machine: Machine, tmp_path: Path) -> N
     assert json.loads(_teamtui(machine, "status", "--all", "--json", cwd=empty).stdout) == []
 
 
-def test_roots_and_transcripts_need_all(machine: Machine) -> None:
+def test_roots_need_all(machine: Machine) -> None:
     proc = _teamtui(machine, "status", str(machine.other))
-    assert proc.returncode == 2 and "ROOT and --transcripts go with --all" in proc.stderr
+    assert proc.returncode == 2 and "ROOT goes with --all" in proc.stderr
     assert _teamtui(machine, "status").returncode == 0  # the one team under the cwd, as before
 
 

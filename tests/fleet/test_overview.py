@@ -30,18 +30,21 @@ def test_a_claude_code_teams_row(machine: Machine) -> None:
         None,
     )
     assert (live.working, live.idle, live.gone, live.unknown) == (0, 2, 0, 0)  # alice and bob: isActive false
-    assert (live.tasks_done, live.tasks_total, live.cwd) == (0, 0, "/src/app")
-    assert (live.needs_you, live.tokens) == (0, None)  # transcripts not read
+    # Read as the room reads it: the lead's assignments (no task list) and the transcripts' tokens.
+    assert (live.tasks_done, live.tasks_total, live.cwd) == (2, 2, "/src/app")
+    assert (live.needs_you, live.tokens) == (0, 200)
     # Its lead's process ended (the folder was left behind): an ended row.
     assert (dead.lead, dead.ended, dead.tasks_done, dead.tasks_total) == ("ended", True, 0, 2)
-    assert dead.unknown == 2  # in-process teammates: their status is in their transcripts
+    assert dead.unknown == 0  # in-process teammates: their transcripts said working or idle
 
 
-def test_transcripts_are_read_only_when_asked(machine: Machine) -> None:
-    rows = _rows(machine, transcripts=True)
+def test_transcripts_are_read_unless_left_out(machine: Machine) -> None:
+    rows = _rows(machine)
     assert rows[LIVE_TEAM].tokens is not None and rows[LIVE_TEAM].tokens > 0
     assert rows[DEAD_TEAM].unknown == 0  # their transcripts said working or idle
     assert rows[NATIVE_TEAM].tokens is None  # a native team has none
+    unread = _rows(machine, transcripts=False)
+    assert (unread[LIVE_TEAM].tokens, unread[DEAD_TEAM].unknown) == (None, 2)
 
 
 def test_a_native_teams_row(machine: Machine) -> None:
@@ -171,6 +174,7 @@ def test_the_order_needs_you_then_live_by_activity_then_ended(machine: Machine) 
     date_tree(machine.project / ".teams" / NATIVE_TEAM, now - 500)
     date_tree(machine.other / ".teams" / OTHER_TEAM, now - 100)
     date_tree(machine.claude / "teams" / LIVE_TEAM, now - 300)
+    date_tree(machine.claude / "projects", now - 300)  # its transcripts: their last write is activity too
     names = [r.team.name for r in fleet_rows(discover_fleet(), now=now)]
     # The live ones newest first; the ended-lead team last.
     assert names == [OTHER_TEAM, LIVE_TEAM, NATIVE_TEAM, DEAD_TEAM]

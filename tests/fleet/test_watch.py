@@ -114,3 +114,31 @@ async def test_a_team_made_before_the_watches_are_in_place_is_found(machine: Mac
                 stop.set()
     assert appeared == ["made-meanwhile"]
     assert fleet.sessions[next(k for k in fleet.sessions if k[2] == "made-meanwhile")].state.config is not None
+
+
+async def test_recording_history_wakes_no_watcher_waiting_for_the_runs_registry(machine: Machine) -> None:
+    """The runs' registry not there yet: the watcher waits on $XDG_STATE_HOME/teamtui/ for it. The
+    history database writes there at every batch it records; were its files in that folder, each
+    commit would make the control room rescan every team (and record again: a loop)."""
+    import time
+
+    from teamtui.protocol.history import db_path
+    from teamtui.protocol.history.ops import TeamIdent
+    from teamtui.protocol.history.writer import HistoryWriter
+
+    assert not machine.registry.exists()
+    writer = HistoryWriter(db_path(), import_journals=False)
+    team = TeamIdent("", "native", str(machine.project), NATIVE_TEAM)
+    writer.put(("event", team, time.time(), ("first", "")))
+    assert writer.flush()  # its folder exists before the watch starts
+    try:
+        async with watching(fleet_watch_dirs()) as seen:
+            for i in range(20):
+                writer.put(("event", team, time.time() + 100 * i, ("recorded", str(i))))
+                assert writer.flush()
+            machine.registry.mkdir()  # what the watcher does wait for: it wakes for this alone
+            await seen.rescan()
+            woke = [b for b in seen.batches if b.rescan or b.paths]
+            assert [sorted(p.name for p in b.paths) for b in woke] == [[machine.registry.name]]
+    finally:
+        writer.close()

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol.nats_settings import NatsSettings
+from teamtui.protocol.settings import NatsSettings
 from teamtui.session.nats_source import NatsSource
 from teamtui.session.source import FleetBatch
 

@@ -42,18 +42,21 @@ def test_a_nats_table_is_read(tmp_path: Path) -> None:
     [
         (
             'url = "nats://x:4222"\ncredential = "/f"',
-            "'credential' is not a setting of [[nats]] (did you mean credentials?)",
+            "[[nats]] #1 credential is not a setting (did you mean [[nats]] credentials?); ignored",
         ),
-        ('url = "nats://x:4222"\ntls-ca = "/f"', "'tls-ca' is not a setting of [[nats]] (did you mean tls_ca?)"),
+        ('url = "nats://x:4222"\ntls-ca = "/f"', "[[nats]] #1 tls-ca is not a setting (did you mean [[nats]] tls_ca?)"),
         (
             'url = "nats://x:4222"\nsubject = "teamtui.>"',
-            "'subject' is not a setting of [[nats]] (did you mean subjects?)",
+            "[[nats]] #1 subject is not a setting (did you mean [[nats]] subjects?)",
         ),
-        ('url = "http://x:4222"', "url must be nats://HOST:PORT or tls://HOST:PORT, got 'http://x:4222'; ignored"),
-        ("credentials = 3", "url must be nats://HOST:PORT"),
+        (
+            'url = "http://x:4222"',
+            "[[nats]] #1 url must be nats://HOST:PORT or tls://HOST:PORT, got 'http://x:4222'; this server is ignored",
+        ),
+        ("credentials = 3", "[[nats]] #1 url is missing; this server is ignored"),
         ('url = "nats://x:4222"\nsubjects = "other.>"', "subjects must start with teamtui."),
         ('url = "nats://x:4222"\nsubjects = "teamtui.a.b.c.d"', "subjects 'b' is no host, team or wildcard"),
-        ('url = "nats://x:4222"\ncredentials = 42', "credentials must be the path of a file"),
+        ('url = "nats://x:4222"\ncredentials = 42', "[[nats]] #1 credentials must be the path of a file"),
     ],
 )
 def test_a_mistake_is_said_and_that_table_left_out(tmp_path: Path, table: str, said: str) -> None:
@@ -63,6 +66,12 @@ def test_a_mistake_is_said_and_that_table_left_out(tmp_path: Path, table: str, s
     assert "nats://good:4222" in urls
     if "is not a setting" not in said:  # an unknown key is left out alone; anything else leaves out the table
         assert urls == ["nats://good:4222"]
+
+
+def test_a_server_named_twice_is_read_once(tmp_path: Path) -> None:
+    s, path = settings(tmp_path, '[[nats]]\nurl = "nats://x:4222"\n\n[[nats]]\nurl = "nats://x:4222"\n')
+    assert [n.url for n in s.nats] == ["nats://x:4222"]
+    assert s.problems == [f"{path}: [[nats]] (nats://x:4222): it is there twice; this one is ignored"]
 
 
 def test_a_secret_in_the_wrong_place_is_not_echoed(tmp_path: Path) -> None:

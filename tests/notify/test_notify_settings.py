@@ -69,13 +69,13 @@ def test_bad_values_are_said_and_keep_their_default(tmp_path: Path) -> None:
     assert len(problems) == 7, problems
     text = "\n".join(problems)
     for needle in (
-        "notify.bell must be true or false, got 'yes'",
-        "notify.desktop must be true or false, got 1",
-        "notify.command must be a program and its arguments as a list of strings",
-        "notify.command_timeout must be a positive number, got 0",
-        "notify.mute_minutes must be a positive number, got -5",
-        "notify.desktop_osc must be a list of 9 and/or 777, got [99]",
-        "[notify] has no setting 'comand'; ignored",
+        "[notify] bell must be true or false, got 'yes'; the default is used",
+        "[notify] desktop must be true or false, got 1; the default is used",
+        "[notify] command must be a program and its arguments as a list of strings",
+        "[notify] command_timeout must be a positive number of seconds, got 0; the default is used",
+        "[notify] mute_minutes must be a positive number of minutes, got -5; the default is used",
+        "[notify] desktop_osc must be a list of 9 and/or 777, got [99]; the default is used",
+        "[notify] comand is not a setting (did you mean [notify] command?); ignored",
     ):
         assert needle in text, needle
     assert all(p.startswith(str(tmp_path / "config.toml")) for p in problems)

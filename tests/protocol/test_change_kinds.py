@@ -52,8 +52,9 @@ def test_each_kind_comes_from_a_real_change(native_root: Path) -> None:
     shutil.rmtree(store.team_dir)
     apply(store.config_path)
     # Only a layout whose inboxes are pending queues (Claude Code) reports a delivery, and only one
-    # with transcripts their drift (tests/protocol/test_claude_drift.py).
-    assert seen == set(ChangeKind) - {ChangeKind.DELIVERED, ChangeKind.DRIFT}
+    # with transcripts their drift (tests/protocol/test_claude_drift.py) and the files a teammate
+    # changed (tests/protocol/test_edits.py).
+    assert seen == set(ChangeKind) - {ChangeKind.DELIVERED, ChangeKind.DRIFT, ChangeKind.FILES}
 
 
 def test_a_claude_code_delivery_is_its_own_kind(claude_root: Path) -> None:

@@ -210,7 +210,7 @@ def test_history_lists_teams_and_prints_a_timeline(root: Path) -> None:
     assert timeline.returncode == 0 and "teamtui → alice: line one" in timeline.stdout
     assert "\x1b" not in timeline.stdout  # text from files is data
     missing = _cli("history", "nobody")
-    assert missing.returncode == 1 and "no team 'nobody' in the journal" in missing.stderr
+    assert missing.returncode == 1 and "no team 'nobody' in the history" in missing.stderr
 
 
 def test_cli_send_uses_the_configured_sender_and_refuses_the_lead(root: Path, tmp_path: Path) -> None:

@@ -160,3 +160,39 @@ async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote:
         await until(
             pilot, lambda: any("this team's panes are on box: none are opened here" in t for t in toasts(app)), "t"
         )
+
+
+async def test_a_remote_teams_cost_is_priced_there_and_shown_here(remote: Remote, tmp_path: Path) -> None:
+    """The transcripts stay on the other machine: it prices them (genai-prices there) and the
+    figures cross in the stream; here the row, the header and each teammate's row show them, the
+    same as genai-prices' own result for those messages."""
+    from teamtui.protocol.claude.transcripts import TranscriptFinder
+    from teamtui.protocol.cost import Cost, cost_text, money, short_money
+    from tests.costgen import library_cost, priced_turns
+
+    config = json.loads((remote.claude / "teams" / CLAUDE_TEAM / "config.json").read_text())
+    paths = {m: s.path for m, s in TranscriptFinder(remote.claude, config).resolve().items()}
+    with paths["alice"].open("ab") as fh:
+        fh.write(priced_turns("alice", time.time() - 3600))
+    want = library_cost(*paths.values())
+    team = Cost(want.usd, tuple(sorted(want.unknown)), sum(want.unknown.values()), want.days)
+    app, _host = room(remote, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(FleetTable)
+
+        def row() -> list[str]:
+            return next((c.split(" | ") for c in cells(table) if c.startswith(CLAUDE_TEAM)), [""] * 10)
+
+        await until(pilot, lambda: row()[7] == f"{money(team.usd)} + ?", "the remote team's cost on its row", limit=30)
+        table.move_cursor(row=next(i for i, c in enumerate(cells(table)) if c.startswith(CLAUDE_TEAM)))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "its dashboard")
+        await until(pilot, lambda: cost_text(team) in app.screen.query_one(TeamHeader).render().plain, "the header")
+        panel = app.screen.query_one(TeamPanel)
+        columns = [c.label.plain for c in panel.columns.values()]
+        alice = library_cost(paths["alice"])
+        await until(
+            pilot,
+            lambda: str(panel.get_row("alice")[columns.index("Cost")].plain) == short_money(alice.usd) + "?",
+            "alice's cost, priced over there",
+        )

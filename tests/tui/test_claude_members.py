@@ -80,7 +80,7 @@ async def test_backend_mark_beside_the_name_with_transcript_columns(tmp_path, si
         await until(pilot, lambda: panel.row_count == 3 and "Doing" in panel_lines(panel)[1], "the transcript columns")
         lines = panel_lines(panel)
         # Every header whole, the panel's right border where it belongs: nothing cut or pushed out.
-        assert all(label in lines[1] for label in ("Teammate", "Current task", "Doing", "Tok", "Ctx", "✉")), lines[1]
+        assert all(label in lines[1] for label in ("Teammate", "Task", "Doing", "Tok", "Cost", "Ctx", "✉")), lines[1]
         assert all(line.rstrip()[-1] in "│╮╯" for line in lines), lines
         assert lines[0].startswith(f"╭─ Team · {legend} ─")
         rows = {line.split()[2]: line for line in lines[2:-1]}

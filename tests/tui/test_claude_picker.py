@@ -41,9 +41,9 @@ async def test_picker_shows_lead_members_cwd_and_age(tmp_path):
         rows = {r.split(" | ")[0].split()[0]: r.split(" | ") for r in cells(table)}
         assert set(rows) == {"session-421dba11", "session-8dd2dc96"}
         tmux_team, inproc_team = rows["session-421dba11"], rows["session-8dd2dc96"]
-        # name | kind | lead | members | tasks | needs | tokens | active | where
+        # name | kind | lead | members | tasks | needs | tokens | cost | active | where
         assert tmux_team[2] == "alive" and inproc_team[2] == "ended"
-        assert tmux_team[8] == inproc_team[8] == "/src/app"
+        assert tmux_team[9] == inproc_team[9] == "/src/app"
         table.move_cursor(row=[r.split(" | ")[0].split()[0] for r in cells(table)].index("session-421dba11"))
         await pilot.press("enter")
         await until(pilot, lambda: app.state is not None, "the chosen team opened")

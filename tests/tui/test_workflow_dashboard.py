@@ -100,8 +100,8 @@ async def test_the_room_lists_a_run_beside_a_session_team(tmp_path):
         await until(pilot, lambda: len(cells(table)) == 2, "both in the room")
         rows = {r.split(" | ")[0].split()[0]: r.split(" | ") for r in cells(table)}
         assert set(rows) == {"session-421dba11", RUNNING}
-        # name | kind | lead (a run: its status) | members | tasks | needs | tokens | active | where
-        assert rows[RUNNING][2] == "completed" and rows[RUNNING][4] == "3/3" and rows[RUNNING][8] == "/src/app"
+        # name | kind | lead (a run: its status) | members | tasks | needs | tokens | cost | active | where
+        assert rows[RUNNING][2] == "completed" and rows[RUNNING][4] == "3/3" and rows[RUNNING][9] == "/src/app"
         assert rows["session-421dba11"][2] in ("alive", "ended", "unknown")
         table.move_cursor(row=[r.split(" | ")[0].split()[0] for r in cells(table)].index(RUNNING))
         await pilot.press("enter")

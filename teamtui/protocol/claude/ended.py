@@ -83,4 +83,20 @@ def load_state(path: Path) -> TeamState:
     for m in left.values():
         m.status = MemberStatus.SHUTDOWN
     state.restore(cfg, left, tasks, list(messages.values()), assigned)
+    _keep_cost(state, next((r for r in reversed(records) if r.get("kind") == "cost"), None))
     return state
+
+
+def _keep_cost(state: TeamState, record: dict | None) -> None:
+    """What the team cost when last seen, as the journal kept it: shown for a team that ended."""
+    from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
+    from teamtui.protocol.cost import read_cost
+
+    feed = state.transcripts
+    if record is None or not isinstance(feed, TranscriptFeed):
+        return
+    feed.kept = read_cost(record)
+    members = record.get("members")
+    for name, said in list(members.items())[:200] if isinstance(members, dict) else []:
+        if isinstance(name, str) and (cost := read_cost(said)) is not None:
+            feed.kept_members[name] = cost

@@ -9,7 +9,9 @@ thread: a dashboard's loop never waits on the disk.
 
 Record kinds: team (a header: layout, root, lead, members, task list), message, delivered,
 task, task_removed, assigned, assigned_removed (the work a lead handed out without a task list),
-member_joined, member_left, member_status, lead_ended, team_gone.
+member_joined, member_left, member_status, lead_ended, team_gone, and cost (what the team and
+each member cost so far: written when it changed, at most once a minute, before team_gone and at
+exit; an ended team shows the last).
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ import os
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.fsio import append_bytes, split_glued
 from teamtui.protocol.names import claude_sanitize
 
@@ -136,6 +140,19 @@ class _Writer:
 
 _WRITER = _Writer()
 atexit.register(_WRITER.flush, 2.0)
+# A cost is journaled at most this often while it changes (every message changes it).
+COST_EVERY = 60.0
+# Journals holding a cost not written yet: written at exit, before the writer's last flush.
+_UNSAVED: weakref.WeakValueDictionary[int, TeamJournal] = weakref.WeakValueDictionary()
+
+
+@atexit.register
+def _save_costs() -> None:
+    for journal in list(_UNSAVED.values()):
+        try:
+            journal.save_cost()
+        except RuntimeError:  # no thread can start this late (Python 3.12+): that cost stays unsaved
+            return
 
 
 def flush(timeout: float = 5.0) -> None:
@@ -169,6 +186,9 @@ class TeamJournal:
     _tasks: dict[str, tuple] = field(default_factory=dict)
     _assigned: dict[str, tuple] = field(default_factory=dict)
     _ended: bool = False
+    _cost: dict[str, Any] | None = None  # the last cost record made, and whether it is written
+    _cost_saved: bool = True
+    _cost_at: float = 0.0
 
     @classmethod
     def open(cls, store: ClaudeLayout, directory: Path | None = None) -> TeamJournal:
@@ -223,22 +243,23 @@ class TeamJournal:
             for t in state.tasks.values():
                 self._task(t)
             self.assignments(state.assigned)
+        self.note_cost(state, force=any(c.kind == ChangeKind.TEAM_GONE for c in changes))
         for c in changes:
             kind = c.kind
-            if kind == "inbox":
+            if kind == ChangeKind.INBOX:
                 for m in c.messages:
                     self._put(message_record(m, entry_key(m)))
-            elif kind == "delivered":
+            elif kind == ChangeKind.DELIVERED:
                 for m in c.messages:
                     self._put({"kind": "delivered", "key": entry_key(m), "to": m.recipient})
-            elif kind in ("task", "task_completed"):
+            elif kind in (ChangeKind.TASK, ChangeKind.TASK_COMPLETED):
                 task = state.tasks.get(c.key)
                 if task is not None:
                     self._task(task)
-            elif kind == "task_removed":
+            elif kind == ChangeKind.TASK_REMOVED:
                 self._tasks.pop(c.key, None)
                 self._put({"kind": "task_removed", "id": c.key})
-            elif kind == "member_joined":
+            elif kind == ChangeKind.MEMBER_JOINED:
                 member = state.config.member(c.key) if state.config else None
                 self._put(
                     {
@@ -248,14 +269,42 @@ class TeamJournal:
                         "color": member.color if member else "",
                     }
                 )
-            elif kind == "member_left":
+            elif kind == ChangeKind.MEMBER_LEFT:
                 self._put({"kind": "member_left", "name": c.key})
-            elif kind == "member_status":
+            elif kind == ChangeKind.MEMBER_STATUS:
                 self._put({"kind": "member_status", "name": c.key, "status": c.detail})
-            elif kind == "team_gone" and not self._ended:
+            elif kind == ChangeKind.TEAM_GONE and not self._ended:
                 self._ended = True
                 self._lead_ended()
                 self._put({"kind": "team_gone", "detail": c.detail})
+
+    def note_cost(self, state: TeamState, force: bool = False) -> None:
+        """The team's cost, journaled when it changed: the first known at once, then at most every
+        COST_EVERY seconds (unless `force`: the team is gone); the last one at exit."""
+        if not self._header or self._ended or state.transcripts is None or not state.transcripts.started:
+            return
+        from teamtui.protocol.cost import cost_json
+
+        feed = state.transcripts
+        team = feed.cost()
+        if team is None:
+            return  # still being counted: the last record stands
+        record = {
+            "kind": "cost",
+            **(cost_json(team) or {}),
+            "members": {m: cost_json(feed.member_cost(m)) for m in feed.members()},
+        }
+        if record != self._cost:
+            self._cost, self._cost_saved = record, False
+            _UNSAVED[id(self)] = self
+        if not self._cost_saved and (force or time.time() - self._cost_at >= COST_EVERY):
+            self.save_cost()
+
+    def save_cost(self) -> None:
+        if self._cost is not None and not self._cost_saved:
+            self._put(self._cost)
+            self._cost_saved, self._cost_at = True, time.time()
+        _UNSAVED.pop(id(self), None)
 
     def _lead_ended(self) -> None:
         from teamtui.protocol.claude.leadproc import lead_state
@@ -346,6 +395,7 @@ class JournalTeam:
     messages: int = 0
     cwd: str = ""  # where it worked, as its last team record said ("" in a journal from before it was kept)
     session: str = ""  # its lead's session id, likewise
+    cost: dict[str, Any] | None = None  # the last cost record (protocol/cost.py read_cost reads it)
 
     @property
     def where(self) -> str:
@@ -377,6 +427,8 @@ def summarize(path: Path) -> JournalTeam | None:
         team.last_seen = max(team.last_seen, ts)
         if rec.get("kind") == "message":
             team.messages += 1
+        elif rec.get("kind") == "cost":
+            team.cost = rec
         elif rec.get("kind") == "team_gone":
             team.ended_at = ts
         elif rec.get("kind") == "team":

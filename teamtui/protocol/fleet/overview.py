@@ -2,9 +2,10 @@
 
 A row says what a person scanning many teams wants first: whose team it is (Claude Code, native,
 run by teamtui), whether its lead still runs, how many members work, idle or are gone, tasks
-done of total, what needs the person, tokens, when anything last happened and where it works.
-Transcripts are costly (a team's can be hundreds of MB): `needs_you` and `tokens` are read only
-when asked (`transcripts=True`); otherwise they are 0 and None.
+done of total, what needs the person, tokens, what it cost, when anything last happened and
+where it works. Transcripts are costly (a team's can be hundreds of MB): `needs_you`, `tokens`
+and `cost` are read only when asked (`transcripts=True`); otherwise they are 0 and None (an
+ended team's cost is the one its journal kept).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from teamtui.protocol.cost import Cost
     from teamtui.protocol.model import TeamModel
     from teamtui.protocol.state import TeamState
 
@@ -41,6 +43,8 @@ class FleetRow:
     tasks_total: int = 0
     needs_you: int = 0  # 0 unless transcripts were read
     tokens: int | None = None  # None unless transcripts were read (and counted)
+    cost: Cost | None = None  # what its messages cost (protocol/cost.py); None until read, counted and priced
+    budget: str = ""  # a budget it crossed, as the room says it ("80% of team budget"); "" for none
     last_activity: float | None = None  # epoch seconds
     cwd: str = ""  # where the team works
     errors: int = 0  # files of the team that did not read
@@ -146,14 +150,28 @@ def count_members(row: FleetRow, state: TeamModel, now: float) -> None:
             row.unknown += 1
 
 
-def _read_transcripts(state: TeamState) -> None:
-    """The costly part: every member's transcript read, for what needs a person and the tokens."""
-    if state.transcripts is not None and not state.transcripts.started:
+def read_transcripts(state: TeamState, *, priced: bool = True) -> None:
+    """What the room reads of a team with transcripts, so that every place says the same figures
+    (the room, `status`, `status --all`, `tasks`): each transcript from its end (what needs a person,
+    the lead's assignments, who works), then its head's token sums and cost (genai-prices loaded
+    first: each message is priced as it is read). `priced=False`: the same figures but the cost (a
+    quick command's: genai-prices and the pydantic it brings stay unloaded)."""
+    feed = state.transcripts
+    if feed is None or feed.started:
+        return
+    if not priced:  # read whole at once: the same sums, no price loaded to count the heads with
         state.load_transcripts()
+        return
+    from teamtui.protocol.cost import PRICES
+
+    PRICES.load()
+    state.take_transcripts(feed.read(from_end=True))
+    if state.counting_heads:
+        state.take_heads(state.count_heads())
 
 
 def summarize_team(
-    team: FleetTeam, *, now: float | None = None, transcripts: bool = False, health_timeout: float = 60.0
+    team: FleetTeam, *, now: float | None = None, transcripts: bool = True, health_timeout: float = 60.0
 ) -> FleetRow:
     """The row of one team, read now; a team that does not read gives a row with its problem, never raises."""
     now = time.time() if now is None else now
@@ -163,7 +181,7 @@ def summarize_team(
         return row_of(team, None, now=now, problem=f"cannot be read: {exc}")
     if transcripts and state is not None:  # first: an in-process teammate's working or idle is its transcript's
         try:
-            _read_transcripts(state)
+            read_transcripts(state)
         except Exception:  # noqa: BLE001 - a transcript that does not read leaves the figures blank
             pass
     return row_of(team, state, now=now)
@@ -182,6 +200,7 @@ def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str
         if feed is not None and feed.started and not team.ended:
             row.needs_you = len(feed.needs_you(now))
             row.tokens = feed.total_tokens()
+        row.cost = feed.cost() if feed is not None else None  # an ended team's: as its journal kept it
         count_members(row, state, now)
         row.tasks_done, row.tasks_total = state.board.progress()
         row.run_status = state.store.run_status()
@@ -205,7 +224,7 @@ def fleet_rows(
     fleet: Fleet | Iterable[FleetTeam],
     *,
     now: float | None = None,
-    transcripts: bool = False,
+    transcripts: bool = True,
     health_timeout: float = 60.0,
 ) -> list[FleetRow]:
     """Every team's row, in the overview's order."""
@@ -216,6 +235,8 @@ def fleet_rows(
 
 def row_json(row: FleetRow) -> dict[str, Any]:
     """A row for scripts (`teamtui status --all --json`): plain types, stable keys."""
+    from teamtui.protocol.cost import cost_json
+
     team = row.team
     return {
         "team": row.name,
@@ -231,6 +252,8 @@ def row_json(row: FleetRow) -> dict[str, Any]:
         "tasks": {"done": row.tasks_done, "total": row.tasks_total},
         "needs_you": row.needs_you,
         "tokens": row.tokens,
+        "cost": cost_json(row.cost),
+        "budget": row.budget or None,
         "last_activity": row.last_activity,
         "cwd": row.cwd,
         "pid": team.run.pid if team.run is not None else None,

@@ -40,13 +40,15 @@ def answer_wait(env: Mapping[str, str]) -> float:
     """config.toml's answer_wait (read only for a permission request)."""
     from pathlib import Path
 
-    from teamtui.protocol.settings import DEFAULT_ANSWER_WAIT, load_settings
+    # The TOML alone, not the settings model (pydantic): the hook runs in Claude Code's loop.
+    from teamtui.protocol.config_file import DEFAULT_ANSWER_WAIT, MAX_ANSWER_WAIT, read_config
 
     base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".config")
-    try:
-        return load_settings(Path(base) / "teamtui" / "config.toml").answer_wait
-    except Exception:  # noqa: BLE001 - a settings file that does not read keeps the default
-        return DEFAULT_ANSWER_WAIT
+    data, _why = read_config(Path(base) / "teamtui" / "config.toml")
+    wait = data.get("answer_wait") if data is not None else None
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 <= wait <= MAX_ANSWER_WAIT:
+        return float(wait)
+    return DEFAULT_ANSWER_WAIT  # unset, or wrong (teamtui doctor says what is wrong with it)
 
 
 def run(stdin: BinaryIO, out: TextIO, env: Mapping[str, str]) -> None:

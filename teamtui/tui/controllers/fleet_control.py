@@ -63,7 +63,7 @@ class FleetControl:
         self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
         self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)
         self.current: DashboardScreen | None = None  # the team's screen last opened
-        self.alerts = Alerts()
+        self.alerts = Alerts(budgets=settings.budgets)  # budgets call the person too
         self.notifier: Notifier | None = None
         self._early: list[NotifyEvent] = []  # called before the notifier was built: sent once it is
         self.needs: dict[Key, list[Need]] = {}
@@ -228,11 +228,13 @@ class FleetControl:
         for r in rows:  # the control room's count (it sees more than transcripts); another machine's own, if more
             remote = getattr(r.team, "host", "")  # a RemoteTeam: its requests are counted over there
             r.needs_you = max(len(self.needs.get(r.team.key, ())), r.needs_you if remote else 0)
+            r.budget = self.alerts.budget_mark(r.team.key)
         rows = order_rows(rows)  # again: the counts just set decide who comes first
         self.order = [row_key(r.team.key) for r in rows]
         needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: n.since or 0.0)
         if not rows or self.focus is not None:  # said on the overview while nothing (or not that team) is there
             self.overview.looked_at, self.overview.left_out = self.fleet.looked_at(), self.fleet.left_out()
+        self.overview.spent_today = (self.alerts.spent_today, self.settings.budgets.day)
         self.overview.show([(row_key(r.team.key), r) for r in rows], needs, self.fleet.problems)
         self.overview.show_muted(self.muted_until)
 

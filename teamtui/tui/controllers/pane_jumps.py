@@ -7,11 +7,11 @@ from __future__ import annotations
 from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.tmux.api import PaneNews, TeammatePanes
 from teamtui.tmux.commands import follow_command, pane_specs
-from teamtui.tui.controllers.host import DashboardHost
+from teamtui.tui.controllers.team_screen import TeamScreen
 
 
 class PaneJumps:
-    def __init__(self, screen: DashboardHost, panes: TeammatePanes, sync: bool):
+    def __init__(self, screen: TeamScreen, panes: TeammatePanes, sync: bool):
         self.screen = screen
         self.panes = panes
         self.sync_enabled = sync  # off in tests and screenshots that must not touch tmux

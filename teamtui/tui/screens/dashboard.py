@@ -26,12 +26,12 @@ from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.health_watch import HealthWatch
-from teamtui.tui.controllers.host import DashboardHost
 from teamtui.tui.controllers.messaging import Messaging
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
-from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS
+from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, config_of, user_keymap
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
@@ -60,7 +60,7 @@ RELATIVE_TIME_REFRESH = 5.0
 ROUTINE_TOAST_SECONDS = 3.0
 
 
-class DashboardScreen(DashboardHost):
+class DashboardScreen(TeamScreen):
     palette: reactive[Palette] = reactive(Palette, init=False)
     selected: reactive[str | None] = reactive(None, init=False)  # the teammate whose log is shown
     BINDINGS = [*DASHBOARD_KEYS]
@@ -93,6 +93,7 @@ class DashboardScreen(DashboardHost):
         self._header_message = ""
         self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
+        self.changes_view: Any = None  # the ChangesScreen open over this one, told of each batch
 
     # ------------------------------------------------------------------ what the app and tests read
     @property
@@ -183,7 +184,7 @@ class DashboardScreen(DashboardHost):
 
     def action_keys(self) -> list[tuple[str, str, str]]:
         """(key, description, binding id) of every action, after the user's keymap."""
-        keymap = getattr(self.app, "_keymap", {}) or {}
+        keymap = user_keymap(self.app)
         return [
             (keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "")
             for b in DASHBOARD_KEYS
@@ -274,6 +275,10 @@ class DashboardScreen(DashboardHost):
         self.shutdowns.observe(kinds, full)
         if not log_only or any(c.key in session.disappeared for c in changes):
             self.health.check()  # a flagged teammate that logs is cleared at once
+        if K.FILES in kinds and session.state.transcripts is not None:
+            self.panels.needs_you()  # two teammates on one file
+        if self.changes_view is not None:
+            self.changes_view.team_changed(kinds, full)
 
     def _tell(self, c: Change) -> None:
         if c.kind == K.LOG:
@@ -302,6 +307,9 @@ class DashboardScreen(DashboardHost):
 
     @on(NeedsYouStrip.Chosen)
     def _needs_you_chosen(self, message: NeedsYouStrip.Chosen) -> None:
+        if message.item.kind == "collision":
+            self.open_changes(focus=message.item.key)  # the file, with both teammates' edits
+            return
         self.select(message.item.member)
         self.pane_jumps.open_request(message.item)
 
@@ -309,7 +317,9 @@ class DashboardScreen(DashboardHost):
         """Opened from the control room's "needs you": at that teammate, and where it waits."""
         self.select(member)
         item = next((i for i in self.query_one(NeedsYouStrip).items if i.member == member and i.kind == kind), None)
-        if item is not None:
+        if kind == "collision":  # a git or declared one is the room's only: the view lists it too
+            self.open_changes(focus=item.key if item is not None else None)
+        elif item is not None:
             self.pane_jumps.open_request(item)
 
     def on_screen_resume(self) -> None:
@@ -438,18 +448,42 @@ class DashboardScreen(DashboardHost):
                     self.panels.board()
         self.query_one(TaskBoard).focus()
 
+    def action_changes(self) -> None:
+        self.open_changes()
+
+    def open_changes(self, focus: str | None = None) -> None:
+        """What each teammate changed (screens/changes.py), over this screen until escape."""
+        from teamtui.tui.screens.changes import ChangesScreen
+
+        if self.session is None or self.app.screen is not self:
+            return
+        view = ChangesScreen(self.session, self.palette, clock=self.now, focus=focus, dark=self.app.current_theme.dark)
+        self.changes_view = view
+
+        def closed(_: object) -> None:
+            if self.changes_view is view:
+                self.changes_view = None
+            if self.drawable and self.state is not None and self.state.transcripts is not None:
+                self.panels.needs_you()  # a collision dismissed there leaves the strip
+
+        self.app.push_screen(view, closed)
+
     def action_toggle_panes(self) -> None:
         self.pane_jumps.toggle()
+
+    def action_timeline(self) -> None:
+        from teamtui.tui.screens.timeline import TimelineScreen, session_history
+
+        if self.session is not None:
+            self.app.push_screen(TimelineScreen(self.session.name, session_history(self.session), self.palette))
 
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        keys = self.action_keys()
-        if getattr(self.app, "fleet", None) is not None:  # in the control room the app's keys work here too
-            keymap = getattr(self.app, "_keymap", {}) or {}
-            app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
-            keys += [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
-        self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
+        keymap = user_keymap(self.app)
+        app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]  # they work here too
+        keys = self.action_keys() + [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
+        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()

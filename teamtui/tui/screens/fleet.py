@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
 
+from teamtui.protocol.budgets import level
+from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
+from teamtui.tui.keys import config_of, user_keymap
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
@@ -50,6 +54,7 @@ class FleetScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "open_team", "Open", id="open_team", show=True),
         Binding("z", "mute", "Mute", id="mute"),
+        Binding("slash", "search", "Search", id="search", show=False),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
@@ -75,6 +80,7 @@ class FleetScreen(Screen[None]):
         self.needs: list[Need] = []
         self.muted_until: float | None = None
         self.problems: list[str] = []
+        self.spent_today: tuple[Decimal, float | None] = (Decimal(0), None)  # every team's today, and the day budget
         # Held, not queried: a batch or a tick can come while the app closes and the parts are gone.
         self._header_line = Static(id="fleet-header")
         self._problems = ProblemList(id="fleet-problems")
@@ -186,6 +192,12 @@ class FleetScreen(Screen[None]):
                 f" · {len(self.needs)} need{'s' if len(self.needs) == 1 else ''} you",
                 style=f"bold {p.theme_color('warning')}",
             )
+        spent, budget = self.spent_today
+        if spent or budget:
+            share = level(spent, budget)
+            role = "error" if share >= 100 else "warning" if share else "secondary"
+            said = f" · today {money(spent)}" + (f" of {money(Decimal(str(budget)))}" if budget else "")
+            t.append(said, style=p.theme_color(role))
         if self.muted_until is not None and self.muted_until > self.now():
             t.append(
                 f" · muted until {time.strftime('%H:%M', time.localtime(self.muted_until))}",
@@ -224,10 +236,20 @@ class FleetScreen(Screen[None]):
     async def action_mute(self) -> None:
         await self.app.run_action("mute")
 
+    def action_search(self) -> None:
+        from teamtui.tui.screens.search import SearchScreen
+
+        def chosen(hit: Any) -> None:
+            # The team's dashboard when the room lists it.
+            if hit is not None and row_key(hit.key) in {key for key, _ in self.rows}:
+                self.post_message(self.OpenTeam(row_key(hit.key)))
+
+        self.app.push_screen(SearchScreen(self.palette), chosen)
+
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        keymap = getattr(self.app, "_keymap", {}) or {}
+        keymap = user_keymap(self.app)
         keys = [
             (keymap.get(bid, key), desc, bid)
             for key, desc, bid in (
@@ -236,11 +258,12 @@ class FleetScreen(Screen[None]):
                 ("right_square_bracket", "Next team", "next_team"),
                 ("left_square_bracket", "Previous team", "previous_team"),
                 ("z", "Mute notifications for a while (again: unmute)", "mute"),
+                ("slash", "Search every team's history (enter: open the team)", "search"),
                 ("tab", "Teams / Needs you", ""),  # focus moves: not a binding [keymap] knows
                 ("q", "Quit", "quit"),
             )
         ]
-        self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
+        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()

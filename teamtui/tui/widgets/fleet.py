@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need, names_member
 from teamtui.tui.format import compact_count, short_ago
@@ -20,11 +21,11 @@ from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable, cut, wants
 
-COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Active", "Where")
+COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Cost", "Active", "Where")
 # The columns share the table's width by what they hold: where a team works gives way first, then
 # who works in it, its kind and its name; the figures are never cut.
 GIVE_WAY = ("Where", "Members", "Kind", "Team")
-KEEP = ("Lead", "Tasks", "Needs", "Tokens", "Active")
+KEEP = ("Lead", "Tasks", "Needs", "Tokens", "Cost", "Active")
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
@@ -79,7 +80,8 @@ class FleetTable(TeamTable):
         for key in keys:
             for column, cell in zip(COLUMNS, cells[key], strict=True):
                 if self.get_cell(key, column) != cell:
-                    self.update_cell(key, column, cell)
+                    # The cost fills in after the first frame (genai-prices loads then): its column widens.
+                    self.update_cell(key, column, cell, update_width=column == "Cost")
 
     def _cells(self, row: FleetRow, now: float) -> list[Text]:
         """Every cell through safe_text (what a file or a peer said is never markup, escape or bidi
@@ -116,9 +118,24 @@ class FleetTable(TeamTable):
             tasks,
             needs,
             tokens,
+            self._cost(row),
             active,
             cut(where),
         ]
+
+    def _cost(self, row: FleetRow) -> Text:
+        """$12.34, "+ ?" when some model has no price, and the budget it crossed (80%: warning, 100%: error)."""
+        p = self.palette
+        dim = "dim" if row.ended else ""
+        cost = row.cost
+        if cost is None:
+            return Text("")
+        said = money(cost.usd) if not cost.unknown else f"{money(cost.usd)} + ?" if cost.usd else "price unknown"
+        t = Text(said, style=f"{p.theme_color('warning') if cost.unknown else ''} {dim}".strip())
+        if row.budget:
+            role = "error" if row.budget.endswith("100%") else "warning"
+            t.append(f" · {row.budget}", style=f"bold {p.theme_color(role)}")
+        return t
 
     def on_data_table_row_selected(self, event: TeamTable.RowSelected) -> None:
         event.stop()

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from teamtui.protocol.cost import cost_text
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import compact_count
@@ -68,6 +69,11 @@ class TeamHeader(Static):
         tokens = state.transcripts.total_tokens() if state.transcripts is not None else None
         if tokens is not None:  # the team's tokens, summed from its transcripts
             warning.append(f" · {compact_count(tokens)} tokens", style=palette.theme_color("secondary"))
+        cost = state.transcripts.cost() if state.transcripts is not None else None
+        if cost is not None:  # what they cost (genai-prices); a model with no price is said, never guessed
+            role = "warning" if cost.unknown else "secondary"
+            # A model's name comes from the files (or another machine): the safe-text path.
+            warning.append_text(safe_text(f" · {cost_text(cost)}", palette.theme_color(role)))
         head_len = t.cell_len + warning.cell_len
         progress = Text(f"  Tasks {done}/{total} done", style="bold")
         width = self.size.width or self.screen.size.width  # before the first layout: the screen's
@@ -86,6 +92,11 @@ class TeamHeader(Static):
         if t != self._shown:
             self._shown = t
             self.update(t, layout=False)  # one line whatever it says: no relayout of the screen
+
+    @property
+    def shown(self) -> str:
+        """The line as drawn, plain (for waiting on it)."""
+        return self._shown.plain if self._shown is not None else ""
 
     def show_message(self, text: str) -> None:
         self._last = None

@@ -1,5 +1,5 @@
 """The "Needs you" strip: what waits for a person (a permission or plan request, a teammate
-interrupted or failed, a silent task owner), one line each, above the panels; hidden when empty.
+interrupted or failed, a silent task owner, two teammates on one file), one line each, above the panels; hidden when empty.
 `enter` on a line posts `NeedsYouStrip.Chosen`: the dashboard takes the person there."""
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from teamtui.tui.format import short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
-_ICON = {"permission": "?", "plan": "?", "interrupted": "!", "failed": "✗", "silent": "…"}
+_ICON = {"permission": "?", "plan": "?", "interrupted": "!", "failed": "✗", "silent": "…", "collision": "⇄"}
 _HINT = {
     "permission": "enter: full request",
     "plan": "enter: full plan",
     "interrupted": "enter: its pane",
     "failed": "enter: its pane",
     "silent": "enter: its pane",
+    "collision": "enter: the file's changes",
 }
 
 

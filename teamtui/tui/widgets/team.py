@@ -1,11 +1,12 @@
 """The team panel: one row per member, like Autohand's `/team status`.
 
 For a team whose transcripts were read (Claude Code), the columns say what each one is doing
-now and how long ago, its tokens and its context share instead of status and "Active"; a figure
-the transcript does not give stays blank."""
+now and how long ago, its tokens, what it cost and its context share instead of status and
+"Active"; a figure the transcript does not give stays blank (a cost of a model with no price: "?")."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from teamtui.protocol.claude import member_backend
+from teamtui.protocol.cost import ZERO, short_money
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import STATUS_ICON, ago, compact_count, short_ago
 from teamtui.tui.safe import safe_text
@@ -32,16 +34,17 @@ _BACKEND_LEGEND = {"tmux": "tmux pane", "in-process": "in-process", "iterm2": "i
 TRANSCRIPT_COLUMNS = (
     ("icon", "", 1),
     ("name", "Teammate", 11),
-    ("task", "Current task", 12),
-    ("doing", "Doing", 23),
+    ("task", "Task", 7),
+    ("doing", "Doing", 20),
     ("tokens", "Tok", 4),
+    ("cost", "Cost", 6),
     ("context", "Ctx", 4),
     ("unread", "✉", 2),
 )
 _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
 GIVE_WAY = ("task", "name")
 GIVE_WAY_WITH_TRANSCRIPTS = ("task", "doing", "name")
-KEEP = ("icon", "active", "unread", "tokens", "context")  # figures: cut, they would mislead
+KEEP = ("icon", "active", "unread", "tokens", "cost", "context")  # figures: cut, they would mislead
 
 
 class TeamPanel(TeamTable):
@@ -125,10 +128,11 @@ class TeamPanel(TeamTable):
         else:
             doing = Text(f"{short_ago(activity.ts, now):>3} ", style=secondary)
             role = "success" if activity.kind == "idle" else "warning"
-            doing.append_text(safe_text(activity.label(), palette.theme_color(role)))
+            doing.append_text(safe_text(_doing(activity), palette.theme_color(role)))
             cut(doing)
         total = stats.tokens.total if stats is not None else None
         tokens = Text(compact_count(total) if total is not None else "", style=secondary, justify="right")
+        cost = self._cost_cell(stats.cost if stats is not None else None)
         share = stats.context_share if stats is not None else None
         context = Text(f"{round(share * 100)}%" if share is not None else "", style=secondary, justify="right")
         unread = (
@@ -142,9 +146,20 @@ class TeamPanel(TeamTable):
             self._task_cell(v),
             doing,
             tokens,
+            cost,
             context,
             unread,
         )
+
+    def _cost_cell(self, cost) -> Text:
+        """$1.23; with messages of a model that has no price, a "?" after it (or alone)."""
+        palette = self.palette
+        if cost is None:
+            return Text("")
+        if not cost.unknown:
+            return Text(short_money(cost.usd), style=palette.theme_color("secondary"), justify="right")
+        said = f"{short_money(cost.usd)}?" if cost.usd != ZERO else "?"
+        return Text(said, style=palette.theme_color("warning"), justify="right")
 
     def _row(self, v, now: float) -> tuple[Text, ...]:
         palette = self.palette
@@ -266,4 +281,16 @@ def _usage_sig(usage, name: str, now: float) -> tuple | None:
     if stats is None:
         return None
     a = stats.activity
-    return (a and (a.kind, a.ts, a.label(), short_ago(a.ts, now)), stats.tokens.total, stats.context_share)
+    return (
+        a and (a.kind, a.ts, a.label(), short_ago(a.ts, now)),
+        stats.tokens.total,
+        stats.cost,
+        stats.context_share,
+    )
+
+
+def _doing(activity) -> str:
+    """What the teammate does, to the minute when idle (the column has no room for seconds)."""
+    if activity.kind == "idle" and activity.ts:
+        return f"idle since {time.strftime('%H:%M', time.localtime(activity.ts))}"
+    return activity.label()

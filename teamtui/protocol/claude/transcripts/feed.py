@@ -13,8 +13,14 @@ windows first, then each transcript's head counted in a thread (`count_heads`) a
 loop (`take_heads`); meanwhile a transcript's token sums, and the team's, say nothing.
 
 The feed also keeps what the transcripts (and the inboxes) say of the work the lead handed out
-(`assignments`: the board's rows when the team keeps no task list) and of what teamtui does not
-know in them (`drift`: entries of a newer Claude Code).
+(`assignments`: the board's rows when the team keeps no task list), of what teamtui does not
+know in them (`drift`: entries of a newer Claude Code), and the files each member changed
+(`edits`, an EditLog filled as the lines are read; two members on one file are a needs-you item).
+
+What the team cost (`cost`, `member_cost`: protocol/cost.py) is known once every message is
+priced: genai-prices is loaded in the head count's thread (`count_heads`), which prices what was
+counted before it, and `take_heads` adds that in; from then on a new message is priced as it is
+read. An ended team's cost is what the journal kept (`kept`).
 """
 
 from __future__ import annotations
@@ -36,7 +42,10 @@ from teamtui.protocol.claude.transcripts.needs import (
 from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptUpdate
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 from teamtui.protocol.claude.transcripts.team import TeamTranscripts
+from teamtui.protocol.cost import PRICES, Cost, total
+from teamtui.protocol.edits import Dismissed, Edit, EditLog, collisions, norm, shown_path
 from teamtui.protocol.models import MemberStatus, Message, Task, TeamConfig
+from teamtui.protocol.text import inert
 
 
 class TeamView(Protocol):
@@ -51,6 +60,7 @@ class TeamView(Protocol):
 
     log_limit: int
     health_timeout: float
+    journal: Any  # told what the team cost (claude/journal.py note_cost); None: nobody
 
     @property
     def messages(self) -> Iterable[Message]: ...
@@ -81,6 +91,15 @@ class TranscriptFeed:
         # The lead's calls and the notices and inbox messages that tell its assignments' fate.
         self.assignment_log = AssignmentLog()
         self._derived: tuple[int, tuple[str, ...]] | None = None  # (log generation, departed) last derived
+        # The files each member changed, as its transcript's edits say; collisions the person dismissed.
+        self.edits = EditLog()
+        self.dismissed = Dismissed()
+        self._collided: tuple[tuple, list[NeedsYou]] | None = None  # (what they depend on, the items)
+        self._placed: dict[str, tuple[str, str]] = {}
+        self._placed_in: str | None = None
+        # An ended team's cost, and its members', as the journal kept them (claude/ended.py); live: None.
+        self.kept: Cost | None = None
+        self.kept_members: dict[str, Cost] = {}
 
     # ------------------------------------------------------------------ where
     def watch_dirs(self) -> list[Path]:
@@ -117,19 +136,48 @@ class TranscriptFeed:
 
     @property
     def counting(self) -> bool:
-        """Some transcript's head is still to be counted (its token sums say nothing yet)."""
-        return self.team is not None and any(r.head_pending for r in self.team.readers.values())
+        """Some transcript's head is still to be counted, or its messages priced (its token sums,
+        or its cost, say nothing yet): `count_heads` has work."""
+        return self.team is not None and (
+            not PRICES.ready or any(r.head_pending or r.stats.spend.pending for r in self.team.readers.values())
+        )
 
     def count_heads(self) -> dict[str, HeadCount]:
-        """The heads a read from the end left, counted: safe in a thread (reads files only)."""
-        return self.team.count_heads() if self.team is not None else {}
+        """The heads a read from the end left, counted, and every message priced (genai-prices
+        loaded first, ~150 ms): safe in a thread (reads files; prices only what waits)."""
+        PRICES.load()
+        if self.team is None:
+            return {}
+        heads = self.team.count_heads()
+        for reader in list(self.team.readers.values()):
+            reader.stats.spend.price_pending(PRICES)
+        return heads
 
     def take_heads(self, heads: dict[str, HeadCount]) -> list[str]:
-        """Add the counted heads, on the loop that took the reads; the members whose sums are now known."""
+        """Add the counted heads (and the prices), on the loop that took the reads; the members
+        whose figures are now known."""
         taken = self.team.take_heads(heads) if self.team is not None else []
         for member in taken:
             self._note(member, heads[member].calls, heads[member].notices)
-        return taken
+            self._take_edits(member, heads[member].edits)
+        settled = self._settle()
+        self._journal_cost()
+        return list(dict.fromkeys([*taken, *settled]))
+
+    def _journal_cost(self) -> None:
+        note = getattr(self.state.journal, "note_cost", None)
+        if note is not None:
+            note(self.state)
+
+    def _settle(self) -> list[str]:
+        """The members whose waiting messages are now in their bill (priced here if not yet)."""
+        readers = self.team.readers.items() if self.team is not None else ()
+        return [m for m, r in readers if r.stats.spend.settle(PRICES)]
+
+    def _take_edits(self, member: str, edits: Iterable[Edit]) -> None:
+        for edit in edits:
+            edit.member = member
+            self.edits.add(edit)
 
     def _note(self, member: str, calls: Iterable[Any], notices: Iterable[Any]) -> None:
         lead = self.state.lead
@@ -140,13 +188,19 @@ class TranscriptFeed:
     def take(self, updates: dict[str, TranscriptUpdate]) -> list[LogUpdate]:
         """What was read, as the log lines and activity TeamState applies (TeamState.take_transcripts)."""
         self.ready = True
+        self._settle()
+        self._journal_cost()
         out: list[LogUpdate] = []
         for member, update in updates.items():
             if update.calls or update.notices:
                 self._note(member, update.calls, update.notices)
+            if update.edits:
+                self._take_edits(member, update.edits)
             stats = self.stats(member)
             last_write = stats.last_write if stats is not None else None
-            out.append(LogUpdate(member, [e.as_log_entry(member) for e in update.entries], update.reset, last_write))
+            entries = [e.as_log_entry(member) for e in update.entries]
+            received = [(r.sender, r.body, r.ts, r.key) for r in update.receipts]
+            out.append(LogUpdate(member, entries, update.reset, last_write, received))
         return out
 
     def apply(self, paths: Iterable[Path], *, rescan: bool = False) -> list[LogUpdate]:
@@ -160,6 +214,8 @@ class TranscriptFeed:
         for member, update in self.team.apply(paths, rescan=rescan).items():
             if member in updates:
                 updates[member].entries.extend(update.entries)
+                updates[member].receipts.extend(update.receipts)
+                updates[member].edits.extend(update.edits)
                 updates[member].reset = updates[member].reset or update.reset
             else:
                 updates[member] = update
@@ -211,6 +267,21 @@ class TranscriptFeed:
         totals = [t for s in stats if (t := s.tokens.total) is not None]
         return sum(totals) if totals else None
 
+    def member_cost(self, member: str) -> Cost | None:
+        """What `member`'s messages cost (None: not known yet, or no transcript)."""
+        if not self.ready:
+            return self.kept_members.get(member)
+        stats = self.stats(member)
+        return stats.cost if stats is not None else None
+
+    def cost(self) -> Cost | None:
+        """What the team cost, summed over its transcripts; None while one of them is still being
+        counted or priced (a part of the team's bill is no figure). An ended team's as kept."""
+        if not self.ready:
+            return self.kept
+        members = self.members()
+        return total(self.member_cost(m) for m in members) if members else None  # no transcript: no figure
+
     # ------------------------------------------------------------------ the lead's assignments
     def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None:
         """The work the lead handed out, as tasks by id (`a1`, `a2`…), after `changes` (the inbox
@@ -220,7 +291,7 @@ class TranscriptFeed:
         for c in changes:
             if c.kind == ChangeKind.INBOX and c.messages:
                 self.assignment_log.add_messages(c.messages, lead)
-        if not self.ready or self.counting:
+        if not self.ready or self.team is None or any(r.head_pending for r in self.team.readers.values()):
             return None
         departed = self.state.departed
         key = (self.assignment_log.generation, tuple(departed))
@@ -271,6 +342,7 @@ class TranscriptFeed:
             now=now,
             timeout=state.health_timeout,
         )
+        items += self.collisions(present)
         seen: set[str] = set()
         out = []
         for item in items:
@@ -279,3 +351,56 @@ class TranscriptFeed:
             seen.add(item.key)
             out.append(item)
         return out
+
+    def collisions(self, present: set[str]) -> list[NeedsYou]:
+        """Two members (still in the team) that changed one file, one item per file and pair,
+        until one of them leaves or the person dismisses it. Worked out again only when an edit,
+        the members or a dismissal moved (asked on every batch and look)."""
+        mark = (self.edits.generation, frozenset(present), len(self.dismissed.keys))
+        if self._collided is not None and self._collided[0] == mark:
+            return list(self._collided[1])
+        items = self._collisions(present)
+        self._collided = (mark, items)
+        return list(items)
+
+    def _collisions(self, present: set[str]) -> list[NeedsYou]:
+        folder = self.folder()
+        if folder != self._placed_in:
+            self._placed, self._placed_in = {}, folder
+        placed = self._placed  # path -> (the file compared, as shown): worked out once per path
+        changes = []
+        for fc in self.edits:
+            if fc.member in present:
+                where_shown = placed.get(fc.path)
+                if where_shown is None:
+                    where = norm(fc.path)
+                    where_shown = placed[fc.path] = (where, shown_path(where, folder))
+                changes.append((where_shown[0], fc, where_shown[1]))
+        last = {(where, fc.member): fc.last_at for where, fc, _ in changes}
+        out = []
+        for c in collisions(changes):
+            if c.key in self.dismissed:
+                continue
+            since = max((last.get((c.where, p.member)) or 0.0) for p in (c.a, c.b)) or None
+            out.append(NeedsYou("collision", c.a.member, c.key, inert(c.text), since))
+        return out
+
+    def folder(self) -> str | None:
+        """The team's working folder: the lead's `cwd` in config.json (else a teammate's), None when
+        none is said."""
+        members = self._config().get("members")
+        lead = self.state.lead
+        cwds = [
+            (m.get("name") != lead, m["cwd"])
+            for m in (members if isinstance(members, list) else ())
+            if isinstance(m, dict) and isinstance(m.get("cwd"), str) and m["cwd"].startswith("/")
+        ]
+        return norm(min(cwds)[1]) if cwds else None
+
+    def edits_mark(self) -> int:
+        """Moves when a member changed a file: cheap, for a caller that asks after every batch."""
+        return self.edits.generation
+
+    def files_changed_since(self, mark: int) -> list[str]:
+        """The members that changed a file since `edits_mark()` was `mark`."""
+        return sorted({member for member, _ in self.edits.changed_since(mark)})

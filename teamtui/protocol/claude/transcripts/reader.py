@@ -15,6 +15,9 @@ Every pass also hands on the lead's work-handing calls (Agent, SendMessage: an a
 holding one is decoded) and the errors that answer them (`calls`, for assignments.py), and
 records in `drift` what the transcript holds that teamtui does not know (known.py): each line's
 `version` and leading type are looked at as bytes, the keys of the lines rendered as decoded.
+It also hands on the files the teammate changed (`edits`, edits.py): a user line that may answer
+a Write, Edit, MultiEdit or NotebookEdit is decoded, in a first read's pass too, and a line too
+long to read still tells which file it changed (from its first bytes).
 """
 
 from __future__ import annotations
@@ -31,11 +34,22 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.claude.transcripts.assignments import CALL_MARKS, Call, calls_in, refusals_in
+from teamtui.protocol.claude.transcripts.edits import HEAD_BYTES, edit_from_head, edits_in, may_hold_edit
 from teamtui.protocol.claude.transcripts.known import Drift
-from teamtui.protocol.claude.transcripts.render import EntryKind, Notice, Renderer, TranscriptEntry, notices_in
+from teamtui.protocol.claude.transcripts.render import (
+    EntryKind,
+    Notice,
+    Receipt,
+    Renderer,
+    TranscriptEntry,
+    notices_in,
+    parse_ts,
+    receipts_in,
+)
 from teamtui.protocol.claude.transcripts.stats import TranscriptStats
+from teamtui.protocol.edits import Edit
 from teamtui.protocol.fsio import split_glued
-from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailReader
+from teamtui.protocol.tail import MAX_LINE_BYTES, READ_CHUNK, TailBatch, TailReader
 
 # Entries a panel keeps per teammate.
 DEFAULT_WINDOW = 500
@@ -64,10 +78,14 @@ class TranscriptUpdate:
     problems: list[tuple[int | None, str]] = field(default_factory=list)
     # The work-handing calls (a lead's Agent and SendMessage) and the errors that answered them.
     calls: list[Call] = field(default_factory=list)
+    # The plain messages the member received (its inbox entries, taken).
+    receipts: list[Receipt] = field(default_factory=list)
+    # The files changed (Write, Edit, MultiEdit, NotebookEdit), their member left "" for the feed to name.
+    edits: list[Edit] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return bool(self.entries or self.reset or self.notices or self.problems or self.calls)
+        return bool(self.entries or self.reset or self.notices or self.problems or self.calls or self.edits)
 
 
 @dataclass(slots=True)
@@ -81,6 +99,7 @@ class HeadCount:
     problems: list[tuple[int | None, str]]
     calls: list[Call] = field(default_factory=list)
     drift: Drift | None = None  # what the head holds that teamtui does not know
+    edits: list[Edit] = field(default_factory=list)  # the files the head's lines changed
 
 
 def _shown(line: bytes) -> bool:
@@ -177,9 +196,9 @@ class _Held:
 _USAGE_DECODER = json.JSONDecoder()
 
 
-def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
-    """(message id, usage, model) of an assistant line as Claude Code writes it, without decoding
-    the content (a tool input can be large); None when the line is shaped otherwise."""
+def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None, float | None] | None:
+    """(message id, usage, model, timestamp) of an assistant line as Claude Code writes it, without
+    decoding the content (a tool input can be large); None when the line is shaped otherwise."""
     head = line.find(b'"message":{"id":"')
     at = line.rfind(b'"usage":{')  # the message's usage follows its content
     if head < 0 or at < head or line.find(b'"role":"assistant"', head, head + 300) < 0:
@@ -197,7 +216,16 @@ def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None] | None:
     if model_at >= 0:
         m_start = model_at + len(b'"model":"')
         model = line[m_start : line.find(b'"', m_start)].decode("utf-8", "replace")
-    return line[start:end].decode("utf-8", "replace"), usage, model
+    return line[start:end].decode("utf-8", "replace"), usage, model, _line_ts(line)
+
+
+def _line_ts(line: bytes) -> float | None:
+    """The record's `timestamp` (Claude Code writes it after the message; a quote inside a string is escaped)."""
+    at = line.rfind(b'"timestamp":"')
+    if at < 0:
+        return None
+    start = at + len(b'"timestamp":"')
+    return parse_ts(line[start : line.find(b'"', start)].decode("ascii", "replace"))
 
 
 def _scan(
@@ -214,7 +242,12 @@ def _scan(
                 if rec is not None:
                     _collect(rec, update, ids)
             return True
-    elif b'"type":"' in line and b"<teammate-message" not in line and not (ids and _refuses(line)):
+    elif (
+        b'"type":"' in line
+        and b"<teammate-message" not in line
+        and not (ids and _refuses(line))
+        and not may_hold_edit(line)
+    ):
         return True  # a user or system line as Claude Code writes it: decoded only if it shows
     rec = _decode(line)
     if rec is None:
@@ -222,7 +255,7 @@ def _scan(
         return False
     if rec.get("type") == "assistant" and isinstance(rec.get("message"), dict):
         msg = rec["message"]
-        stats.count(msg.get("id"), msg.get("usage"), msg.get("model"))
+        stats.count(msg.get("id"), msg.get("usage"), msg.get("model"), parse_ts(rec.get("timestamp")))
     _collect(rec, update, ids)
     return True
 
@@ -231,8 +264,11 @@ def _collect(rec: dict[str, Any], update: TranscriptUpdate, ids: OrderedDict[str
     kind = rec.get("type")
     if kind == "user":
         update.notices.extend(notices_in(rec))
+        update.receipts.extend(receipts_in(rec))
         if ids:
             update.calls.extend(refusals_in(rec, ids))
+        if "toolUseResult" in rec:
+            update.edits.extend(edits_in(rec))
     elif kind == "assistant":
         calls = calls_in(rec)
         for call in calls:
@@ -242,6 +278,15 @@ def _collect(rec: dict[str, Any], update: TranscriptUpdate, ids: OrderedDict[str
         update.calls.extend(calls)
 
 
+def _overlong_edits(batch: TailBatch, update: TranscriptUpdate) -> None:
+    """The edits the lines too long to read were about, from their first bytes."""
+    for no, size in batch.overlong:
+        head = batch.overlong_heads.get(no)
+        edit = edit_from_head(head, size) if head else None
+        if edit is not None:
+            update.edits.append(edit)
+
+
 class TranscriptReader:
     """Reads one transcript incrementally. `entries` is the bounded window (oldest first),
     `stats` the teammate's activity, tokens and context, `notices` the protocol messages received."""
@@ -249,7 +294,7 @@ class TranscriptReader:
     def __init__(self, path: Path, *, window: int = DEFAULT_WINDOW, max_line_bytes: int = MAX_LINE_BYTES):
         self.path = Path(path)
         self.window = window
-        self._tail = TailReader(self.path, max_line_bytes=max_line_bytes)
+        self._tail = TailReader(self.path, max_line_bytes=max_line_bytes, keep_head=HEAD_BYTES)
         self._fresh()
 
     def _fresh(self) -> None:
@@ -329,7 +374,7 @@ class TranscriptReader:
             return None
         finally:
             os.close(fd)
-        reader = TailReader(self.path, max_line_bytes=self._tail.max_line_bytes)
+        reader = TailReader(self.path, max_line_bytes=self._tail.max_line_bytes, keep_head=HEAD_BYTES)
         stats, update, drift, ids = TranscriptStats(), TranscriptUpdate(), Drift(self.path), OrderedDict[str, None]()
         while reader.offset < end:
             reader.chunk = min(READ_CHUNK, end - reader.offset)
@@ -339,11 +384,14 @@ class TranscriptReader:
             update.problems.extend(
                 (no, f"line of {size} bytes skipped (over the limit)") for no, size in batch.overlong
             )
+            _overlong_edits(batch, update)
             for line, no in zip(batch.lines, batch.line_numbers, strict=True):
                 drift.see_line(line, no)
-                if _counted(line) or (ids and _refuses(line)):
+                if _counted(line) or (ids and _refuses(line)) or may_hold_edit(line):
                     _scan(line, no, stats, update, ids)
-        return HeadCount(generation, stats, update.notices, reader.line_no, update.problems, update.calls, drift)
+        return HeadCount(
+            generation, stats, update.notices, reader.line_no, update.problems, update.calls, drift, update.edits
+        )
 
     def take_head(self, head: HeadCount) -> bool:
         """Add what `count_head` found: the token sums are then the whole transcript's. False when
@@ -380,6 +428,7 @@ class TranscriptReader:
                 (no, f"line of {size} bytes skipped (over the limit)")
                 for no, (_, size) in zip(overlong, batch.overlong, strict=True)
             )
+            _overlong_edits(batch, update)
             self._started = self._started or not batch.missing
             for line, no in zip(batch.lines, self._numbers(batch.line_numbers), strict=True):
                 self.drift.see_line(line, no)

@@ -83,6 +83,16 @@ class Notice(NamedTuple):
     ts: float | None
 
 
+class Receipt(NamedTuple):
+    """A plain message a teammate received, as its transcript shows it: the proof it was delivered
+    when its inbox entry was taken before anyone read the file."""
+
+    sender: str
+    body: str
+    ts: float | None
+    key: str  # the same receipt read again (a transcript re-read) has the same key
+
+
 def parse_ts(value: Any) -> float | None:
     """An ISO-8601 timestamp as epoch seconds; None when absent or unreadable."""
     if not isinstance(value, str):
@@ -191,6 +201,32 @@ def notices_in(rec: dict[str, Any]) -> list[Notice]:
             payload = _as_payload(body)
             if payload is not None and verified:  # a forged request or notice is shown, never acted on
                 out.append(Notice(sender, payload, parse_ts(payload.get("timestamp")) or ts))
+    return out
+
+
+def receipts_in(rec: dict[str, Any]) -> list[Receipt]:
+    """The plain (not protocol) messages a user record delivers from teammates, each proven from
+    whom: each was in the recipient's inbox."""
+    msg = rec.get("message")
+    if rec.get("type") != "user" or not isinstance(msg, dict):
+        return []
+    content = msg.get("content")
+    texts = (
+        [content]
+        if isinstance(content, str)
+        else [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        if isinstance(content, list)
+        else []
+    )
+    ts = parse_ts(rec.get("timestamp"))
+    uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else ""
+    out = []
+    for text in texts:
+        for i, (sender, body, verified) in enumerate(teammate_messages(text) if "<teammate-message" in text else []):
+            # A forged one (a name Claude Code could not prove) says nothing of who sent it: not a receipt.
+            if sender and body and verified and _as_payload(body) is None:
+                key = f"{uuid}#{i}" if uuid else f"{ts}|{sender}|{hash(body)}#{i}"
+                out.append(Receipt(sender, body, ts, key))
     return out
 
 

@@ -1,4 +1,5 @@
-"""What one transcript says about its teammate: current activity, tokens, context in use.
+"""What one transcript says about its teammate: current activity, tokens, context in use, and what
+it cost (each message's usage priced by genai-prices: protocol/cost.py).
 
 A figure the transcript does not give stays None; nothing is guessed.
 """
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from teamtui.protocol.claude.transcripts.render import parse_ts, token_count, tool_label
+from teamtui.protocol.cost import PRICES, Charge, Cost, Spend
 
 # Context windows by model-name prefix (longest prefix wins). A model not listed gets no share.
 CONTEXT_WINDOWS: dict[str, int] = {
@@ -84,12 +86,14 @@ class TranscriptStats:
     then `tokens` says nothing (a sum of part of the transcript would be a guess)."""
 
     _sums: Tokens = field(default_factory=Tokens)
+    # The same messages' bill (each message id once, as the sums).
+    spend: Spend = field(default_factory=Spend)
     # The last request's input + cache tokens: what the context holds now.
     context_tokens: int | None = None
     model: str | None = None
     # The newest timestamp seen on any record: when the teammate last wrote.
     last_write: float | None = None
-    _usage_by_id: OrderedDict[str, tuple[int | None, ...]] = field(default_factory=OrderedDict)
+    _usage_by_id: OrderedDict[str, tuple[tuple[int | None, ...], Charge]] = field(default_factory=OrderedDict)
     # (kind, ts, tool_use block): the label is built only when asked (a first read folds thousands).
     _now: tuple[str, float | None, dict[str, Any] | None] | None = None
     # Lines at the head of the transcript are not counted yet: the sums are not the transcript's.
@@ -107,6 +111,11 @@ class TranscriptStats:
         """Every line's usage is in `tokens` (False between a first read from the end and `add_head`)."""
         return not self._headless
 
+    @property
+    def cost(self) -> Cost | None:
+        """What the transcript's messages cost; None until every line is counted and priced."""
+        return None if self._headless else self.spend.cost()
+
     def without_head(self) -> None:
         """The lines counted from now on follow a head that `add_head` will bring."""
         self._headless = True
@@ -115,9 +124,11 @@ class TranscriptStats:
         """The usage counted (apart) over the lines before those counted here. A message whose
         lines straddle the cut is counted once, by its later lines, as a single pass would."""
         sums = Tokens(head._sums.input, head._sums.output, head._sums.cache_creation, head._sums.cache_read)
-        for mid, values in head._usage_by_id.items():
+        self.spend.merge(head.spend)
+        for mid, (values, charge) in head._usage_by_id.items():
             if mid in self._first_ids:
                 sums._add(values, -1)
+                self.spend.add(charge, -1)
         self._sums._add((sums.input, sums.output, sums.cache_creation, sums.cache_read), +1)
         if self.context_tokens is None:
             self.context_tokens = head.context_tokens
@@ -168,7 +179,7 @@ class TranscriptStats:
         if not isinstance(msg, dict):
             return
         if usage:
-            self.count(msg.get("id"), msg.get("usage"), msg.get("model"))
+            self.count(msg.get("id"), msg.get("usage"), msg.get("model"), ts)
         content = msg.get("content")
         tools = (
             [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
@@ -182,8 +193,8 @@ class TranscriptStats:
         else:
             self._now = ("thinking", ts, None)
 
-    def count(self, mid: Any, usage: Any, model: Any) -> None:
-        """One assistant message's `usage` (and model), counted once per message id."""
+    def count(self, mid: Any, usage: Any, model: Any, ts: float | None = None) -> None:
+        """One assistant message's `usage` (and model, and when it was written), counted once per message id."""
         if isinstance(model, str) and model and not model.startswith("<"):  # "<synthetic>" is no model
             self.model = model
         if not isinstance(usage, dict):
@@ -198,20 +209,28 @@ class TranscriptStats:
         if values == _NO_USAGE:
             return
         mid = mid if isinstance(mid, str) else None
+        old = self._usage_by_id.pop(mid, None) if mid is not None else None
+        # A message's blocks come as several lines repeating its usage: the latest one counts, priced once.
+        charge = old[1] if old is not None and old[0] == values else self._charge(model, usage, ts, values)
         if mid is not None:
-            # A message's blocks come as several lines repeating its usage: the latest one counts.
-            old = self._usage_by_id.pop(mid, None)
-            self._usage_by_id[mid] = values
+            self._usage_by_id[mid] = (values, charge)
             if len(self._usage_by_id) > _IDS_KEPT:
                 self._usage_by_id.popitem(last=False)
             if self._headless and len(self._first_ids) < _IDS_KEPT:
                 self._first_ids.setdefault(mid, values)
-            if old is not None and old != values:
-                self._sums._add(old, -1)
-            if old != values:
-                self._sums._add(values, +1)
-        else:
+        if old is not None and old[0] != values:
+            self._sums._add(old[0], -1)
+            self.spend.add(old[1], -1)
+        if old is None or old[0] != values:
             self._sums._add(values, +1)
+            self.spend.add(charge, +1)
         inp, _out, cc, cr = values
         if inp is not None or cc is not None or cr is not None:
             self.context_tokens = (inp or 0) + (cc or 0) + (cr or 0)
+
+    @staticmethod
+    def _charge(model: Any, usage: dict[str, Any], ts: float | None, values: tuple[int | None, ...]) -> Charge:
+        charge = Charge(model if isinstance(model, str) else None, usage, ts, sum(v for v in values if v is not None))
+        if PRICES.ready:  # else priced later, off the loop (TranscriptFeed.count_heads)
+            charge.price(PRICES)
+        return charge

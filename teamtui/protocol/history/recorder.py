@@ -1,0 +1,273 @@
+"""HistoryRecorder: what one team did, as TeamState sees it, handed to the history writer.
+
+The same observer as the journal (protocol/changes.py ChangeObserver): TeamState calls
+`observe(state, changes)` with every batch and `assignments(assigned)` when the lead's work
+changes. It reads only what every team model has (config, tasks, assigned, messages, logs,
+transcripts), never a layout's files, so it records any team: native, Claude Code, a workflow
+run, a team streamed from another machine. Its identity (`TeamIdent`: host, layout, root, name)
+is given when it is made.
+
+It runs on the caller's thread (a dashboard's loop): it only builds small tuples and queues them
+(writer.py does the rest on its own thread). Besides the observer, the caller may tell it what
+needs the person (`needs`), and the changes and cost features tell it files changed (`file_changed`)
+and what a teammate cost (`cost`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from teamtui.protocol.changes import ChangeKind
+from teamtui.protocol.history.ops import TeamIdent
+
+if TYPE_CHECKING:
+    from teamtui.protocol.changes import Change
+    from teamtui.protocol.models import Message, Task
+
+
+class OpSink(Protocol):
+    """Where ops go: a HistoryWriter, or a list for a rebuild."""
+
+    generation: int
+    stopped: str
+
+    def put(self, op: tuple) -> None: ...
+
+
+def ident_of(store: Any, host: str = "") -> TeamIdent:
+    """A team's identity from its store (layout, real root, name): the fleet's team key, plus the host."""
+    try:
+        root = os.path.realpath(store.root)
+    except (OSError, ValueError):
+        root = str(store.root)
+    return TeamIdent(host, str(store.layout), root, str(store.name))
+
+
+def _task_sig(t: Task) -> tuple:
+    return (t.subject, t.status.value, t.owner, tuple(t.blocked_by), t.description)
+
+
+class HistoryRecorder:
+    """Records one team into the history database (through the writer's queue)."""
+
+    def __init__(self, team: TeamIdent, writer: OpSink, *, clock: Any = time.time, live: bool = True):
+        self.team = team
+        self.writer = writer
+        self.clock = clock
+        # Watching the team as it runs (a dashboard, a stream): from now on the journal's records of it are this one's.
+        self.live = live
+        self._generation = -1  # the writer's when the snapshot was sent (a rebuilt database wants it again)
+        self._header: tuple = ()
+        self._tasks: dict[str, tuple] = {}
+        self._assigned: dict[str, tuple] = {}
+        self._needs: dict[str, str] = {}  # open needs-you items: key → member
+        self._ended = False
+
+    @classmethod
+    def for_store(cls, store: Any, writer: OpSink, host: str = "", live: bool = True) -> HistoryRecorder:
+        return cls(ident_of(store, host), writer, live=live)
+
+    @property
+    def recording(self) -> bool:
+        return not self.writer.stopped
+
+    def _put(self, name: str, ts: float, payload: tuple) -> None:
+        self.writer.put((name, self.team, ts, payload))
+
+    # ------------------------------------------------------------------ the observer
+    def observe(self, state: Any, changes: Iterable[Change]) -> None:
+        if self.writer.stopped:
+            return
+        now = self.clock()
+        if self._generation != self.writer.generation and state.config is not None:
+            self._snapshot(state, now)
+            changes = [c for c in changes if c.kind == ChangeKind.TEAM_GONE]  # the snapshot holds the rest
+        if not self._header:
+            return  # nothing before the team's config (as the journal)
+        log_kind = "transcript" if state.transcripts is not None else "log"
+        for c in changes:
+            kind = c.kind
+            if kind == ChangeKind.LOG:
+                if c.entries:
+                    self._put("entries", now, (log_kind, c.entries))
+            elif kind == ChangeKind.INBOX:
+                for m in c.messages:
+                    self._message(m, now)
+            elif kind == ChangeKind.DELIVERED:
+                for m in c.messages:
+                    self._put("delivered", now, (m.sender, m.recipient, m.type, m.content, m.timestamp))
+            elif kind in (ChangeKind.TASK, ChangeKind.TASK_COMPLETED):
+                task = state.tasks.get(c.key)
+                if task is not None:
+                    self._task(task, now, "task", self._tasks)
+            elif kind == ChangeKind.TASK_REMOVED:
+                if self._tasks.pop(c.key, None) is not None:
+                    self._put("task_removed", now, ("task", c.key))
+            elif kind == ChangeKind.CONFIG:
+                self._maybe_header(state, now)
+            elif kind in (ChangeKind.MEMBER_JOINED, ChangeKind.MEMBER_LEFT, ChangeKind.MEMBER_STATUS):
+                self._member(state, c, now)
+            elif kind == ChangeKind.TEAM_GONE and not self._ended:
+                self._ended = True
+                self._close_needs("team ended", now)
+                self._put("event", now, ("team_gone", c.detail))
+
+    def assignments(self, assigned: dict[str, Task]) -> None:
+        """The lead's assignments as they are now: what is new or changed, and what went."""
+        if not self._header or self.writer.stopped:
+            return
+        now = self.clock()
+        for t in assigned.values():
+            self._task(t, now, "assigned", self._assigned)
+        for tid in [i for i in self._assigned if i not in assigned]:
+            del self._assigned[tid]
+            self._put("task_removed", now, ("assigned", tid))
+
+    # ------------------------------------------------------------------ told by others
+    def needs(self, items: Iterable[Any], now: float | None = None) -> None:
+        """What needs the person in this team now (items with kind, member, text, key, since: the
+        dashboard's strip, the room's needs): new ones are opened, those gone answered."""
+        if not self._header or self.writer.stopped:
+            return
+        now = self.clock() if now is None else now
+        present: dict[str, str] = {}
+        for n in items:
+            present[n.key] = n.member
+            if n.key not in self._needs:
+                self._put("need_open", now, (n.key, n.kind, n.member, n.text, n.since))
+        for key in [k for k in self._needs if k not in present]:
+            self._put("need_closed", now, (key, "answered"))
+        self._needs = present
+
+    def file_changed(
+        self,
+        member: str,
+        path: str,
+        change: str,
+        *,
+        task_id: str = "",
+        added: int | None = None,
+        removed: int | None = None,
+        detail: dict[str, Any] | None = None,
+        at: float | None = None,
+    ) -> None:
+        """A file a teammate changed (the changes feature): searchable by its path."""
+        self._put("change", self.clock() if at is None else at, (member, path, change, task_id, added, removed, detail))
+
+    def cost(
+        self,
+        member: str,
+        *,
+        model: str = "",
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        usd: float | None = None,
+        detail: dict[str, Any] | None = None,
+        at: float | None = None,
+    ) -> None:
+        """What a teammate's turn cost (the cost feature)."""
+        payload = (member, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usd, detail)
+        self._put("cost", self.clock() if at is None else at, payload)
+
+    def lead_ended(self, detail: str = "") -> None:
+        self._put("event", self.clock(), ("lead_ended", detail))
+
+    # ------------------------------------------------------------------ records
+    def _snapshot(self, state: Any, now: float) -> None:
+        self._generation = self.writer.generation
+        self._header = ()
+        self._tasks.clear()
+        self._assigned.clear()
+        self._maybe_header(state, now)
+        for m in list(state.messages):
+            self._message(m, now)
+        for t in list(state.tasks.values()):
+            self._task(t, now, "task", self._tasks)
+        for t in list(state.assigned.values()):
+            self._task(t, now, "assigned", self._assigned)
+        log_kind = "transcript" if state.transcripts is not None else "log"
+        for buf in list(state.logs.values()):
+            entries = list(buf)  # a LogBuffer iterates its LogEntry lines
+            if entries:
+                self._put("entries", now, (log_kind, entries))
+
+    def _maybe_header(self, state: Any, now: float) -> None:
+        cfg = state.config
+        if cfg is None:
+            return
+        members = tuple(
+            (
+                m.name,
+                m.agent_type or "",
+                m.color or "",
+                m.backend_type or "",
+                m.tmux_pane_id or "",
+                _epoch(m.joined_at),
+            )
+            for m in cfg.members
+        )
+        sig = (state.lead, cfg.description or "", members)
+        if sig == self._header:
+            return
+        self._header = sig
+        created = _epoch(cfg.created_at)
+        self._put("header", now, (state.lead, cfg.description or "", created, list(members), {}, self.live))
+
+    def _message(self, m: Message, now: float) -> None:
+        self._put(
+            "message",
+            now,
+            (m.sender, m.recipient, m.type, m.content, m.summary, m.timestamp, m.read, m.delivered),
+        )
+
+    def _task(self, t: Task, now: float, source: str, seen: dict[str, tuple]) -> None:
+        sig = _task_sig(t)
+        if seen.get(t.id) == sig:
+            return
+        seen[t.id] = sig
+        self._put("task", now, (source, t.id, t.subject, t.description, t.status.value, t.owner, list(t.blocked_by)))
+
+    def _member(self, state: Any, c: Change, now: float) -> None:
+        kind = {"member_joined": "joined", "member_left": "left", "member_status": "status"}[c.kind]
+        member = state.config.member(c.key) if state.config is not None and kind == "joined" else None
+        self._put(
+            "member",
+            now,
+            (c.key, kind, c.detail, member.agent_type if member else "", member.color if member else ""),
+        )
+        if kind == "left":
+            for key in [k for k, who in self._needs.items() if who == c.key]:
+                del self._needs[key]
+                self._put("need_closed", now, (key, "member left"))
+
+    def _close_needs(self, why: str, now: float) -> None:
+        for key in list(self._needs):
+            self._put("need_closed", now, (key, why))
+        self._needs.clear()
+
+
+def _epoch(value: Any) -> float | None:
+    """A time from a config (epoch seconds, or Claude Code's epoch milliseconds)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value / 1000.0 if value > 1e11 else float(value)
+
+
+class OpList:
+    """An OpSink that keeps the ops (a rebuild applies them itself)."""
+
+    def __init__(self) -> None:
+        self.ops: list[tuple] = []
+        self.generation = 0
+        self.stopped = ""
+
+    def put(self, op: tuple) -> None:
+        self.ops.append(op)
+
+
+__all__ = ["HistoryRecorder", "OpList", "TeamIdent", "ident_of"]

@@ -1,0 +1,189 @@
+"""Search every team's history from the room (`/`): type, and the newest matches are listed with
+their team, who, when and the matching text, the match marked.
+
+Each keystroke (after a short pause) searches in a thread (the history database, SQLite's FTS5:
+protocol/history/search.py); a query it cannot read says why under the input. `enter` on a result
+posts `SearchScreen.Chosen` to the app (the team's key and the item's time: opening the team at
+that item is the room's) and closes the screen with the hit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from teamtui.protocol.history.search import SearchHit
+from teamtui.tui.palette import Palette
+from teamtui.tui.safe import inert
+from teamtui.tui.widgets.footer import KeyFooter
+
+# Typing pauses this long before the search runs.
+DEBOUNCE = 0.15
+LIMIT = 100
+
+
+def _when(ts: float, now: float) -> str:
+    try:
+        same_day = time.localtime(ts)[:3] == time.localtime(now)[:3]
+        return time.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M", time.localtime(ts))
+    except (OverflowError, OSError, ValueError):
+        return "-"
+
+
+def hit_line(hit: SearchHit, palette: Palette, now: float) -> Text:
+    """One result: when, team, who (→ to), kind, and the text with the match marked."""
+    t = Text()
+    t.append(f"{_when(hit.at, now):>16}  ", style=palette.theme_color("secondary"))
+    team = inert(hit.team) + (f"@{inert(hit.host)}" if hit.host else "")
+    t.append(team[:28].ljust(28), style="bold")
+    t.append("  ")
+    who = inert(hit.who) or "-"
+    if hit.kind == "message" and hit.ref:
+        who = f"{who} → {inert(hit.ref)}"
+    t.append(who[:28].ljust(28), style=palette.member_color(hit.who) if hit.who else "")
+    t.append(f"  {hit.kind:<10} ", style=palette.theme_color("secondary"))
+    for text, marked in hit.segments:
+        shown = inert(text).replace("\t", " ")
+        t.append(shown, style=f"bold reverse {palette.theme_color('accent')}" if marked else "")
+    return t
+
+
+class SearchScreen(Screen[SearchHit | None]):
+    DEFAULT_CSS = """
+    SearchScreen #search-input { margin: 0 1; }
+    SearchScreen #search-status { height: 1; padding: 0 2; color: $text-muted; }
+    SearchScreen #search-results { height: 1fr; border: round $panel; }
+    SearchScreen #search-results:focus { border: round $primary; }
+    """
+    BINDINGS = [
+        Binding("escape", "close", "Back", id="search.close"),
+        Binding("down", "results", "Results", id="search.results", show=False),
+    ]
+
+    class Chosen(Message):
+        """A result was chosen: open team `key` at the item seen at `at`."""
+
+        def __init__(self, key: tuple[str, str, str], at: float, hit: SearchHit) -> None:
+            super().__init__()
+            self.key, self.at, self.hit = key, at, hit
+
+    def __init__(
+        self,
+        palette: Palette,
+        *,
+        path: Path | None = None,
+        clock: Callable[[], float] = time.time,
+        query: str = "",
+        **kw: Any,
+    ) -> None:
+        super().__init__(**kw)
+        self.palette = palette
+        self.path = path  # the history database (None: the user's)
+        self.clock = clock
+        self.hits: list[SearchHit] = []
+        self.searched = ""  # the query the results are of
+        self._first = query
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(
+            value=self._first,
+            placeholder='Search every team: words, "a phrase", deploy*, OR, NOT',
+            id="search-input",
+        )
+        yield Static("", id="search-status")
+        yield OptionList(id="search-results")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).border_title = "Results"
+        self.query_one(Input).focus()
+        if self._first:
+            self._search(self._first)
+
+    @on(Input.Changed, "#search-input")
+    def _typed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        query = event.value
+        self._timer = self.set_timer(DEBOUNCE, lambda: self._search(query))
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self) -> None:
+        if self.hits:
+            results = self.query_one(OptionList)
+            results.focus()
+            results.highlighted = 0
+
+    def _search(self, query: str) -> None:
+        if not query.strip():
+            self._show(query, [], "")
+            return
+        self._run(query)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _run(self, query: str) -> None:
+        from teamtui.protocol.history.db import Trouble
+        from teamtui.protocol.history.query import open_history
+        from teamtui.protocol.history.search import QueryError, search
+
+        try:
+            con = open_history(self.path, import_journals=False)
+        except Trouble as exc:
+            self.app.call_from_thread(self._show, query, [], f"the history cannot be read: {exc}")
+            return
+        try:
+            hits = search(con, query, limit=LIMIT)
+        except QueryError as exc:
+            self.app.call_from_thread(self._show, query, [], str(exc))
+            return
+        finally:
+            con.close()
+        self.app.call_from_thread(self._show, query, hits, "")
+
+    def _show(self, query: str, hits: list[SearchHit], problem: str) -> None:
+        if query != self.query_one(Input).value:
+            return  # the person typed on: a newer search is coming
+        self.searched, self.hits = query, hits
+        status = self.query_one("#search-status", Static)
+        if problem:
+            status.update(Text(problem, style=self.palette.theme_color("warning")))
+        elif not query.strip():
+            status.update("")
+        else:
+            more = "+" if len(hits) >= LIMIT else ""
+            status.update(
+                f"{len(hits)}{more} match{'es' if len(hits) != 1 else ''}, newest first · enter opens the team there"
+            )
+        now = self.clock()
+        results = self.query_one(OptionList)
+        results.clear_options()
+        results.add_options([Option(hit_line(h, self.palette, now), id=str(i)) for i, h in enumerate(hits)])
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        hit = self.hits[event.option_index]
+        self.app.post_message(SearchScreen.Chosen(hit.key, hit.at, hit))
+        self.dismiss(hit)
+
+    def action_results(self) -> None:
+        if self.hits:
+            results = self.query_one(OptionList)
+            results.focus()
+            if results.highlighted is None:
+                results.highlighted = 0
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,57 @@
+"""One truth: for a Claude Code team with the lead's assignments and a permission request waiting,
+the room, `status`, `status --json`, `status --all [--json]` and `tasks` say the same tasks, needs
+and tokens (they were 2/2, 1, 144 in the room and 0/0, -, - elsewhere)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from teamtui.tui.app import TeamTUI
+from teamtui.tui.screenshots import CLAUDE_CODE_NOW, freeze_claude_code
+from teamtui.tui.widgets.fleet import FleetTable
+from tests.tui.conftest import SIZE, cells, until
+
+TEAM = "session-421dba11"
+
+
+def teamtui(root: Path, *args: str) -> str:
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-m", "teamtui", *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_the_room_status_and_tasks_agree(tmp_path: Path) -> None:
+    root = freeze_claude_code(tmp_path / "cc")
+    rows = json.loads(teamtui(root, "status", "--all", "--json"))
+    (row,) = [r for r in rows if r["team"] == TEAM]
+    one = json.loads(teamtui(root, "--root", str(root), "--team", TEAM, "status", "--json"))
+    text = teamtui(root, "--root", str(root), "--team", TEAM, "status")
+    tasks = json.loads(teamtui(root, "--root", str(root), "--team", TEAM, "tasks", "--json"))
+    table = teamtui(root, "status", "--all")
+
+    done, total = row["tasks"]["done"], row["tasks"]["total"]
+    assert total > 0 and row["needs_you"] == 1 and row["tokens"]  # the assignments, alice's request, the usage
+    assert (one["tasks"]["done"], one["tasks"]["total"], one["tokens_total"]) == (done, total, row["tokens"])
+    assert (tasks["done"], tasks["total"]) == (done, total)
+    assert f"Tasks: {done}/{total} done" in text and "Needs you: 1" in text and f"Tokens: {row['tokens']:,}" in text
+    line = next(li for li in table.splitlines() if TEAM in li)
+    assert f"{done}/{total}" in line and " 1 " in line
+
+    app = TeamTUI.watching(root, config_path=tmp_path / "none.toml", clock=lambda: CLAUDE_CODE_NOW, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot, lambda: app.state is not None and app.state.transcripts.ready, "the team and its transcripts"
+        )
+        table_rows = cells(app.fleet.overview.query_one(FleetTable))
+        await until(
+            pilot,
+            lambda: any(f"{done}/{total} | 1 |" in r for r in cells(app.fleet.overview.query_one(FleetTable))),
+            f"the room's row: {table_rows}",
+        )
