@@ -28,13 +28,10 @@ from teamtui.protocol.settings import Settings
 from teamtui.protocol.state import TeamState
 from teamtui.session.local_team import ended_local, ingest, open_local
 from teamtui.session.shutdown import OnShutdown
-from teamtui.session.source import FleetBatch, Key, SourceBase
+from teamtui.session.source import ROW_FRESH, FleetBatch, Key, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
 HOUR = 3600.0
-# A row whose team had no change is built again after this long: what moves with time alone (the
-# lead's process, a teammate past the health timeout, "silent" owners) is never older than this.
-ROW_FRESH = 2.0
 
 
 class LocalSource(SourceBase):

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]  # (where, root, name): a row of the control room
+# A row whose team had no change is built again after this long: what moves with time alone (the
+# lead's process, a teammate past the health timeout, "silent" owners) is never older than this.
+ROW_FRESH = 2.0
 
 
 @dataclass

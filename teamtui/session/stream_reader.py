@@ -25,7 +25,7 @@ from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.remote_team import StreamedTeam, remote_session
-from teamtui.session.source import FleetBatch, SourceBase
+from teamtui.session.source import ROW_FRESH, FleetBatch, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
 Key = tuple[str, str, str]
@@ -91,6 +91,7 @@ class StreamedHost(SourceBase):
         self._waiting: dict[str, tuple[str, Callable[[bool, str, str], None] | None]] = {}
         self._progress: dict[str, Callable[[dict[str, Any]], None]] = {}
         self._seen: set[Key] = set()  # teams of the snapshot under way
+        self._rows: dict[Key, tuple[FleetRow, float, str]] = {}  # each row as last built: when, and the status then
         self._ready = False
 
     def key(self, root: str, name: str) -> Key:
@@ -114,10 +115,23 @@ class StreamedHost(SourceBase):
         return out
 
     def rows(self, now: float, changed: Collection[Key] | None = None) -> list[FleetRow]:
-        """Its teams' rows as streamed (cheap: built each time), or one saying why there are none."""
+        """Its teams' rows as streamed, or one saying why there are none. With `changed`, only those
+        rows and the ones older than ROW_FRESH are built again (as LocalSource.rows: at hundreds of
+        teams a row each is most of a batch's cost); the connection's standing in the key of each."""
+        if changed is None:
+            self._rows.clear()
+        touched = changed or ()
+        status = self.status
         out = []
         for key, said in self.rows_said.items():
-            out.append(self._row(key, said, now))
+            kept = self._rows.get(key)
+            if kept is None or key in touched or kept[2] != status or not 0 <= now - kept[1] <= ROW_FRESH:
+                kept = self._rows[key] = (self._row(key, said, now), now, status)
+            kept[0].needs_you = said.get("needs_you") or 0  # the room raises it to its own count, each time
+            out.append(kept[0])
+        if len(self._rows) > len(self.rows_said):
+            for key in [k for k in self._rows if k not in self.rows_said]:
+                del self._rows[key]
         if not out and not self.connected:  # a host with nothing to show still has a row: why
             team = RemoteTeam(Path(""), "", self.via, self.via, problem=self.status, host=self.name, via=self.via)
             out.append(FleetRow(team, self.name, "host", cwd=self.name, problem=self.status))

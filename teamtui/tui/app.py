@@ -37,6 +37,9 @@ from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.themes import load_themes
 
+# A batch bringing this many teams at once (a source's first screen) is frozen out of full collections.
+MANY_TEAMS = 100
+
 
 class TeamTUI(App[None]):
     CSS_PATH = "app.tcss"
@@ -225,6 +228,8 @@ class TeamTUI(App[None]):
             self.fleet.changed(message.batch)
         finally:
             self.call_after_refresh(message.shown.set)  # the feed asks for the next once this is drawn
+        if len(message.batch.appeared) >= MANY_TEAMS and self._collector is not None:
+            self.call_after_refresh(self._collector.loaded)  # once they are on screen
         if self.on_batch is not None:
             changes = [c for b in message.batch.changes.values() for c in b.changes]
             self.on_batch(changes, message.batch.read_seconds, time.perf_counter() - t1)

@@ -58,6 +58,16 @@ class QuietCollector:
         gc.set_threshold(*self._saved)
         self._saved = None
 
+    def loaded(self) -> None:
+        """Many teams were just read (a source's first screen): what they hold lives as long as the
+        room, so it is collected once now and frozen; a full collection never scans it again (at a
+        thousand teams, a few hundred ms each, in the middle of whatever the person waits for)."""
+        if self._saved is None:
+            return
+        gc.collect()
+        gc.freeze()
+        self._young = 0
+
     def user_input(self) -> None:
         """A key or a click: the user is there, a pause now would be felt."""
         self._last_input = self.clock()

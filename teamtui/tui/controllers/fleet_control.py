@@ -71,6 +71,9 @@ class FleetControl:
         self.order: list[str] = []  # row keys in the overview's order
         self._stop = asyncio.Event()
         self._health_timer: Timer | None = None
+        # When each team's next teammate could cross the health timeout, as of its last look: only
+        # a batch changes it (the moment is absolute), so only the teams looked at are asked again.
+        self._due: dict[Key, float | None] = {}
         self._waiting = False  # the room started empty: the first team to appear is opened
 
     # ------------------------------------------------------------------ starting
@@ -150,6 +153,7 @@ class FleetControl:
             return
         for key in batch.gone:
             self.needs.pop(key, None)
+            self._due.pop(key, None)
             self.alerts.forget(key)
         for key, team_batch in batch.changes.items():
             screen = self.dashboards.get(row_key(key))
@@ -180,13 +184,16 @@ class FleetControl:
     def look(self, keys: Iterable[Key]) -> None:
         """Each team's needs again; what is new calls the person."""
         now = self.fleet.clock()
+        sessions = self.fleet.sessions
         for key in keys:
-            session = self.fleet.sessions.get(key)
+            session = sessions.get(key)
             if session is None:
                 self.needs.pop(key, None)
+                self._due.pop(key, None)
                 continue
             needs, events = self.alerts.look(key, session, now)
             self.needs[key] = needs
+            self._due[key] = session.next_health_check() if session.live else None
             for event in events:
                 self._call(event)
         self._arm_health()
@@ -199,7 +206,7 @@ class FleetControl:
 
     def _arm_health(self) -> None:
         """One timer, at the moment the next teammate anywhere could cross the health timeout."""
-        due = [at for s in self.fleet.sessions.values() if s.live and (at := s.next_health_check()) is not None]
+        due = [at for at in self._due.values() if at is not None]
         if self._health_timer is not None:
             self._health_timer.stop()
             self._health_timer = None
@@ -215,6 +222,7 @@ class FleetControl:
         gone = self.fleet.prune()
         for key in gone:
             self.needs.pop(key, None)
+            self._due.pop(key, None)
             self.alerts.forget(key)
         if gone:
             self.show()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from rich.text import Text
 from textual import on
@@ -22,6 +22,33 @@ from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable, cut, wants
 
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Cost", "Active", "Where")
+_ROW_FIELDS = tuple(f.name for f in fields(FleetRow))  # what a row's cells are made from (with `now`)
+_ACTIVE = COLUMNS.index("Active")
+_NEEDS, _BUDGET = _ROW_FIELDS.index("needs_you"), _ROW_FIELDS.index("budget")
+
+
+class _Made:
+    """A row's cells as made, and what from: the row (its fields then), the palette, the age shown."""
+
+    __slots__ = ("ago", "cells", "fields", "palette", "row", "widths")
+
+    def __init__(self, row: FleetRow, palette: Palette, cells: list[Text], ago: str):
+        self.row, self.palette, self.cells, self.ago = row, palette, cells, ago
+        self.fields = tuple(getattr(row, f) for f in _ROW_FIELDS)
+        self.widths = [wants(c) for c in cells]
+
+    def same(self, row: FleetRow, palette: Palette) -> bool:
+        """The row says what it said (the same object, whose counts the room sets, or its equal)."""
+        if palette is not self.palette:
+            return False
+        if row is self.row and row.needs_you == self.fields[_NEEDS] and row.budget == self.fields[_BUDGET]:
+            return True
+        if tuple(getattr(row, f) for f in _ROW_FIELDS) != self.fields:
+            return False
+        self.row = row  # made again alike by its source: the next look is the quick one
+        return True
+
+
 # The columns share the table's width by what they hold: where a team works gives way first, then
 # who works in it, its kind and its name; the figures are never cut.
 GIVE_WAY = ("Where", "Members", "Kind", "Team")
@@ -57,6 +84,13 @@ class FleetTable(TeamTable):
     class Chosen(Message):
         key: str  # row_key of the team
 
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        # Each row's cells and their widths as last made, with what they were made from: a row that
+        # says the same is not made again, nor compared cell by cell (hundreds of rows, one of which
+        # changed); one whose age alone moved gets its Active cell alone.
+        self._made: dict[str, _Made] = {}
+
     def on_mount(self) -> None:
         for column in COLUMNS:
             self.add_column(column, key=column)
@@ -65,10 +99,26 @@ class FleetTable(TeamTable):
         """Rows as (row key, row); only changed cells are redrawn while the order holds."""
         keys = [k for k, _ in rows]
         current = [str(r.value) for r in self.rows]
-        cells = {key: self._cells(row, now) for key, row in rows}
-        self.share_width(
-            {c: max((wants(r[i]) for r in cells.values()), default=0) for i, c in enumerate(COLUMNS)}, GIVE_WAY, KEEP
-        )
+        cells: dict[str, list[Text]] = {}
+        widths: list[list[int]] = []
+        fresh: list[str] = []
+        for key, row in rows:
+            made = self._made.get(key)
+            ago = self._ago(row, now)
+            if made is None or not made.same(row, self.palette):
+                made = self._made[key] = _Made(row, self.palette, self._cells(row, now), ago)
+                fresh.append(key)
+            elif made.ago != ago:
+                made.cells = [*made.cells]  # a new list: the table keeps the one it was given
+                made.cells[_ACTIVE] = Text(ago, style=made.cells[_ACTIVE].style)
+                made.widths[_ACTIVE], made.ago = wants(made.cells[_ACTIVE]), ago
+                fresh.append(key)
+            cells[key] = made.cells
+            widths.append(made.widths)
+        if len(self._made) > len(cells):
+            for key in [k for k in self._made if k not in cells]:
+                del self._made[key]
+        self.share_width({c: max((w[i] for w in widths), default=0) for i, c in enumerate(COLUMNS)}, GIVE_WAY, KEEP)
         if keys != current:
             keep = self.selected
             self.clear()
@@ -77,7 +127,7 @@ class FleetTable(TeamTable):
             if keep in keys:
                 self.move_cursor(row=keys.index(keep))
             return
-        for key in keys:
+        for key in fresh:
             for column, cell in zip(COLUMNS, cells[key], strict=True):
                 if self.get_cell(key, column) != cell:
                     # The cost fills in after the first frame (genai-prices loads then): its column widens.
@@ -108,7 +158,7 @@ class FleetTable(TeamTable):
         tasks = Text(f"{row.tasks_done}/{row.tasks_total}" if row.tasks_total else "—", style=dim)
         needs = Text(str(row.needs_you) if row.needs_you else "", style=f"bold {p.theme_color('warning')}")
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
-        active = Text(short_ago(row.last_activity, now) if row.last_activity else "—", style=dim)
+        active = Text(self._ago(row, now), style=dim)
         where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
         return [
             cut(name),
@@ -122,6 +172,10 @@ class FleetTable(TeamTable):
             active,
             cut(where),
         ]
+
+    @staticmethod
+    def _ago(row: FleetRow, now: float) -> str:
+        return short_ago(row.last_activity, now) if row.last_activity else "—"
 
     def _cost(self, row: FleetRow) -> Text:
         """$12.34, "+ ?" when some model has no price, and the budget it crossed (80%: warning, 100%: error)."""
