@@ -188,6 +188,13 @@ class NatsSource(SourceBase):
             await queue.put(("answer", msg))
 
         async def beat(msg: Msg) -> None:
+            # A host up and heard: its beat only moves when it was heard (no batch, no wake-up of
+            # the room: hundreds of hosts beat every few seconds). Anything else is the feed's to say.
+            parsed = subjects.parse_subject(msg.subject) or ("", "", "")
+            host = self.hosts.get(parsed[0])
+            if host is not None and host.connected and self.caught_up and parsed[1:] == (subjects.HOST, "beat"):
+                host.heard = host.last_said = self.clock()
+                return
             await queue.put(("beat", msg))
 
         async def stored(msg: Msg) -> None:
