@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from teamtui.protocol import processes
 from teamtui.protocol.native import NativeTeam
@@ -136,3 +137,62 @@ async def test_a_request_to_a_host_that_is_away_says_nobody_answered(server: Ser
             lambda: any("message to hunter not carried out: nobody answers for box1" in n for n in feed.notices),
             "said: nobody answered",
         )
+
+
+EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
+EDITS_TEAM = "session-48868de5"
+APP = "/src/app/app.py"
+
+
+async def test_any_op_the_host_carries_out_travels_and_every_line_answering_it_comes_back(
+    server: Server, hosts
+) -> None:
+    """The request subject knows no op: `diff` (answered by a `diff` line, then the result) goes
+    the way m, b and S go, as the permission answers will; nothing of an answer is stored."""
+    import nats
+
+    from teamtui.protocol import stream_edits
+    from teamtui.protocol.nats_subjects import STREAM, request_subject, state_subject, team_token
+
+    from .conftest import copy_tree
+
+    box = hosts("box1")
+    copy_tree(EDITS, box.claude)
+    box.publish(server.url)
+    source = room(server.url)
+    async with following(source) as feed:
+        await feed.until(lambda: any(k[2] == EDITS_TEAM for k in source.sessions), "the Claude Code team")
+        key = next(k for k in source.sessions if k[2] == EDITS_TEAM)
+        remote = ("claude", key[1], key[2])
+        # The room's own request path: any op, its result said.
+        source.hosts["box1"].request("diff", remote, "alice's app.py", member="alice", path=APP)
+        await feed.until(
+            lambda: any(f"alice's app.py: 2 edits of alice to {APP}" in n for n in feed.notices), "the result"
+        )
+    # A requester of its own: every line of the answer comes to its inbox, with its own id.
+    nc = await nats.connect(server.url)
+    try:
+        inbox = nc.new_inbox()
+        sub = await nc.subscribe(inbox)
+        ask = {"id": "mine-1", "op": "diff", "team": list(remote), "member": "alice", "path": APP}
+        await nc.publish(request_subject("box1", team_token(remote)), json.dumps(ask).encode(), reply=inbox)
+        diff = json.loads((await sub.next_msg(timeout=10)).data)
+        result = json.loads((await sub.next_msg(timeout=10)).data)
+        assert (diff["type"], diff["id"], result["type"], result["id"], result["ok"]) == (
+            "diff",
+            "mine-1",
+            "result",
+            "mine-1",
+            True,
+        )
+        got = stream_edits.read_diff(diff)
+        assert got is not None and [e.tool for e in got["edits"]] == ["Write", "Edit"]
+        # The team's subject holds its state, never an answer.
+        js, subject = nc.jetstream(), state_subject("box1", team_token(remote))
+        stored = await js.subscribe(subject, stream=STREAM, ordered_consumer=True)
+        info = await js.stream_info(STREAM, subjects_filter=subject)
+        assert info.state.subjects is not None
+        held = [await stored.next_msg(timeout=5) for _ in range(info.state.subjects[subject])]
+        assert held and not any(b'"type":"diff"' in m.data or b'"type":"result"' in m.data for m in held)
+    finally:
+        await nc.close()
