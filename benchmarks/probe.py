@@ -78,6 +78,8 @@ class BenchTUI(TeamTUI):
         self.on_log_entries: Callable[[str, list, float], None] | None = None
         self.on_close_filter: Callable[[float], None] | None = None
         self._display = self._probe_display  # type: ignore[method-assign]
+        if self.dashboard is None:  # the room first (a fleet of many teams): no dashboard to probe yet
+            return
         close_filter = self.dashboard.close_filter  # the dashboard's own, then the probe's bookkeeping
 
         def closed(clear: bool) -> None:

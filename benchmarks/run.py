@@ -40,6 +40,7 @@ DEEP_SCEN = HERE / "deep_bench.py"
 HOOKS_SCEN = HERE / "hooks_bench.py"
 CHANGES_SCEN = HERE / "changes_bench.py"
 HIST_SCEN = HERE / "history_bench.py"
+NATS_SCEN = HERE / "nats_bench.py"
 
 FULL = dict(
     quiet_n=4,
@@ -68,6 +69,8 @@ FULL = dict(
     hist_mb=1024,
     hist_n=300,
     hist_tl_n=30,
+    nats_n=200,
+    nats_idle_s=30,
 )
 QUICK = dict(
     quiet_n=1,
@@ -96,6 +99,8 @@ QUICK = dict(
     hist_mb=64,
     hist_n=60,
     hist_tl_n=5,
+    nats_n=30,
+    nats_idle_s=10,
 )
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
@@ -119,6 +124,7 @@ GROUPS = (
     "hooks",
     "changes",
     "history",
+    "nats",
 )
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
@@ -140,7 +146,10 @@ GROUP_KEYS = {
     "hooks": ("hooks",),
     "changes": ("changes",),
     "history": ("history_gen", "history_search", "history_timeline", "history_record_off", "history_record_on"),
+    "nats": ("nats",),
 }
+# Teams on many machines through NATS (17): hosts × teams per host, through one nats-server.
+NATS_HOSTS, NATS_TEAMS = 200, 5
 # A hot CLI command, and `teamtui follow`'s first screen, at most this many times a bare `python -c pass`.
 CLI_RATIO = 2.5
 # The deep folder chain (13): its depth, and the targets while it is written.
@@ -305,6 +314,20 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
             res[f"history_record_{'on' if on else 'off'}"] = scenario(
                 "history", "record", "--members", "50", "--n", str(cfg["lat_n"]), "--history", str(on), script=HIST_SCEN
             )
+    if "nats" in only:  # 17: 200 simulated hosts × 5 teams through one nats-server on this machine
+        res["nats"] = scenario(
+            "nats",
+            "run",
+            "--hosts",
+            str(NATS_HOSTS),
+            "--teams",
+            str(NATS_TEAMS),
+            "--changes",
+            str(cfg["nats_n"]),
+            "--idle",
+            str(cfg["nats_idle_s"]),
+            script=NATS_SCEN,
+        )
     if "ssh" in only:  # 12: a team on another machine (sshd on 127.0.0.1), beside the same change here
         res["ssh"] = scenario("ssh", "--n", str(cfg["ssh_n"]), "--members", "5", script=SSH_SCEN)
     if "deep" in only:  # 13: a 2,000-deep folder chain written in one team while the room answers keys
@@ -647,6 +670,10 @@ def figures(res: dict) -> list[dict]:
         )
         rows[-1]["ok"] = jo["bytes"] <= jo["limit_bytes"] and jo["dropped"] == 0
     rows += history_rows(res)
+    if res.get("nats"):
+        from nats_bench import rows as nats_rows
+
+        rows += nats_rows(res["nats"])
     sh = res.get("ssh")
     if sh:
         r, lo = sh["ssh"], sh["local"]
@@ -1309,6 +1336,24 @@ DEFINITIONS = """\
   frame); *apply_changes*: what `on_batch` reports; *the view's part*: `ChangesScreen.refresh_rows`.
   *EditLog bound*: one `EditLog` fed 200,000 edits of 40 distinct lines each (3,000 files,
   10 teammates), its size by `tracemalloc` after 2,000, 20,000 and 200,000.
+- **Teams on many machines through NATS (17).** `benchmarks/nats_bench.py`: Debian's
+  `nats-server` on 127.0.0.1 (JetStream, a store of the run's own). One process plays every host:
+  200 × 5 native teams on disk (5 teammates, 20 tasks, two inbox lines and 4 KB of log each), read
+  by one LocalSource and one Streamer whose lines go to one real NatsSink per host (its own
+  connection, epoch, spool, rollups, heartbeats every 3 s), each given only its own teams' lines:
+  what `teamtui stream --publish` does, with one watcher over every host's folders. The room is
+  the real app with the frame probe of (1), headless, 160×50, over a Fleet of an empty LocalSource
+  and a NatsSource (what `[[nats]]` makes). History is off on both sides, and health_timeout is an
+  hour (the generated teammates never write: past a minute all 5,000 would count as disappeared).
+  *First screen*: from `NatsSource(...)` until the first frame with every team's row (every host
+  had published before). *Change → row*: as (11), a task added or completed in a random team's
+  folder by another process, until the first frame whose Tasks cell holds the new figure (5 s:
+  missed), 20–80 ms apart. *Idle*: the room's process over the window after a 2 s warm-up, every
+  host beating; the server's and the hosts' process's CPU beside it. *Resident memory*: the
+  room's VmHWM. *A host that stops*: one host's connection closed without a goodbye (as a killed
+  process), until each of its rows says "disconnected since" (the room's default STALL); a task and
+  a message are written in one of its teams meanwhile; the host starts again (a new epoch, its
+  teams whole), until the row shows the task and no "disconnected"; the message must be there once.
 - Percentiles are nearest-rank over all samples of the run(s); "median of N" is over
   repetitions, each a fresh process.
 """
