@@ -30,6 +30,7 @@ from teamtui.session.team import Batch, TeamSession
 
 Key = tuple[str, str, str]
 TEAMS_CAP = 1000  # teams kept per host (a hostile stream cannot fill memory with teams)
+STALE_ROWS = 100  # rows older than ROW_FRESH built again per call, at most (touched ones always)
 
 
 def install_hint(force: bool = False) -> str:
@@ -114,18 +115,26 @@ class StreamedHost(SourceBase):
             out.insert(0, f"{self.name}: {self.status}")
         return out
 
-    def rows(self, now: float, changed: Collection[Key] | None = None) -> list[FleetRow]:
+    def rows(
+        self, now: float, changed: Collection[Key] | None = None, stale: list[int] | None = None
+    ) -> list[FleetRow]:
         """Its teams' rows as streamed, or one saying why there are none. With `changed`, only those
-        rows and the ones older than ROW_FRESH are built again (as LocalSource.rows: at hundreds of
-        teams a row each is most of a batch's cost); the connection's standing in the key of each."""
+        rows are built again, and of the ones older than ROW_FRESH only as many as `stale` allows
+        (a budget, shared by the hosts of one source; STALE_ROWS by default): at hundreds of teams
+        a row each is most of a batch's cost, and the first change after a quiet spell must not pay
+        for every row (the next calls take the next ones). A row is built again whenever the
+        connection's standing changed since."""
         if changed is None:
             self._rows.clear()
         touched = changed or ()
         status = self.status
+        budget = stale if stale is not None else [STALE_ROWS]
         out = []
         for key, said in self.rows_said.items():
             kept = self._rows.get(key)
-            if kept is None or key in touched or kept[2] != status or not 0 <= now - kept[1] <= ROW_FRESH:
+            old = kept is not None and not 0 <= now - kept[1] <= ROW_FRESH and budget[0] > 0
+            if kept is None or key in touched or kept[2] != status or old:
+                budget[0] -= old
                 kept = self._rows[key] = (self._row(key, said, now), now, status)
             kept[0].needs_you = said.get("needs_you") or 0  # the room raises it to its own count, each time
             out.append(kept[0])
