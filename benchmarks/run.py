@@ -1341,7 +1341,9 @@ DEFINITIONS = """\
   200 × 5 native teams on disk (5 teammates, 20 tasks, two inbox lines and 4 KB of log each), read
   by one LocalSource and one Streamer whose lines go to one real NatsSink per host (its own
   connection, epoch, spool, rollups, heartbeats every 3 s), each given only its own teams' lines:
-  what `teamtui stream --publish` does, with one watcher over every host's folders. The room is
+  what `teamtui stream --publish` does, with one watcher over every host's folders; once every host
+  has published, that process freezes what it read out of full garbage collections (a real host's
+  few teams make a few ms of them; 200 hosts' in one process, 250 ms pauses). The room is
   the real app with the frame probe of (1), headless, 160×50, over a Fleet of an empty LocalSource
   and a NatsSource (what `[[nats]]` makes). History is off on both sides, and health_timeout is an
   hour (the generated teammates never write: past a minute all 5,000 would count as disappeared).
