@@ -1,7 +1,8 @@
 """The NATS subjects teamtui publishes on and reads from: one family per host, one per team.
 
     teamtui.<host>.<team>.state    stored (stream TEAMTUI): the team's snapshot, then its changes
-    teamtui.<host>._host.state     stored: the host's hello, its problems, which teams it has now
+    teamtui.<host>._host.state     stored: the host's hello, its problems, any other line of its own
+                                   (the last of each type), which teams it has now
     teamtui.<host>._host.beat      not stored: a heartbeat every few seconds
     teamtui.<host>.<team>.req      not stored: a request about the team (send, broadcast, shutdown ...)
     teamtui.<host>._host.req       not stored: a request about the host (ping)

@@ -5,8 +5,9 @@ The lines are the ssh stream's, grouped: each flush of the Streamer becomes one 
 that changed, on `teamtui.<host>.<team>.state` (protocol/nats_subjects.py). A team's snapshot (its
 `team` header with `full`, and what follows it) goes with `Nats-Rollup: sub`, so the server keeps
 only the last snapshot and the changes after it: a room that starts late reads each team whole.
-The host's hello, its problems and which teams it has now go on `teamtui.<host>._host.state`; a
-heartbeat every few seconds on `teamtui.<host>._host.beat` (not stored).
+The host's hello, its problems, the last of any other line of its own and which teams it has now
+go on `teamtui.<host>._host.state`; a heartbeat every few seconds on `teamtui.<host>._host.beat`
+(not stored).
 
 Every team message carries its epoch (this process's start) and rev (one more per message of the
 team), and `Nats-Msg-Id` from both: sent twice after a lost acknowledgement, it is stored once,
@@ -18,9 +19,9 @@ what is older than a week).
 
 Requests arrive on `teamtui.<host>.*.req` (core NATS, not stored: a request to a host that is
 away is answered by no one); each is checked against its subject (a team's request names that
-team), carried out by the Streamer under this machine's rules, and answered on the requester's
-reply subject, with the shutdown's progress lines after it. Who may send them is the server's
-permissions' to say.
+team, one on the host's own names none), carried out by the Streamer under this machine's rules
+whatever its op, and answered on the requester's reply subject: every line carrying its id (the
+result, a shutdown's progress, a diff, ...). Who may send them is the server's permissions' to say.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ class NatsSink:
         self._since: dict[str, int] = {}  # changes since the team's last snapshot
         self._whole_at: dict[str, float] = {}
         self._host_lines: list[bytes] = []  # hello, problems
+        self._host_state: dict[str, bytes] = {}  # any other line of the host's own: the last of each type
         self._host_said: tuple[str, ...] | None = None  # the teams the last host state listed
         self._host_dirty = False
         self.spool: deque[_Out] = deque()
@@ -136,9 +138,13 @@ class NatsSink:
             self._host_dirty = True
         elif kind == "heartbeat":
             self._core(subjects.beat_subject(self.host), data)
-        elif kind not in subjects.STATE_LINES:  # an answer to a request (result, progress, diff, ...)
-            if obj.get("id") is not None:
-                self._answer(obj)
+        elif kind not in subjects.STATE_LINES and obj.get("id") is not None:
+            self._answer(obj)  # an answer to a request (result, progress, diff, ...)
+        elif kind not in subjects.STATE_LINES:
+            # Any other line of the host's own (what its hooks wait on, ...) is a whole state of it:
+            # the last of each type goes in the host's stored state, with no code here knowing it.
+            self._host_state[str(kind)] = data
+            self._host_dirty = True
         else:
             key = wire.team_key(obj.get("team"))
             if key is None:
@@ -229,7 +235,8 @@ class NatsSink:
                 elif seen and o.subject != subject:
                     follows = o
                     break
-        self._spool(_Out(subject, b"".join([*self._host_lines, ready]), headers, "", True))
+        lines = [*self._host_lines, *self._host_state.values(), ready]
+        self._spool(_Out(subject, b"".join(lines), headers, "", True))
         out = self.spool.pop()
         at = next((i for i, o in enumerate(self.spool) if o is follows or (o.token and o.group > before)), None)
         self.spool.insert(len(self.spool) if at is None else at, out)
@@ -464,8 +471,8 @@ class NatsSink:
             return
         theirs = req.get("id")
         key = wire.team_key(req.get("team"))
-        if token == subjects.HOST:
-            if req.get("op") != "ping":
+        if token == subjects.HOST:  # any request of no team (ping, an answer to a request of no team, ...)
+            if req.get("team") is not None:
                 return self._reply(msg.reply, _refusal(theirs, "a request about a team goes on that team's subject"))
         elif key is None or subjects.team_token(key) != token:
             return self._reply(msg.reply, _refusal(theirs, "the request's team is not the one of its subject"))

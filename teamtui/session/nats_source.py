@@ -345,12 +345,15 @@ class NatsSource(SourceBase):
                 batch.gone.append(key)
             return
         for obj in lines[1:]:
-            if obj.get("type") == "problem":
-                host._take(obj, batch)
-            elif obj.get("type") == "ready":
+            kind = obj["type"]
+            if kind == "ready":
                 tokens = obj.get("tokens")
                 if isinstance(tokens, list):
                     host.listed({t for t in tokens[: wire.MEMBERS_CAP] if isinstance(t, str)}, batch)
+            elif kind not in subjects.STATE_LINES and kind not in ("hello", "heartbeat") and obj.get("id") is None:
+                host._take(obj, batch)  # a problem, or any other line of the host's own, as over ssh
+            else:
+                self.dropped += 1  # a team's state or an answer has no place in the host's state
 
     def _team_message(self, host: NatsHost, token: str, msg: Msg, batch: FleetBatch) -> None:
         headers = msg.headers or {}

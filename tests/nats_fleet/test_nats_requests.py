@@ -4,6 +4,7 @@ lead) and answered to the room's own inbox; a host that is away answers nothing,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -195,4 +196,79 @@ async def test_any_op_the_host_carries_out_travels_and_every_line_answering_it_c
         held = [await stored.next_msg(timeout=5) for _ in range(info.state.subjects[subject])]
         assert held and not any(b'"type":"diff"' in m.data or b'"type":"result"' in m.data for m in held)
     finally:
+        await nc.close()
+
+
+async def test_a_request_of_no_team_goes_on_the_hosts_own_subject(server: Server, hosts) -> None:
+    """An op about no team (ping; an answer to a permission request of no team) on `_host.req`;
+    one naming a team there is refused (a team's request goes on its own subject)."""
+    import nats
+
+    from teamtui.protocol.nats_subjects import HOST, request_subject
+
+    from .conftest import stream_made
+
+    box = hosts("box1")
+    box.publish(server.url)
+    await stream_made(server.url)
+    nc = await nats.connect(server.url)
+    try:
+        subject = request_subject("box1", HOST)
+        for _ in range(100):  # until the host has subscribed
+            try:
+                reply = await nc.request(subject, json.dumps({"id": "p1", "op": "ping"}).encode(), timeout=5)
+                break
+            except nats.errors.NoRespondersError:
+                await asyncio.sleep(0.1)
+        assert json.loads(reply.data) == {"type": "result", "id": "p1", "ok": True, "error": "", "detail": ""}
+        team = ["native", os.path.realpath(box.project), NATIVE_TEAM]
+        asked = {"id": "s1", "op": "send", "team": team, "to": "hunter", "text": "via the host's subject"}
+        refused = json.loads((await nc.request(subject, json.dumps(asked).encode(), timeout=5)).data)
+        assert refused["ok"] is False and "goes on that team's subject" in refused["error"]
+        assert not any(e["content"] == "via the host's subject" for e in native_inbox(box, "hunter"))
+    finally:
+        await nc.close()
+
+
+async def test_a_line_of_the_hosts_own_the_sink_does_not_know_is_stored_with_the_host(server: Server, tmp_path) -> None:
+    """What a newer Streamer writes about the host itself (what its hooks wait on, ...) reaches the
+    rooms with no code of the sink's knowing it: the last of each type, in the host's stored state."""
+    import nats
+
+    from teamtui.protocol import stream as wire
+    from teamtui.protocol.nats_subjects import STREAM, host_subject
+    from teamtui.session.nats_link import NatsLink
+    from teamtui.session.nats_publish import NatsSink
+
+    sink = NatsSink(NatsLink(server.url), "box1", say=lambda text: None)
+
+    class Streamer:
+        def team_lines(self, key, *, full: bool) -> None: ...
+
+    await sink.open(Streamer())  # type: ignore[arg-type]
+    serving = asyncio.ensure_future(sink.serve(Streamer()))  # type: ignore[arg-type]
+    nc = await nats.connect(server.url)
+    try:
+        for line in (
+            {"type": "hello", "protocol": wire.PROTOCOL, "teamtui": "9", "host": "box1"},
+            {"type": "newer", "items": ["first"]},
+            {"type": "newer", "items": ["second"]},
+            {"type": "ready", "teams": 0},
+        ):
+            sink.put(line, wire.dumps(line))
+        await sink.flush()
+        js = nc.jetstream()
+        for _ in range(100):
+            try:
+                held = await js.get_last_msg(STREAM, host_subject("box1"))
+                break
+            except Exception:  # noqa: BLE001 - not stored yet
+                await asyncio.sleep(0.1)
+        lines = [json.loads(x) for x in held.data.splitlines()]
+        assert [x["type"] for x in lines] == ["hello", "newer", "ready"]
+        assert lines[1]["items"] == ["second"], "the last of its type"
+    finally:
+        serving.cancel()
+        await asyncio.gather(serving, return_exceptions=True)
+        await sink.close()
         await nc.close()
