@@ -72,9 +72,8 @@ class Server:
             f"listen: 127.0.0.1:{self.port}\nmax_payload: 1048576\n"
             f'jetstream {{ store_dir: "{self.folder / "store"}" }}\n{self.config}\n'
         )
-        self.proc = subprocess.Popen(
-            [NATS_SERVER, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=self.log.open("ab")
-        )
+        with self.log.open("ab") as log:  # the server has its own copy of the file
+            self.proc = subprocess.Popen([NATS_SERVER, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -212,13 +211,14 @@ class Host:
 
     def publish(self, url: str, *extra: str, heartbeat: float = 1.0) -> subprocess.Popen:
         self.err = self.home / f"publish-{time.monotonic_ns()}.err"
-        self.proc = subprocess.Popen(
-            self.command(url, *extra, heartbeat=heartbeat),
-            env=self.env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.err.open("wb"),
-        )
+        with self.err.open("wb") as err:  # the process has its own copy of the file
+            self.proc = subprocess.Popen(
+                self.command(url, *extra, heartbeat=heartbeat),
+                env=self.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
         return self.proc
 
     def run(self, url: str, *extra: str, timeout: float = 30) -> subprocess.CompletedProcess:
