@@ -558,6 +558,7 @@ _ROW_KEYS: dict[str, Any] = {
     "problem": name,
     "run_status": name,
     "cost": read_cost,
+    "files": lambda v: n if (n := whole(v)) is not None and n >= 0 else None,
 }
 
 

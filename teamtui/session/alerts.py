@@ -3,10 +3,12 @@
 One list of items per team, from what its session already knows: requests waiting in a
 Claude Code team's transcripts and inboxes (permission, plan approval), a teammate stuck or
 silent (the transcripts), one that disappeared (the health rule), a task held after too many
-failures, a lead that ended while teammates still worked, two teammates on one file (changes.py). `Alerts.look` compares a team's items
-with the last look and turns what is new into notification events, and adds a team that just
-finished and a teammate that left holding a task (crashed). What a team already had when the
-control room first looked is listed, never announced.
+failures, a lead that ended while teammates still worked, two teammates on one file (changes.py),
+two live teams of this machine on one file of one working tree (`look_fleet`: the first team's
+item). `Alerts.look` compares a team's items with the last look and turns what is new into
+notification events, and adds a team that just finished and a teammate that left holding a task
+(crashed). What a team already had when the control room first looked is listed, never announced.
+A collision the person dismisses (`dismiss`) is not called again while both stay on the file.
 
 Budgets (config.toml [budgets], protocol/budgets.py) are read on the same looks: a team's, each
 teammate's, and every team's today. A threshold reached (80 %, 100 %) calls the person once per
@@ -22,13 +24,16 @@ from decimal import Decimal
 from teamtui.notify.events import NotifyEvent, NotifyKind
 from teamtui.protocol.budgets import BudgetBook, TeamBill, day_crossing, row_mark, team_crossings
 from teamtui.protocol.cost import Cost
+from teamtui.protocol.edits import Dismissed
 from teamtui.protocol.models import MemberStatus, TaskStatus
 from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
-from teamtui.session.changes import changes_of
+from teamtui.session.changes import changes_of, fleet_collisions
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from teamtui.protocol.settings import BudgetSettings
 
 Key = tuple[str, str, str]
@@ -174,9 +179,13 @@ class Alerts:
         self._costs: dict[Key, Cost | None] = {}  # each team's cost at its last look (the day's sum)
         self._marks: dict[Key, str] = {}
         self.spent_today = Decimal(0)
+        # Two live teams on one file of one working tree: each pair a need of the first team's row.
+        self.fleet: dict[Key, list[Need]] = {}
+        self.fleet_dismissed = Dismissed()
+        self._fleet_mark: tuple = ()
 
     def look(self, key: Key, session: TeamSession, now: float) -> tuple[list[Need], list[NotifyEvent]]:
-        needs = needs_of(key, session, now)
+        needs = needs_of(key, session, now) + self.fleet.get(key, [])
         first = key not in self._seen
         seen = self._seen.setdefault(key, _Seen())
         events: list[NotifyEvent] = []
@@ -188,6 +197,7 @@ class Alerts:
                         self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now, n.answer_id)
                     )
         seen.needs = {n.key for n in needs}
+        record_needs(session, needs, now)
         done = session.live and finished(session, now)
         if not first and done and not seen.finished:
             events.append(self._event(NotifyKind.TEAM_FINISHED, name, _finished_text(session), now))
@@ -199,6 +209,43 @@ class Alerts:
                     events.append(self._event(NotifyKind.TEAMMATE_CRASHED, name, f"{member} left holding #{task}", now))
         seen.holding = holding
         return needs, events + self._budgets(key, session, now)
+
+    def look_fleet(self, sessions: Mapping[Key, TeamSession]) -> set[Key]:
+        """The collisions between teams of this machine again (what each team changed moves
+        them); the teams whose list of them changed, to be looked at."""
+        teams = {k: s for k, s in sessions.items() if s.live and s.here is not None}
+        mark = (
+            tuple((k, changes_of(s).mark(), len(s.state.board.tasks)) for k, s in teams.items()),
+            tuple((k, frozenset(changes_of(s).present())) for k, s in teams.items()),
+            len(self.fleet_dismissed.keys),
+        )
+        if mark == self._fleet_mark:
+            return set()
+        self._fleet_mark = mark
+        label = _labels(teams)
+        key_of = {label[k]: k for k in teams}
+        found: dict[Key, list[Need]] = {}
+        for c in fleet_collisions((label[k], changes_of(s)) for k, s in teams.items()):
+            if c.key in self.fleet_dismissed:
+                continue
+            key = key_of[c.a.team]
+            found.setdefault(key, []).append(Need(key, teams[key].name, "collision", c.a.member, c.text, c.key))
+        moved = {k for k in found.keys() | self.fleet.keys() if found.get(k) != self.fleet.get(k)}
+        self.fleet = found
+        return moved
+
+    def dismiss(self, need: Need, session: TeamSession | None) -> bool:
+        """The person dismissed a collision: it is not called again while both stay on the file.
+        False when the item is no collision (nothing else is dismissed: it clears when answered)."""
+        if need.kind != "collision":
+            return False
+        if any(n.key == need.key for n in self.fleet.get(need.team, ())):
+            self.fleet_dismissed.add(need.key)
+            self._fleet_mark = ()
+            self.fleet[need.team] = [n for n in self.fleet[need.team] if n.key != need.key]
+        elif session is not None:
+            changes_of(session).dismiss(need.key)
+        return True
 
     def forget(self, key: Key) -> None:
         self._seen.pop(key, None)
@@ -229,6 +276,22 @@ class Alerts:
         if self.host:
             return NotifyEvent(kind, team, text, host=self.host, at=now, request_id=request_id)
         return NotifyEvent(kind, team, text, at=now, request_id=request_id)
+
+
+def record_needs(session: TeamSession, needs: list[Need], now: float) -> None:
+    """What needs the person in the team now, into its history (recorder.py: each item opened once,
+    closed when it is gone); nothing for a team this machine does not record."""
+    from teamtui.protocol.history.live import recorder_of
+
+    recorder = recorder_of(session.state)
+    if recorder is not None:
+        recorder.needs(needs, now)
+
+
+def _labels(teams: Mapping[Key, TeamSession]) -> dict[Key, str]:
+    """Each team as a collision names it: its name, with its folder when two share a name."""
+    names = [s.name for s in teams.values()]
+    return {k: s.name if names.count(s.name) == 1 else f"{s.name} in {k[1]}" for k, s in teams.items()}
 
 
 def _holding(session: TeamSession) -> dict[str, str]:

@@ -239,6 +239,10 @@ class TeamTUI(App[None]):
     def _open_team(self, message: FleetScreen.OpenTeam) -> None:
         self.fleet.open_team(message.key, message.need)
 
+    @on(FleetScreen.DismissNeed)
+    def _dismiss_need(self, message: FleetScreen.DismissNeed) -> None:
+        self.fleet.dismiss(message.need)
+
     def action_overview(self) -> None:
         self.fleet.back()
 

@@ -19,6 +19,7 @@ from textual.timer import Timer
 from textual.worker import Worker
 
 from teamtui.notify.events import NotifyEvent
+from teamtui.protocol.edits import files_changed
 from teamtui.protocol.fleet.overview import order_rows
 from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
@@ -180,8 +181,10 @@ class FleetControl:
     def look(self, keys: Iterable[Key]) -> None:
         """Each team's needs again; what is new calls the person."""
         now = self.fleet.clock()
-        for key in keys:
-            session = self.fleet.sessions.get(key)
+        sessions = self.fleet.sessions
+        keys = [*keys, *self.alerts.look_fleet(sessions)]  # a team's files moved: the other team's item too
+        for key in dict.fromkeys(keys):
+            session = sessions.get(key)
             if session is None:
                 self.needs.pop(key, None)
                 continue
@@ -190,6 +193,13 @@ class FleetControl:
             for event in events:
                 self._call(event)
         self._arm_health()
+
+    def dismiss(self, need: Need) -> None:
+        """A collision the person dismissed: gone from the needs, not called again while both stay on the file."""
+        if self.alerts.dismiss(need, self.fleet.sessions.get(need.team)):
+            self.look([need.team])
+            self.show()
+            self.app.notify("Dismissed: not called again while both stay on the file.")
 
     def _call(self, event: NotifyEvent) -> None:
         if self.notifier is not None:
@@ -225,10 +235,15 @@ class FleetControl:
             return
         now = self.fleet.clock()
         rows = self.fleet.rows(now, changed)
+        sessions = self.fleet.sessions
         for r in rows:  # the control room's count (it sees more than transcripts); another machine's own, if more
             remote = getattr(r.team, "host", "")  # a RemoteTeam: its requests are counted over there
             r.needs_you = max(len(self.needs.get(r.team.key, ())), r.needs_you if remote else 0)
             r.budget = self.alerts.budget_mark(r.team.key)
+            if (
+                r.files is None and (s := sessions.get(r.team.key)) is not None
+            ):  # another machine's: its insight's counts
+                r.files = files_changed(s.state.transcripts)
         rows = order_rows(rows)  # again: the counts just set decide who comes first
         self.order = [row_key(r.team.key) for r in rows]
         needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: n.since or 0.0)

@@ -1,9 +1,9 @@
 """The fleet overview: every team on one screen, what needs the person first.
 
-A row per team (its layout, lead, members, tasks, needs-you count, tokens, last activity, where
-it works) and, below, every team's "needs you" items. `enter` on a row opens that team's
-dashboard (escape comes back; `]`/`[` step through the teams); `enter` on an item opens its team
-at the item. The app feeds it: nothing here reads a file.
+A row per team (its layout, lead, members, tasks, files changed, needs-you count, tokens, cost,
+last activity, where it works) and, below, every team's "needs you" items. `enter` on a row opens
+that team's dashboard (escape comes back; `]`/`[` step through the teams); `enter` on an item
+opens its team at the item. The app feeds it: nothing here reads a file.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ class FleetScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "open_team", "Open", id="open_team", show=True),
         Binding("z", "mute", "Mute", id="mute"),
+        Binding("d", "dismiss_need", "Dismiss", id="dismiss_need", show=False),
         Binding("slash", "search", "Search", id="search", show=False),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
@@ -68,6 +69,12 @@ class FleetScreen(Screen[None]):
 
         key: str
         need: Need | None = None
+
+    @dataclass
+    class DismissNeed(Message):
+        """The person dismissed this collision: the app does (it is not called again)."""
+
+        need: Need
 
     def __init__(self, clock: Callable[[], float] | None = None, looking_for: str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
@@ -232,6 +239,14 @@ class FleetScreen(Screen[None]):
     def action_nothing(self) -> None:
         pass
 
+    def action_dismiss_need(self) -> None:
+        needs = self._needs
+        at = needs.highlighted
+        if self.focused is needs and at is not None and at < len(needs.needs) and needs.needs[at].kind == "collision":
+            self.post_message(self.DismissNeed(needs.needs[at]))
+            return
+        self.notify("Select a collision (⇄, two on one file) under Needs you to dismiss it.", severity="warning")
+
     async def action_mute(self) -> None:
         await self.app.run_action("mute")
 
@@ -257,6 +272,7 @@ class FleetScreen(Screen[None]):
                 ("right_square_bracket", "Next team", "next_team"),
                 ("left_square_bracket", "Previous team", "previous_team"),
                 ("z", "Mute notifications for a while (again: unmute)", "mute"),
+                ("d", "Dismiss the collision selected under Needs you", "dismiss_need"),
                 ("slash", "Search every team's history (enter: open the team)", "search"),
                 ("tab", "Teams / Needs you", ""),  # focus moves: not a binding [keymap] knows
                 ("q", "Quit", "quit"),
