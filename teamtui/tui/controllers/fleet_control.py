@@ -10,6 +10,7 @@ the overview.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -35,10 +36,13 @@ from teamtui.tui.widgets.header import TeamHeader
 
 if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
+    from teamtui.protocol.history.writer import HistoryWriter
 
 
 # A feed that failed starts again after this long (a failure that repeats costs one toast a second).
 FEED_RESTART_AFTER = 1.0
+# The history writer's problem lines kept in the room (the newest).
+HISTORY_PROBLEMS = 5
 
 
 class FleetControl:
@@ -73,6 +77,8 @@ class FleetControl:
         self._stop = asyncio.Event()
         self._health_timer: Timer | None = None
         self._waiting = False  # the room started empty: the first team to appear is opened
+        self.history_problems: list[str] = []  # what the history's writer could not do (a full disk, a damaged file)
+        self._history_writer: HistoryWriter | None = None
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -85,6 +91,7 @@ class FleetControl:
                 self.open_team(self.order[0])  # one team of this machine: its dashboard (escape shows the room)
         self._waiting = not self.order and self.focus is None  # no team yet: the first to appear is opened
         self._follow()
+        self._listen_to_history()
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)
         self.app.set_interval(60.0, self._prune)
 
@@ -132,6 +139,35 @@ class FleetControl:
     def _problem(self, text: str) -> None:
         self.app.notify(text, title="notifications", severity="warning", markup=False)
 
+    def _listen_to_history(self) -> None:
+        """The history writer's problems (a database moved aside and rebuilt, a full disk that
+        stopped recording) said to the person: one of the room's problem lines, and a toast."""
+        if os.environ.get("TEAMTUI_HISTORY", "1") == "0":  # nothing recorded (protocol/history/live.py recording)
+            return
+        from teamtui.protocol.history.writer import shared_writer
+
+        writer = self._history_writer = shared_writer()
+        for line in writer.problems:  # said before this room opened (another room of this process)
+            self._history_problem(line, toast=False)
+        writer.listen(self._from_history)
+
+    def _from_history(self, line: str) -> None:
+        """On the writer's thread."""
+        if not self._stop.is_set():
+            try:
+                self.app.call_from_thread(self._history_problem, line)
+            except RuntimeError:  # the app ended meanwhile: nobody to tell
+                pass
+
+    def _history_problem(self, line: str, toast: bool = True) -> None:
+        if line in self.history_problems:
+            return
+        self.history_problems = [*self.history_problems, line][-HISTORY_PROBLEMS:]
+        if toast:
+            stopped = "stopped" in line
+            self.app.notify(line, title="history", severity="error" if stopped else "warning", markup=False)
+        self.show()
+
     async def _feed(self) -> None:
         """Post each batch of the fleet's feed, and ask for the next once it is on screen."""
         async for batch in self.fleet.follow(self._stop):
@@ -141,6 +177,8 @@ class FleetControl:
 
     def stop(self) -> None:
         self._stop.set()
+        if self._history_writer is not None:
+            self._history_writer.unlisten(self._from_history)
         if self.notifier is not None:
             self.notifier.close()
 
@@ -250,7 +288,8 @@ class FleetControl:
         if not rows or self.focus is not None:  # said on the overview while nothing (or not that team) is there
             self.overview.looked_at, self.overview.left_out = self.fleet.looked_at(), self.fleet.left_out()
         self.overview.spent_today = (self.alerts.spent_today, self.settings.budgets.day)
-        self.overview.show([(row_key(r.team.key), r) for r in rows], needs, self.fleet.problems)
+        problems = [*self.fleet.problems, *self.history_problems]
+        self.overview.show([(row_key(r.team.key), r) for r in rows], needs, problems)
         self.overview.show_muted(self.muted_until)
 
     # ------------------------------------------------------------------ moving between teams
