@@ -134,8 +134,8 @@ def files_changed(feed: object) -> int | None:
     """How many files a team's teammates changed, as its transcripts show (a feed's `edits`);
     None when it has no such record (no transcripts, or not read yet)."""
     log = getattr(feed, "edits", None)
-    if not isinstance(log, EditLog) or not getattr(feed, "started", True):
-        return None
+    if not isinstance(log, EditLog) or not (len(log) or getattr(feed, "started", True)):
+        return None  # not read yet (an ended team's edits come from the history: it has some)
     return log.file_count()
 
 

@@ -154,6 +154,9 @@ class LocalSource:
                 from teamtui.protocol.claude.ended import load_state
 
                 state = load_state(team.journal)
+                from teamtui.protocol.history.query import fill_ended
+
+                fill_ended(state)  # its teammates' edits (and cost) as the history kept them
                 why = "this team has ended: it is shown read-only from teamtui's journal"
                 at = team.ended_at or self.clock()
                 return ended_local(state, at, why, sender=self.settings.sender, clock=self.clock), state

@@ -101,3 +101,40 @@ async def test_two_live_teams_on_one_file_are_a_need_each_pair_once_dismissed_wi
         await until(pilot, lambda: not _collision_needs(app), "the pairs gone with the team", limit=20)
     closed = {r[0]: r for r in _recorded_needs()}
     assert all(closed[k][5] is not None for k in open_keys if k.startswith("collision:") and " in " in k)
+
+
+async def test_an_ended_team_keeps_its_changes_and_shows_their_diffs_from_the_history(tmp_path):
+    from teamtui.protocol.claude import journal
+    from teamtui.tui.screens.changes import SEP, ChangesScreen
+    from teamtui.tui.widgets.diff import DiffLines
+
+    root = copy_team(tmp_path, "gone")
+    app = room(tmp_path, root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.transcripts.ready, "the team read")
+        await until(pilot, lambda: len(app.state.transcripts.edits) == 2, "its edits")
+        shutil.rmtree(root / "teams" / TEAM)  # Claude Code deletes the team's folder when its lead exits
+        [session] = app.fleet.fleet.sessions.values()
+        await until(pilot, lambda: not session.live, "the team seen ending")
+    journal.flush()
+    assert shared_writer().flush(10)
+    # Another room, later: the team is read back (from the journal), its changes from the history.
+    app = room(tmp_path, root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: [r.get("Files") for r in row_cells(app)] == ["1"], "its row: one file changed")
+        if app.dashboard is None:
+            await pilot.press("enter")
+        await until(pilot, lambda: app.dashboard is not None and app.screen is app.dashboard, "the ended team")
+        assert app.session is not None and not app.session.live
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ChangesScreen), "its changes view")
+        screen = app.screen
+        table = screen.query_one("#changes-table")
+        rows = [line.split(" | ")[0].strip() for line in cells(table)]
+        assert "alice  1 file" in rows and "bob  1 file" in rows
+        table.move_cursor(row=table.get_row_index(f"f{SEP}bob{SEP}/src/app/app.py{SEP}seen"))
+        await until(pilot, lambda: "+" in screen.query_one("#diff", DiffLines).plain, "bob's diff, from the history")
+        assert (
+            "Edit" in screen.query_one("#diff-title").content.plain
+            or "Edit" in screen.query_one("#diff", DiffLines).plain
+        )
