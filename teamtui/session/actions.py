@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from teamtui.protocol.changes import Change
+    from teamtui.protocol.edits import Edit
     from teamtui.protocol.history.ops import TeamIdent
     from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
 
@@ -52,6 +53,12 @@ if TYPE_CHECKING:
         def orphans(self, names: list[str]) -> dict[str, str] | None: ...
         def close_orphans(self, panes: dict[str, str]) -> tuple[list[str], list[str]]: ...
 
+    class Diffs(Protocol):
+        """A file's diff fetched from where the team is (its edits stay there): `done(edits,
+        left_out, error)` is called once, on the caller's loop."""
+
+        def fetch(self, member: str, path: str, done: Callable[[list[Edit], int, str], None]) -> None: ...
+
 
 def _none() -> str | None:
     return None
@@ -75,6 +82,8 @@ class TeamActions:
     # when it is elsewhere; and whether its teammates may work in git worktrees (a teamtui run).
     folder: Path | None = None
     worktrees: bool = False
+    # A file's diff asked of the team's machine (a team elsewhere); None: its edits are here, or nowhere.
+    diffs: Diffs | None = None
     # Its key in this machine's history database (protocol/history TeamIdent): None when this
     # machine does not record it (a team elsewhere): the timeline then shows what is in memory.
     history: TeamIdent | None = None

@@ -465,7 +465,7 @@ class RemoteHost:
             self.dropped += 1
             return
         key = host_key(self.name, rkey[1], rkey[2])
-        if kind == "progress":
+        if kind in ("progress", "diff"):  # a diff answers its request as a shutdown's progress does
             rid = obj.get("id")
             callback = self._progress.get(rid) if isinstance(rid, str) else None
             if callback is not None:
@@ -587,11 +587,14 @@ class RemoteHost:
         ok = obj.get("ok") is True
         error = wire.name(obj.get("error"), 1000) or ("refused" if not ok else "")
         detail = wire.name(obj.get("detail"), 1000) or ""
-        if ok:
+        if not ok:
+            self._progress.pop(rid, None)  # type: ignore[arg-type]
+        if not what:  # the asker says what came of it (a diff, in the changes view)
+            pass
+        elif ok:
             batch.notices.append((f"{self.name}: {what}: {detail or 'done'}", "information"))
         else:
             batch.notices.append((f"{self.name}: {what} not carried out: {error}", "error"))
-            self._progress.pop(rid, None)  # type: ignore[arg-type]
         if on_result is not None:
             on_result(ok, error, detail)
 

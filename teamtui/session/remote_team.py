@@ -365,6 +365,8 @@ def remote_session(
     clock: Callable[[], float] = time.time,
 ) -> tuple[TeamSession, StreamedTeam]:
     """A remote team's session, and the model its host's stream fills."""
+    from teamtui.session.remote_diffs import RemoteDiffs
+
     team = StreamedTeam(remote_key[2], traits, log_limit=log_limit, health_timeout=health_timeout)
     asks = Asks(host, remote_key)
     actions = TeamActions(
@@ -372,6 +374,7 @@ def remote_session(
         shutdowns=RemoteShutdowns(asks, team, clock),
         panes_elsewhere=host.name,
         lead_state=lambda: team.lead_said,
+        diffs=RemoteDiffs(asks),  # a file's diff asked of that machine (session/remote_diffs.py)
     )
     return TeamSession(team, actions, clock=clock), team
 
