@@ -239,6 +239,11 @@ class TeamTUI(App[None]):
     def _open_team(self, message: FleetScreen.OpenTeam) -> None:
         self.fleet.open_team(message.key, message.need)
 
+    def on_search_screen_chosen(self, message: Any) -> None:
+        """A result of the room's search (screens/search.py SearchScreen.Chosen, by its handler's
+        name: the search screen loads only when `/` is pressed)."""
+        self.fleet.open_hit(message.hit)
+
     @on(FleetScreen.DismissNeed)
     def _dismiss_need(self, message: FleetScreen.DismissNeed) -> None:
         self.fleet.dismiss(message.need)

@@ -13,6 +13,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import App
@@ -24,6 +25,7 @@ from teamtui.protocol.edits import files_changed
 from teamtui.protocol.fleet.overview import order_rows
 from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
+from teamtui.protocol.text import inert
 from teamtui.session.alerts import Alerts, Need
 from teamtui.session.fleet import Fleet, first_of
 from teamtui.session.source import FleetBatch, Key
@@ -36,7 +38,9 @@ from teamtui.tui.widgets.header import TeamHeader
 
 if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
+    from teamtui.protocol.history.search import SearchHit
     from teamtui.protocol.history.writer import HistoryWriter
+    from teamtui.protocol.state import TeamState
 
 
 # A feed that failed starts again after this long (a failure that repeats costs one toast a second).
@@ -321,6 +325,59 @@ class FleetControl:
         screen.call_after_refresh(self._show_mute, screen)
         if need is not None:
             screen.call_after_refresh(screen.go_to_need, need.member, need.kind)
+
+    def open_hit(self, hit: SearchHit) -> None:
+        """A search result chosen: its team's dashboard at the item when the room lists the team;
+        an ended team it no longer lists, read back from the history, read-only."""
+        key = hit.key
+        if key in self.fleet.sessions:
+            self.open_team(row_key(key))
+            screen = self.dashboards.get(row_key(key))
+            if screen is not None:
+                screen.call_after_refresh(screen.go_to_hit, hit)
+            return
+        if hit.host:
+            self.app.notify(f"{inert(hit.team)} is on {inert(hit.host)}, not in the room now.", severity="warning")
+            return
+        self.app.run_worker(partial(self._read_record, hit), thread=True, group="record", exit_on_error=False)
+
+    def _read_record(self, hit: SearchHit) -> None:
+        """In a thread: the team as its history has it."""
+        from teamtui.protocol.history.query import load_state, open_history, team
+
+        con = open_history(import_journals=False)
+        try:
+            state, row = load_state(con, hit.team_id), team(con, hit.team_id)
+        finally:
+            con.close()
+        ended_at = row.ended_at or row.last_seen if row is not None else self.fleet.clock()
+        self.app.call_from_thread(self._open_record, hit, state, ended_at)
+
+    def _open_record(self, hit: SearchHit, state: TeamState, ended_at: float) -> None:
+        from teamtui.session.local_team import ended_local
+
+        key = f"record\x00{hit.team_id}"
+        screen = self.dashboards.get(key)
+        if screen is None:
+            why = "this team is no longer in the room: it is shown read-only from its history"
+            session = ended_local(state, ended_at, why, sender=self.settings.sender, clock=self.fleet.clock)
+            screen = DashboardScreen(
+                panes=self.panes,
+                clock=self.fleet.clock,
+                log_limit=self.log_limit,
+                cursor_blink=self.cursor_blink,
+                sync_panes=self.sync_panes,
+            )
+            self.dashboards[key] = screen
+            self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
+            screen.open_session(session)
+        self.current = screen
+        if self.app.screen is self.overview or not isinstance(self.app.screen, DashboardScreen):
+            self.app.push_screen(screen)
+        else:
+            self.app.switch_screen(screen)
+        self.app.refresh_bindings()
+        screen.call_after_refresh(screen.go_to_hit, hit)
 
     def step(self, by: int) -> None:
         """`]` / `[`: the next / previous team of the overview's order."""

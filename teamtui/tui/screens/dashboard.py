@@ -322,6 +322,20 @@ class DashboardScreen(DashboardHost):
         elif item is not None:
             self.pane_jumps.open_request(item)
 
+    def go_to_hit(self, hit: Any) -> None:
+        """Opened from the room's search: at the item's teammate, and the item itself where this
+        screen has a view of it (a task's detail, a changed file's diff)."""
+        if hit.who:
+            self.select(hit.who)
+        if hit.kind == "task" and self.state is not None and hit.ref in self.state.board.tasks:
+            from teamtui.tui.screens.task_detail import TaskDetail
+
+            self.app.push_screen(TaskDetail(self.state.board, hit.ref, self.palette))
+        elif hit.kind == "change":
+            from teamtui.tui.screens.changes import SEP
+
+            self.open_changes(focus=f"f{SEP}{hit.who}{SEP}{hit.text}{SEP}seen")
+
     def on_screen_resume(self) -> None:
         self.pane_jumps.sync()  # the panes follow the team on screen
 

@@ -253,12 +253,9 @@ class FleetScreen(Screen[None]):
     def action_search(self) -> None:
         from teamtui.tui.screens.search import SearchScreen
 
-        def chosen(hit: Any) -> None:
-            # The team's dashboard when the room lists it.
-            if hit is not None and row_key(hit.key) in {key for key, _ in self.rows}:
-                self.post_message(self.OpenTeam(row_key(hit.key)))
-
-        self.app.push_screen(SearchScreen(self.palette), chosen)
+        self.app.push_screen(
+            SearchScreen(self.palette)
+        )  # a result chosen: the app opens its team (SearchScreen.Chosen)
 
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
