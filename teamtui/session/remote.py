@@ -460,17 +460,17 @@ class RemoteHost:
             if text and len(self.remote_problems) < 20:
                 self.remote_problems.append(text)
             return
-        rkey = wire.team_key(obj.get("team"))
-        if rkey is None:
-            self.dropped += 1
-            return
-        key = host_key(self.name, rkey[1], rkey[2])
-        if kind in ("progress", "diff"):  # a diff answers its request as a shutdown's progress does
+        if kind in ("progress", "diff", "hits"):  # what answers a request (before its result), to its asker
             rid = obj.get("id")
             callback = self._progress.get(rid) if isinstance(rid, str) else None
             if callback is not None:
                 callback(obj)
             return
+        rkey = wire.team_key(obj.get("team"))
+        if rkey is None:
+            self.dropped += 1
+            return
+        key = host_key(self.name, rkey[1], rkey[2])
         if kind == "gone":
             if key in self.rows_said or key in self.sessions:
                 self.rows_said.pop(key, None)

@@ -399,7 +399,7 @@ class Streamer:
 
     def request(self, raw: bytes) -> None:
         """One request line, carried out; answered with a result line (garbage: an error result, or nothing)."""
-        from teamtui.protocol.stream import OPS, parse_request, team_key
+        from teamtui.protocol.stream import HOST_OPS, OPS, parse_request, team_key
 
         req = parse_request(raw)
         if req is None:
@@ -421,6 +421,14 @@ class Streamer:
             return
         if op == "ping":
             self._result(rid, True)
+            return
+        if op in HOST_OPS:  # of this machine, no team: its history (session/stream_search.py)
+            from teamtui.session.stream_search import answer_search
+
+            try:
+                answer_search(self, rid, req)
+            except ValueError as exc:
+                self._result(rid, False, str(exc))
             return
         key = team_key(req.get("team"))
         session = self.fleet.sessions.get(key) if key is not None else None

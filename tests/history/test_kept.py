@@ -27,8 +27,7 @@ from teamtui.protocol.history.query import (
 from teamtui.protocol.history.recorder import ident_of
 from teamtui.protocol.history.writer import shared_writer
 from teamtui.session.local_team import open_local
-from tests.tui.test_cost_screens import TEAM as COST_TEAM
-from tests.tui.test_cost_screens import claude_team, library
+from tests.tui.test_cost_screens import TEAM as COST_TEAM, claude_team, library
 
 EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 EDITS_TEAM = "session-48868de5"
@@ -84,7 +83,7 @@ def test_each_teammates_cost_per_day_is_kept_as_genai_prices_says_and_an_ended_t
     (row,) = [t for t in json.loads(out)["teams"] if t["team"] == COST_TEAM]
     assert Decimal(row["cost"]["usd"]) == want.usd and row["cost"]["price_unknown"] is True
     code, out, _ = cli("history", COST_TEAM)
-    assert f"alice cost $" in out and " on 20" in out  # each day's figure, in the team's record
+    assert "alice cost $" in out and " on 20" in out  # each day's figure, in the team's record
 
 
 def edits_team(tmp_path: Path, where: str = "t") -> ClaudeTeam:

@@ -229,7 +229,6 @@ async def test_the_changes_view_of_a_team_elsewhere_fetches_a_diff_through_the_s
     from teamtui.tui.screens.changes import SEP, ChangesScreen
     from teamtui.tui.screens.dashboard import DashboardScreen
     from teamtui.tui.widgets.diff import DiffLines
-
     from tests.tui.conftest import until
 
     from .conftest import empty_local_fleet

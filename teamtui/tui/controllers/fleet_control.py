@@ -71,6 +71,8 @@ class FleetControl:
         self.focus = focus  # the team asked for by name: opened as soon as it is there
         self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
         self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)
+        if any(getattr(s, "request", None) is not None for s in fleet.sources):  # hosts: `/` searches theirs too
+            self.overview.search_hosts = self._search_hosts
         self.current: DashboardScreen | None = None  # the team's screen last opened
         self.alerts = Alerts(budgets=settings.budgets)  # budgets call the person too
         self.notifier: Notifier | None = None
@@ -325,6 +327,11 @@ class FleetControl:
         screen.call_after_refresh(self._show_mute, screen)
         if need is not None:
             screen.call_after_refresh(screen.go_to_need, need.member, need.kind)
+
+    def _search_hosts(self, query: str, limit: int, done: Callable[[str, list[SearchHit], str], None]) -> list[str]:
+        from teamtui.session.remote_search import search_hosts
+
+        return search_hosts(self.fleet.sources, query, limit, done)
 
     def open_hit(self, hit: SearchHit) -> None:
         """A search result chosen: its team's dashboard at the item when the room lists the team;

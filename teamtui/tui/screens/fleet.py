@@ -87,6 +87,7 @@ class FleetScreen(Screen[None]):
         self.muted_until: float | None = None
         self.problems: list[str] = []
         self.spent_today: tuple[Decimal, float | None] = (Decimal(0), None)  # every team's today, and the day budget
+        self.search_hosts: Any = None  # the room's hosts asked to search theirs too (FleetControl); None: none
         # Held, not queried: a batch or a tick can come while the app closes and the parts are gone.
         self._header_line = Static(id="fleet-header")
         self._problems = ProblemList(id="fleet-problems")
@@ -253,9 +254,8 @@ class FleetScreen(Screen[None]):
     def action_search(self) -> None:
         from teamtui.tui.screens.search import SearchScreen
 
-        self.app.push_screen(
-            SearchScreen(self.palette)
-        )  # a result chosen: the app opens its team (SearchScreen.Chosen)
+        # A result chosen: the app opens its team (SearchScreen.Chosen).
+        self.app.push_screen(SearchScreen(self.palette, hosts=self.search_hosts))
 
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
