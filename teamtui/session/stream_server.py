@@ -340,6 +340,7 @@ class Streamer:
             for key in list(self.fleet.teams):  # the lead's process, the health rule: no file says so
                 self.views_line(key, now=now)
                 self.insight_line(key, now=now)  # a task owner gone silent: time, not a file, says so
+                self._record_needs(key, now)
             self.line({"type": "heartbeat", "time": now})
             await self.flush()
 
@@ -357,11 +358,26 @@ class Streamer:
             for key, team_batch in batch.changes.items():
                 self.changes_lines(key, team_batch.changes, full=team_batch.full or key in batch.appeared)
                 self._observe(key, team_batch)
+                self._record_needs(key)
             if loop.time() - pruned > 60:
                 pruned = loop.time()
                 for key in self.fleet.prune():
                     self.gone(key)
             await self.flush()
+
+    def _record_needs(self, key: Key, now: float | None = None) -> None:
+        """What needs the person in the team, into this machine's history (where a room runs, its
+        Alerts do it; here nobody else would): each item opened once, closed when it is gone."""
+        from teamtui.session.alerts import needs_of, record_needs
+
+        session = self.fleet.sessions.get(key)
+        if session is None:
+            return
+        now = self.fleet.clock() if now is None else now
+        try:
+            record_needs(session, needs_of(key, session, now), now)
+        except Exception as exc:  # noqa: BLE001 - a team mid-rewrite: the next batch tries again, the stream goes on
+            print(f"teamtui stream: the needs of {key[2]} were not recorded: {exc}", file=sys.stderr)
 
     def _observe(self, key: Key, batch: Any) -> None:
         found = self._shutdowns.get(key)

@@ -49,7 +49,7 @@ def edits_stream(tmp_path: Path) -> Iterator[Stream]:
         proc.wait()
 
 
-def ask_until_found(s: Stream, query: str, limit: float = 20.0) -> dict:
+def ask_until_found(s: Stream, query: str, limit: float = 20.0, kind: str = "") -> dict:
     """The stream records its teams as it reads them (a commit a second): asked until they are there."""
     end, n = time.monotonic() + limit, 0
     while time.monotonic() < end:
@@ -58,7 +58,7 @@ def ask_until_found(s: Stream, query: str, limit: float = 20.0) -> dict:
         line = s.until(lambda o, n=n: o["type"] == "hits" and o["id"] == f"s{n}", "the hits")
         result = s.until(lambda o, n=n: o["type"] == "result" and o["id"] == f"s{n}", "its result")
         assert result["ok"] is True
-        if line["hits"]:
+        if any(not kind or h["kind"] == kind for h in line["hits"]):
             return line
         time.sleep(0.3)
     raise AssertionError(f"no hit for {query!r}")
@@ -72,6 +72,11 @@ def test_a_search_is_answered_from_that_machines_history(edits_stream: Stream) -
     assert hits and all(h.team == TEAM and h.host == "box" and h.root for h in hits)
     assert any(marked and text.lower() == "app" for h in hits for text, marked in h.segments)
     assert hits == sorted(hits, key=lambda h: -h.at)
+    # What needs the person there is recorded there too (no room runs there): alice and bob on app.py.
+    needs = read_hits(ask_until_found(s, '"both changed"', kind="need"), "box")
+    assert [(h.kind, h.who, h.text) for h in needs if h.kind == "need"] == [
+        ("need", "alice", "alice and bob both changed app.py")
+    ]
     for n, (bad, why) in enumerate(
         (
             ({"query": ""}, "query must be"),
