@@ -13,8 +13,15 @@ from teamtui.protocol.errors import ProtocolError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from teamtui.protocol.edits import Edit
-    from teamtui.session.remote_team import Asks
+
+    class Asks(Protocol):
+        """Requests about one remote team (session/remote_team.py Asks)."""
+
+        def request(self, op: str, what: str, **fields: Any) -> str: ...
+        def forget(self, rid: str) -> None: ...
 
 
 class RemoteDiffs:

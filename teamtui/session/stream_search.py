@@ -8,9 +8,14 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-    from teamtui.session.stream_server import Streamer
+    class Streamer(Protocol):
+        """What of the stream server (session/stream_server.py Streamer) an answer writes with."""
+
+        def line(self, obj: dict[str, Any]) -> None: ...
+        def _result(self, rid: Any, ok: bool, error: str = "", detail: str = "") -> None: ...
+        async def flush(self) -> None: ...
 
 
 def answer_search(streamer: Streamer, rid: Any, req: dict[str, Any]) -> None:

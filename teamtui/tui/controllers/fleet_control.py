@@ -71,7 +71,9 @@ class FleetControl:
         self.focus = focus  # the team asked for by name: opened as soon as it is there
         self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
         self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)
-        if any(getattr(s, "request", None) is not None for s in fleet.sources):  # hosts: `/` searches theirs too
+        if any(
+            getattr(s, "request", None) is not None for s in getattr(fleet, "sources", ())
+        ):  # hosts: `/` searches theirs too
             self.overview.search_hosts = self._search_hosts
         self.current: DashboardScreen | None = None  # the team's screen last opened
         self.alerts = Alerts(budgets=settings.budgets)  # budgets call the person too
