@@ -19,9 +19,8 @@ from functools import partial
 from pathlib import Path
 
 from teamtui.protocol.changes import Change
-from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
+from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, fleet_watch_dirs
 from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
-from teamtui.protocol.fleet.registry import registry_dir
 from teamtui.protocol.fleet.scan import TEAMS_FOLDER, opens_despite, teams_folder
 from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
@@ -225,15 +224,10 @@ class LocalSource(SourceBase):
 
     # ------------------------------------------------------------------ following the files
     def _discovery_dirs(self) -> list[Path]:
-        """Where teams appear and vanish: the teams folders and the registry of runs (not the
-        journal: this process writes to it on every message it sees)."""
-        from teamtui.protocol.claude import default_claude_root
-
-        claude = self.claude_root or default_claude_root()
-        dirs = [teams_folder(claude, "claude"), teams_folder(self.cwd or Path.cwd(), "native")]
-        for root in explicit_roots(self.roots, self.settings):
-            dirs += [teams_folder(root, "native"), teams_folder(root, "claude")]
-        return [*dirs, self.registry or registry_dir()]
+        """Where teams appear and vanish (protocol/fleet/discover.py fleet_watch_dirs)."""
+        return fleet_watch_dirs(
+            self.roots, cwd=self.cwd, claude_root=self.claude_root, settings=self.settings, registry=self.registry
+        )
 
     def _index(self) -> None:
         index: dict[Path, set[Key]] = {}
@@ -395,7 +389,7 @@ class LocalSource(SourceBase):
                 continue
             heads = await asyncio.to_thread(found.count_heads)
             found.take_heads(heads)
-            yield FleetBatch({key: Batch([], full=True, heads=True)})
+            yield FleetBatch({key: Batch([], full=True)})
 
 
 def _ended(team: FleetTeam, at: float | None) -> FleetTeam:

@@ -26,7 +26,7 @@ from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.health_watch import HealthWatch
-from teamtui.tui.controllers.messaging import Messaging
+from teamtui.tui.controllers.messaging import MessageDialogs
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
@@ -87,7 +87,7 @@ class DashboardScreen(TeamScreen):
         self.panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
         self.panels = Panels(self)
         self.shutdowns = ShutdownFlow(self)
-        self.messaging = Messaging(self, self.panels.log_title)
+        self.messaging = MessageDialogs(self, self.panels.log_title)
         self.health = HealthWatch(self, self.panels)
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
         self._header_message = ""
