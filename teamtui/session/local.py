@@ -389,7 +389,7 @@ class LocalSource(SourceBase):
                 continue
             heads = await asyncio.to_thread(found.count_heads)
             found.take_heads(heads)
-            yield FleetBatch({key: Batch([], full=True)})
+            yield FleetBatch({key: Batch([], full=True, heads=True)})
 
 
 def _ended(team: FleetTeam, at: float | None) -> FleetTeam:
