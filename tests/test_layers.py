@@ -23,7 +23,7 @@ def test_core_layers_import_no_textual() -> None:
 CLI = Path(__file__).resolve().parents[1] / "teamtui" / "cli"
 TUI = CLI.parent / "tui"
 # The CLI modules of the protocol commands and `follow`; run_cmds and app_cmds open the dashboard.
-CLI_PROTOCOL_MODULES = ("__init__.py", "common.py", "protocol_cmds.py", "tmux_cmds.py", "terminal.py")
+CLI_PROTOCOL_MODULES = ("__init__.py", "common.py", "protocol_cmds.py", "status_cmds.py", "tmux_cmds.py", "terminal.py")
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -55,7 +55,6 @@ def test_shared_homes_live_below_the_ui() -> None:
     code = (
         "import sys\n"
         "from teamtui.protocol.colors import TEAMMATE_COLORS, color_name\n"
-        "from teamtui.protocol.discovery import find_teams, looked_at\n"
         "from teamtui.protocol.settings import Settings, config_path, load_settings, save_theme\n"
         "print(','.join(sorted(m for m in sys.modules if m.startswith(('teamtui.tui', 'textual')))))\n"
     )

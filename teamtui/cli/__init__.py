@@ -19,9 +19,8 @@ if TYPE_CHECKING:
 # imports only its own module, so `teamtui send` never loads the dashboard, tmux or the runtime,
 # and builds only its own parser (`only`; a module of one command may ignore it).
 COMMANDS: dict[str, str] = {
-    **dict.fromkeys(
-        ("status", "tasks", "team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"
-    ),
+    **dict.fromkeys(("status", "tasks"), "teamtui.cli.status_cmds"),
+    **dict.fromkeys(("team", "send", "broadcast", "inbox", "task", "log"), "teamtui.cli.protocol_cmds"),
     **dict.fromkeys(("idle", "shutdown", "shutdown-reply"), "teamtui.cli.teammate_cmds"),
     "watch": "teamtui.cli.app_cmds",
     **dict.fromkeys(("run", "demo"), "teamtui.cli.run_cmds"),

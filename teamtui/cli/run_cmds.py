@@ -220,21 +220,21 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
     from teamtui.runtime.lead import Lead
 
     try:
-        from teamtui.tui.app import TeamTUI  # noqa: F401 - fail early, before the team exists
+        from teamtui.tui.app import TeamTUI  # fail early, before the team exists
     except ImportError as exc:
         print(f"teamtui: the dashboard is not available ({exc}); running headless", file=sys.stderr)
         return run_headless(spec, root, spawner=spawner)
 
-    app_box: list[object] = []
+    app_box: list[TeamTUI] = []
     pending: list[LeadEvent] = []
 
     def on_event(ev: LeadEvent) -> None:
         app = app_box[0] if app_box else None
-        if app is not None and getattr(app, "is_running", False):
+        if app is not None and app.is_running:
             if ev.notify:
                 severity = "error" if ev.level == "error" else "warning"
                 try:
-                    app.call_from_thread(app.notify, ev.text, severity=severity)  # type: ignore[attr-defined]
+                    app.call_from_thread(app.notify, ev.text, severity=severity)
                 except Exception:  # noqa: BLE001 - the app is closing: the line is printed below
                     pending.append(ev)
             return

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from teamtui.cli.common import CliError, Context, inert, out
-from teamtui.protocol.changes import Change, MemberView
+from teamtui.protocol.changes import Change, ChangeKind, MemberView
 from teamtui.protocol.models import LogEntry, LogLevel, MemberStatus, Message
 from teamtui.protocol.state import TeamState
 
@@ -101,15 +101,15 @@ class Follower:
 
     def apply(self, changes: list[Change]) -> None:
         for change in changes:
-            if change.kind == "log" and change.key == self.name:
+            if change.kind == ChangeKind.LOG and change.key == self.name:
                 for entry in change.entries:
                     out(_log_line(entry))
-            elif change.kind == "inbox" and change.key == self.name and self._inbox_lines:
+            elif change.kind == ChangeKind.INBOX and change.key == self.name and self._inbox_lines:
                 for msg in change.messages:
                     out(_message_line(self.name, msg))
-            elif change.kind == "inbox_read" and change.key == self.name and self._inbox_lines:
+            elif change.kind == ChangeKind.INBOX_READ and change.key == self.name and self._inbox_lines:
                 out("inbox  (read by the teammate)")
-            elif change.kind == "team_gone":
+            elif change.kind == ChangeKind.TEAM_GONE:
                 out(f"team {inert(self.state.name)} is gone; following ends.")
                 self.done = True
                 return

@@ -122,7 +122,6 @@ class Lead:
         self._exited: list[Slot] = []
         self._requests: list[_StopRequest] = []
         self.started = threading.Event()  # set once the team exists on disk (a dashboard can open it)
-        self.shutdown_started = self.team_shutdown.begun  # set once the graceful shutdown has begun
         self._asks_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ public, thread-safe

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from teamtui.protocol.changes import Change
@@ -66,26 +67,32 @@ class Fleet:
 
     def rows(self, now: float | None = None, changed: Collection[Key] | None = None) -> list[FleetRow]:
         now = self.clock() if now is None else now
-        return order_rows([r for s in self.sources for r in s.rows(now, changed)])
+        return order_rows([r for s in self.sources for r in self._said(s, s.rows(now, changed))])
+
+    def _said(self, source: TeamSource, rows: list[FleetRow]) -> list[FleetRow]:
+        """A source that stopped updating: each of its rows says so (what it shows may be old)."""
+        why = self.failed.get(source.name)
+        if why is None:
+            return rows
+        return [replace(r, problem=f"{source.name} {why}" + (f"; {r.problem}" if r.problem else "")) for r in rows]
 
     def prune(self) -> list[Key]:
         return [k for s in self.sources for k in s.prune()]
 
     def looked_at(self) -> list[Path]:
         """Where this machine's teams would appear (an empty room says so)."""
-        return [p for s in self.sources if isinstance(s, LocalSource) for p in s.looked_at()]
+        return [p for s in self.sources for p in s.looked_at()]
 
     def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]:
         """What the lead of this process drained from an inbox, into the team it leads (session/local.py)."""
         out: dict[Key, list[Change]] = {}
         for source in self.sources:
-            if isinstance(source, LocalSource):
-                out.update(source.ingest(recipient, messages))
+            out.update(source.ingest(recipient, messages))
         return out
 
     def left_out(self) -> list[str]:
         """Teams found but not asked for (with --team, the others there): "name (where)"."""
-        return [f"{t.name} ({t.root})" for s in self.sources if isinstance(s, LocalSource) for t in s.others]
+        return [t for s in self.sources for t in s.left_out()]
 
     # ------------------------------------------------------------------ the one feed
     async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
@@ -102,9 +109,16 @@ class Fleet:
                 if taken is not None:
                     taken.set()  # the last batch was dealt with: its source may go on
                 getting = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({getting, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                if getting not in done:
+                running = {p for p in pumps if not p.done()}
+                done, _ = await asyncio.wait({getting, stopping, *running}, return_when=asyncio.FIRST_COMPLETED)
+                dead = next((p for p in done & running if not p.cancelled() and p.exception() is not None), None)
+                if dead is not None:  # beyond the per-source guard: the feed itself ends, loudly
                     getting.cancel()
+                    raise RuntimeError(f"a source's feed died: {dead.exception()!r}") from dead.exception()
+                if getting not in done:
+                    getting.cancel()  # never two readers of the queue: a batch taken by one left behind is lost
+                    if stopping not in done:
+                        continue  # a pump ended (the fleet is stopping)
                     break
                 batch, taken = getting.result()
                 yield batch

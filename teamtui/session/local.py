@@ -19,16 +19,15 @@ from functools import partial
 from pathlib import Path
 
 from teamtui.protocol.changes import Change
-from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
+from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, fleet_watch_dirs
 from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
-from teamtui.protocol.fleet.registry import registry_dir
 from teamtui.protocol.fleet.scan import TEAMS_FOLDER, opens_despite, teams_folder
 from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
 from teamtui.protocol.state import TeamState
 from teamtui.session.local_team import ended_local, ingest, open_local
 from teamtui.session.shutdown import OnShutdown
-from teamtui.session.source import FleetBatch, Key
+from teamtui.session.source import FleetBatch, Key, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
 HOUR = 3600.0
@@ -37,7 +36,7 @@ HOUR = 3600.0
 ROW_FRESH = 2.0
 
 
-class LocalSource:
+class LocalSource(SourceBase):
     """The teams of this machine (and of the roots given), one TeamSession each."""
 
     name = "this machine"
@@ -128,6 +127,9 @@ class LocalSource:
             return {}
         led = [k for k, st in self.states.items() if (os.path.realpath(st.store.root), st.store.name) == self.lead_of]
         return {k: ingest(self.states[k], recipient, messages) for k in led}
+
+    def left_out(self) -> list[str]:
+        return [f"{t.name} ({t.root})" for t in self.others]
 
     def looked_at(self) -> list[Path]:
         """Where teams would appear (the empty room says so)."""
@@ -225,15 +227,10 @@ class LocalSource:
 
     # ------------------------------------------------------------------ following the files
     def _discovery_dirs(self) -> list[Path]:
-        """Where teams appear and vanish: the teams folders and the registry of runs (not the
-        journal: this process writes to it on every message it sees)."""
-        from teamtui.protocol.claude import default_claude_root
-
-        claude = self.claude_root or default_claude_root()
-        dirs = [teams_folder(claude, "claude"), teams_folder(self.cwd or Path.cwd(), "native")]
-        for root in explicit_roots(self.roots, self.settings):
-            dirs += [teams_folder(root, "native"), teams_folder(root, "claude")]
-        return [*dirs, self.registry or registry_dir()]
+        """Where teams appear and vanish (protocol/fleet/discover.py fleet_watch_dirs)."""
+        return fleet_watch_dirs(
+            self.roots, cwd=self.cwd, claude_root=self.claude_root, settings=self.settings, registry=self.registry
+        )
 
     def _index(self) -> None:
         index: dict[Path, set[Key]] = {}

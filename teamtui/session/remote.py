@@ -36,7 +36,7 @@ from teamtui.protocol.settings import HostSettings
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.remote_team import StreamedTeam, remote_session
-from teamtui.session.source import FleetBatch
+from teamtui.session.source import FleetBatch, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
 Key = tuple[str, str, str]
@@ -77,7 +77,7 @@ class RemoteTeam(FleetTeam):
         object.__setattr__(self, "key", host_key(self.host, str(self.root), self.name))
 
 
-class RemoteHost:
+class RemoteHost(SourceBase):
     """One machine's teams over one ssh connection, kept current; reconnects on its own. A source
     of teams (session/source.py): its name is the host's."""
 

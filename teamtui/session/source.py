@@ -16,9 +16,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
     from collections.abc import AsyncIterator, Callable, Collection, Mapping
+    from pathlib import Path
     from typing import Protocol
 
+    from teamtui.protocol.changes import Change
     from teamtui.protocol.fleet.overview import FleetRow
+    from teamtui.protocol.models import Message
     from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]  # (where, root, name): a row of the control room
@@ -38,6 +41,21 @@ class FleetBatch:
     notices: list[tuple[str, str]] = field(default_factory=list)
 
 
+class SourceBase:
+    """What a source that has no such thing says: where this machine's teams would appear, the
+    teams found but not asked for, and a lead's drained messages (only this machine's source has
+    them: session/local.py)."""
+
+    def looked_at(self) -> list[Path]:
+        return []
+
+    def left_out(self) -> list[str]:
+        return []
+
+    def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]:
+        return {}
+
+
 if TYPE_CHECKING:
 
     class TeamSource(Protocol):
@@ -53,6 +71,9 @@ if TYPE_CHECKING:
         def rows(self, now: float, changed: Collection[Key] | None = None) -> list[FleetRow]: ...
         def prune(self) -> list[Key]: ...
         def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]: ...
+        def looked_at(self) -> list[Path]: ...
+        def left_out(self) -> list[str]: ...
+        def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]: ...
 
 
-__all__ = ["FleetBatch", "Key"]
+__all__ = ["FleetBatch", "Key", "SourceBase"]

@@ -98,6 +98,7 @@ class TeamTUI(App[None]):
         self.theme = self._initial_theme()
         keymap, problems = checked_keymap(self.settings.keymap, self.config_path)
         self.settings.problems.extend(problems)  # said once, as the config's other problems are
+        self.user_keymap: dict[str, str] = keymap  # the help names the keys as remapped
         if keymap:
             self.set_keymap(keymap)
 

@@ -3,6 +3,11 @@ longer words the help screen and the command palette show for each."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol, cast
+
+from textual.app import App
 from textual.binding import Binding
 
 # The keys that start typing are priority: handled where the app reads its keys, before
@@ -85,3 +90,18 @@ def key_label(keys: str) -> str:
             shown = name  # a named key (enter, escape, f2), not Textual's symbol for it
         labels.append("+".join([*modifiers, shown]))
     return " / ".join(labels)
+
+
+class _KeyedApp(Protocol):
+    user_keymap: Mapping[str, str]
+    config_path: Path
+
+
+def user_keymap(app: App) -> Mapping[str, str]:
+    """The [keymap] the app applied (binding id -> key): TeamTUI keeps it; another app has none."""
+    return cast(_KeyedApp, app).user_keymap if hasattr(app, "user_keymap") else {}
+
+
+def config_of(app: App) -> Path | None:
+    """Where the app's config.toml is (said under the help's keys), when it reads one."""
+    return cast(_KeyedApp, app).config_path if hasattr(app, "config_path") else None

@@ -16,7 +16,6 @@ import pytest
 
 from teamtui.protocol import processes
 from teamtui.protocol.changes import ChangeKind
-from teamtui.protocol.discovery import find_teams
 from teamtui.protocol.errors import UnsupportedError
 from teamtui.protocol.fleet import discover_fleet, fleet_rows, row_json
 from teamtui.protocol.layout import find_team, open_team
@@ -341,17 +340,23 @@ def test_recent_runs_only(tmp_path: Path) -> None:
     }
 
 
-def test_the_picker_lists_runs_beside_session_teams(tmp_path: Path) -> None:
+def test_the_fleet_lists_runs_beside_session_teams(tmp_path: Path) -> None:
     root = copy_case(tmp_path, "completed", dest="claude")
     shutil.copytree(EXAMPLES / "tmux-running" / "teams", root / "teams")
-    found = find_teams([root])
-    assert found == [(root, "session-421dba11"), (root, name_of("completed"))]
+
+    def found(claude_root: Path) -> list[str]:
+        fleet = discover_fleet(
+            claude_root=claude_root,
+            cwd=tmp_path / "none",
+            settings=load_settings(tmp_path / "none.toml"),
+            registry=tmp_path / "registry",
+            journal=tmp_path / "journal",
+        )
+        return sorted(t.name for t in fleet.teams)
+
+    assert found(root) == sorted(["session-421dba11", name_of("completed")])
     assert isinstance(open_team(root, name_of("completed"), "claude"), WorkflowRun)
     assert find_team(root, name_of("completed")).run_status() == "completed"
-    # A project's own projects/ folder is no config dir: nothing is scanned there.
-    project = tmp_path / "project"
-    shutil.copytree(root / "projects", project / "projects")
-    assert find_teams([project]) == []
 
 
 def test_the_fleet_lists_each_run_with_its_status(tmp_path: Path) -> None:

@@ -10,10 +10,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from textual.widgets._footer import FooterKey
 
 from teamtui.protocol.claude import journal
 from teamtui.tui.app import TeamTUI
+from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
@@ -115,7 +115,7 @@ async def test_watch_team_opens_an_ended_team_read_only_from_the_journal(home, t
         want = {"Message", "Broadcast", "Stop mate", "Stop team"}  # dimmed, and each says why when pressed
         await until(
             pilot,
-            lambda: want <= {k.description for k in again.screen.query(FooterKey) if k.has_class("-disabled")},
+            lambda: want <= {k.description for k in again.screen.query_one(KeyFooter).slots if not k.usable},
             "the keys that cannot work dimmed",
         )
         for key in ("m", "b", "S", "x"):

@@ -11,7 +11,7 @@ from textual.widgets.data_table import ColumnKey
 
 from teamtui.tui.widgets.messages import MessageTraffic
 from tests.tui.conftest import SIZE, cells, until
-from tests.tui.test_claude_shutdown import TEAM, claude_home, make, write_entry  # noqa: F401 - fixture
+from tests.tui.test_claude_shutdown import TEAM, claude_home, make, write_entry
 
 __all__ = ["claude_home"]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from teamtui.protocol.claude import ClaudeTeam
-from teamtui.protocol.models import Message
 from teamtui.protocol.model import DEFAULT_MESSAGE_LIMIT
+from teamtui.protocol.models import Message
 from teamtui.protocol.state import TeamState
 from teamtui.session.lead_asked import AskLeadShutdown
 from teamtui.tmux.team_panes import team_socket

@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from teamtui.cli import build_parser, main

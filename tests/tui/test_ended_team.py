@@ -8,10 +8,9 @@ import shutil
 import uuid
 from pathlib import Path
 
-from textual.widgets._footer import FooterKey
-
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screenshots import CLAUDE_CODE_NOW, freeze_claude_code, transcripts_shown
+from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.team import TeamPanel
 
@@ -30,7 +29,7 @@ def end_team(root: Path) -> None:
 
 
 def dimmed(app: TeamTUI) -> set[str]:
-    return {k.action for k in app.screen.query(FooterKey) if k.has_class("-disabled")}
+    return {k.action for k in app.screen.query_one(KeyFooter).slots if not k.usable}
 
 
 def notes(app: TeamTUI) -> list[str]:

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets._footer import FooterKey
 
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.settings import load_settings
@@ -19,6 +18,7 @@ from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable
+from teamtui.tui.widgets.footer import KeyFooter
 
 from .conftest import cells, until
 
@@ -118,7 +118,7 @@ async def test_enter_opens_the_dashboard_escape_returns_and_the_state_is_kept(ma
         await until(pilot, lambda: isinstance(app.screen, FleetScreen), "back to the overview")
         await pilot.pause()
         # The key bar is the overview's: no "Overview" key (not even dimmed) where it is the overview.
-        assert "Overview" not in [k.description for k in app.screen.query(FooterKey)]
+        assert "Overview" not in [k.description for k in app.screen.query_one(KeyFooter).slots]
         NativeTeam(machine["api"], "api-team").send("ana", "while you were away", "lead")
         await until(
             pilot, lambda: any(m.content == "while you were away" for m in state.messages), "followed meanwhile"

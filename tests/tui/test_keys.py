@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey
 
 from teamtui.tui.app import TeamTUI
+from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.keys import key_label
 from teamtui.tui.widgets.filter import FilterInput
 
@@ -41,7 +41,7 @@ async def test_the_help_shows_keys_as_typed_under_a_header(frozen_native: Path, 
     app = make(frozen_native, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        footer = {k.description: k.key_display for k in app.screen.query(FooterKey)}
+        footer = {k.description: k.display for k in app.screen.query_one(KeyFooter).slots}
         text = await _help_text(app, pilot)
     assert footer["Filter"] == "/" and footer["Help"] == "?"  # the footer, as the help
     rows = _rows(text)
@@ -98,3 +98,14 @@ def test_key_labels_are_what_a_person_types() -> None:
     assert key_label("ctrl+c") == "ctrl+c"
     assert key_label("escape") == "escape" and key_label("enter") == "enter" and key_label("space") == "space"
     assert key_label("ctrl+slash") == "ctrl+/"
+
+
+async def test_a_click_on_a_key_of_the_bar_presses_it(frozen_native, config_file):
+    app = make(frozen_native, config_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(KeyFooter)
+        start = next(start for start, _end, k in bar.drawn if k.action == "help")
+        await pilot.click(KeyFooter, offset=(start + 1, 0))
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"

@@ -3,9 +3,8 @@ keeps what matters whole: every column of the team table, every key, the task co
 
 from __future__ import annotations
 
-from textual.widgets._footer import FooterKey
-
 from teamtui.tui.app import TeamTUI
+from teamtui.tui.widgets.footer import KeyFooter, Slot
 from teamtui.tui.widgets.header import BAR_WIDTH, TeamHeader
 from teamtui.tui.widgets.team import TeamPanel
 
@@ -16,10 +15,17 @@ def header_text(app: TeamTUI) -> str:
     return str(app.dashboard.query_one(TeamHeader).render())
 
 
+def drawn(app: TeamTUI) -> list[tuple[str, Slot]]:
+    """Each key on the bar, as the line shows it."""
+    bar = app.dashboard.query_one(KeyFooter)
+    line = str(bar.render())
+    return [(line[start:end], slot) for start, end, slot in bar.drawn]
+
+
 def keys_drawn_whole(app: TeamTUI) -> bool:
-    """Every key is as wide as what it shows (a key laid out for the other breakpoint cut its text)."""
-    keys = [k for k in app.dashboard.query(FooterKey) if k.action != "command_palette"]
-    return bool(keys) and all(k.region.width == len(str(k.render())) for k in keys)
+    """Every key shows its key and its whole description (none cut at the bar's end)."""
+    keys = [(text, k) for text, k in drawn(app) if k.action != "command_palette"]
+    return bool(keys) and all(k.display in text and k.description in text for text, k in keys)
 
 
 def side_by_side(app: TeamTUI) -> bool:
@@ -41,11 +47,9 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         assert left.width == right.width == 88 and right.y >= left.bottom
         team = app.dashboard.query_one(TeamPanel)
         assert team.virtual_size.width <= team.scrollable_content_region.width  # no column cut off
-        keys = list(app.dashboard.query(FooterKey))
-        assert {k.action for k in keys if k.display} >= {"message", "broadcast", "shutdown_team", "quit"}
-        assert all(
-            k.region.width and k.region.right <= 88 for k in keys if k.display
-        )  # every key, and q Quit, on screen
+        bar = app.dashboard.query_one(KeyFooter)
+        assert {k.action for _s, _e, k in bar.drawn} >= {"message", "broadcast", "shutdown_team", "quit"}
+        assert all(end <= 88 for _s, end, _k in bar.drawn)  # every key, and q Quit, on screen
         assert keys_drawn_whole(app)
         assert header_text(app).endswith("Tasks 1/5 done")
         await pilot.press("question_mark")  # the widest dialog (100 columns) fits, border and all
@@ -56,10 +60,9 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         # A classic 80-column terminal: every key but the palette's whole, a space after each.
         await pilot.resize_terminal(80, 30)
         await pilot.pause()
-        keys = [k for k in app.dashboard.query(FooterKey) if k.display]
-        assert {k.action for k in keys} >= {"message", "broadcast", "shutdown_team", "quit"}
-        assert all(k.region.width and k.region.right <= 80 for k in keys)
-        assert keys_drawn_whole(app) and all(str(k.render()).endswith(" ") for k in keys)
+        assert {k.action for _s, _e, k in bar.drawn} >= {"message", "broadcast", "shutdown_team", "quit"}
+        assert all(end <= 80 for _s, end, _k in bar.drawn)
+        assert keys_drawn_whole(app) and all(text.endswith(" ") for text, _k in drawn(app))
 
         await pilot.resize_terminal(60, 30)
         await pilot.pause()

@@ -3,8 +3,8 @@
 import json
 
 from teamtui.protocol.layout import find_team
-from teamtui.protocol.state import TeamState
 from teamtui.protocol.shutdown import Outcome, ShutdownRun, live_teammates
+from teamtui.protocol.state import TeamState
 
 
 class Clock:

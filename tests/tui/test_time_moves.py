@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.settings import load_settings
-from teamtui.session.fleet import Fleet
 from teamtui.session.local import LocalSource
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens import dashboard, fleet

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.claude import ClaudeTeam, iso_now
+from teamtui.protocol.claude.transcripts import TranscriptFinder
 from teamtui.protocol.locks import DirLock
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.format import compact_count
-from teamtui.protocol.claude.transcripts import TranscriptFinder
 from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.request import RequestDetail
 from teamtui.tui.widgets.needs_you import NeedsYouStrip

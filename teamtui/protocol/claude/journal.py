@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.fsio import append_bytes, split_glued
 from teamtui.protocol.names import claude_sanitize
 
@@ -242,23 +243,23 @@ class TeamJournal:
             for t in state.tasks.values():
                 self._task(t)
             self.assignments(state.assigned)
-        self.note_cost(state, force=any(c.kind == "team_gone" for c in changes))
+        self.note_cost(state, force=any(c.kind == ChangeKind.TEAM_GONE for c in changes))
         for c in changes:
             kind = c.kind
-            if kind == "inbox":
+            if kind == ChangeKind.INBOX:
                 for m in c.messages:
                     self._put(message_record(m, entry_key(m)))
-            elif kind == "delivered":
+            elif kind == ChangeKind.DELIVERED:
                 for m in c.messages:
                     self._put({"kind": "delivered", "key": entry_key(m), "to": m.recipient})
-            elif kind in ("task", "task_completed"):
+            elif kind in (ChangeKind.TASK, ChangeKind.TASK_COMPLETED):
                 task = state.tasks.get(c.key)
                 if task is not None:
                     self._task(task)
-            elif kind == "task_removed":
+            elif kind == ChangeKind.TASK_REMOVED:
                 self._tasks.pop(c.key, None)
                 self._put({"kind": "task_removed", "id": c.key})
-            elif kind == "member_joined":
+            elif kind == ChangeKind.MEMBER_JOINED:
                 member = state.config.member(c.key) if state.config else None
                 self._put(
                     {
@@ -268,11 +269,11 @@ class TeamJournal:
                         "color": member.color if member else "",
                     }
                 )
-            elif kind == "member_left":
+            elif kind == ChangeKind.MEMBER_LEFT:
                 self._put({"kind": "member_left", "name": c.key})
-            elif kind == "member_status":
+            elif kind == ChangeKind.MEMBER_STATUS:
                 self._put({"kind": "member_status", "name": c.key, "status": c.detail})
-            elif kind == "team_gone" and not self._ended:
+            elif kind == ChangeKind.TEAM_GONE and not self._ended:
                 self._ended = True
                 self._lead_ended()
                 self._put({"kind": "team_gone", "detail": c.detail})

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from teamtui.protocol.fleet.discover import Fleet, FleetTeam
+from teamtui.protocol.fleet.discover import Discovery, FleetTeam
 from teamtui.protocol.models import MemberStatus
 
 TYPE_CHECKING = False
@@ -226,14 +226,14 @@ def order_rows(rows: Iterable[FleetRow]) -> list[FleetRow]:
 
 
 def fleet_rows(
-    fleet: Fleet | Iterable[FleetTeam],
+    fleet: Discovery | Iterable[FleetTeam],
     *,
     now: float | None = None,
     transcripts: bool = True,
     health_timeout: float = 60.0,
 ) -> list[FleetRow]:
     """Every team's row, in the overview's order."""
-    teams = fleet.teams if isinstance(fleet, Fleet) else list(fleet)
+    teams = fleet.teams if isinstance(fleet, Discovery) else list(fleet)
     now = time.time() if now is None else now
     return order_rows(summarize_team(t, now=now, transcripts=transcripts, health_timeout=health_timeout) for t in teams)
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.history.ops import TeamIdent
 
 if TYPE_CHECKING:
@@ -90,33 +91,33 @@ class HistoryRecorder:
         now = self.clock()
         if self._generation != self.writer.generation and state.config is not None:
             self._snapshot(state, now)
-            changes = [c for c in changes if c.kind == "team_gone"]  # the snapshot holds the rest
+            changes = [c for c in changes if c.kind == ChangeKind.TEAM_GONE]  # the snapshot holds the rest
         if not self._header:
             return  # nothing before the team's config (as the journal)
         log_kind = "transcript" if state.transcripts is not None else "log"
         for c in changes:
             kind = c.kind
-            if kind == "log":
+            if kind == ChangeKind.LOG:
                 if c.entries:
                     self._put("entries", now, (log_kind, c.entries))
-            elif kind == "inbox":
+            elif kind == ChangeKind.INBOX:
                 for m in c.messages:
                     self._message(m, now)
-            elif kind == "delivered":
+            elif kind == ChangeKind.DELIVERED:
                 for m in c.messages:
                     self._put("delivered", now, (m.sender, m.recipient, m.type, m.content, m.timestamp))
-            elif kind in ("task", "task_completed"):
+            elif kind in (ChangeKind.TASK, ChangeKind.TASK_COMPLETED):
                 task = state.tasks.get(c.key)
                 if task is not None:
                     self._task(task, now, "task", self._tasks)
-            elif kind == "task_removed":
+            elif kind == ChangeKind.TASK_REMOVED:
                 if self._tasks.pop(c.key, None) is not None:
                     self._put("task_removed", now, ("task", c.key))
-            elif kind == "config":
+            elif kind == ChangeKind.CONFIG:
                 self._maybe_header(state, now)
-            elif kind in ("member_joined", "member_left", "member_status"):
+            elif kind in (ChangeKind.MEMBER_JOINED, ChangeKind.MEMBER_LEFT, ChangeKind.MEMBER_STATUS):
                 self._member(state, c, now)
-            elif kind == "team_gone" and not self._ended:
+            elif kind == ChangeKind.TEAM_GONE and not self._ended:
                 self._ended = True
                 self._close_needs("team ended", now)
                 self._put("event", now, ("team_gone", c.detail))

@@ -92,9 +92,6 @@ class WorkflowLayout(TeamStore):
     def meta_path(self, agent_id: str) -> Path:
         return self.run_dir / f"agent-{agent_id}.meta.json"
 
-    def transcript_path(self, agent_id: str) -> Path:
-        return self.run_dir / f"agent-{agent_id}.jsonl"
-
     def inbox_path(self, member: str) -> Path:
         raise UnsupportedError(NO_MESSAGES)
 

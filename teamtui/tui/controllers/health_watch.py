@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from teamtui.tui.controllers.host import DashboardHost
 from teamtui.tui.controllers.panels import Panels
+from teamtui.tui.controllers.team_screen import TeamScreen
 
 # Log lines move a teammate's "Active" time and health; the team table follows at most this often.
 ACTIVITY_REFRESH = 1.0
 
 
 class HealthWatch:
-    def __init__(self, screen: DashboardHost, panels: Panels):
+    def __init__(self, screen: TeamScreen, panels: Panels):
         self.screen = screen
         self.panels = panels
         self.timer: Any = None  # the next health check

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from rich.text import Text
 
 from teamtui.session.team import TeamSession
-from teamtui.tui.controllers.host import DashboardHost
+from teamtui.tui.controllers.team_screen import TeamScreen
 
 
-class Messaging:
-    def __init__(self, screen: DashboardHost, log_title: Callable[[str], Text]):
+class MessageDialogs:
+    def __init__(self, screen: TeamScreen, log_title: Callable[[str], Text]):
         self.screen = screen
         self.log_title = log_title
 

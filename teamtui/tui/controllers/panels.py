@@ -9,7 +9,7 @@ from typing import Any
 from rich.text import Text
 
 from teamtui.protocol.changes import Change, ChangeKind
-from teamtui.tui.controllers.host import DashboardHost
+from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.header import TeamHeader
@@ -28,7 +28,7 @@ PENDING_QUEUE_HINT = "none seen yet (Claude Code deletes each one once delivered
 class Panels:
     """The dashboard's panels, drawn from `screen.session` (set before any of these is called)."""
 
-    def __init__(self, screen: DashboardHost):
+    def __init__(self, screen: TeamScreen):
         self.screen = screen
         self.times_drawn_at: float | None = None  # the clock the team table's "Active" times are drawn at
         self._claimed: dict[str, str] = {}  # the board's claimed files when the task board was last drawn

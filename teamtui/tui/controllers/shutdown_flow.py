@@ -9,7 +9,7 @@ from typing import Any
 from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.shutdown import ShutdownRun, said
 from teamtui.session.shutdown import ShutdownController, ShutdownNews
-from teamtui.tui.controllers.host import DashboardHost
+from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.messages import ShutdownProgress
 from teamtui.tui.safe import inert
 
@@ -17,7 +17,7 @@ from teamtui.tui.safe import inert
 class ShutdownFlow:
     """One dashboard's shutdowns: at most one controller at a time, and the run as last reported."""
 
-    def __init__(self, screen: DashboardHost):
+    def __init__(self, screen: TeamScreen):
         self.screen = screen
         self.controller: ShutdownController | None = None
         self.run: ShutdownRun | None = None

@@ -26,12 +26,12 @@ from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.health_watch import HealthWatch
-from teamtui.tui.controllers.host import DashboardHost
-from teamtui.tui.controllers.messaging import Messaging
+from teamtui.tui.controllers.messaging import MessageDialogs
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
-from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS
+from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, config_of, user_keymap
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
@@ -60,7 +60,7 @@ RELATIVE_TIME_REFRESH = 5.0
 ROUTINE_TOAST_SECONDS = 3.0
 
 
-class DashboardScreen(DashboardHost):
+class DashboardScreen(TeamScreen):
     palette: reactive[Palette] = reactive(Palette, init=False)
     selected: reactive[str | None] = reactive(None, init=False)  # the teammate whose log is shown
     BINDINGS = [*DASHBOARD_KEYS]
@@ -87,7 +87,7 @@ class DashboardScreen(DashboardHost):
         self.panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
         self.panels = Panels(self)
         self.shutdowns = ShutdownFlow(self)
-        self.messaging = Messaging(self, self.panels.log_title)
+        self.messaging = MessageDialogs(self, self.panels.log_title)
         self.health = HealthWatch(self, self.panels)
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
         self._header_message = ""
@@ -184,7 +184,7 @@ class DashboardScreen(DashboardHost):
 
     def action_keys(self) -> list[tuple[str, str, str]]:
         """(key, description, binding id) of every action, after the user's keymap."""
-        keymap = getattr(self.app, "_keymap", {}) or {}
+        keymap = user_keymap(self.app)
         return [
             (keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "")
             for b in DASHBOARD_KEYS
@@ -494,12 +494,10 @@ class DashboardScreen(DashboardHost):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        keys = self.action_keys()
-        if getattr(self.app, "fleet", None) is not None:  # in the control room the app's keys work here too
-            keymap = getattr(self.app, "_keymap", {}) or {}
-            app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
-            keys += [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
-        self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
+        keymap = user_keymap(self.app)
+        app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]  # they work here too
+        keys = self.action_keys() + [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
+        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()

@@ -28,6 +28,7 @@ from teamtui.protocol.budgets import level
 from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
+from teamtui.tui.keys import config_of, user_keymap
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
@@ -260,7 +261,7 @@ class FleetScreen(Screen[None]):
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
-        keymap = getattr(self.app, "_keymap", {}) or {}
+        keymap = user_keymap(self.app)
         keys = [
             (keymap.get(bid, key), desc, bid)
             for key, desc, bid in (
@@ -275,7 +276,7 @@ class FleetScreen(Screen[None]):
                 ("q", "Quit", "quit"),
             )
         ]
-        self.app.push_screen(HelpScreen(keys, getattr(self.app, "config_path", None), self.palette))
+        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()

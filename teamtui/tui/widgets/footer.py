@@ -1,89 +1,152 @@
-"""The key bar: Textual's Footer, without rebuilding its keys on every focus change."""
+"""The key bar: the screen's keys on one line, drawn from Textual's public bindings API.
+
+Textual's Footer builds a widget per key on every focus change ("/" and escape each move the
+focus): about 10 ms of a key press plus a relayout of the screen, and each rebuild left the old
+keys alive. This bar is one line of text: a focus change that only makes some keys unusable
+(the letter keys while the task filter is edited) dims them in place, same width, and a key it
+has never shown only redraws the line."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
 from textual.screen import Screen
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widget import Widget
 
 # Keys left out of a narrow screen's bar (its keys would not all fit): still bound, and in the help.
 WIDE_ONLY = {"overview"}
+DIM = Style(dim=True)
 
 
-class KeyFooter(Footer):
-    """The dashboard's keys. Textual's Footer builds a new widget per key on every focus change
-    ("/" and escape each move the focus), about 10 ms of a key press plus a relayout of the
-    screen, and each rebuild leaves the old keys alive (its `data_bind` keeps them). The letter
-    keys really are unavailable while the task filter is edited: this one dims them in place
-    (same width, so no relayout), and rebuilds only for a key it has never shown. It has no
-    groups of keys: the dashboard uses none."""
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One key as the bar shows it."""
+
+    key: str  # what pressing it sends (the binding's first key, after the keymap)
+    display: str  # how the key is written (the app's key display: "^p", "?")
+    description: str
+    action: str
+    usable: bool  # usable now; otherwise dimmed in place (same width: nothing moves)
+
+
+class KeyFooter(Widget):
+    """The screen's keys, one per action, the command palette's at the right."""
+
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        background: $footer-background;
+    }
+    KeyFooter > .keybar--key {
+        color: $footer-key-foreground;
+        background: $footer-key-background;
+        text-style: bold;
+    }
+    KeyFooter > .keybar--description {
+        color: $footer-description-foreground;
+        background: $footer-description-background;
+    }
+    """
+    COMPONENT_CLASSES = {"keybar--key", "keybar--description"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._slots: list[Slot] = []  # every key shown, in order: usable or dimmed
+        self._palette: Slot | None = None
+        self._spans: list[tuple[int, int, Slot]] = []  # where each key is on the line, for a click
+
+    @property
+    def slots(self) -> list[Slot]:
+        """The keys on the bar now (the palette's last), usable or dimmed."""
+        return [*self._slots, *([self._palette] if self._palette else [])]
+
+    @property
+    def drawn(self) -> list[tuple[int, int, Slot]]:
+        """Where each key drawn on the line is (start and end column): a key that does not fit is not drawn."""
+        return list(self._spans)
 
     def on_mount(self) -> None:
-        self._composed: dict[str, tuple] = {}  # action -> (key, description, enabled, tooltip) of each key widget
-        self._shown: tuple | None = None  # the actions available, in order
-        self._narrow = self.screen.has_class("-narrow")  # the screen's breakpoint the keys were built for
-        super().on_mount()
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.call_after_refresh(self._bindings_changed, self.screen)
 
-    def _keys(self, screen: Screen) -> list[tuple]:
-        """(binding, enabled, tooltip) of each key to show, one per action, the palette's last."""
-        keys, actions, palette = [], set(), None
-        narrow = screen.has_class("-narrow")
-        for _node, binding, enabled, tooltip in screen.active_bindings.values():
-            if narrow and binding.id in WIDE_ONLY:
-                continue
-            if binding.action == "command_palette":
-                if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:  # as Textual's Footer asks
-                    palette = (binding, enabled, binding.tooltip or binding.description)
-            elif binding.show and binding.action not in actions:
-                actions.add(binding.action)
-                keys.append((binding, enabled, tooltip))
-        return keys + [palette] if palette else keys
-
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
-            return
-        keys = self._keys(self.screen)
-        self._composed = {b.action: (b.key, b.description, enabled, tip) for b, enabled, tip in keys}
-        self._shown = tuple(self._composed)
-        self.styles.grid_size_columns = len(keys)
-        for binding, enabled, tooltip in keys:
-            palette = binding.action == "command_palette"
-            key = FooterKey(
-                binding.key,
-                self.app.get_key_display(binding),
-                binding.description,
-                binding.action,  # the keymap's display
-                disabled=not enabled,
-                tooltip=tooltip,
-                classes="-command-palette" if palette else "",
-            )
-            if not palette:  # as Textual's Footer: the palette key keeps its own (compact) look
-                key.set_reactive(FooterKey.compact, self.compact)  # before mount: no class flips, no restyles
-            yield key
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
     def on_resize(self) -> None:
-        # Across the narrow breakpoint the keys' padding changes (app.tcss), but a key keeps the
-        # width it was laid out at: build the keys again, once the new styles are in.
-        narrow = self.screen.has_class("-narrow")
-        if narrow != self._narrow:
-            self._narrow = narrow
-            self.call_after_refresh(self.recompose)
+        self._bindings_changed(self.screen)  # across the narrow breakpoint the keys differ
 
-    def bindings_changed(self, screen: Screen) -> None:
-        # Unfocused (screen.app.app_focus), as with nothing to compare with: Textual's Footer redraws.
-        if not (screen.app.app_focus and self.is_attached and screen is self.screen and self._composed):
-            super().bindings_changed(screen)  # the first time, or nothing to compare with: Textual's way
+    def _current(self, screen: Screen) -> tuple[list[Slot], Slot | None]:
+        """The keys usable now, one per action, and the palette's key."""
+        keys: list[Slot] = []
+        actions: set[str] = set()
+        palette = None
+        narrow = screen.has_class("-narrow")
+        for _node, binding, enabled, _tooltip in screen.active_bindings.values():
+            if narrow and binding.id in WIDE_ONLY:
+                continue
+            slot = Slot(binding.key, self.app.get_key_display(binding), binding.description, binding.action, enabled)
+            if binding.action == "command_palette":
+                if self.app.ENABLE_COMMAND_PALETTE and not narrow:
+                    palette = slot
+            elif binding.show and binding.action not in actions:
+                actions.add(binding.action)
+                keys.append(slot)
+        return keys, palette
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        if not self.is_attached or screen is not self.screen:
             return
-        keys = self._keys(screen)
-        if any(self._composed.get(b.action) != (b.key, b.description, enabled, tip) for b, enabled, tip in keys):
-            super().bindings_changed(screen)  # a key not built yet, or one that changed: rebuild
-            return
-        shown = tuple(b.action for b, _e, _t in keys)
-        if shown != self._shown:
-            self._shown = shown
-            for key in self.query_children(FooterKey):
-                off = key.action not in shown or not self._composed[key.action][2]
-                if off != key.has_class("-disabled"):
-                    key.set_class(off, "-disabled")  # Textual's look for a key that does nothing now
-                    key._disabled = off  # ... and a click on it rings the bell instead of typing a letter
+        now, palette = self._current(screen)
+        usable = {s.action: s for s in now}
+        known = {s.action for s in self._slots}
+        if usable.keys() <= known and all(s.action not in usable or usable[s.action].key == s.key for s in self._slots):
+            # Only some keys became unusable (or usable again): dim them in place.
+            slots = [
+                usable.get(s.action) or Slot(s.key, s.display, s.description, s.action, False) for s in self._slots
+            ]
+        else:
+            slots = now  # a key it never showed: the bar as the screen has it now
+        if slots != self._slots or palette != self._palette:
+            self._slots, self._palette = slots, palette
+            self.refresh()
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("keybar--key")
+        description_style = self.get_component_rich_style("keybar--description")
+        narrow = self.screen.has_class("-narrow")
+        line = Text(no_wrap=True, overflow="crop", end="")
+        self._spans = []
+
+        def put(slot: Slot, key: str, description: str) -> None:
+            start = line.cell_len
+            off = DIM if not slot.usable else Style()
+            line.append(key, key_style + off)
+            line.append(description, description_style + off)
+            self._spans.append((start, line.cell_len, slot))
+
+        for slot in self._slots:
+            pad = "" if narrow else " "
+            key, description = f"{pad}{slot.display}{pad}", f"{' ' if narrow else ''}{slot.description} "
+            if line.cell_len + len(key) + len(description) > self.size.width:
+                break  # a key cut in half reads as another key: the rest are in the help
+            put(slot, key, description)
+        if self._palette is not None:
+            right = f"{self._palette.display} {self._palette.description} "
+            gap = self.size.width - line.cell_len - len(right)
+            if gap > 0:
+                line.append(" " * gap)
+                put(self._palette, self._palette.display, f" {self._palette.description} ")
+        return line
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, slot in self._spans:
+            if start <= event.x < end:
+                if slot.usable:
+                    self.app.simulate_key(slot.key)  # as a key press: the focused widget's binding first
+                else:
+                    self.app.bell()  # a dimmed key does nothing now
+                return

@@ -136,8 +136,8 @@ class TeamTable(DataTable):
         order, to LEAST_TEXT; then the others but `keep` (a time, a state: cut, they would mislead),
         widest first, to their header's width; then the long text to its header's. Room to spare goes
         to the first of `give_way`. `grow`: the widths only grow (some rows were drawn, not all)."""
-        if grow:
-            wants = {k: max(w, self._wants.get(k, 0)) for k, w in wants.items()}
+        if grow:  # the columns measured now grow; the others keep what they held
+            wants = {**self._wants, **{k: max(w, self._wants.get(k, 0)) for k, w in wants.items()}}
         if wants == self._wants and give_way == self._give_way:
             return
         self._wants, self._give_way, self._keep = wants, give_way, keep

@@ -13,7 +13,7 @@ from teamtui.session.team import TeamSession
 from teamtui.tui.palette import Palette
 
 
-class DashboardHost(Screen[None]):
+class TeamScreen(Screen[None]):
     """The screen one team session is shown on (DashboardScreen is the one there is)."""
 
     session: TeamSession | None
