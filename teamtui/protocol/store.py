@@ -105,6 +105,9 @@ class TeamStore(ABC):
     # The tasks are read from the files the config is (a workflow run's journal and record): a change
     # to the config re-reads every task too.
     tasks_follow_config: ClassVar[bool] = False
+    # Its lead's and in-process teammates' permission requests reach Claude Code's PermissionRequest
+    # hook (protocol/hooks): `teamtui hooks install` lets a room answer them.
+    asks_through_hooks: ClassVar[bool] = False
     # Its files are on this machine (a team streamed from another host has none here): tmux panes
     # running `teamtui follow` on them, and a write that lands the moment it returns.
     files_here: ClassVar[bool] = True

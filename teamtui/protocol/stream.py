@@ -34,10 +34,13 @@ Lines from the stream (one JSON object each, `type` first):
                the answer to a `diff` request (before its result line): that member's edits to
                that file, oldest first, each {tool, at, added, removed, note, cut, dropped, created,
                hunks: [[old_start, old_lines, new_start, new_lines, [lines]]]}, bounded to one line
+    hooks      {items}                                     what needs the person there that its hooks
+               say: the open permission requests, the sessions waiting for a person (stream_hooks.py)
 
 `team` is the remote's key of the team: [layout, root, name]. Requests, to the stream's stdin:
-{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "ping", "team", ...};
-a `diff` request names the `member` and the `path` (as the insight's `changes` do).
+{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "answer" | "ping", "team", ...};
+a `diff` request names the `member` and the `path` (as the insight's `changes` do); an `answer`
+names the `item` and the `answer` (stream_hooks.py), with no `team` for a request of no team.
 """
 
 from __future__ import annotations
@@ -92,11 +95,12 @@ LINE_TYPES = frozenset(
         "result",
         "progress",
         "diff",
+        "hooks",
     }
 )
 NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
-OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "ping"})
+OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "answer", "ping"})
 
 
 # ------------------------------------------------------------------ values, checked

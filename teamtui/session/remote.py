@@ -35,7 +35,8 @@ from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.settings import HostSettings
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
-from teamtui.session.remote_team import StreamedTeam, remote_session
+from teamtui.session.remote_team import Asks, RemoteAnswers, StreamedTeam, remote_session
+from teamtui.session.requests import Item
 from teamtui.session.source import FleetBatch
 from teamtui.session.team import Batch, TeamSession
 
@@ -118,6 +119,10 @@ class RemoteHost:
         self._progress: dict[str, Callable[[dict[str, Any]], None]] = {}
         self._seen: set[Key] = set()  # teams of the snapshot under way
         self._ready = False
+        # What its hooks say waits for the person there, by the remote's key of its team (None: no team).
+        self._hook_items: dict[Key | None, list[Item]] = {}
+        self._remote_keys: dict[Key, Key] = {}  # each team's key here -> the remote's own key of it
+        self.answers = RemoteAnswers(Asks(self, None))  # its requests of no team it lists
 
     # ------------------------------------------------------------------ what it says
     def command(self) -> list[str]:
@@ -247,6 +252,10 @@ class RemoteHost:
     def forget(self, rid: str) -> None:
         self._progress.pop(rid, None)
 
+    def hook_items(self, remote_key: Key | None) -> list[Item]:
+        """What the `hooks` line listed for the remote's team `remote_key` (None: of no team listed)."""
+        return list(self._hook_items.get(remote_key, ()))
+
     # ------------------------------------------------------------------ the feed
     async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
         """The host's batches until `stop`: connects, reads, and after a loss says so and tries again."""
@@ -284,14 +293,18 @@ class RemoteHost:
         for key in self.sessions:
             self._connected(key, False, f"{why}: nothing can be sent")
             batch.changes[key] = Batch([])
+        if self._hook_items:  # nothing there can be answered from here until it is back
+            self._hook_items = {}
+            batch.hooks = True
         for what, on_result in list(self._waiting.values()):
-            batch.notices.append(
-                (
-                    f"{self.name}: {what}: not confirmed (the connection was lost); it may or may not "
-                    "have been carried out",
-                    "warning",
+            if what:  # a request without one says its outcome itself (on_result)
+                batch.notices.append(
+                    (
+                        f"{self.name}: {what}: not confirmed (the connection was lost); it may or may not "
+                        "have been carried out",
+                        "warning",
+                    )
                 )
-            )
             if on_result is not None:
                 on_result(False, "the connection was lost", "")
         self._waiting.clear()
@@ -352,7 +365,9 @@ class RemoteHost:
                     self._take(obj, pending)
                 self.dropped += splitter.dropped
                 splitter.dropped = 0
-                if self._ready and (pending.changes or pending.appeared or pending.gone or pending.notices):
+                if self._ready and (
+                    pending.changes or pending.appeared or pending.gone or pending.notices or pending.hooks
+                ):
                     yield pending
                     pending = FleetBatch(source=self.name)
         finally:
@@ -455,6 +470,9 @@ class RemoteHost:
         if kind == "result":
             self._result(obj, batch)
             return
+        if kind == "hooks":
+            self._hooks(obj, batch)
+            return
         if kind == "problem":
             text = wire.name(obj.get("text"), 500)
             if text and len(self.remote_problems) < 20:
@@ -539,6 +557,7 @@ class RemoteHost:
                 self, rkey, traits, log_limit=self.log_limit, health_timeout=self.health_timeout, clock=self.clock
             )
             self.sessions[key], self.teams[key] = session, state
+            self._remote_keys[key] = rkey
             appeared = True
         full = obj.get("full") is True
         changes = state.take_header(obj)
@@ -553,6 +572,7 @@ class RemoteHost:
 
     def _drop(self, key: Key) -> bool:
         self.teams.pop(key, None)
+        self._remote_keys.pop(key, None)
         return self.sessions.pop(key, None) is not None
 
     def _connected(self, key: Key, connected: bool, why: str) -> None:
@@ -587,13 +607,39 @@ class RemoteHost:
         ok = obj.get("ok") is True
         error = wire.name(obj.get("error"), 1000) or ("refused" if not ok else "")
         detail = wire.name(obj.get("detail"), 1000) or ""
-        if ok:
+        if ok and what:
             batch.notices.append((f"{self.name}: {what}: {detail or 'done'}", "information"))
-        else:
-            batch.notices.append((f"{self.name}: {what} not carried out: {error}", "error"))
+        elif not ok:
+            if what:
+                batch.notices.append((f"{self.name}: {what} not carried out: {error}", "error"))
             self._progress.pop(rid, None)  # type: ignore[arg-type]
         if on_result is not None:
             on_result(ok, error, detail)
+
+    def _hooks(self, obj: dict[str, Any], batch: FleetBatch) -> None:
+        """The remote's open permission requests and waiting sessions, each under its team (when
+        this side holds that team; else with those of no team)."""
+        from teamtui.protocol.stream_hooks import read_hooks
+
+        known = set(self._remote_keys.values())
+        found: dict[Key | None, list[Item]] = {}
+        for rkey, fields in read_hooks(obj):
+            where = rkey if rkey in known else None
+            item = Item(
+                fields["id"],
+                fields["kind"],
+                fields.get("team") or (rkey[2] if rkey else ""),
+                fields.get("who", ""),
+                fields["text"],
+                fields.get("since"),
+                fields["answers"],
+                fields.get("note", ""),
+                fields["detail"],
+            )
+            found.setdefault(where, []).append(item)
+        if found != self._hook_items:
+            self._hook_items = found
+            batch.hooks = True
 
 
 class _Tail:

@@ -31,6 +31,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from teamtui.session.alerts import Need
+    from teamtui.session.answers import Outcome as Answered
+    from teamtui.session.requests import Item
+    from teamtui.session.shutdown import Background as _Background
+
     class Host(Protocol):
         """The connection a remote team's requests go over (session/remote.py RemoteHost)."""
 
@@ -47,12 +52,13 @@ if TYPE_CHECKING:
             **fields: Any,
         ) -> str: ...
         def forget(self, rid: str) -> None: ...
+        def hook_items(self, remote_key: tuple[str, str, str] | None) -> list[Item]: ...
 
 
 class Asks:
-    """Requests about one remote team, over its host's connection."""
+    """Requests about one remote team (None: about its machine), over its host's connection."""
 
-    def __init__(self, host: Host, remote_key: tuple[str, str, str]):
+    def __init__(self, host: Host, remote_key: tuple[str, str, str] | None):
         self.host, self.remote_key = host, remote_key
 
     @property
@@ -355,6 +361,53 @@ class RemoteShutdown(ShutdownController):
             self.asks.forget(self.rid)
 
 
+class RemoteAnswers:
+    """What needs the person in a team on another machine (or that machine's requests of no team),
+    as its stream's `hooks` line lists it; an answer is an `answer` request that machine carries out
+    under its own rules, and its result line says what became of it."""
+
+    def __init__(self, asks: Asks):
+        self.asks = asks
+
+    @property
+    def where(self) -> str:
+        return self.asks.name
+
+    def items(self) -> list[Item]:
+        return self.asks.host.hook_items(self.asks.remote_key)
+
+    def item_for(self, need: Need) -> Item | None:
+        from teamtui.session.requests import item_of_need
+
+        if need.kind in ("ask", "waiting"):
+            return next((i for i in self.items() if i.id == need.key), None)
+        # Whether a `teamtui run` leads it there is that machine's to say: a restart it cannot do is refused there.
+        return item_of_need(need, runs_lead=True)
+
+    def answer(
+        self,
+        item_id: str,
+        decision: str,
+        message: str,
+        *,
+        via: str,
+        where: str,
+        report: Callable[[Answered], None],
+        background: _Background,
+    ) -> None:
+        from teamtui.session.answers import REFUSED, Outcome as Answer, state_of
+
+        def result(ok: bool, error: str, detail: str) -> None:
+            text = (detail or "done") if ok else (error or "refused")
+            report(Answer(ok, f"{self.asks.name}: {text}", state_of(ok, decision, text)))
+
+        fields: dict[str, Any] = {"item": item_id, "answer": decision, "message": message, "from": where}
+        try:
+            self.asks.request("answer", "", on_result=result, **fields)  # no `what`: the outcome is said by `report`
+        except ProtocolError as exc:
+            report(Answer(False, str(exc), REFUSED))
+
+
 def remote_session(
     host: Host,
     remote_key: tuple[str, str, str],
@@ -370,10 +423,19 @@ def remote_session(
     actions = TeamActions(
         messages=RemoteMessaging(asks, team),
         shutdowns=RemoteShutdowns(asks, team, clock),
+        answers=RemoteAnswers(asks),
         panes_elsewhere=host.name,
         lead_state=lambda: team.lead_said,
     )
     return TeamSession(team, actions, clock=clock), team
 
 
-__all__ = ["Asks", "RemoteMessaging", "RemoteShutdown", "RemoteShutdowns", "StreamedTeam", "remote_session"]
+__all__ = [
+    "Asks",
+    "RemoteAnswers",
+    "RemoteMessaging",
+    "RemoteShutdown",
+    "RemoteShutdowns",
+    "StreamedTeam",
+    "remote_session",
+]

@@ -36,6 +36,8 @@ class FleetBatch:
     source: str = ""  # which source it came from
     # What to tell the person, as (text, severity): a request's result, a connection lost or back.
     notices: list[tuple[str, str]] = field(default_factory=list)
+    # The source's hooks changed: a permission request came or went, a session waits or moved on.
+    hooks: bool = False
 
 
 if TYPE_CHECKING:

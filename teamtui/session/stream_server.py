@@ -41,10 +41,19 @@ class _Timer:
 class Streamer:
     """One fleet, written as the stream protocol; requests carried out on it."""
 
-    def __init__(self, fleet: LocalSource, *, heartbeat: float = DEFAULT_HEARTBEAT, host: str | None = None):
+    def __init__(
+        self,
+        fleet: LocalSource,
+        *,
+        heartbeat: float = DEFAULT_HEARTBEAT,
+        host: str | None = None,
+        hold_room: bool = True,
+    ):
         import socket
 
         self.fleet = fleet
+        # While it runs a room follows it (over ssh): hooks here wait for that room's answer.
+        self.hold_room = hold_room
         self.heartbeat = heartbeat
         self.host = host or socket.gethostname()
         self.write: Callable[[bytes], Any] = sys.stdout.buffer.write
@@ -54,6 +63,7 @@ class Streamer:
         self._sent_rows: dict[Key, dict] = {}
         self._sent_insight: dict[Key, dict] = {}
         self._shutdowns: dict[Key, tuple[Any, ShutdownController]] = {}  # the request's id, its controller
+        self._sent_hooks: dict | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ writing
@@ -258,6 +268,25 @@ class Streamer:
         self._sent_insight[key] = insight
         self.line({"type": "insight", "team": list(key), **insight})
 
+    def hooks_line(self) -> None:
+        """This machine's open permission requests and waiting sessions (session/answers.py items),
+        each with the key of its team (null: of no team listed), when they changed since last sent."""
+        from teamtui.protocol.stream_hooks import HOOK_ITEMS_CAP
+
+        if self.fleet.hooks is None:
+            return
+        items: list[dict[str, Any]] = []
+        for key, session in list(self.fleet.sessions.items()):
+            answers = session.actions.answers
+            if answers is not None and session.live:
+                items += [{**i.to_json(), "key": list(key)} for i in answers.items()]
+        if self.fleet.answers is not None:
+            items += [{**i.to_json(), "key": None} for i in self.fleet.answers.items()]
+        line = {"type": "hooks", "items": items[:HOOK_ITEMS_CAP]}
+        if line != self._sent_hooks:
+            self._sent_hooks = line
+            self.line(line)
+
     def gone(self, key: Key) -> None:
         self._sent_insight.pop(key, None)
         self._sent_logs.pop(key, None)
@@ -268,13 +297,25 @@ class Streamer:
 
     # ------------------------------------------------------------------ the run
     async def run(self, stdin: Any = None, stdout: Any = None) -> None:
+        await self._open(stdin or sys.stdin, stdout or sys.stdout)
+        fleet = self.fleet
+        presence = None
+        if self.hold_room and fleet.hooks is not None:
+            from teamtui.protocol.hooks.room import RoomPresence
+
+            presence = RoomPresence(fleet.hooks.spool).hold()
+        try:
+            await self._run(fleet)
+        finally:
+            if presence is not None:
+                presence.release()
+
+    async def _run(self, fleet: LocalSource) -> None:
         import asyncio
 
         from teamtui import __version__
         from teamtui.protocol.stream import PROTOCOL
 
-        await self._open(stdin or sys.stdin, stdout or sys.stdout)
-        fleet = self.fleet
         self.line(
             {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
         )
@@ -287,6 +328,9 @@ class Streamer:
         for key in list(fleet.teams):
             self.team_lines(key, full=True)
             await self.flush()
+        if fleet.hooks is not None:
+            await asyncio.to_thread(fleet.hooks.load)
+            self.hooks_line()
         self.line({"type": "ready", "teams": len(fleet.teams)})
         await self.flush()
         stop = asyncio.Event()
@@ -340,6 +384,8 @@ class Streamer:
             for key in list(self.fleet.teams):  # the lead's process, the health rule: no file says so
                 self.views_line(key, now=now)
                 self.insight_line(key, now=now)  # a task owner gone silent: time, not a file, says so
+            if self.fleet.recheck_hooks():  # a request past its deadline whose hook was killed outright
+                self.hooks_line()
             self.line({"type": "heartbeat", "time": now})
             await self.flush()
 
@@ -357,6 +403,8 @@ class Streamer:
             for key, team_batch in batch.changes.items():
                 self.changes_lines(key, team_batch.changes, full=team_batch.full or key in batch.appeared)
                 self._observe(key, team_batch)
+            if batch.hooks or batch.appeared or batch.gone:  # a team's requests follow its team
+                self.hooks_line()
             if loop.time() - pruned > 60:
                 pruned = loop.time()
                 for key in self.fleet.prune():
@@ -421,6 +469,12 @@ class Streamer:
             return
         if op == "ping":
             self._result(rid, True)
+            return
+        if op == "answer" and req.get("team") is None:  # a permission request of no team listed
+            try:
+                self._op_answer(rid, None, None, req)
+            except Exception as exc:  # noqa: BLE001 - a malformed request is answered
+                self._result(rid, False, " ".join(str(exc).splitlines())[:2000] or type(exc).__name__)
             return
         key = team_key(req.get("team"))
         session = self.fleet.sessions.get(key) if key is not None else None
@@ -553,6 +607,54 @@ class Streamer:
             }
         )
         self._result(rid, True, detail=f"{len(out)} edit{'s' if len(out) != 1 else ''} of {member} to {path}")
+
+    def _op_answer(self, rid: Any, key: Key | None, session: TeamSession | None, req: dict) -> None:
+        """An answer to what needs the person (session/answers.py), carried out here by this
+        machine's rules (first answer wins; a pane teammate's request only through the lead's own
+        dialog; written under the honest sender), journaled as from a host; then its result."""
+        import asyncio
+        import os
+
+        from teamtui.protocol.stream import NAME_CAP, TEXT_CAP, name
+
+        item, decision = self._string(req, "item"), self._string(req, "answer")
+        message = req.get("message")
+        if message is not None and not isinstance(message, str):
+            raise ValueError("message must be a string")
+        answers = session.actions.answers if session is not None else self.fleet.answers
+        if answers is None:
+            raise ValueError("nothing here can be answered" + (f": {session.read_only}" if session else ""))
+        said = name(req.get("from"), 200) or "a room"
+        client = os.environ.get("SSH_CONNECTION", "").split(" ")[0]
+        where = f"{said} over ssh" + (f" from {client}" if client else "")
+        loop = asyncio.get_running_loop()
+
+        def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+            def finished(fut: asyncio.Future) -> None:
+                if not fut.cancelled():
+                    exc = fut.exception()
+                    done(fut.result() if exc is None else None)
+
+            loop.run_in_executor(None, work).add_done_callback(finished)
+
+        def report(outcome: Any) -> None:
+            if outcome is None:
+                self._result(rid, False, "the answer could not be carried out here")
+            elif outcome.taken:
+                self._result(rid, True, detail=outcome.text)
+            else:
+                self._result(rid, False, outcome.text)
+            asyncio.ensure_future(self.flush())
+
+        answers.answer(
+            item[:NAME_CAP],
+            decision[:NAME_CAP],
+            (message or "")[:TEXT_CAP],
+            via="host",
+            where=where[:NAME_CAP],
+            report=report,
+            background=background,
+        )
 
     def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
         names = req.get("names")
