@@ -92,6 +92,9 @@ class Fleet:
         """This machine's requests past their deadline read again (session/hook_feed.py recheck)."""
         return any([s.recheck_hooks() for s in self.sources if isinstance(s, LocalSource)])
 
+    def hook_news(self) -> list[str]:
+        return [text for s in self.sources if isinstance(s, LocalSource) for text in s.hook_news()]
+
     def next_hook_deadline(self) -> float | None:
         due = [d for s in self.sources if isinstance(s, LocalSource) and (d := s.next_hook_deadline())]
         return min(due) if due else None

@@ -59,6 +59,7 @@ class HookFeed:
         self.asks: dict[str, PermissionAsk] = {}  # id -> an open request (its hook waits)
         self.waiting: dict[str, Waiting] = {}  # session id -> what it waits for
         self.dropped = 0  # spool lines the hook could not keep (said by `teamtui hooks status`)
+        self.news: list[str] = []  # requests closed without an answer from a room, to say (taken by the source)
         self._reader: SpoolReader | None = None
         self._real: dict[str, str] = {}  # a request's Claude Code folder -> its real path
 
@@ -122,7 +123,25 @@ class HookFeed:
             had = self.asks.get(rid)
             self.asks[rid] = ask
             return had is None
-        return self.asks.pop(rid, None) is not None
+        was = self.asks.pop(rid, None)
+        if was is not None:
+            self._closed(was, ask)
+        return was is not None
+
+    def _closed(self, was: PermissionAsk, now: PermissionAsk | None) -> None:
+        """A request that left the list: said when no room answered it (the hook moved it, or the
+        person answered in the lead's terminal); a room's answer was said to whoever gave it."""
+        answer = now.answer if now is not None else None
+        via = answer.get("via") if answer else None
+        if via not in (None, "hook", "terminal") or len(self.news) >= 20:
+            return
+        why = (answer or {}).get("why") or "its hook ended"
+        where = f"{was.team} · " if was.team else ""
+        self.news.append(f"{where}{was.asker}'s {was.summary}: moved to the lead's terminal ({why})")
+
+    def take_news(self) -> list[str]:
+        news, self.news = self.news, []
+        return news
 
     def _take_lines(self) -> bool:
         assert self._reader is not None

@@ -297,6 +297,10 @@ class LocalSource:
     def next_hook_deadline(self) -> float | None:
         return self.hooks.next_deadline() if self.hooks is not None else None
 
+    def hook_news(self) -> list[str]:
+        """Requests closed without a room's answer since last asked (moved to the lead's terminal)."""
+        return self.hooks.take_news() if self.hooks is not None else []
+
     @property
     def hook_spool(self) -> Path | None:
         """The spool whose requests this source follows (None: it follows none)."""
@@ -382,6 +386,7 @@ class LocalSource:
                         if mine:
                             changed = changed - mine
                             out.hooks = self.hooks.take(mine)
+                            out.notices += [(text, "information") for text in self.hooks.take_news()]
                     per_key, rediscover = self._route(changed)
                     if batch.rescan:
                         rediscover = True

@@ -291,6 +291,8 @@ class FleetControl:
     def _hooks_due(self) -> None:
         self._hook_timer = None
         if self.fleet.recheck_hooks():
+            for text in getattr(self.fleet, "hook_news", list)():
+                self.app.notify(text, markup=False)
             self._hooks_changed()
         else:
             self._arm_hooks()
