@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "examples"
 # The example team's own clock: a little after its last message.
@@ -38,7 +39,7 @@ _PERMISSION = {
 
 
 # A permission request alice's hook waits on (an Edit: the file and the edit), as the room lists it.
-_ASK = {
+_ASK: dict[str, Any] = {
     "id": "3f6c0d2a9b8e4c1d7a5f2e9b0c4d8a61",
     "kind": "permission",
     "team": "session-421dba11",
