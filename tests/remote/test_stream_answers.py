@@ -210,3 +210,42 @@ async def test_a_remote_request_is_allowed_from_the_room_over_ssh(remote: Remote
     ]
     assert [(e["decision"], e["via"]) for e in answered] == [("deny", "host")]
     assert answered[0]["where"].startswith(f"{os.uname().nodename} over ssh from 127.0.0.1")
+
+
+def test_a_held_task_is_retried_over_the_stream(tmp_path: Path) -> None:
+    from teamtui.protocol.native import NativeTeam
+    from teamtui.protocol.outcomes import record_failure
+
+    from .conftest import NATIVE_TEAM, copy_tree
+
+    copy_tree(EXAMPLES / "native", tmp_path / "proj")
+    store = NativeTeam(tmp_path / "proj", NATIVE_TEAM)
+    for i in range(3):
+        record_failure(store, "3", f"boom {i}")
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "state")}
+    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", str(tmp_path / "proj")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
+    s = Stream(proc)
+    try:
+        s.until(lambda o: o["type"] == "ready", "ready")
+        team = next(o["team"] for o in s.lines if o["type"] == "team")
+        s.ask({"id": "h", "op": "answer", "team": team, "item": f"held:{NATIVE_TEAM}:3", "answer": "retry"})
+        result = s.until(lambda o: o["type"] == "result" and o["id"] == "h", "the result")
+        assert result["ok"] is True and result["detail"] == "#3 back on the board, its failure count reset"
+        s.ask({"id": "h2", "op": "answer", "team": team, "item": f"held:{NATIVE_TEAM}:3", "answer": "retry"})
+        again = s.until(lambda o: o["type"] == "result" and o["id"] == "h2", "the second result")
+        # Refused: by the list there once its watcher saw the change, else by the task itself.
+        assert again["ok"] is False and ("waits no more" in again["error"] or "no failures" in again["error"])
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not store.get_task("3").metadata.get("failure_count")
+    answered = [e for e in journal.read(tmp_path / "state" / "teamtui" / "hooks") if e["what"] == "answered"]
+    assert [(e["kind"], e["decision"], e["via"]) for e in answered] == [("held", "retry", "host")]

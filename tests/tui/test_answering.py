@@ -217,3 +217,74 @@ async def test_a_held_task_is_retried_from_the_room(native_root: Path, tmp_path:
     assert not task.metadata.get("blocked_reason") and not task.metadata.get("failure_count")
     answered = [e for e in journal.read(ensure_spool()) if e["what"] == journal.ANSWERED]
     assert [(e["kind"], e["decision"], e["via"]) for e in answered] == [("held", "retry", "room")]
+
+
+def _silent(store: NativeTeam, name: str, seconds: float = 3600) -> None:
+    """`name` last did anything an hour ago (what the health rule reads: its files' times)."""
+    import time
+
+    old = time.time() - seconds
+    for p in [*store.log_paths(name), store.inbox_path(name)]:
+        if p.exists():
+            os.utime(p, (old, old))
+
+
+async def test_a_gone_teammates_tasks_released_and_a_message_sent_from_the_room(
+    native_root: Path, tmp_path: Path
+) -> None:
+    store = NativeTeam(native_root, "refactor-auth")
+    _silent(store, "hunter")
+    app = room(native_root, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the lone team opened")
+        strip = app.screen.query_one(NeedsYouStrip)
+        await until(pilot, lambda: any(i.kind == "disappeared" for i in strip.items), "hunter gone, in the strip")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "what can be done")
+        keys = str(app.screen.query_one("#answer-keys").render())
+        assert "e release its tasks" in keys and "m message" in keys and "s restart" not in keys  # no run leads it
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, ReasonScreen), "the message asked for")
+        await pilot.press(*"are you stuck on #2?", "enter")
+        await until(pilot, lambda: any("sent to hunter as lead" in t for t in toasts(app)), "sent")
+        _silent(store, "hunter")  # the message touched its inbox
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, FleetScreen), "the room")
+        gone = lambda: [n for v in app.fleet.needs.values() for n in v if n.kind == "disappeared"]  # noqa: E731
+        await until(pilot, lambda: gone(), "hunter gone, in the room")
+        needs = app.screen.query_one(FleetNeeds)
+        needs.focus()
+        needs.highlighted = next(i for i, n in enumerate(needs.needs) if n.kind == "disappeared")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "what can be done")
+        await pilot.press("e")
+        await until(pilot, lambda: any("released #2 from hunter" in t for t in toasts(app)), "released")
+    task = store.get_task("2")
+    assert (task.owner, task.status.value) == ("", "pending")
+    assert store.peek("hunter").messages[-1].content == "are you stuck on #2?"
+    answered = [e for e in journal.read(ensure_spool()) if e["what"] == journal.ANSWERED]
+    assert [(e["decision"], e["via"]) for e in answered] == [("message", "room"), ("release", "room")]
+
+
+async def test_a_pane_teammates_request_not_on_the_leads_screen_is_said_so(tmp_path: Path) -> None:
+    from teamtui.tui.screenshots import CLAUDE_CODE_NOW, freeze_claude_code
+
+    root = freeze_claude_code(tmp_path)  # alice's permission request waits in the lead's inbox
+    app = TeamTUI.watching(
+        root,
+        hooks=ensure_spool(),
+        config_path=tmp_path / "none.toml",
+        clock=lambda: CLAUDE_CODE_NOW,
+        cursor_blink=False,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team")
+        strip = app.screen.query_one(NeedsYouStrip)
+        await until(pilot, lambda: any(i.kind == "permission" for i in strip.items), "alice's request in the strip")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "the request")
+        assert "pressed in the lead's own dialog" in str(app.screen.query_one(".dialog-sub").render())
+        await pilot.press("a")
+        said = "the lead's dialog does not show this request now (or the lead is in no tmux pane teamtui can reach)"
+        await until(pilot, lambda: any(said in t for t in toasts(app)), "said why not")
+        assert any(i.kind == "permission" for i in strip.items)  # still waiting: nothing was pressed
