@@ -308,6 +308,8 @@ class DashboardScreen(DashboardHost):
 
     def show_room_needs(self, needs: list[Need]) -> None:
         """The room's needs of this team (its hooks' requests, held tasks, teammates gone): in the strip."""
+        if needs == self.room_needs:
+            return  # the same (the room looks on every batch): nothing to redraw
         self.room_needs = needs
         if self.drawable and self.session is not None:
             self.panels.needs_you()
