@@ -165,7 +165,7 @@ def test_a_hostile_hooks_line_is_checked_and_bounded() -> None:
     assert items[1][1]["kind"] == "wait" and items[1][1]["answers"] == () and items[1][1]["detail"] == {}
 
 
-async def test_a_remote_request_is_allowed_from_the_room_over_ssh(remote: Remote, tmp_path: Path) -> None:
+async def test_a_remote_request_is_denied_with_a_reason_from_the_room_over_ssh(remote: Remote, tmp_path: Path) -> None:
     add_team(remote.claude)
     host = remote.host()
     app = TeamTUI(

@@ -22,8 +22,10 @@ from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
 TASK_KINDS = {ChangeKind.TASK, ChangeKind.TASK_COMPLETED, ChangeKind.TASK_REMOVED}
-# The room's needs a team's strip shows beside its transcripts' (session/alerts.py kinds).
-ROOM_KINDS = ("ask", "waiting", "held", "disappeared", "lead_ended")
+# The room's needs a team's strip shows (session/alerts.py kinds): what its hooks say, and for a
+# team without transcripts (whose strip says nothing else) its held tasks and teammates gone.
+HOOK_KINDS = ("ask", "waiting")
+ROOM_KINDS = (*HOOK_KINDS, "held", "disappeared")
 # Claude Code deletes each inbox entry once delivered: why the Messages table may be empty.
 PENDING_QUEUE_HINT = "none seen yet (Claude Code deletes each one once delivered)"
 
@@ -119,10 +121,11 @@ class Panels:
         feed = self.state.transcripts
         items = feed.needs_you(now) if live and feed is not None else []
         # The room's needs of this team that its transcripts do not tell: its hooks' permission
-        # requests and waiting sessions first, then held tasks, teammates gone, a lead that ended.
-        room = [n for n in self.screen.room_needs if live and n.kind in ROOM_KINDS]
-        first = [NeedsYou(n.kind, n.member, n.key, n.text, n.since) for n in room if n.kind in ("ask", "waiting")]
-        rest = [NeedsYou(n.kind, n.member, n.key, n.text, n.since) for n in room if n.kind not in ("ask", "waiting")]
+        # requests and waiting sessions first; a team without transcripts, its held tasks and gone teammates.
+        kinds = HOOK_KINDS if feed is not None else ROOM_KINDS
+        room = [n for n in self.screen.room_needs if live and n.kind in kinds]
+        first = [NeedsYou(n.kind, n.member, n.key, n.text, n.since) for n in room if n.kind in HOOK_KINDS]
+        rest = [NeedsYou(n.kind, n.member, n.key, n.text, n.since) for n in room if n.kind not in HOOK_KINDS]
         strip.show(first + items + rest, now, self.screen.palette.member_color)
 
     def board(self, changes: list[Change] | None = None) -> None:
