@@ -35,8 +35,9 @@ from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.settings import HostSettings
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
-from teamtui.session.remote_team import Asks, RemoteAnswers, StreamedTeam, remote_session
-from teamtui.session.requests import Item
+from teamtui.session.items import Item
+from teamtui.session.remote_answers import RemoteAnswers, hook_items
+from teamtui.session.remote_team import Asks, StreamedTeam, remote_session
 from teamtui.session.source import FleetBatch
 from teamtui.session.team import Batch, TeamSession
 
@@ -296,15 +297,10 @@ class RemoteHost:
         if self._hook_items:  # nothing there can be answered from here until it is back
             self._hook_items = {}
             batch.hooks = True
+        lost = "not confirmed (the connection was lost); it may or may not have been carried out"
         for what, on_result in list(self._waiting.values()):
             if what:  # a request without one says its outcome itself (on_result)
-                batch.notices.append(
-                    (
-                        f"{self.name}: {what}: not confirmed (the connection was lost); it may or may not "
-                        "have been carried out",
-                        "warning",
-                    )
-                )
+                batch.notices.append((f"{self.name}: {what}: {lost}", "warning"))
             if on_result is not None:
                 on_result(False, "the connection was lost", "")
         self._waiting.clear()
@@ -617,26 +613,8 @@ class RemoteHost:
             on_result(ok, error, detail)
 
     def _hooks(self, obj: dict[str, Any], batch: FleetBatch) -> None:
-        """The remote's open permission requests and waiting sessions, each under its team (when
-        this side holds that team; else with those of no team)."""
-        from teamtui.protocol.stream_hooks import read_hooks
-
-        known = set(self._remote_keys.values())
-        found: dict[Key | None, list[Item]] = {}
-        for rkey, fields in read_hooks(obj):
-            where = rkey if rkey in known else None
-            item = Item(
-                fields["id"],
-                fields["kind"],
-                fields.get("team") or (rkey[2] if rkey else ""),
-                fields.get("who", ""),
-                fields["text"],
-                fields.get("since"),
-                fields["answers"],
-                fields.get("note", ""),
-                fields["detail"],
-            )
-            found.setdefault(where, []).append(item)
+        """The remote's open permission requests and waiting sessions, each under its team."""
+        found = hook_items(obj, set(self._remote_keys.values()))
         if found != self._hook_items:
             self._hook_items = found
             batch.hooks = True

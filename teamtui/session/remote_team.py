@@ -24,6 +24,7 @@ from teamtui.protocol.shutdown import Outcome, ShutdownRun
 from teamtui.protocol.store import broadcast_recipients, refuse_stranger
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.actions import TeamActions
+from teamtui.session.remote_answers import RemoteAnswers
 from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
 from teamtui.session.team import TeamSession
 
@@ -31,10 +32,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
-    from teamtui.session.alerts import Need
-    from teamtui.session.answers import Outcome as Answered
-    from teamtui.session.requests import Item
-    from teamtui.session.shutdown import Background as _Background
+    from teamtui.session.items import Item
 
     class Host(Protocol):
         """The connection a remote team's requests go over (session/remote.py RemoteHost)."""
@@ -359,53 +357,6 @@ class RemoteShutdown(ShutdownController):
     def stop(self) -> None:
         if self.rid is not None:
             self.asks.forget(self.rid)
-
-
-class RemoteAnswers:
-    """What needs the person in a team on another machine (or that machine's requests of no team),
-    as its stream's `hooks` line lists it; an answer is an `answer` request that machine carries out
-    under its own rules, and its result line says what became of it."""
-
-    def __init__(self, asks: Asks):
-        self.asks = asks
-
-    @property
-    def where(self) -> str:
-        return self.asks.name
-
-    def items(self) -> list[Item]:
-        return self.asks.host.hook_items(self.asks.remote_key)
-
-    def item_for(self, need: Need) -> Item | None:
-        from teamtui.session.requests import item_of_need
-
-        if need.kind in ("ask", "waiting"):
-            return next((i for i in self.items() if i.id == need.key), None)
-        # Whether a `teamtui run` leads it there is that machine's to say: a restart it cannot do is refused there.
-        return item_of_need(need, runs_lead=True)
-
-    def answer(
-        self,
-        item_id: str,
-        decision: str,
-        message: str,
-        *,
-        via: str,
-        where: str,
-        report: Callable[[Answered], None],
-        background: _Background,
-    ) -> None:
-        from teamtui.session.answers import REFUSED, Outcome as Answer, state_of
-
-        def result(ok: bool, error: str, detail: str) -> None:
-            text = (detail or "done") if ok else (error or "refused")
-            report(Answer(ok, f"{self.asks.name}: {text}", state_of(ok, decision, text)))
-
-        fields: dict[str, Any] = {"item": item_id, "answer": decision, "message": message, "from": where}
-        try:
-            self.asks.request("answer", "", on_result=result, **fields)  # no `what`: the outcome is said by `report`
-        except ProtocolError as exc:
-            report(Answer(False, str(exc), REFUSED))
 
 
 def remote_session(

@@ -269,20 +269,12 @@ class Streamer:
         self.line({"type": "insight", "team": list(key), **insight})
 
     def hooks_line(self) -> None:
-        """This machine's open permission requests and waiting sessions (session/answers.py items),
-        each with the key of its team (null: of no team listed), when they changed since last sent."""
-        from teamtui.protocol.stream_hooks import HOOK_ITEMS_CAP
+        """This machine's open permission requests and waiting sessions, when they changed since last sent."""
+        from teamtui.session.stream_answers import hooks_items
 
         if self.fleet.hooks is None:
             return
-        items: list[dict[str, Any]] = []
-        for key, session in list(self.fleet.sessions.items()):
-            answers = session.actions.answers
-            if answers is not None and session.live:
-                items += [{**i.to_json(), "key": list(key)} for i in answers.items()]
-        if self.fleet.answers is not None:
-            items += [{**i.to_json(), "key": None} for i in self.fleet.answers.items()]
-        line = {"type": "hooks", "items": items[:HOOK_ITEMS_CAP]}
+        line = {"type": "hooks", "items": hooks_items(self.fleet)}
         if line != self._sent_hooks:
             self._sent_hooks = line
             self.line(line)
@@ -609,52 +601,16 @@ class Streamer:
         self._result(rid, True, detail=f"{len(out)} edit{'s' if len(out) != 1 else ''} of {member} to {path}")
 
     def _op_answer(self, rid: Any, key: Key | None, session: TeamSession | None, req: dict) -> None:
-        """An answer to what needs the person (session/answers.py), carried out here by this
-        machine's rules (first answer wins; a pane teammate's request only through the lead's own
-        dialog; written under the honest sender), journaled as from a host; then its result."""
+        """What needs the person answered here by this machine's rules (session/stream_answers.py)."""
         import asyncio
-        import os
 
-        from teamtui.protocol.stream import NAME_CAP, TEXT_CAP, name
+        from teamtui.session.stream_answers import answer_request
 
-        item, decision = self._string(req, "item"), self._string(req, "answer")
-        message = req.get("message")
-        if message is not None and not isinstance(message, str):
-            raise ValueError("message must be a string")
-        answers = session.actions.answers if session is not None else self.fleet.answers
-        if answers is None:
-            raise ValueError("nothing here can be answered" + (f": {session.read_only}" if session else ""))
-        said = name(req.get("from"), 200) or "a room"
-        client = os.environ.get("SSH_CONNECTION", "").split(" ")[0]
-        where = f"{said} over ssh" + (f" from {client}" if client else "")
-        loop = asyncio.get_running_loop()
-
-        def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-            def finished(fut: asyncio.Future) -> None:
-                if not fut.cancelled():
-                    exc = fut.exception()
-                    done(fut.result() if exc is None else None)
-
-            loop.run_in_executor(None, work).add_done_callback(finished)
-
-        def report(outcome: Any) -> None:
-            if outcome is None:
-                self._result(rid, False, "the answer could not be carried out here")
-            elif outcome.taken:
-                self._result(rid, True, detail=outcome.text)
-            else:
-                self._result(rid, False, outcome.text)
+        def result(ok: bool, error: str, detail: str) -> None:
+            self._result(rid, ok, error, detail)
             asyncio.ensure_future(self.flush())
 
-        answers.answer(
-            item[:NAME_CAP],
-            decision[:NAME_CAP],
-            (message or "")[:TEXT_CAP],
-            via="host",
-            where=where[:NAME_CAP],
-            report=report,
-            background=background,
-        )
+        answer_request(self.fleet, session, req, result)
 
     def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
         names = req.get("names")
