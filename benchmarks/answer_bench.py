@@ -204,7 +204,8 @@ def main() -> None:
     a = ap.parse_args()
     teamtui = str(Path(sys.executable).with_name("teamtui"))
     out: dict = {}
-    with tempfile.TemporaryDirectory(prefix="tt-bench-answer-") as tmp:
+    # ignore_cleanup_errors: a stream there may still be writing its last history rows as it ends.
+    with tempfile.TemporaryDirectory(prefix="tt-bench-answer-", ignore_cleanup_errors=True) as tmp:
         out["local"] = local(a.n, teamtui, Path(tmp) / "local")
         if not a.no_ssh:
             out["ssh"] = over_ssh(a.n, teamtui, Path(tmp) / "ssh")
