@@ -55,12 +55,26 @@ def stream(ctx: Context) -> int:
         health_timeout=settings.health_timeout,
         only_team=ctx.team,
         only_layout=ctx.layout,
+        hooks=_spool(),  # this machine's permission requests, for the room that follows the stream
     )
     try:
         asyncio.run(Streamer(fleet, heartbeat=beat).run())
     except (BrokenPipeError, ConnectionResetError):
         pass  # the other side went away: nothing left to tell
     return 0
+
+
+def _spool():
+    """The hooks' spool (made private); None, said on stderr, when it cannot be (another user's folder)."""
+    import sys
+
+    from teamtui.protocol.hooks.place import ensure_spool
+
+    try:
+        return ensure_spool()
+    except OSError as exc:
+        print(f"teamtui stream: permission requests cannot be answered from here: {exc}", file=sys.stderr)
+        return None
 
 
 __all__ = ["register", "stream"]

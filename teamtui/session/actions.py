@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from teamtui.protocol.changes import Change
     from teamtui.protocol.edits import Edit
     from teamtui.protocol.history.ops import TeamIdent
+    from teamtui.session.items import Item, Need, Outcome
     from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
 
     class Messaging(Protocol):
@@ -59,6 +60,27 @@ if TYPE_CHECKING:
 
         def fetch(self, member: str, path: str, done: Callable[[list[Edit], int, str], None]) -> None: ...
 
+    class Answers(Protocol):
+        """What waits for the person that they can answer, and answering it (session/answers.py):
+        carried out by the machine the team is on, under its rules; the outcome reported back."""
+
+        @property
+        def where(self) -> str: ...  # "" : this machine; else the host the answer travels to
+
+        def items(self) -> list[Item]: ...  # the permission requests hooks wait on; sessions waiting for a person
+        def item_for(self, need: Need) -> Item | None: ...  # a need with the answers it takes (None: none)
+        def answer(
+            self,
+            item_id: str,
+            decision: str,
+            message: str,
+            *,
+            via: str,
+            where: str,
+            report: Callable[[Outcome], None],
+            background: Background,
+        ) -> None: ...
+
 
 def _none() -> str | None:
     return None
@@ -72,6 +94,9 @@ class TeamActions:
     messages: Messaging | None = None
     shutdowns: Shutdowns | None = None
     panes: Panes | None = None
+    answers: Answers | None = None
+    # Claude Code's hooks would let the room answer its permission requests (said once when not installed).
+    hooks_help: bool = False
     # Where its panes are when not here (a host's name): said instead of selecting one.
     panes_elsewhere: str = ""
     # Whether its lead's process runs ("alive", "ended", "unknown"), None when it has no such lead.

@@ -28,11 +28,13 @@ from teamtui.protocol.edits import Dismissed
 from teamtui.protocol.models import MemberStatus, TaskStatus
 from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
 from teamtui.session.changes import changes_of, fleet_collisions
+from teamtui.session.items import Need
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from teamtui.protocol.settings import BudgetSettings
 
@@ -41,6 +43,8 @@ _OVER = (TaskStatus.COMPLETED, TaskStatus.IN_PROGRESS)  # a task the board never
 
 # Which notification each kind of item is.
 EVENT_OF = {
+    "ask": NotifyKind.NEEDS_YOU,  # a permission request a hook waits on: answered from the room
+    "waiting": NotifyKind.NEEDS_YOU,  # a session said it waits for a person (a hook's Notification)
     "permission": NotifyKind.NEEDS_YOU,
     "plan": NotifyKind.NEEDS_YOU,
     "held": NotifyKind.NEEDS_YOU,
@@ -51,33 +55,6 @@ EVENT_OF = {
     "lead_ended": NotifyKind.LEAD_ENDED,
     "collision": NotifyKind.NEEDS_YOU,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Need:
-    """One thing waiting for the person, in one team."""
-
-    team: Key
-    team_name: str
-    kind: str  # a key of EVENT_OF
-    member: str
-    text: str
-    key: str  # stable while it waits
-    since: float | None = None
-
-    @property
-    def answer_id(self) -> str:
-        """The id `teamtui answer` (and a notification's JSON) names it by: see session/requests.py."""
-        team, rest = self.team_name, self.key.split(":", 1)[-1]
-        if self.kind == "held":
-            return f"held:{team}:{rest}"
-        if self.kind in ("interrupted", "failed", "silent"):
-            return f"stuck:{team}:{self.member}"
-        if self.kind == "disappeared":
-            return f"gone:{team}:{self.member}"
-        if self.kind in ("permission", "plan"):
-            return f"{'perm' if self.kind == 'permission' else 'plan'}:{team}:{rest}"
-        return f"lead:{team}"
 
 
 def names_member(member: str, text: str) -> bool:
@@ -100,6 +77,8 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     state, name = session.state, session.name
     out: list[Need] = []
     feed = state.transcripts
+    if session.actions.answers is not None:
+        out += _hook_needs(key, session, feed)
     if feed is not None and feed.started:
         out += [Need(key, name, n.kind, n.member, n.text, n.key, n.since) for n in feed.needs_you(now)]
     views = state.member_views(now)
@@ -150,6 +129,23 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     return out
 
 
+def _hook_needs(key: Key, session: TeamSession, feed: Any) -> list[Need]:
+    """What the team's hooks say: the permission requests they wait on, and a session waiting for a
+    person, until its lead's transcript moves on after it (the person answered in its terminal)."""
+    assert session.actions.answers is not None
+    lead = feed.lead_view() if feed is not None and feed.started else None
+    moved = lead.last_activity if lead is not None and lead.last_activity is not None else None
+    out = []
+    for item in session.actions.answers.items():
+        if item.kind == "wait":
+            if moved is not None and item.since is not None and moved > item.since:
+                continue
+            out.append(Need(key, session.name, "waiting", item.who, item.text, item.id, item.since))
+        else:
+            out.append(Need(key, session.name, "ask", item.who, item.text, item.id, item.since))
+    return out
+
+
 def finished(session: TeamSession, now: float) -> bool:
     """Every task completed; or, without tasks, every teammate idle after working (a Claude Code
     team whose teammates all went idle with their results)."""
@@ -187,16 +183,9 @@ class Alerts:
     def look(self, key: Key, session: TeamSession, now: float) -> tuple[list[Need], list[NotifyEvent]]:
         needs = needs_of(key, session, now) + self.fleet.get(key, [])
         first = key not in self._seen
-        seen = self._seen.setdefault(key, _Seen())
-        events: list[NotifyEvent] = []
         name = session.name
-        if not first:
-            for n in needs:
-                if n.key not in seen.needs:
-                    events.append(
-                        self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now, n.answer_id)
-                    )
-        seen.needs = {n.key for n in needs}
+        events = self.announce(key, name, needs, now)
+        seen = self._seen[key]
         record_needs(session, needs, now)
         done = session.live and finished(session, now)
         if not first and done and not seen.finished:
@@ -246,6 +235,18 @@ class Alerts:
         elif session is not None:
             changes_of(session).dismiss(need.key)
         return True
+
+    def announce(self, key: Key, name: str, needs: list[Need], now: float) -> list[NotifyEvent]:
+        """The needs new since the last look at `key` (none at the first: they were there already)."""
+        first = key not in self._seen
+        seen = self._seen.setdefault(key, _Seen())
+        events = [
+            self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now, n.answer_id)
+            for n in needs
+            if not first and n.key not in seen.needs
+        ]
+        seen.needs = {n.key for n in needs}
+        return events
 
     def forget(self, key: Key) -> None:
         self._seen.pop(key, None)

@@ -35,7 +35,9 @@ from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.settings import HostSettings
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
-from teamtui.session.remote_team import StreamedTeam, remote_session
+from teamtui.session.items import Item
+from teamtui.session.remote_answers import RemoteAnswers, hook_items
+from teamtui.session.remote_team import Asks, StreamedTeam, remote_session
 from teamtui.session.source import FleetBatch, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
@@ -118,8 +120,17 @@ class RemoteHost(SourceBase):
         self._progress: dict[str, Callable[[dict[str, Any]], None]] = {}
         self._seen: set[Key] = set()  # teams of the snapshot under way
         self._ready = False
+        # What its hooks say waits for the person there, by the remote's key of its team (None: no team).
+        self._hook_items: dict[Key | None, list[Item]] = {}
+        self._remote_keys: dict[Key, Key] = {}  # each team's key here -> the remote's own key of it
+        self.answers = RemoteAnswers(Asks(self, None))  # its requests of no team it lists
 
     # ------------------------------------------------------------------ what it says
+
+    def loose_answers(self) -> RemoteAnswers:
+        """Its answers for the requests of no team it lists (Fleet.loose gives every source's)."""
+        return self.answers
+
     def command(self) -> list[str]:
         """ssh's argv. BatchMode first (ssh keeps the first value of an option: the user's cannot
         turn it off); the keepalive and timeout after the user's options (theirs win)."""
@@ -247,6 +258,10 @@ class RemoteHost(SourceBase):
     def forget(self, rid: str) -> None:
         self._progress.pop(rid, None)
 
+    def hook_items(self, remote_key: Key | None) -> list[Item]:
+        """What the `hooks` line listed for the remote's team `remote_key` (None: of no team listed)."""
+        return list(self._hook_items.get(remote_key, ()))
+
     # ------------------------------------------------------------------ the feed
     async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:
         """The host's batches until `stop`: connects, reads, and after a loss says so and tries again."""
@@ -284,14 +299,13 @@ class RemoteHost(SourceBase):
         for key in self.sessions:
             self._connected(key, False, f"{why}: nothing can be sent")
             batch.changes[key] = Batch([])
+        if self._hook_items:  # nothing there can be answered from here until it is back
+            self._hook_items = {}
+            batch.hooks = True
+        lost = "not confirmed (the connection was lost); it may or may not have been carried out"
         for what, on_result in list(self._waiting.values()):
-            batch.notices.append(
-                (
-                    f"{self.name}: {what}: not confirmed (the connection was lost); it may or may not "
-                    "have been carried out",
-                    "warning",
-                )
-            )
+            if what:  # a request without one says its outcome itself (on_result)
+                batch.notices.append((f"{self.name}: {what}: {lost}", "warning"))
             if on_result is not None:
                 on_result(False, "the connection was lost", "")
         self._waiting.clear()
@@ -352,7 +366,9 @@ class RemoteHost(SourceBase):
                     self._take(obj, pending)
                 self.dropped += splitter.dropped
                 splitter.dropped = 0
-                if self._ready and (pending.changes or pending.appeared or pending.gone or pending.notices):
+                if self._ready and (
+                    pending.changes or pending.appeared or pending.gone or pending.notices or pending.hooks
+                ):
                     yield pending
                     pending = FleetBatch(source=self.name)
         finally:
@@ -455,6 +471,9 @@ class RemoteHost(SourceBase):
         if kind == "result":
             self._result(obj, batch)
             return
+        if kind == "hooks":
+            self._hooks(obj, batch)
+            return
         if kind == "problem":
             text = wire.name(obj.get("text"), 500)
             if text and len(self.remote_problems) < 20:
@@ -539,6 +558,7 @@ class RemoteHost(SourceBase):
                 self, rkey, traits, log_limit=self.log_limit, health_timeout=self.health_timeout, clock=self.clock
             )
             self.sessions[key], self.teams[key] = session, state
+            self._remote_keys[key] = rkey
             appeared = True
         full = obj.get("full") is True
         changes = state.take_header(obj)
@@ -553,6 +573,7 @@ class RemoteHost(SourceBase):
 
     def _drop(self, key: Key) -> bool:
         self.teams.pop(key, None)
+        self._remote_keys.pop(key, None)
         return self.sessions.pop(key, None) is not None
 
     def _connected(self, key: Key, connected: bool, why: str) -> None:
@@ -597,6 +618,13 @@ class RemoteHost(SourceBase):
             batch.notices.append((f"{self.name}: {what} not carried out: {error}", "error"))
         if on_result is not None:
             on_result(ok, error, detail)
+
+    def _hooks(self, obj: dict[str, Any], batch: FleetBatch) -> None:
+        """The remote's open permission requests and waiting sessions, each under its team."""
+        found = hook_items(obj, set(self._remote_keys.values()))
+        if found != self._hook_items:
+            self._hook_items = found
+            batch.hooks = True
 
 
 class _Tail:

@@ -41,10 +41,19 @@ class _Timer:
 class Streamer:
     """One fleet, written as the stream protocol; requests carried out on it."""
 
-    def __init__(self, fleet: LocalSource, *, heartbeat: float = DEFAULT_HEARTBEAT, host: str | None = None):
+    def __init__(
+        self,
+        fleet: LocalSource,
+        *,
+        heartbeat: float = DEFAULT_HEARTBEAT,
+        host: str | None = None,
+        hold_room: bool = True,
+    ):
         import socket
 
         self.fleet = fleet
+        # While it runs a room follows it (over ssh): hooks here wait for that room's answer.
+        self.hold_room = hold_room
         self.heartbeat = heartbeat
         self.host = host or socket.gethostname()
         self.write: Callable[[bytes], Any] = sys.stdout.buffer.write
@@ -54,6 +63,7 @@ class Streamer:
         self._sent_rows: dict[Key, dict] = {}
         self._sent_insight: dict[Key, dict] = {}
         self._shutdowns: dict[Key, tuple[Any, ShutdownController]] = {}  # the request's id, its controller
+        self._sent_hooks: dict | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ writing
@@ -258,6 +268,17 @@ class Streamer:
         self._sent_insight[key] = insight
         self.line({"type": "insight", "team": list(key), **insight})
 
+    def hooks_line(self) -> None:
+        """This machine's open permission requests and waiting sessions, when they changed since last sent."""
+        from teamtui.session.stream_answers import hooks_items
+
+        if self.fleet.hooks is None:
+            return
+        line = {"type": "hooks", "items": hooks_items(self.fleet)}
+        if line != self._sent_hooks:
+            self._sent_hooks = line
+            self.line(line)
+
     def gone(self, key: Key) -> None:
         self._sent_insight.pop(key, None)
         self._sent_logs.pop(key, None)
@@ -268,13 +289,25 @@ class Streamer:
 
     # ------------------------------------------------------------------ the run
     async def run(self, stdin: Any = None, stdout: Any = None) -> None:
+        await self._open(stdin or sys.stdin, stdout or sys.stdout)
+        fleet = self.fleet
+        presence = None
+        if self.hold_room and fleet.hooks is not None:
+            from teamtui.protocol.hooks.room import RoomPresence
+
+            presence = RoomPresence(fleet.hooks.spool).hold()
+        try:
+            await self._run(fleet)
+        finally:
+            if presence is not None:
+                presence.release()
+
+    async def _run(self, fleet: LocalSource) -> None:
         import asyncio
 
         from teamtui import __version__
         from teamtui.protocol.stream import PROTOCOL
 
-        await self._open(stdin or sys.stdin, stdout or sys.stdout)
-        fleet = self.fleet
         self.line(
             {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
         )
@@ -287,6 +320,9 @@ class Streamer:
         for key in list(fleet.teams):
             self.team_lines(key, full=True)
             await self.flush()
+        if fleet.hooks is not None:
+            await asyncio.to_thread(fleet.hooks.load)
+            self.hooks_line()
         self.line({"type": "ready", "teams": len(fleet.teams)})
         await self.flush()
         stop = asyncio.Event()
@@ -341,6 +377,8 @@ class Streamer:
                 self.views_line(key, now=now)
                 self.insight_line(key, now=now)  # a task owner gone silent: time, not a file, says so
                 self._record_needs(key, now)
+            if self.fleet.recheck_hooks():  # a request past its deadline whose hook was killed outright
+                self.hooks_line()
             self.line({"type": "heartbeat", "time": now})
             await self.flush()
 
@@ -359,6 +397,8 @@ class Streamer:
                 self.changes_lines(key, team_batch.changes, full=team_batch.full or key in batch.appeared)
                 self._observe(key, team_batch)
                 self._record_needs(key)
+            if batch.hooks or batch.appeared or batch.gone:  # a team's requests follow its team
+                self.hooks_line()
             if loop.time() - pruned > 60:
                 pruned = loop.time()
                 for key in self.fleet.prune():
@@ -445,6 +485,12 @@ class Streamer:
                 answer_search(self, rid, req)
             except ValueError as exc:
                 self._result(rid, False, str(exc))
+            return
+        if op == "answer" and req.get("team") is None:  # a permission request of no team listed
+            try:
+                self._op_answer(rid, None, None, req)
+            except Exception as exc:  # noqa: BLE001 - a malformed request is answered
+                self._result(rid, False, " ".join(str(exc).splitlines())[:2000] or type(exc).__name__)
             return
         key = team_key(req.get("team"))
         session = self.fleet.sessions.get(key) if key is not None else None
@@ -577,6 +623,18 @@ class Streamer:
             }
         )
         self._result(rid, True, detail=f"{len(out)} edit{'s' if len(out) != 1 else ''} of {member} to {path}")
+
+    def _op_answer(self, rid: Any, key: Key | None, session: TeamSession | None, req: dict) -> None:
+        """What needs the person answered here by this machine's rules (session/stream_answers.py)."""
+        import asyncio
+
+        from teamtui.session.stream_answers import answer_request
+
+        def result(ok: bool, error: str, detail: str) -> None:
+            self._result(rid, ok, error, detail)
+            asyncio.ensure_future(self.flush())
+
+        answer_request(self.fleet, session, req, result)
 
     def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
         names = req.get("names")

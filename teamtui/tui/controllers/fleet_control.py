@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.timer import Timer
@@ -30,6 +30,7 @@ from teamtui.session.alerts import Alerts, Need
 from teamtui.session.fleet import Fleet, first_of
 from teamtui.session.source import FleetBatch, Key
 from teamtui.tmux.api import TeammatePanes
+from teamtui.tui.controllers.answers import AnswerFlow
 from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -40,7 +41,9 @@ if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
     from teamtui.protocol.history.search import SearchHit
     from teamtui.protocol.history.writer import HistoryWriter
+    from teamtui.protocol.hooks.room import RoomPresence
     from teamtui.protocol.state import TeamState
+    from teamtui.session.actions import Answers
 
 
 # A feed that failed starts again after this long (a failure that repeats costs one toast a second).
@@ -87,11 +90,22 @@ class FleetControl:
         self._waiting = False  # the room started empty: the first team to appear is opened
         self.history_problems: list[str] = []  # what the history's writer could not do (a full disk, a damaged file)
         self._history_writer: HistoryWriter | None = None
+        # Answering what needs the person (controllers/answers.py); the requests of no team listed,
+        # by their need's key, and the capability that answers them (their machine's).
+        self.answering = AnswerFlow(
+            app, self.answers_for, palette=self._palette, changed=self._hooks_changed, cursor_blink=cursor_blink
+        )
+        self._loose: dict[Key, Answers] = {}
+        self.presence: RoomPresence | None = None  # held while the room runs: hooks wait for its answer
+        self._hook_timer: Timer | None = None
+        self._hinted = False
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
         """On the app's mount: the first rows, the feed, and the channels that call the person."""
+        self._hold_room()
         self.look(self.fleet.sessions)
+        self._look_loose()
         self.show()
         if not self._open_focus() and len(self.order) == 1 and self.focus is None:
             only = self.fleet.sessions.get(_key_of(self.order[0]))
@@ -102,6 +116,7 @@ class FleetControl:
         self._listen_to_history()
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)
         self.app.set_interval(60.0, self._prune)
+        self._hint_hooks()
 
     def _open_focus(self) -> bool:
         """The team asked for by name, opened once it is there; True when it was."""
@@ -189,6 +204,9 @@ class FleetControl:
             self._history_writer.unlisten(self._from_history)
         if self.notifier is not None:
             self.notifier.close()
+        if self.presence is not None:
+            self.presence.release()  # hooks waiting on this room hand their requests to the lead's terminal
+            self.presence = None
 
     # ------------------------------------------------------------------ changes
     def changed(self, batch: FleetBatch) -> None:
@@ -207,9 +225,13 @@ class FleetControl:
                     self.app.notify(f"Could not apply a change: {exc}", severity="error", markup=False)
         for text, severity in batch.notices:  # a source's word: a request's result, a connection lost or back
             self.app.notify(text, severity=severity, markup=False)  # type: ignore[arg-type]
-        self.look([*batch.changes, *batch.appeared])
+        # A request of the hooks came or went: any team's needs may have changed (a handful of them).
+        self.look(self.fleet.sessions if batch.hooks else [*batch.changes, *batch.appeared])
+        if batch.hooks or batch.appeared or batch.gone:
+            self._look_loose()
+            self._hint_hooks()
         # Only the rows of the teams it touched are built again (a host's rows are its stream's: cheap).
-        self.show(None if batch.gone or batch.rediscovered else {*batch.changes, *batch.appeared})
+        self.show(None if batch.gone or batch.rediscovered or batch.hooks else {*batch.changes, *batch.appeared})
         if self.focus is not None and batch.appeared:
             self._open_focus()
         elif self._waiting and batch.appeared and self.order:
@@ -238,6 +260,9 @@ class FleetControl:
             self.needs[key] = needs
             for event in events:
                 self._call(event)
+            screen = self.dashboards.get(row_key(key))
+            if screen is not None:
+                screen.show_room_needs(needs)  # its strip lists the room's needs of it (requests, held tasks)
         self._arm_health()
 
     def dismiss(self, need: Need) -> None:
@@ -275,6 +300,96 @@ class FleetControl:
         if gone:
             self.show()
 
+    # ------------------------------------------------------------------ answering
+    def _hold_room(self) -> None:
+        """Hooks wait for this room's answer while it runs (protocol/hooks/room.py)."""
+        spool = getattr(self.fleet, "hook_spool", None)
+        if spool is None:
+            return
+        from teamtui.protocol.hooks.room import RoomPresence
+
+        try:
+            self.presence = RoomPresence(spool).hold()
+        except OSError as exc:
+            self.app.notify(f"Permission requests cannot be answered here: {exc}", severity="warning", markup=False)
+
+    def _look_loose(self) -> None:
+        """The requests of no team listed (a lone Claude Code session's), each source's, as needs."""
+        now = self.fleet.clock()
+        loose: dict[Key, Answers] = {}
+        for source, answers in getattr(self.fleet, "loose", list)():
+            key = ("hooks", source, "")
+            elsewhere = f" on {source}" if answers.where else ""
+            needs = [
+                Need(key, f"{i.team or 'a Claude Code session'}{elsewhere}", "ask", i.who, i.text, i.id, i.since)
+                for i in answers.items()
+            ]
+            for event in self.alerts.announce(key, needs[0].team_name if needs else source, needs, now):
+                self._call(event)
+            loose[key] = answers
+            if needs:
+                self.needs[key] = needs
+            else:
+                self.needs.pop(key, None)
+        self._loose = loose
+        self._arm_hooks()
+
+    def _arm_hooks(self) -> None:
+        """One timer, at the next request's deadline: a hook killed outright leaves no event."""
+        due = getattr(self.fleet, "next_hook_deadline", lambda: None)()
+        if self._hook_timer is not None:
+            self._hook_timer.stop()
+            self._hook_timer = None
+        if due is not None:
+            delay = max(0.5, due - self.fleet.clock() + 0.5)
+            self._hook_timer = self.app.set_timer(delay, self._hooks_due)
+
+    def _hooks_due(self) -> None:
+        self._hook_timer = None
+        if self.fleet.recheck_hooks():
+            for text in getattr(self.fleet, "hook_news", list)():
+                self.app.notify(text, markup=False)
+            self._hooks_changed()
+        else:
+            self._arm_hooks()
+
+    def _hooks_changed(self) -> None:
+        """An answer was given (or a request's deadline passed): every need again."""
+        if not self.app.is_running:
+            return
+        self.look(self.fleet.sessions)
+        self._look_loose()
+        self.show()
+
+    def answers_for(self, need: Need) -> Answers | None:
+        """The capability that answers `need`: its team's, or (a request of no team) its machine's."""
+        session = self.fleet.sessions.get(need.team)
+        if session is not None:
+            return session.actions.answers if session.live else None
+        return self._loose.get(need.team)
+
+    def answer(self, need: Need) -> None:
+        self.answering.start(need)
+
+    def _palette(self) -> Any:
+        return getattr(self.app.screen, "palette", None) or self.overview.palette
+
+    def _hint_hooks(self) -> None:
+        """Once a Claude Code team is shown: said once where hooks would help, unless installed."""
+        if self._hinted or self.presence is None:  # a room that answers nothing (run, demo) has nothing to say
+            return
+        if not any(s.actions.hooks_help and s.live for s in self.fleet.sessions.values()):
+            return
+        self._hinted = True
+        self.app.run_worker(self._hooks_hint_worker, thread=True, group="hooks-hint", exit_on_error=False)
+
+    def _hooks_hint_worker(self) -> None:
+        from teamtui.tui.controllers.answers import hooks_hint
+
+        text = hooks_hint()
+        if text is not None:
+            self.app.call_from_thread(self.app.notify, text, title="hooks", timeout=20, markup=False)
+
     def show(self, changed: set[Key] | None = None) -> None:
         """The overview as the sessions are now; with `changed`, rows of other teams may be kept (LocalSource.rows)."""
         if not self.app.is_running:  # quitting (a timer may still fire): the overview's widgets are going
@@ -292,7 +407,8 @@ class FleetControl:
                 r.files = files_changed(s.state.transcripts)
         rows = order_rows(rows)  # again: the counts just set decide who comes first
         self.order = [row_key(r.team.key) for r in rows]
-        needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: n.since or 0.0)
+        # Oldest first; a permission request a hook waits on before all (it waits only so long).
+        needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: (n.kind != "ask", n.since or 0.0))
         if not rows or self.focus is not None:  # said on the overview while nothing (or not that team) is there
             self.overview.looked_at, self.overview.left_out = self.fleet.looked_at(), self.fleet.left_out()
         self.overview.spent_today = (self.alerts.spent_today, self.settings.budgets.day)
@@ -302,6 +418,11 @@ class FleetControl:
 
     # ------------------------------------------------------------------ moving between teams
     def open_team(self, key: str, need: Need | None = None) -> None:
+        if (
+            need is not None and need.team in self._loose
+        ):  # a request of no team: answered here, there is no team to open
+            self.answering.start(need)
+            return
         session = self.fleet.sessions.get(_key_of(key))
         if session is None:
             self.app.notify("This team cannot be shown: its row says why.", severity="warning")
@@ -318,6 +439,7 @@ class FleetControl:
             self.dashboards[key] = screen
             self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
             screen.open_session(session)
+            screen.show_room_needs(self.needs.get(_key_of(key), []))
         self.current = screen
         self.panes.team = session.name  # the panes follow the team on screen
         self.app.sub_title = session.name

@@ -9,6 +9,7 @@ from typing import Any
 from textual.screen import Screen
 
 from teamtui.protocol.changes import Change
+from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
 from teamtui.tui.palette import Palette
 
@@ -23,6 +24,7 @@ class TeamScreen(Screen[None]):
     palette: Palette
     cursor_blink: bool
     now: Callable[[], float]
+    room_needs: list[Need]  # what the room found this team needs (its hooks' requests, held tasks ...)
 
     def toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
         raise NotImplementedError

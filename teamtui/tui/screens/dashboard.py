@@ -23,6 +23,7 @@ from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import MemberStatus
 from teamtui.protocol.shutdown import ShutdownRun
+from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.health_watch import HealthWatch
@@ -32,7 +33,7 @@ from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, config_of, user_keymap
-from teamtui.tui.messages import PanesChanged, ShutdownProgress
+from teamtui.tui.messages import AnswerRequested, PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
 from teamtui.tui.widgets.drift import DriftLine
@@ -94,6 +95,7 @@ class DashboardScreen(TeamScreen):
         self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
         self.changes_view: Any = None  # the ChangesScreen open over this one, told of each batch
+        self.room_needs: list[Need] = []  # what the room found this team needs (FleetControl.look)
 
     # ------------------------------------------------------------------ what the app and tests read
     @property
@@ -222,8 +224,7 @@ class DashboardScreen(TeamScreen):
         if self.session.live:
             self.health.check()
         self.panels.team(tick=True)
-        if self.session.state.transcripts is not None:
-            self.panels.needs_you()  # redraws only when an age shown changed
+        self.panels.needs_you()  # redraws only when an age shown changed
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
@@ -305,8 +306,32 @@ class DashboardScreen(TeamScreen):
         if self.pane_jumps.news(message.news):
             self.panels.team()
 
+    def show_room_needs(self, needs: list[Need]) -> None:
+        """The room's needs of this team (its hooks' requests, held tasks, teammates gone): in the strip."""
+        if needs == self.room_needs:
+            return  # the same (the room looks on every batch): nothing to redraw
+        self.room_needs = needs
+        if self.drawable and self.session is not None:
+            self.panels.needs_you()
+
+    def action_answer(self) -> None:
+        """`a`: answer the item highlighted in the strip (else the first that takes an answer)."""
+        strip = self.query_one(NeedsYouStrip)
+        by_key = {n.key: n for n in self.room_needs}
+        chosen = strip.highlighted_option.id if strip.highlighted_option is not None and strip.has_focus else None
+        need = by_key.get(chosen or "") or next((by_key[i.key] for i in strip.items if i.key in by_key), None)
+        if need is None:
+            self.notify("Nothing needs you.")
+            return
+        self.post_message(AnswerRequested(need))
+
     @on(NeedsYouStrip.Chosen)
     def _needs_you_chosen(self, message: NeedsYouStrip.Chosen) -> None:
+        if message.item.kind in ("ask", "held", "disappeared"):  # the room's: answered in its dialog
+            need = next((n for n in self.room_needs if n.key == message.item.key), None)
+            if need is not None:
+                self.post_message(AnswerRequested(need))
+            return
         if message.item.kind == "collision":
             self.open_changes(focus=message.item.key)  # the file, with both teammates' edits
             return

@@ -53,6 +53,7 @@ class FleetScreen(Screen[None]):
     palette: reactive[Palette] = reactive(Palette, init=False)
     BINDINGS = [
         Binding("enter", "open_team", "Open", id="open_team", show=True),
+        Binding("a", "answer", "Answer", id="answer", show=False),
         Binding("z", "mute", "Mute", id="mute"),
         Binding("d", "dismiss_need", "Dismiss", id="dismiss_need", show=False),
         Binding("slash", "search", "Search", id="search", show=False),
@@ -238,6 +239,24 @@ class FleetScreen(Screen[None]):
         if key is not None:
             self.post_message(self.OpenTeam(key))
 
+    def action_answer(self) -> None:
+        """`a`: answer the need highlighted (on a team's row: its first need), without opening its team."""
+        from teamtui.tui.messages import AnswerRequested
+
+        needs = self.query_one(FleetNeeds)
+        if self.focused is needs:
+            at = needs.highlighted if needs.highlighted is not None else 0
+            need = needs.needs[at] if at < len(needs.needs) else None
+        else:
+            key = self.query_one(FleetTable).selected
+            need = next((n for n in self.needs if row_key(n.team) == key), None)
+        if need is None:
+            self.notify(
+                "Nothing here needs you: tab to the needs list to choose one." if self.needs else "Nothing needs you."
+            )
+            return
+        self.post_message(AnswerRequested(need))
+
     def action_nothing(self) -> None:
         pass
 
@@ -266,6 +285,7 @@ class FleetScreen(Screen[None]):
             (keymap.get(bid, key), desc, bid)
             for key, desc, bid in (
                 ("enter", "Open the team (or the item that needs you)", "open_team"),
+                ("a", "Answer what needs you, without opening its team (allow, deny, retry …)", "answer"),
                 ("escape", "Back to the overview", "overview"),
                 ("right_square_bracket", "Next team", "next_team"),
                 ("left_square_bracket", "Previous team", "previous_team"),
