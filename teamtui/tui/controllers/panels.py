@@ -10,6 +10,7 @@ from rich.text import Text
 
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.claude.transcripts import NeedsYou
+from teamtui.protocol.models import MemberStatus
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.drift import DriftLine
@@ -184,3 +185,19 @@ class Panels:
         if member == self.screen.selected:
             self.screen.query_one("#log-main", TeammateLog).sync(self.state.logs.get(member))
         self.screen.query_one(LogStrip).append(member)
+
+    def tell(self, c: Change) -> None:
+        """A change drawn where it goes (a log line), or said, when the person should know it."""
+        screen, K = self.screen, ChangeKind
+        if c.kind == K.LOG:
+            self.append_log(c.key)
+        elif c.kind == K.TASK_COMPLETED:
+            screen.toast(f"✓ #{c.key} completed: ", c.detail, "information")
+        elif c.kind == K.MEMBER_JOINED:
+            screen.toast("", c.key, "information", suffix=" joined the team")
+        elif c.kind == K.MEMBER_LEFT:
+            screen.toast("", c.key, "warning", suffix=" left the team")
+        elif c.kind == K.MEMBER_STATUS and c.detail == MemberStatus.SHUTDOWN.value:
+            screen.toast("", c.key, "information", suffix=" shut down")
+        elif c.kind == K.TEAM_GONE:
+            screen.toast("Team gone: ", c.detail, "error")

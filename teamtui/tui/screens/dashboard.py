@@ -21,7 +21,6 @@ from textual.worker import Worker, WorkerState
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.protocol.model import TeamModel
-from teamtui.protocol.models import MemberStatus
 from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
@@ -33,6 +32,7 @@ from teamtui.tui.controllers.needs import NeedsFlow
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
+from teamtui.tui.controllers.task_filter import TaskFilter
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.controllers.views import Views
 from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, user_keymap
@@ -97,6 +97,7 @@ class DashboardScreen(TeamScreen):
         self.views = Views(self)  # changes, timeline, a task's detail, the help
         self.needs = NeedsFlow(self)  # the strip's items, and where choosing one leads
         self.guard = KeyGuard(self)  # the writing keys, while the team cannot take them
+        self.task_filter = TaskFilter(self, self.panels)  # "/": the board's rows by what they say
         self.room_needs: list[Need] = []  # what the room found this team needs (FleetControl.look)
 
     # ------------------------------------------------------------------ what the app and tests read
@@ -272,7 +273,7 @@ class DashboardScreen(TeamScreen):
         if full or kinds & INBOX_KINDS:
             self.panels.messages()
         for c in changes:
-            self._tell(c)
+            self.panels.tell(c)
         if session.state.transcripts is not None and (full or kinds & (INBOX_KINDS | TEAM_KINDS | {K.TEAM_GONE})):
             self.panels.needs_you()
         self.shutdowns.observe(kinds, full)
@@ -282,20 +283,6 @@ class DashboardScreen(TeamScreen):
             self.panels.needs_you()  # two teammates on one file
         if self.views.changes_view is not None:
             self.views.changes_view.team_changed(kinds, full)
-
-    def _tell(self, c: Change) -> None:
-        if c.kind == K.LOG:
-            self.panels.append_log(c.key)
-        elif c.kind == K.TASK_COMPLETED:
-            self.toast(f"✓ #{c.key} completed: ", c.detail, "information")
-        elif c.kind == K.MEMBER_JOINED:
-            self.toast("", c.key, "information", suffix=" joined the team")
-        elif c.kind == K.MEMBER_LEFT:
-            self.toast("", c.key, "warning", suffix=" left the team")
-        elif c.kind == K.MEMBER_STATUS and c.detail == MemberStatus.SHUTDOWN.value:
-            self.toast("", c.key, "information", suffix=" shut down")
-        elif c.kind == K.TEAM_GONE:
-            self.toast("Team gone: ", c.detail, "error")
 
     def toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
         # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
@@ -407,31 +394,18 @@ class DashboardScreen(TeamScreen):
 
     def action_filter_tasks(self) -> None:
         self._typing_elsewhere()
-        # Focus now, not after the keys already read (Widget.focus waits): "/auth" typed fast, or
-        # pasted, goes into the filter instead of to the dashboard's keys ("t" toggles the panes).
-        self.set_focus(self.query_one("#task-filter", FilterInput))
+        self.task_filter.open()
 
     @on(Input.Changed, "#task-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        query = event.value.strip()
-        if query != self.task_query:  # "/" then escape changes no row: rebuild none
-            self.task_query = query
-            if self.session is not None:
-                self.panels.board()
+        self.task_filter.changed(event.value)
 
     @on(FilterInput.Closed)
     def _filter_closed(self, message: FilterInput.Closed) -> None:
         self.close_filter(clear=message.clear)
 
     def close_filter(self, clear: bool) -> None:
-        f = self.query_one("#task-filter", FilterInput)
-        if clear:
-            f.value = ""
-            if self.task_query:
-                self.task_query = ""
-                if self.session is not None:
-                    self.panels.board()
-        self.query_one(TaskBoard).focus()
+        self.task_filter.close(clear)
 
     def action_changes(self) -> None:
         self.open_changes()
