@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from teamtui.protocol.changes import ChangeKind
@@ -34,6 +34,7 @@ from teamtui.session.team import TeamSession
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.diff import PAGE_LINES, DiffLines, Line, flatten, pages, render_lines
+from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.table import TeamTable
 
 K = ChangeKind
@@ -159,7 +160,7 @@ class ChangesScreen(Screen[None]):
             with Vertical(id="changes-right"):
                 yield self._diff_title
                 yield self._diff
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._table.palette = self.palette
