@@ -128,7 +128,9 @@ async def run(teammates: int, edits: int, n: int, seed: int = 13) -> dict:
         root = Path(tmp)
         writers, n_files = make_team(root, teammates, edits)
         (root / "_config").mkdir()
-        app = BenchTUI(root, CC_TEAM, "claude", config_path=root / "_config" / "config.toml", cursor_blink=False)
+        app = BenchTUI.watching(
+            root, CC_TEAM, "claude", config_path=root / "_config" / "config.toml", cursor_blink=False
+        )
         fills: list[float] = []
         real_fill = ChangesScreen.fill
 

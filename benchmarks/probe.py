@@ -78,15 +78,21 @@ class BenchTUI(TeamTUI):
         self.on_log_entries: Callable[[str, list, float], None] | None = None
         self.on_close_filter: Callable[[float], None] | None = None
         self._display = self._probe_display  # type: ignore[method-assign]
-        if self.dashboard is None:  # the room first (a fleet of many teams): no dashboard to probe yet
-            return
-        close_filter = self.dashboard.close_filter  # the dashboard's own, then the probe's bookkeeping
+        self.on_batch = self._batch_handled  # the app's own hook: no private method wrapped
+
+    def _opened(self) -> None:
+        """The team's dashboard has its session (the one route opens it from the fleet's first look):
+        from now on frames count, and the filter's close is probed."""
+        self.opened_at = time.time()
+        dashboard = self.dashboard
+        assert dashboard is not None
+        close_filter = dashboard.close_filter  # the dashboard's own, then the probe's bookkeeping
 
         def closed(clear: bool) -> None:
             close_filter(clear)
             self._filter_closed()
 
-        self.dashboard.close_filter = closed  # type: ignore[method-assign]
+        dashboard.close_filter = closed  # type: ignore[method-assign]
 
     # ------------------------------------------------------------ frames
     def expect(self, token: str) -> asyncio.Future[float]:
@@ -101,6 +107,8 @@ class BenchTUI(TeamTUI):
 
     def _probe_display(self, screen, renderable) -> None:
         t = time.time()
+        if self.opened_at is None and self.dashboard is not None and self.dashboard.session is not None:
+            self._opened()
         if renderable is not None:
             self.frames += 1
             if self.first_full_frame is None and self.opened_at is not None:
@@ -119,11 +127,6 @@ class BenchTUI(TeamTUI):
         TeamTUI._display(self, screen, renderable)
 
     # ------------------------------------------------------------ feed time
-    def open_store(self, store) -> None:
-        super().open_store(store)
-        self.opened_at = time.time()
-        self.on_batch = self._batch_handled  # the dashboard's own hook: no private method wrapped
-
     def _batch_handled(self, changes, read_s: float, widgets_s: float) -> None:
         tasks = sum(1 for c in changes if c.kind == "task")
         self.batches.append((read_s, widgets_s, tasks))

@@ -41,6 +41,7 @@ HOOKS_SCEN = HERE / "hooks_bench.py"
 CHANGES_SCEN = HERE / "changes_bench.py"
 HIST_SCEN = HERE / "history_bench.py"
 NATS_SCEN = HERE / "nats_bench.py"
+ANSWER_SCEN = HERE / "answer_bench.py"
 
 FULL = dict(
     quiet_n=4,
@@ -71,6 +72,7 @@ FULL = dict(
     hist_tl_n=30,
     nats_n=200,
     nats_idle_s=30,
+    answer_n=30,
 )
 QUICK = dict(
     quiet_n=1,
@@ -101,6 +103,7 @@ QUICK = dict(
     hist_tl_n=5,
     nats_n=30,
     nats_idle_s=10,
+    answer_n=10,
 )
 # Quiet before each change of the quiet-latency row: longer than the watcher's busy spell (5 s).
 QUIET_GAP_S = 6.0
@@ -125,6 +128,7 @@ GROUPS = (
     "changes",
     "history",
     "nats",
+    "answers",
 )
 # Which result keys each group fills (for --merge-into).
 GROUP_KEYS = {
@@ -145,6 +149,7 @@ GROUP_KEYS = {
     "deep": ("deep",),
     "hooks": ("hooks",),
     "changes": ("changes",),
+    "answers": ("answers",),
     "history": ("history_gen", "history_search", "history_timeline", "history_record_off", "history_record_on"),
     "nats": ("nats",),
 }
@@ -158,8 +163,9 @@ DEEP_KEYS_MS = 100
 DEEP_OTHERS_MS = 150
 # `teamtui hook` runs inside Claude Code's loop: at most this many times a bare `python -c pass`.
 HOOK_RATIO = 2.0
-# Allow pressed → the tool runs.
+# Allow pressed → the tool runs; over ssh at most this much more (#30).
 ALLOW_S = 0.200
+ALLOW_SSH_MORE_S = 0.150
 # Inside tmux, the dashboard's first screen is held to the in-process first-screen target (2.).
 FIRST_SCREEN_S = 2.0
 TMUX_MEMBERS = 50
@@ -340,6 +346,8 @@ def run_all(cfg: dict, only: set[str], cli_before: str | None = None, tmux_befor
         if claude.exists():
             args += ["--real", str(claude)]
         res["hooks"] = scenario("hooks", *args, script=HOOKS_SCEN)
+    if "answers" in only:  # 18: allow pressed in the room → the tool runs, here and over ssh
+        res["answers"] = scenario("answers", "--n", str(cfg["answer_n"]), script=ANSWER_SCEN)
     if "changes" in only:  # 15: what each teammate changed, 1,000 edits across 10 teammates
         res["changes"] = [
             scenario(
@@ -759,6 +767,32 @@ def figures(res: dict) -> list[dict]:
                 1000 * ALLOW_S,
             )
             row("hook_allow_real_p90", "    p90 · max", f"{1000 * real['p90']:.0f} · {1000 * real['max']:.0f} ms", "")
+    an = res.get("answers")
+    if an:
+        lo = an["local"]
+        row(
+            "answer_local",
+            f"18. allow pressed in the room → the tool runs, p50 (n={lo['n']}; this script in Claude Code's place)",
+            1000 * lo["p50"],
+            "ms",
+            f"≤ {1000 * ALLOW_S:g} ms",
+            1000 * ALLOW_S,
+        )
+        row("answer_local_p90", "    p90 · max", f"{1000 * lo['p90']:.0f} · {1000 * lo['max']:.0f} ms", "")
+        ssh = an.get("ssh")
+        if ssh:
+            more = ssh["p50"] - lo["p50"]
+            row(
+                "answer_ssh",
+                f"18. the same with the team on another machine, over ssh to 127.0.0.1, p50 (n={ssh['n']}): "
+                f"{1000 * more:+.0f} ms",
+                1000 * ssh["p50"],
+                "ms",
+                f"≤ local + {1000 * ALLOW_SSH_MORE_S:g} ms",
+                None,
+            )
+            rows[-1]["ok"] = more <= ALLOW_SSH_MORE_S
+            row("answer_ssh_p90", "    p90 · max", f"{1000 * ssh['p90']:.0f} · {1000 * ssh['max']:.0f} ms", "")
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
         n = len(ta["runs"])
@@ -1320,6 +1354,15 @@ DEFINITIONS = """\
   Claude Code's place, until it read the hook's decision and ran the command; with the real Claude
   Code (the pinned binary offline, its model scripted to ask one Bash a turn, when `make interop`
   installed it), until the command's file appeared.
+- **Allow pressed → the tool runs (18).** `benchmarks/answer_bench.py`. The real control room
+  (headless, Pilot, 140×42) over a Claude Code team whose session's hook asks; each round starts
+  `teamtui hook` with the PermissionRequest 2.1.332 sent for in-process alice (its command made
+  `touch FILE`), waits on the app until the room lists it, presses `a` in the needs list (the
+  request in full), and the clock runs from just before the second `a` (allow) until the tool has
+  run: a thread of the script, in Claude Code's place, reads the hook's printed decision and runs
+  the command. A warm-up round is not counted. *Over ssh*: the same with the team and its hooks in
+  a second HOME behind a real OpenSSH server on 127.0.0.1 (12's), the room following it over `ssh
+  … teamtui stream`: the `answer` request goes to the stream, which carries it out there.
 - **What each teammate changed (15).** `benchmarks/changes_bench.py`, one fresh process per run:
   a Claude Code 2.1.328-shaped team (the lead and 10 pane teammates, `make_claude_team` of
   `scenarios.py`) whose transcripts hold benchmarks/transcripts.py's turns with 1,000 Edit or

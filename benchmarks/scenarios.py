@@ -54,7 +54,7 @@ def new_app(root: Path, **kw):
     from probe import BenchTUI
 
     cfg = root / "_config" / "config.toml"
-    return BenchTUI(root, TEAM, "native", config_path=cfg, cursor_blink=False, **kw)
+    return BenchTUI.watching(root, TEAM, "native", config_path=cfg, cursor_blink=False, **kw)
 
 
 async def wait_opened(app, timeout: float = 30.0) -> None:
@@ -434,7 +434,9 @@ async def transcripts_bench(teammates: int, mb: float, n: int, seed: int = 4) ->
         root = Path(tmp)
         writers = make_claude_team(root, teammates, mb)
         (root / "_config").mkdir()
-        app = BenchTUI(root, CC_TEAM, "claude", config_path=root / "_config" / "config.toml", cursor_blink=False)
+        app = BenchTUI.watching(
+            root, CC_TEAM, "claude", config_path=root / "_config" / "config.toml", cursor_blink=False
+        )
         # First screen: the selected teammate's last line in the large log panel; then the team's tokens in
         # the header, then what they cost (genai-prices, loaded after the first screen) beside them.
         shown, counted, priced = app.expect("END-mate00"), app.expect(" tokens "), app.expect(" tokens · $")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 from pathlib import Path
 
 from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
@@ -136,7 +137,20 @@ def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | 
         nats=settings.nats,
         log_limit=lines,
         health_timeout=health,
+        hooks=_spool(),
     )
+
+
+def _spool() -> Path | None:
+    """This machine's hooks' spool, followed by the room for the permission requests it answers;
+    None when it cannot be made private (another user's folder: the room says nothing is answered)."""
+    from teamtui.protocol.hooks.place import ensure_spool
+
+    try:
+        return ensure_spool()
+    except OSError as exc:
+        print(f"teamtui: permission requests cannot be answered from this room: {inert(exc)}", file=sys.stderr)
+        return None
 
 
 def _hosts(ctx: Context, settings: Settings) -> list[HostSettings]:

@@ -47,13 +47,14 @@ def _open_history() -> Any:
 
 def cmd_history(ctx: Context) -> int:
     from teamtui.protocol.history import db_path
-    from teamtui.protocol.history.query import records, teams
+    from teamtui.protocol.history.query import records, spend_by_team, teams
 
     if ctx.args.name is None and (ctx.args.html or ctx.args.activity):
         raise CliError("--html and --activity need a TEAM: teamtui history TEAM --html FILE", EXIT_ERROR)
     con = _open_history()
     if ctx.args.name is None:
         found = teams(con)
+        spent = spend_by_team(con)
         if ctx.args.json:
             out(
                 json.dumps(
@@ -69,6 +70,7 @@ def cmd_history(ctx: Context) -> int:
                                 "last_seen": t.last_seen,
                                 "ended_at": t.ended_at,
                                 "messages": t.messages,
+                                "cost": _cost_json(spent.get(t.id)),
                                 "file": t.journal,
                             }
                             for t in found
@@ -85,7 +87,8 @@ def cmd_history(ctx: Context) -> int:
         for t in found:
             state = f"ended {_when(t.ended_at)}" if t.ended_at else f"last seen {_when(t.last_seen)}"
             where = f"{t.host}:{t.root}" if t.host else t.root
-            out(f"{_one_line(t.name, 80)}  {t.layout}  {state}  {t.messages} messages  {_one_line(where, 120)}")
+            cost = _cost_text(spent.get(t.id))
+            out(f"{_one_line(t.name, 80)}  {t.layout}  {state}  {t.messages} messages  {cost}  {_one_line(where, 120)}")
         return 0
     found = teams(con, ctx.args.name)
     if not found:
@@ -100,6 +103,20 @@ def cmd_history(ctx: Context) -> int:
     for r in recs:
         out(f"{_when(r.get('ts'))}  {timeline_line(r)}")
     return 0
+
+
+def _cost_text(spent: Any) -> str:
+    """What a team cost as the history kept it: $12.34, "$12.34 + price unknown", or "no cost"."""
+    if spent is None:
+        return "no cost"
+    from teamtui.protocol.cost import money
+
+    usd, unknown = spent
+    return f"{money(usd)} + price unknown" if unknown else money(usd)
+
+
+def _cost_json(spent: Any) -> dict[str, Any] | None:
+    return None if spent is None else {"usd": str(spent[0]), "price_unknown": spent[1]}
 
 
 def _write_report(con: Any, found: list[Any], target: str) -> int:
@@ -170,8 +187,9 @@ def timeline_line(r: dict[str, Any]) -> str:
         return f"{_one_line(r.get('member'), 40)} {_one_line(r.get('change'), 20)} {_one_line(r.get('path'))}"
     if kind == "cost":
         usd = r.get("usd")
-        money = f"${usd:.4f}" if isinstance(usd, (int, float)) else "-"
-        return f"{_one_line(r.get('member'), 40)} cost {money} ({r.get('tokens') or 0} tokens, {_one_line(r.get('model'), 40)})"
+        money = f"${usd:.4f}" if isinstance(usd, (int, float)) else "price unknown"
+        day = f" on {_one_line(r.get('day'), 10)}" if r.get("day") else ""
+        return f"{_one_line(r.get('member'), 40)} cost {money}{day} ({r.get('tokens') or 0:,} tokens, {_one_line(r.get('model'), 40)})"
     if kind in ("log", "transcript"):
         return f"{_one_line(r.get('who'), 40)} | {_one_line(r.get('text'))}"
     return _one_line(json.dumps(r, ensure_ascii=True))

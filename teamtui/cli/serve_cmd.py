@@ -61,6 +61,12 @@ def serve(ctx: Context) -> int:
     except ServeError as exc:
         raise CliError(str(exc)) from None
     server = ControlRoomServer(dashboard_command(ctx), sock, token, title=lambda: page_title(ctx))
+    # Each browser session's room answers as a browser, from here (tui/controllers/answers.py): the
+    # sessions inherit this environment (textual-serve copies it for each).
+    import os
+
+    os.environ["TEAMTUI_ANSWER_VIA"] = "browser"
+    os.environ["TEAMTUI_ANSWER_WHERE"] = f"{args.host}:{server.port}"
 
     def ready() -> None:
         print(f"teamtui: the dashboard at {page_url(args.host, server.port, token)}", flush=True)

@@ -76,6 +76,7 @@ def stream(ctx: Context) -> int:
         health_timeout=settings.health_timeout,
         only_team=ctx.team,
         only_layout=ctx.layout,
+        hooks=_spool(),  # this machine's permission requests, for the room that follows the stream
     )
     if args.publish:
         return _publish(fleet, beat, args)
@@ -121,6 +122,19 @@ def _publish(fleet, beat: float, args) -> int:
     except NatsUnavailable as exc:
         raise CliError(str(exc)) from None
     return 0
+
+
+def _spool():
+    """The hooks' spool (made private); None, said on stderr, when it cannot be (another user's folder)."""
+    import sys
+
+    from teamtui.protocol.hooks.place import ensure_spool
+
+    try:
+        return ensure_spool()
+    except OSError as exc:
+        print(f"teamtui stream: permission requests cannot be answered from here: {exc}", file=sys.stderr)
+        return None
 
 
 __all__ = ["register", "stream"]

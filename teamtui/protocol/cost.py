@@ -27,6 +27,8 @@ _CENT = Decimal("0.01")
 _MOST = Decimal(10) ** 12  # no bill read from another process is larger (a hostile one could be anything)
 # A charge not priced yet: genai-prices was not loaded when its message was counted.
 _UNPRICED: Any = object()
+# A message's usage, as each day's tokens are kept (input, output, cache read, cache write).
+TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 class Prices:
@@ -145,11 +147,14 @@ class Spend:
     with no price, per model. A message counted before genai-prices was loaded waits (`pending`)
     until `settle`; meanwhile the bill says nothing (a part of it would be a guess)."""
 
-    __slots__ = ("usd", "days", "unknown", "_pending")
+    __slots__ = ("usd", "days", "day_tokens", "unknown", "_pending")
 
     def __init__(self) -> None:
         self.usd = ZERO
         self.days: dict[str, Decimal] = {}
+        self.day_tokens: dict[
+            str, list[int]
+        ] = {}  # local date -> [input, output, cache read, cache write] (the history's)
         self.unknown: dict[str, int] = {}  # model -> tokens not priced
         self._pending: dict[int, Charge] = {}
 
@@ -167,6 +172,13 @@ class Spend:
         self._sum(charge, sign)
 
     def _sum(self, charge: Charge, sign: int) -> None:
+        day = day_of(charge.ts)
+        if day is not None:
+            kept = self.day_tokens.setdefault(day, [0, 0, 0, 0])
+            for i, key in enumerate(TOKEN_KEYS):
+                n = charge.usage.get(key)
+                if isinstance(n, int) and not isinstance(n, bool):
+                    kept[i] += sign * n
         if charge.usd is None:
             left = self.unknown.get(charge.model, 0) + sign * charge.tokens
             if left:
@@ -175,7 +187,6 @@ class Spend:
                 self.unknown.pop(charge.model, None)
             return
         self.usd += sign * charge.usd
-        day = day_of(charge.ts)
         if day is not None:
             self.days[day] = self.days.get(day, ZERO) + sign * charge.usd
 
@@ -184,6 +195,10 @@ class Spend:
         self.usd += other.usd
         for day, usd in other.days.items():
             self.days[day] = self.days.get(day, ZERO) + usd
+        for day, counts in other.day_tokens.items():
+            kept = self.day_tokens.setdefault(day, [0, 0, 0, 0])
+            for i, n in enumerate(counts):
+                kept[i] += n
         for model, tokens in other.unknown.items():
             self.unknown[model] = self.unknown.get(model, 0) + tokens
         self._pending.update(other._pending)
@@ -210,7 +225,8 @@ class Spend:
         """The bill as it stands; None while a message waits to be priced."""
         if self._pending:
             return None
-        return Cost(self.usd, tuple(sorted(self.unknown)), sum(self.unknown.values()), dict(self.days))
+        tokens = {d: (t[0], t[1], t[2], t[3]) for d, t in self.day_tokens.items()}
+        return Cost(self.usd, tuple(sorted(self.unknown)), sum(self.unknown.values()), dict(self.days), tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +237,8 @@ class Cost:
     unknown: tuple[str, ...] = ()  # models with no price: their tokens are not in `usd`
     unpriced_tokens: int = 0
     days: dict[str, Decimal] = field(default_factory=dict)  # local date -> USD spent that day
+    # Local date -> its messages' tokens (input, output, cache read, cache write): kept by the history.
+    day_tokens: dict[str, tuple[int, int, int, int]] = field(default_factory=dict, compare=False)
 
     def on(self, day: str) -> Decimal:
         return self.days.get(day, ZERO)
@@ -229,6 +247,7 @@ class Cost:
 def total(costs: Iterable[Cost | None]) -> Cost | None:
     """The sum of several (a team's members, every team); None when one of them is not known yet."""
     usd, unknown, tokens, days = ZERO, set[str](), 0, dict[str, Decimal]()
+    day_tokens: dict[str, tuple[int, int, int, int]] = {}
     for c in costs:
         if c is None:
             return None
@@ -237,7 +256,10 @@ def total(costs: Iterable[Cost | None]) -> Cost | None:
         tokens += c.unpriced_tokens
         for day, spent in c.days.items():
             days[day] = days.get(day, ZERO) + spent
-    return Cost(usd, tuple(sorted(unknown)), tokens, days)
+        for day, n in c.day_tokens.items():
+            was = day_tokens.get(day, (0, 0, 0, 0))
+            day_tokens[day] = (was[0] + n[0], was[1] + n[1], was[2] + n[2], was[3] + n[3])
+    return Cost(usd, tuple(sorted(unknown)), tokens, days, day_tokens)
 
 
 # ------------------------------------------------------------------ in words

@@ -130,6 +130,15 @@ def norm(path: str) -> str:
     return posixpath.normpath(path) if path else path
 
 
+def files_changed(feed: object) -> int | None:
+    """How many files a team's teammates changed, as its transcripts show (a feed's `edits`);
+    None when it has no such record (no transcripts, or not read yet)."""
+    log = getattr(feed, "edits", None)
+    if not isinstance(log, EditLog) or not (len(log) or getattr(feed, "started", True)):
+        return None  # not read yet (an ended team's edits come from the history: it has some)
+    return log.file_count()
+
+
 def inside(path: str, folder: str) -> bool:
     """`path` (normalised) is `folder` or under it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
@@ -167,6 +176,7 @@ class EditLog:
         self.generation = 0
         self.files_left_out = 0  # files not taken (over max_files): said on screen
         self.edits_let_go = 0  # edits dropped whole (over max_edits or per_file)
+        self._file_count = (-1, 0)  # (generation, files): the room's column asks on every row it builds
 
     # ------------------------------------------------------------------ taking edits in
     def add(self, edit: Edit) -> bool:
@@ -271,6 +281,12 @@ class EditLog:
 
     def members(self) -> list[str]:
         return sorted({m for m, _ in self.files})
+
+    def file_count(self) -> int:
+        """Files changed by anyone (a file two teammates changed counts once), as the tools named them."""
+        if self._file_count[0] != self.generation:
+            self._file_count = (self.generation, len({p for _, p in self.files}))
+        return self._file_count[1]
 
     def __iter__(self) -> Iterator[FileChange]:
         return iter(self.files.values())
@@ -387,6 +403,7 @@ __all__ = [
     "clip_path",
     "collisions",
     "count_lines",
+    "files_changed",
     "inside",
     "norm",
     "shown_path",

@@ -87,39 +87,6 @@ def _names_a_run(root: Path, name: str) -> bool:
         return True
 
 
-def run_names(root: Path, layout: LayoutName | None = None, name: str | None = None) -> list[str]:
-    """The recent workflow runs of a Claude Code config dir (its `projects/`), newest first: none
-    for a native layout, nor for a folder that is no config dir (unless the layout says it is).
-    `name`: that run only, however old, when it is there."""
-    root = Path(root)
-    if layout == "native" or not os.path.isdir(root / "projects"):
-        return []
-    if name is not None:
-        from teamtui.protocol.workflow.discover import locate_run
-        from teamtui.protocol.workflow.names import run_id_of
-
-        run_id = run_id_of(name)
-        return [name] if run_id is not None and _names_a_run(root, name) and locate_run(root, run_id) else []
-    if layout is None and not _config_dir(root):
-        return []
-    from teamtui.protocol.workflow.discover import recent_runs
-
-    return [run.name for run in recent_runs(root)]
-
-
-def _config_dir(root: Path) -> bool:
-    """A folder holding `projects/` is Claude Code's config dir when it also holds its teams, its
-    sessions or its settings, or is the one Claude Code uses here (a project's own `projects/` is not)."""
-    if any(os.path.exists(root / part) for part in ("teams", "sessions", "settings.json", "history.jsonl", "todos")):
-        return True
-    from teamtui.protocol.claude.layout import default_claude_root
-
-    try:
-        return root.resolve() == default_claude_root().resolve()
-    except (OSError, RuntimeError):
-        return False
-
-
 def find_team(root: Path, name: str | None = None, layout: LayoutName | None = None) -> TeamStore:
     """The named team under root, or the only one; a clear error when that is ambiguous or absent."""
     root = Path(root)

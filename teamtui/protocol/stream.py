@@ -34,10 +34,20 @@ Lines from the stream (one JSON object each, `type` first):
                the answer to a `diff` request (before its result line): that member's edits to
                that file, oldest first, each {tool, at, added, removed, note, cut, dropped, created,
                hunks: [[old_start, old_lines, new_start, new_lines, [lines]]]}, bounded to one line
+    hits       {id, hits, more}
+               the answer to a `search` request (before its result line): that machine's history
+               searched, newest first, each {team, host, layout, root, at, kind, who, ref,
+               segments: [[text, matched]]}, bounded to one line (stream_history.py)
+    hooks      {items}                                     what needs the person there that its hooks
+               say: the open permission requests, the sessions waiting for a person (stream_hooks.py)
 
 `team` is the remote's key of the team: [layout, root, name]. Requests, to the stream's stdin:
-{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "ping", "team", ...};
-a `diff` request names the `member` and the `path` (as the insight's `changes` do).
+{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "search" | "answer" | "ping",
+"team", ...}; a `diff` request names the `member` and the `path` (as the insight's `changes` do); a
+`search` names no team but a `query`, a `limit` (at most 100) and, optionally, `since`; an `answer`
+names the `item` and the `answer` (stream_hooks.py), with no `team` for a request of no team. Ops
+and line types are only ever added within a protocol number: an op the other side does not know is
+answered `unknown op` (an older teamtui there), a line type this side does not know is dropped.
 """
 
 from __future__ import annotations
@@ -92,11 +102,14 @@ LINE_TYPES = frozenset(
         "result",
         "progress",
         "diff",
+        "hits",
+        "hooks",
     }
 )
 NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
-OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "ping"})
+OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "search", "answer", "ping"})
+HOST_OPS = frozenset({"search"})  # asked of the machine, not of one team: no `team`
 
 
 # ------------------------------------------------------------------ values, checked
@@ -558,6 +571,7 @@ _ROW_KEYS: dict[str, Any] = {
     "problem": name,
     "run_status": name,
     "cost": read_cost,
+    "files": lambda v: n if (n := whole(v)) is not None and n >= 0 else None,
 }
 
 

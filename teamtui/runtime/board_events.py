@@ -50,7 +50,9 @@ class BoardEvents:
                     "task-assigned", team_name=self.team_name, task_id=tid, task_owner=owner, task_subject=task.subject
                 )
                 slot = self.slots.get(owner)
-                if slot:
+                # Still on it: no longer waiting. Claimed and already completed, it may have said idle
+                # since (read first in this step): it waits for its next task, so leave it waiting.
+                if slot and status == "in_progress":
                     slot.waiting = False
                     if slot.alive and slot.health != "disappeared":
                         slot.health = "working"

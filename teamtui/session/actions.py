@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from teamtui.protocol.changes import Change
+    from teamtui.protocol.edits import Edit
     from teamtui.protocol.history.ops import TeamIdent
+    from teamtui.session.items import Item, Need, Outcome
     from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
 
     class Messaging(Protocol):
@@ -52,6 +54,33 @@ if TYPE_CHECKING:
         def orphans(self, names: list[str]) -> dict[str, str] | None: ...
         def close_orphans(self, panes: dict[str, str]) -> tuple[list[str], list[str]]: ...
 
+    class Diffs(Protocol):
+        """A file's diff fetched from where the team is (its edits stay there): `done(edits,
+        left_out, error)` is called once, on the caller's loop."""
+
+        def fetch(self, member: str, path: str, done: Callable[[list[Edit], int, str], None]) -> None: ...
+
+    class Answers(Protocol):
+        """What waits for the person that they can answer, and answering it (session/answers.py):
+        carried out by the machine the team is on, under its rules; the outcome reported back."""
+
+        @property
+        def where(self) -> str: ...  # "" : this machine; else the host the answer travels to
+
+        def items(self) -> list[Item]: ...  # the permission requests hooks wait on; sessions waiting for a person
+        def item_for(self, need: Need) -> Item | None: ...  # a need with the answers it takes (None: none)
+        def answer(
+            self,
+            item_id: str,
+            decision: str,
+            message: str,
+            *,
+            via: str,
+            where: str,
+            report: Callable[[Outcome], None],
+            background: Background,
+        ) -> None: ...
+
 
 def _none() -> str | None:
     return None
@@ -65,6 +94,9 @@ class TeamActions:
     messages: Messaging | None = None
     shutdowns: Shutdowns | None = None
     panes: Panes | None = None
+    answers: Answers | None = None
+    # Claude Code's hooks would let the room answer its permission requests (said once when not installed).
+    hooks_help: bool = False
     # Where its panes are when not here (a host's name): said instead of selecting one.
     panes_elsewhere: str = ""
     # Whether its lead's process runs ("alive", "ended", "unknown"), None when it has no such lead.
@@ -75,6 +107,8 @@ class TeamActions:
     # when it is elsewhere; and whether its teammates may work in git worktrees (a teamtui run).
     folder: Path | None = None
     worktrees: bool = False
+    # A file's diff asked of the team's machine (a team elsewhere); None: its edits are here, or nowhere.
+    diffs: Diffs | None = None
     # Its key in this machine's history database (protocol/history TeamIdent): None when this
     # machine does not record it (a team elsewhere): the timeline then shows what is in memory.
     history: TeamIdent | None = None

@@ -3,10 +3,12 @@
 One list of items per team, from what its session already knows: requests waiting in a
 Claude Code team's transcripts and inboxes (permission, plan approval), a teammate stuck or
 silent (the transcripts), one that disappeared (the health rule), a task held after too many
-failures, a lead that ended while teammates still worked, two teammates on one file (changes.py). `Alerts.look` compares a team's items
-with the last look and turns what is new into notification events, and adds a team that just
-finished and a teammate that left holding a task (crashed). What a team already had when the
-control room first looked is listed, never announced.
+failures, a lead that ended while teammates still worked, two teammates on one file (changes.py),
+two live teams of this machine on one file of one working tree (`look_fleet`: the first team's
+item). `Alerts.look` compares a team's items with the last look and turns what is new into
+notification events, and adds a team that just finished and a teammate that left holding a task
+(crashed). What a team already had when the control room first looked is listed, never announced.
+A collision the person dismisses (`dismiss`) is not called again while both stay on the file.
 
 Budgets (config.toml [budgets], protocol/budgets.py) are read on the same looks: a team's, each
 teammate's, and every team's today. A threshold reached (80 %, 100 %) calls the person once per
@@ -22,13 +24,18 @@ from decimal import Decimal
 from teamtui.notify.events import NotifyEvent, NotifyKind
 from teamtui.protocol.budgets import BudgetBook, TeamBill, day_crossing, row_mark, team_crossings
 from teamtui.protocol.cost import Cost
+from teamtui.protocol.edits import Dismissed
 from teamtui.protocol.models import MemberStatus, TaskStatus
 from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
-from teamtui.session.changes import changes_of
+from teamtui.session.changes import changes_of, fleet_collisions
+from teamtui.session.items import Need
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
     from teamtui.protocol.settings import BudgetSettings
 
 Key = tuple[str, str, str]
@@ -36,6 +43,8 @@ _OVER = (TaskStatus.COMPLETED, TaskStatus.IN_PROGRESS)  # a task the board never
 
 # Which notification each kind of item is.
 EVENT_OF = {
+    "ask": NotifyKind.NEEDS_YOU,  # a permission request a hook waits on: answered from the room
+    "waiting": NotifyKind.NEEDS_YOU,  # a session said it waits for a person (a hook's Notification)
     "permission": NotifyKind.NEEDS_YOU,
     "plan": NotifyKind.NEEDS_YOU,
     "held": NotifyKind.NEEDS_YOU,
@@ -46,33 +55,6 @@ EVENT_OF = {
     "lead_ended": NotifyKind.LEAD_ENDED,
     "collision": NotifyKind.NEEDS_YOU,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Need:
-    """One thing waiting for the person, in one team."""
-
-    team: Key
-    team_name: str
-    kind: str  # a key of EVENT_OF
-    member: str
-    text: str
-    key: str  # stable while it waits
-    since: float | None = None
-
-    @property
-    def answer_id(self) -> str:
-        """The id `teamtui answer` (and a notification's JSON) names it by: see session/requests.py."""
-        team, rest = self.team_name, self.key.split(":", 1)[-1]
-        if self.kind == "held":
-            return f"held:{team}:{rest}"
-        if self.kind in ("interrupted", "failed", "silent"):
-            return f"stuck:{team}:{self.member}"
-        if self.kind == "disappeared":
-            return f"gone:{team}:{self.member}"
-        if self.kind in ("permission", "plan"):
-            return f"{'perm' if self.kind == 'permission' else 'plan'}:{team}:{rest}"
-        return f"lead:{team}"
 
 
 def names_member(member: str, text: str) -> bool:
@@ -95,6 +77,8 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     state, name = session.state, session.name
     out: list[Need] = []
     feed = state.transcripts
+    if session.actions.answers is not None:
+        out += _hook_needs(key, session, feed)
     if feed is not None and feed.started:
         out += [Need(key, name, n.kind, n.member, n.text, n.key, n.since) for n in feed.needs_you(now)]
     views = state.member_views(now)
@@ -145,6 +129,23 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
     return out
 
 
+def _hook_needs(key: Key, session: TeamSession, feed: Any) -> list[Need]:
+    """What the team's hooks say: the permission requests they wait on, and a session waiting for a
+    person, until its lead's transcript moves on after it (the person answered in its terminal)."""
+    assert session.actions.answers is not None
+    lead = feed.lead_view() if feed is not None and feed.started else None
+    moved = lead.last_activity if lead is not None and lead.last_activity is not None else None
+    out = []
+    for item in session.actions.answers.items():
+        if item.kind == "wait":
+            if moved is not None and item.since is not None and moved > item.since:
+                continue
+            out.append(Need(key, session.name, "waiting", item.who, item.text, item.id, item.since))
+        else:
+            out.append(Need(key, session.name, "ask", item.who, item.text, item.id, item.since))
+    return out
+
+
 def finished(session: TeamSession, now: float) -> bool:
     """Every task completed; or, without tasks, every teammate idle after working (a Claude Code
     team whose teammates all went idle with their results)."""
@@ -174,20 +175,18 @@ class Alerts:
         self._costs: dict[Key, Cost | None] = {}  # each team's cost at its last look (the day's sum)
         self._marks: dict[Key, str] = {}
         self.spent_today = Decimal(0)
+        # Two live teams on one file of one working tree: each pair a need of the first team's row.
+        self.fleet: dict[Key, list[Need]] = {}
+        self.fleet_dismissed = Dismissed()
+        self._fleet_mark: tuple = ()
 
     def look(self, key: Key, session: TeamSession, now: float) -> tuple[list[Need], list[NotifyEvent]]:
-        needs = needs_of(key, session, now)
+        needs = needs_of(key, session, now) + self.fleet.get(key, [])
         first = key not in self._seen
-        seen = self._seen.setdefault(key, _Seen())
-        events: list[NotifyEvent] = []
         name = session.name
-        if not first:
-            for n in needs:
-                if n.key not in seen.needs:
-                    events.append(
-                        self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now, n.answer_id)
-                    )
-        seen.needs = {n.key for n in needs}
+        events = self.announce(key, name, needs, now)
+        seen = self._seen[key]
+        record_needs(session, needs, now)
         done = session.live and finished(session, now)
         if not first and done and not seen.finished:
             events.append(self._event(NotifyKind.TEAM_FINISHED, name, _finished_text(session), now))
@@ -199,6 +198,55 @@ class Alerts:
                     events.append(self._event(NotifyKind.TEAMMATE_CRASHED, name, f"{member} left holding #{task}", now))
         seen.holding = holding
         return needs, events + self._budgets(key, session, now)
+
+    def look_fleet(self, sessions: Mapping[Key, TeamSession]) -> set[Key]:
+        """The collisions between teams of this machine again (what each team changed moves
+        them); the teams whose list of them changed, to be looked at."""
+        teams = {k: s for k, s in sessions.items() if s.live and s.here is not None}
+        mark = (
+            tuple((k, changes_of(s).mark(), len(s.state.board.tasks)) for k, s in teams.items()),
+            tuple((k, frozenset(changes_of(s).present())) for k, s in teams.items()),
+            len(self.fleet_dismissed.keys),
+        )
+        if mark == self._fleet_mark:
+            return set()
+        self._fleet_mark = mark
+        label = _labels(teams)
+        key_of = {label[k]: k for k in teams}
+        found: dict[Key, list[Need]] = {}
+        for c in fleet_collisions((label[k], changes_of(s)) for k, s in teams.items()):
+            if c.key in self.fleet_dismissed:
+                continue
+            key = key_of[c.a.team]
+            found.setdefault(key, []).append(Need(key, teams[key].name, "collision", c.a.member, c.text, c.key))
+        moved = {k for k in found.keys() | self.fleet.keys() if found.get(k) != self.fleet.get(k)}
+        self.fleet = found
+        return moved
+
+    def dismiss(self, need: Need, session: TeamSession | None) -> bool:
+        """The person dismissed a collision: it is not called again while both stay on the file.
+        False when the item is no collision (nothing else is dismissed: it clears when answered)."""
+        if need.kind != "collision":
+            return False
+        if any(n.key == need.key for n in self.fleet.get(need.team, ())):
+            self.fleet_dismissed.add(need.key)
+            self._fleet_mark = ()
+            self.fleet[need.team] = [n for n in self.fleet[need.team] if n.key != need.key]
+        elif session is not None:
+            changes_of(session).dismiss(need.key)
+        return True
+
+    def announce(self, key: Key, name: str, needs: list[Need], now: float) -> list[NotifyEvent]:
+        """The needs new since the last look at `key` (none at the first: they were there already)."""
+        first = key not in self._seen
+        seen = self._seen.setdefault(key, _Seen())
+        events = [
+            self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now, n.answer_id)
+            for n in needs
+            if not first and n.key not in seen.needs
+        ]
+        seen.needs = {n.key for n in needs}
+        return events
 
     def forget(self, key: Key) -> None:
         self._seen.pop(key, None)
@@ -229,6 +277,22 @@ class Alerts:
         if self.host:
             return NotifyEvent(kind, team, text, host=self.host, at=now, request_id=request_id)
         return NotifyEvent(kind, team, text, at=now, request_id=request_id)
+
+
+def record_needs(session: TeamSession, needs: list[Need], now: float) -> None:
+    """What needs the person in the team now, into its history (recorder.py: each item opened once,
+    closed when it is gone); nothing for a team this machine does not record."""
+    from teamtui.protocol.history.live import recorder_of
+
+    recorder = recorder_of(session.state)
+    if recorder is not None:
+        recorder.needs(needs, now)
+
+
+def _labels(teams: Mapping[Key, TeamSession]) -> dict[Key, str]:
+    """Each team as a collision names it: its name, with its folder when two share a name."""
+    names = [s.name for s in teams.values()]
+    return {k: s.name if names.count(s.name) == 1 else f"{s.name} in {k[1]}" for k, s in teams.items()}
 
 
 def _holding(session: TeamSession) -> dict[str, str]:

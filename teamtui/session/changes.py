@@ -93,6 +93,7 @@ class TeamChanges:
         self._placed: dict[tuple[str, str, str], Row] = {}
         self._placed_in: tuple[str | None, str | None] = (None, None)  # the folder and repo they were placed in
         self._collided: tuple[Any, list[Collision]] | None = None
+        self._git_recorded: dict[tuple[str, str], tuple] = {}  # (member, path) -> the counts the history has
 
     # ------------------------------------------------------------------ where
     @property
@@ -199,7 +200,26 @@ class TeamChanges:
         if self._git_sig(self.git) == before:
             return False
         self.git_generation += 1
+        self._record_git()
         return True
+
+    def _record_git(self) -> None:
+        """The worktrees' files whose counts moved, into the team's history (paths and counts: git
+        keeps the diffs)."""
+        from teamtui.protocol.history.live import recorder_of
+
+        recorder = recorder_of(self.session.state)
+        if recorder is None or self.git is None:
+            return
+        for member, files in self.git.files.items():
+            for fc in files:
+                sig = (fc.added, fc.removed, fc.unknown)
+                if self._git_recorded.get((member, fc.path)) == sig:
+                    continue
+                self._git_recorded[(member, fc.path)] = sig
+                change = "added" if fc.created else "modified"
+                detail = {"source": "git", "branch": fc.why, "counted": not fc.unknown}
+                recorder.file_changed(member, fc.path, change, added=fc.added, removed=fc.removed, detail=detail)
 
     @staticmethod
     def _git_sig(got: GitRead | None) -> Any:

@@ -27,6 +27,7 @@ from teamtui.session.team import TeamSession
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from teamtui.protocol.settings import HostSettings, NatsSettings, Settings
+    from teamtui.session.actions import Answers
     from teamtui.session.shutdown import OnShutdown
     from teamtui.session.source import TeamSource
 
@@ -89,6 +90,26 @@ class Fleet:
         for source in self.sources:
             out.update(source.ingest(recipient, messages))
         return out
+
+    def loose(self) -> list[tuple[str, Answers]]:
+        """Each source's answers for its machine's permission requests of no team it lists: (its name, them)."""
+        return [(s.name, a) for s in self.sources if (a := s.loose_answers()) is not None]
+
+    def recheck_hooks(self) -> bool:
+        """This machine's requests past their deadline read again (session/hook_feed.py recheck)."""
+        return any([s.recheck_hooks() for s in self.sources])
+
+    def hook_news(self) -> list[str]:
+        return [text for s in self.sources for text in s.hook_news()]
+
+    def next_hook_deadline(self) -> float | None:
+        due = [d for s in self.sources if (d := s.next_hook_deadline())]
+        return min(due) if due else None
+
+    @property
+    def hook_spool(self) -> Path | None:
+        """The spool of this machine's hooks the fleet follows (None: none): a room holds its lock."""
+        return next((spool for s in self.sources if (spool := s.hook_spool) is not None), None)
 
     def left_out(self) -> list[str]:
         """Teams found but not asked for (with --team, the others there): "name (where)"."""
@@ -201,10 +222,12 @@ def open_fleet(
     journal: Path | None = None,
     on_shutdown: OnShutdown | None = None,
     lead_of: tuple[str, str] | None = None,
+    hooks: Path | None = None,
 ) -> Fleet:
     """The fleet for a way of opening teamtui: this machine's teams (those of `roots` too; with
     `team`, `layout` or `only_root`, only those), read once, beside each host's over ssh and each
-    NATS server's publishing hosts'."""
+    NATS server's publishing hosts'. `hooks`: this machine's spool (protocol/hooks), followed for
+    the permission requests to answer."""
     log_limit = log_limit or settings.log_lines
     health_timeout = health_timeout or settings.health_timeout
     local = LocalSource(
@@ -222,6 +245,7 @@ def open_fleet(
         only_team=team,
         only_layout=layout,
         only_root=only_root,
+        hooks=hooks,
     )
     local.discover()  # once: the first screen shows what is there
     sources: list[TeamSource] = [local]

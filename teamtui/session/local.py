@@ -19,13 +19,15 @@ from functools import partial
 from pathlib import Path
 
 from teamtui.protocol.changes import Change
-from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, explicit_roots
+from teamtui.protocol.fleet.discover import FleetTeam, discover_fleet, fleet_watch_dirs
 from teamtui.protocol.fleet.overview import FleetRow, order_rows, row_of
-from teamtui.protocol.fleet.registry import registry_dir
 from teamtui.protocol.fleet.scan import TEAMS_FOLDER, opens_despite, teams_folder
+from teamtui.protocol.hooks.answers import PermissionAsk
 from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
 from teamtui.protocol.state import TeamState
+from teamtui.session.answers import LocalAnswers
+from teamtui.session.hook_feed import HookFeed
 from teamtui.session.local_team import ended_local, ingest, open_local
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.source import ROW_FRESH, FleetBatch, Key, SourceBase
@@ -56,6 +58,7 @@ class LocalSource(SourceBase):
         only_team: str | None = None,
         only_layout: str | None = None,
         only_root: Path | None = None,
+        hooks: Path | None = None,
     ):
         self.settings = settings
         self.roots = list(roots)
@@ -76,6 +79,10 @@ class LocalSource(SourceBase):
         self._prefix_lengths: list[int] = []  # the lengths of those texts, shortest first
         self._flat: set[Path] = set()  # the sessions' folders watched without their subfolders
         self._rows: dict[Key, tuple[FleetRow, float]] = {}  # each team's row, and when it was built
+        # This machine's hooks (the spool `hooks` names): their requests are answered from the room.
+        self.hooks: HookFeed | None = HookFeed(hooks) if hooks is not None else None
+        # Answers carried out here for the requests of no team listed (a lone Claude Code session's).
+        self.answers = LocalAnswers(self.hooks, None, settings.sender, loose=self.loose_asks) if self.hooks else None
 
     # ------------------------------------------------------------------ which teams
     def discover(self) -> tuple[list[Key], list[Key]]:
@@ -154,6 +161,9 @@ class LocalSource(SourceBase):
                 from teamtui.protocol.claude.ended import load_state
 
                 state = load_state(team.journal)
+                from teamtui.protocol.history.query import fill_ended
+
+                fill_ended(state)  # its teammates' edits (and cost) as the history kept them
                 why = "this team has ended: it is shown read-only from teamtui's journal"
                 at = team.ended_at or self.clock()
                 return ended_local(state, at, why, sender=self.settings.sender, clock=self.clock), state
@@ -170,6 +180,7 @@ class LocalSource(SourceBase):
                 sender=self.settings.sender,
                 clock=self.clock,
                 on_shutdown=self.on_shutdown if leads else None,
+                hooks=self.hooks,
             )
             state.load_all()
             return session, state
@@ -222,15 +233,10 @@ class LocalSource(SourceBase):
 
     # ------------------------------------------------------------------ following the files
     def _discovery_dirs(self) -> list[Path]:
-        """Where teams appear and vanish: the teams folders and the registry of runs (not the
-        journal: this process writes to it on every message it sees)."""
-        from teamtui.protocol.claude import default_claude_root
-
-        claude = self.claude_root or default_claude_root()
-        dirs = [teams_folder(claude, "claude"), teams_folder(self.cwd or Path.cwd(), "native")]
-        for root in explicit_roots(self.roots, self.settings):
-            dirs += [teams_folder(root, "native"), teams_folder(root, "claude")]
-        return [*dirs, self.registry or registry_dir()]
+        """Where teams appear and vanish (protocol/fleet/discover.py fleet_watch_dirs)."""
+        return fleet_watch_dirs(
+            self.roots, cwd=self.cwd, claude_root=self.claude_root, settings=self.settings, registry=self.registry
+        )
 
     def _index(self) -> None:
         index: dict[Path, set[Key]] = {}
@@ -254,12 +260,52 @@ class LocalSource(SourceBase):
         return [f for f in folders if not os.path.islink(f)]
 
     def watch_dirs(self) -> list[Path]:
-        return sorted({*self._discovery_dirs(), *self._team_folders(), *self._dir_keys})
+        hooks = self.hooks.watch_dirs() if self.hooks is not None else []
+        return sorted({*self._discovery_dirs(), *self._team_folders(), *self._dir_keys, *hooks})
 
     def flat_dirs(self) -> set[Path]:
         """What is watched without its subfolders: every folder but the transcripts' (a chain of
-        folders made in a team's folder, however deep, is no work for the watcher)."""
-        return {*self._discovery_dirs(), *self._team_folders(), *self._flat}
+        folders made in a team's folder, however deep, is no work for the watcher) and the hooks'
+        requests (each in a folder of its own)."""
+        hooks = self.hooks.flat_dirs() if self.hooks is not None else set()
+        return {*self._discovery_dirs(), *self._team_folders(), *self._flat, *hooks}
+
+    # ------------------------------------------------------------------ the hooks
+    def loose_asks(self) -> list[PermissionAsk]:
+        """The permission requests hooks wait on here that belong to no team listed (a Claude Code
+        session without an agent team, or one not shown), oldest first."""
+        hooks = self.hooks
+        if hooks is None:
+            return []
+        listed = {
+            (hooks.real(str(st.store.root)), st.store.name)
+            for k, st in self.states.items()
+            if st.store.asks_through_hooks and k in self.sessions and self.sessions[k].live
+        }
+        found = [
+            a for a in hooks.asks.values() if (hooks.real(str(a.raw.get("config_dir") or "")), a.team) not in listed
+        ]
+        return sorted(found, key=lambda a: a.at)
+
+    def recheck_hooks(self) -> bool:
+        """Requests past their deadline read again (a hook killed outright leaves no event)."""
+        return self.hooks.recheck(self.clock()) if self.hooks is not None else False
+
+    def next_hook_deadline(self) -> float | None:
+        return self.hooks.next_deadline() if self.hooks is not None else None
+
+    def hook_news(self) -> list[str]:
+        """Requests closed without a room's answer since last asked (moved to the lead's terminal)."""
+        return self.hooks.take_news() if self.hooks is not None else []
+
+    @property
+    def hook_spool(self) -> Path | None:
+        """The spool whose requests this source follows (None: it follows none)."""
+        return self.hooks.spool if self.hooks is not None else None
+
+    def loose_answers(self) -> LocalAnswers | None:
+        """Its answers for the requests of no team it lists (Fleet.loose gives every source's)."""
+        return self.answers
 
     def _route(self, paths: set[Path]) -> tuple[dict[Key, list[Path]], bool]:
         """Which sessions each path concerns, and whether the set of teams may have changed."""
@@ -308,6 +354,8 @@ class LocalSource(SourceBase):
                     t0 = time.perf_counter()
                     out = FleetBatch()
                     if batch.ready:
+                        if self.hooks is not None:  # every open request, and the spool's new lines
+                            out.hooks = await asyncio.to_thread(self.hooks.load)
                         # The watches are (again) in place: what changed before they were is read now.
                         for key in [k for k, s in self.sessions.items() if s.live]:
                             state = self.states[key]
@@ -319,7 +367,7 @@ class LocalSource(SourceBase):
                         for key in set(self.sessions) - had:
                             out.changes[key] = Batch([], full=True)
                         out.read_seconds = time.perf_counter() - t0
-                        if out.changes or out.appeared or out.gone:
+                        if out.changes or out.appeared or out.gone or out.hooks:
                             out.rediscovered = bool(out.appeared or out.gone)
                             yield out
                         if out.appeared and set(self.watch_dirs()) != set(dirs):
@@ -329,7 +377,14 @@ class LocalSource(SourceBase):
                             async for news in self._read_transcripts():
                                 yield news
                         continue
-                    per_key, rediscover = self._route(batch.paths)
+                    changed = batch.paths
+                    if self.hooks is not None:
+                        mine = {p for p in changed if self.hooks.owns(p)}
+                        if mine:
+                            changed = changed - mine
+                            out.hooks = self.hooks.take(mine)
+                            out.notices += [(text, "information") for text in self.hooks.take_news()]
+                    per_key, rediscover = self._route(changed)
                     if batch.rescan:
                         rediscover = True
                     for key, paths in per_key.items():
@@ -346,7 +401,7 @@ class LocalSource(SourceBase):
                         if set(self.watch_dirs()) != before:
                             again.set()  # new folders to watch: the watch starts over (its first batch re-reads)
                     out.read_seconds = time.perf_counter() - t0
-                    if out.changes or out.rediscovered or out.notices:
+                    if out.changes or out.rediscovered or out.notices or out.hooks:
                         yield out
                     if out.appeared:
                         async for news in self._read_transcripts():

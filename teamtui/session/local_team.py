@@ -18,6 +18,7 @@ from teamtui.protocol.models import Message
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import TeamStore
 from teamtui.session.actions import TeamActions
+from teamtui.session.answers import LocalAnswers
 from teamtui.session.lead_asked import AskLeadShutdown
 from teamtui.session.shutdown import (
     AskRunningLead,
@@ -30,6 +31,10 @@ from teamtui.session.shutdown import (
     ShutdownController,
 )
 from teamtui.session.team import TeamSession
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.session.hook_feed import HookFeed
 
 
 class LocalMessaging:
@@ -151,6 +156,7 @@ def local_actions(
     clock: Callable[[], float],
     on_shutdown: OnShutdown | None = None,
     writable: bool = True,
+    hooks: HookFeed | None = None,
 ) -> TeamActions:
     """What can be done to a team on this machine: its layout's (a workflow run takes no message)."""
     from teamtui.protocol.history.recorder import ident_of
@@ -163,10 +169,13 @@ def local_actions(
         folder=store.root,
         worktrees=store.writes_tasks,  # a team teamtui runs may give each teammate a git worktree
         history=ident_of(store),
+        hooks_help=store.asks_through_hooks,
     )
     if writable and not store.read_only_reason:
         actions.messages = LocalMessaging(store, state, sender)
         actions.shutdowns = LocalShutdowns(store, state, actions.sender, clock, on_shutdown)
+        # What needs the person is answered here (its hooks' requests when `hooks` follows them).
+        actions.answers = LocalAnswers(hooks, store, sender)
     return actions
 
 
@@ -178,15 +187,19 @@ def open_local(
     sender: str = "teamtui",
     clock: Callable[[], float] = time.time,
     on_shutdown: OnShutdown | None = None,
+    hooks: HookFeed | None = None,
 ) -> tuple[TeamSession, TeamState]:
     """A team on disk, not read yet (`state.load_all()` reads it): its session, and the TeamState
-    its source feeds."""
+    its source feeds. `hooks`: this machine's hook feed, for its permission requests."""
     from teamtui.protocol.history.live import observer_for
 
     journal = observer_for(store, store.open_journal())  # the journal (where kept) and the history's recorder
     state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=journal)
-    actions = local_actions(store, state, sender=sender, clock=clock, on_shutdown=on_shutdown)
-    return TeamSession(state, actions, clock=clock, read_only=store.read_only_reason), state
+    actions = local_actions(store, state, sender=sender, clock=clock, on_shutdown=on_shutdown, hooks=hooks)
+    session = TeamSession(state, actions, clock=clock, read_only=store.read_only_reason)
+    if isinstance(actions.answers, LocalAnswers):
+        actions.answers.session = session  # its needs are read off the session (session/requests.py)
+    return session, state
 
 
 def ended_local(

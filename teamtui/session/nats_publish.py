@@ -71,6 +71,8 @@ class _Out:
 class NatsSink:
     """The Streamer's lines into JetStream, its requests from NATS."""
 
+    via = "NATS"
+
     def __init__(
         self,
         link: NatsLink,

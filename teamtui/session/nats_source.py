@@ -245,7 +245,7 @@ class NatsSource(SourceBase):
                     else:
                         continue
                 self._check(batch)
-                if batch.changes or batch.appeared or batch.gone or batch.notices or batch.rediscovered:
+                if batch.changes or batch.appeared or batch.gone or batch.notices or batch.rediscovered or batch.hooks:
                     yield batch
         finally:
             stopping.cancel()

@@ -194,7 +194,9 @@ class RemoteHost(StreamedHost):
                     self._take(obj, pending)
                 self.dropped += splitter.dropped
                 splitter.dropped = 0
-                if self._ready and (pending.changes or pending.appeared or pending.gone or pending.notices):
+                if self._ready and (
+                    pending.changes or pending.appeared or pending.gone or pending.notices or pending.hooks
+                ):
                     yield pending
                     pending = FleetBatch(source=self.name)
         finally:

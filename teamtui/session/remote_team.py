@@ -24,12 +24,15 @@ from teamtui.protocol.shutdown import Outcome, ShutdownRun
 from teamtui.protocol.store import broadcast_recipients, refuse_stranger
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.actions import TeamActions
+from teamtui.session.remote_answers import RemoteAnswers
 from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
+
+    from teamtui.session.items import Item
 
     class Host(Protocol):
         """The connection a remote team's requests go over (session/remote.py RemoteHost)."""
@@ -47,12 +50,13 @@ if TYPE_CHECKING:
             **fields: Any,
         ) -> str: ...
         def forget(self, rid: str) -> None: ...
+        def hook_items(self, remote_key: tuple[str, str, str] | None) -> list[Item]: ...
 
 
 class Asks:
-    """Requests about one remote team, over its host's connection."""
+    """Requests about one remote team (None: about its machine), over its host's connection."""
 
-    def __init__(self, host: Host, remote_key: tuple[str, str, str]):
+    def __init__(self, host: Host, remote_key: tuple[str, str, str] | None):
         self.host, self.remote_key = host, remote_key
 
     @property
@@ -365,15 +369,27 @@ def remote_session(
     clock: Callable[[], float] = time.time,
 ) -> tuple[TeamSession, StreamedTeam]:
     """A remote team's session, and the model its host's stream fills."""
+    from teamtui.session.remote_diffs import RemoteDiffs
+
     team = StreamedTeam(remote_key[2], traits, log_limit=log_limit, health_timeout=health_timeout)
     asks = Asks(host, remote_key)
     actions = TeamActions(
         messages=RemoteMessaging(asks, team),
         shutdowns=RemoteShutdowns(asks, team, clock),
+        answers=RemoteAnswers(asks),
         panes_elsewhere=host.name,
         lead_state=lambda: team.lead_said,
+        diffs=RemoteDiffs(asks),  # a file's diff asked of that machine (session/remote_diffs.py)
     )
     return TeamSession(team, actions, clock=clock), team
 
 
-__all__ = ["Asks", "RemoteMessaging", "RemoteShutdown", "RemoteShutdowns", "StreamedTeam", "remote_session"]
+__all__ = [
+    "Asks",
+    "RemoteAnswers",
+    "RemoteMessaging",
+    "RemoteShutdown",
+    "RemoteShutdowns",
+    "StreamedTeam",
+    "remote_session",
+]

@@ -16,7 +16,7 @@ Team names and members are safe names ([A-Za-z0-9._-]), so ':' separates the par
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from teamtui.protocol.hooks.answers import OPEN, PermissionAsk, list_asks
 from teamtui.protocol.hooks.asks import is_request_id
 from teamtui.protocol.store import TeamStore
 from teamtui.session.alerts import Need, needs_of
+from teamtui.session.items import Item
 from teamtui.session.team import TeamSession
 
 # The answers each kind of item takes.
@@ -35,34 +36,6 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "stuck": ("message",),
     "gone": ("release", "message"),
 }
-
-
-@dataclass
-class Item:
-    """One thing waiting for the person, with the id that answers it."""
-
-    id: str
-    kind: str  # permission | pane | held | stuck | gone | perm | plan | lead
-    team: str
-    who: str
-    text: str
-    since: float | None = None
-    answers: tuple[str, ...] = ()
-    note: str = ""  # why it cannot be answered from here, or how
-    detail: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "team": self.team,
-            "who": self.who,
-            "text": self.text,
-            "since": self.since,
-            "answers": list(self.answers),
-            "note": self.note,
-            **({"detail": self.detail} if self.detail else {}),
-        }
 
 
 class NotAnswered(Exception):
@@ -77,10 +50,11 @@ class Taken:
 
 def permission_items(spool: Path) -> list[Item]:
     """The permission requests hooks wait on now."""
-    return [_of_ask(a) for a in list_asks(spool) if a.state == OPEN]
+    return [item_of_ask(a) for a in list_asks(spool) if a.state == OPEN]
 
 
-def _of_ask(a: PermissionAsk) -> Item:
+def item_of_ask(a: PermissionAsk) -> Item:
+    """A permission request a hook waits on, as an item (its detail: everything it would do)."""
     return Item(
         a.id,
         "permission",
@@ -146,6 +120,17 @@ def _of_need(team: str, need: Need, runs_it: bool) -> Item:
         answers += restart
     note = "answer it in the lead's terminal" if kind in ("perm", "plan") else ""
     return Item(need.answer_id, kind, team, need.member, need.text, need.since, answers, note)
+
+
+def item_of_need(need: Need, *, runs_lead: bool) -> Item:
+    """A need of the room as an item a person answers there (`runs_lead`: a `teamtui run` leads the
+    team, so a teammate can be restarted). A pane teammate's request is offered allow and deny:
+    pressed in the lead's own dialog once it is checked to show this very request (answer_item)."""
+    item = _of_need(need.team_name, need, runs_lead)
+    if item.kind == "perm":
+        item.answers = ANSWERS["pane"]
+        item.note = "pressed in the lead's own dialog, once it is seen to show this very request"
+    return item
 
 
 def parse_id(item_id: str) -> tuple[str, str, str]:

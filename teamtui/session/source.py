@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from teamtui.protocol.changes import Change
     from teamtui.protocol.fleet.overview import FleetRow
     from teamtui.protocol.models import Message
+    from teamtui.session.actions import Answers
     from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]  # (where, root, name): a row of the control room
@@ -42,6 +43,8 @@ class FleetBatch:
     source: str = ""  # which source it came from
     # What to tell the person, as (text, severity): a request's result, a connection lost or back.
     notices: list[tuple[str, str]] = field(default_factory=list)
+    # The source's hooks changed: a permission request came or went, a session waits or moved on.
+    hooks: bool = False
 
 
 class SourceBase:
@@ -57,6 +60,24 @@ class SourceBase:
 
     def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]:
         return {}
+
+    @property
+    def hook_spool(self) -> Path | None:
+        """The hooks' spool this source follows (this machine's: session/local.py); None: none."""
+        return None
+
+    def recheck_hooks(self) -> bool:
+        return False
+
+    def hook_news(self) -> list[str]:
+        return []
+
+    def next_hook_deadline(self) -> float | None:
+        return None
+
+    def loose_answers(self) -> Answers | None:
+        """What answers its machine's permission requests of no team it lists (None: it has none)."""
+        return None
 
 
 if TYPE_CHECKING:
@@ -77,6 +98,14 @@ if TYPE_CHECKING:
         def looked_at(self) -> list[Path]: ...
         def left_out(self) -> list[str]: ...
         def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]: ...
+
+        @property
+        def hook_spool(self) -> Path | None: ...
+
+        def recheck_hooks(self) -> bool: ...
+        def hook_news(self) -> list[str]: ...
+        def next_hook_deadline(self) -> float | None: ...
+        def loose_answers(self) -> Answers | None: ...
 
 
 __all__ = ["FleetBatch", "Key", "SourceBase"]

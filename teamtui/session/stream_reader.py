@@ -24,7 +24,9 @@ from teamtui.protocol.fleet.discover import FleetTeam
 from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
-from teamtui.session.remote_team import StreamedTeam, remote_session
+from teamtui.session.items import Item
+from teamtui.session.remote_answers import RemoteAnswers, hook_items
+from teamtui.session.remote_team import Asks, StreamedTeam, remote_session
 from teamtui.session.source import ROW_FRESH, FleetBatch, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
@@ -91,6 +93,10 @@ class StreamedHost(SourceBase):
         self._next_id = 0
         self._waiting: dict[str, tuple[str, Callable[[bool, str, str], None] | None]] = {}
         self._progress: dict[str, Callable[[dict[str, Any]], None]] = {}
+        # What its hooks say waits for the person there, by the remote's key of its team (None: no team).
+        self._hook_items: dict[Key | None, list[Item]] = {}
+        self._remote_keys: dict[Key, Key] = {}  # each team's key here -> the remote's own key of it
+        self.answers = RemoteAnswers(Asks(self, None))  # its requests of no team it lists
         self._seen: set[Key] = set()  # teams of the snapshot under way
         self._rows: dict[Key, tuple[FleetRow, float, str]] = {}  # each row as last built: when, and the status then
         self._ready = False
@@ -222,12 +228,22 @@ class StreamedHost(SourceBase):
     def forget(self, rid: str) -> None:
         self._progress.pop(rid, None)
 
+    def loose_answers(self) -> RemoteAnswers:
+        """Its answers for the requests of no team it lists (Fleet.loose gives every source's)."""
+        return self.answers
+
+    def hook_items(self, remote_key: Key | None) -> list[Item]:
+        """What the `hooks` line listed for the remote's team `remote_key` (None: of no team listed)."""
+        return list(self._hook_items.get(remote_key, ()))
+
     def _unanswered(self, batch: FleetBatch, why: str) -> None:
-        """The requests still waiting will get no answer: each said as not confirmed."""
+        """The requests still waiting will get no answer: each said as not confirmed (a request
+        asked with no words of its own says its outcome itself, through on_result)."""
         for what, on_result in list(self._waiting.values()):
-            batch.notices.append(
-                (f"{self.name}: {what}: not confirmed ({why}); it may or may not have been carried out", "warning")
-            )
+            if what:
+                batch.notices.append(
+                    (f"{self.name}: {what}: not confirmed ({why}); it may or may not have been carried out", "warning")
+                )
             if on_result is not None:
                 on_result(False, why, "")
         self._waiting.clear()
@@ -248,6 +264,9 @@ class StreamedHost(SourceBase):
         for key in self.sessions:
             self._connected(key, False, f"{why}: nothing can be sent")
             batch.changes[key] = Batch([])
+        if self._hook_items:  # nothing there can be answered from here until it is back
+            self._hook_items = {}
+            batch.hooks = True
         self._unanswered(batch, "the connection was lost")
 
     # ------------------------------------------------------------------ one line
@@ -277,22 +296,25 @@ class StreamedHost(SourceBase):
         if kind == "result":
             self._result(obj, batch)
             return
+        if kind == "hooks":
+            self._hooks(obj, batch)
+            return
         if kind == "problem":
             text = wire.name(obj.get("text"), 500)
             if text and len(self.remote_problems) < 20:
                 self.remote_problems.append(text)
+            return
+        if kind in ("progress", "diff", "hits"):  # what answers a request (before its result), to its asker
+            rid = obj.get("id")
+            callback = self._progress.get(rid) if isinstance(rid, str) else None
+            if callback is not None:
+                callback(obj)
             return
         rkey = wire.team_key(obj.get("team"))
         if rkey is None:
             self.dropped += 1
             return
         key = self.key(rkey[1], rkey[2])
-        if kind == "progress":
-            rid = obj.get("id")
-            callback = self._progress.get(rid) if isinstance(rid, str) else None
-            if callback is not None:
-                callback(obj)
-            return
         if kind == "gone":
             if key in self.rows_said or key in self.sessions:
                 self.rows_said.pop(key, None)
@@ -361,6 +383,7 @@ class StreamedHost(SourceBase):
                 self, rkey, traits, log_limit=self.log_limit, health_timeout=self.health_timeout, clock=self.clock
             )
             self.sessions[key], self.teams[key] = session, state
+            self._remote_keys[key] = rkey
             appeared = True
         full = obj.get("full") is True
         changes = state.take_header(obj)
@@ -375,6 +398,7 @@ class StreamedHost(SourceBase):
 
     def _drop(self, key: Key) -> bool:
         self.teams.pop(key, None)
+        self._remote_keys.pop(key, None)
         return self.sessions.pop(key, None) is not None
 
     def _connected(self, key: Key, connected: bool, why: str) -> None:
@@ -413,13 +437,23 @@ class StreamedHost(SourceBase):
         ok = obj.get("ok") is True
         error = wire.name(obj.get("error"), 1000) or ("refused" if not ok else "")
         detail = wire.name(obj.get("detail"), 1000) or ""
-        if ok:
+        if not ok:
+            self._progress.pop(rid, None)  # type: ignore[arg-type]
+        if not what:  # the asker says what came of it (a diff, in the changes view)
+            pass
+        elif ok:
             batch.notices.append((f"{self.name}: {what}: {detail or 'done'}", "information"))
         else:
             batch.notices.append((f"{self.name}: {what} not carried out: {error}", "error"))
-            self._progress.pop(rid, None)  # type: ignore[arg-type]
         if on_result is not None:
             on_result(ok, error, detail)
+
+    def _hooks(self, obj: dict[str, Any], batch: FleetBatch) -> None:
+        """The remote's open permission requests and waiting sessions, each under its team."""
+        found = hook_items(obj, set(self._remote_keys.values()))
+        if found != self._hook_items:
+            self._hook_items = found
+            batch.hooks = True
 
 
 __all__ = ["RemoteTeam", "StreamedHost", "hhmm", "host_key", "install_hint", "one_line"]

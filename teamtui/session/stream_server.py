@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     class Sink(Protocol):
         """Where the stream's lines go and its requests come from."""
 
+        via: str  # what carries the lines, as said where a request came from: "ssh", "NATS"
+
         async def open(self, streamer: Streamer) -> None: ...
         def put(self, obj: dict[str, Any], data: bytes) -> None: ...  # one line, checked and encoded
         async def flush(self) -> None: ...
@@ -61,10 +63,13 @@ class Streamer:
         heartbeat: float = DEFAULT_HEARTBEAT,
         host: str | None = None,
         sink: Sink | None = None,
+        hold_room: bool = True,
     ):
         import socket
 
         self.fleet = fleet
+        # While it runs a room follows it (over ssh): hooks here wait for that room's answer.
+        self.hold_room = hold_room
         self.heartbeat = heartbeat
         self.host = host or socket.gethostname()
         self.sink: Sink = sink or PipeSink()
@@ -73,6 +78,7 @@ class Streamer:
         self._sent_rows: dict[Key, dict] = {}
         self._sent_insight: dict[Key, dict] = {}
         self._shutdowns: dict[Key, tuple[Any, ShutdownController]] = {}  # the request's id, its controller
+        self._sent_hooks: dict | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ writing
@@ -274,6 +280,17 @@ class Streamer:
         self._sent_insight[key] = insight
         self.line({"type": "insight", "team": list(key), **insight})
 
+    def hooks_line(self) -> None:
+        """This machine's open permission requests and waiting sessions, when they changed since last sent."""
+        from teamtui.session.stream_answers import hooks_items
+
+        if self.fleet.hooks is None:
+            return
+        line = {"type": "hooks", "items": hooks_items(self.fleet)}
+        if line != self._sent_hooks:
+            self._sent_hooks = line
+            self.line(line)
+
     def gone(self, key: Key) -> None:
         self._sent_insight.pop(key, None)
         self._sent_logs.pop(key, None)
@@ -284,15 +301,27 @@ class Streamer:
 
     # ------------------------------------------------------------------ the run
     async def run(self, stdin: Any = None, stdout: Any = None) -> None:
+        if stdin is not None or stdout is not None:
+            self.sink = PipeSink(stdin, stdout)
+        await self.sink.open(self)
+        fleet = self.fleet
+        presence = None
+        if self.hold_room and fleet.hooks is not None:
+            from teamtui.protocol.hooks.room import RoomPresence
+
+            presence = RoomPresence(fleet.hooks.spool).hold()
+        try:
+            await self._run(fleet)
+        finally:
+            if presence is not None:
+                presence.release()
+
+    async def _run(self, fleet: LocalSource) -> None:
         import asyncio
 
         from teamtui import __version__
         from teamtui.protocol.stream import PROTOCOL
 
-        if stdin is not None or stdout is not None:
-            self.sink = PipeSink(stdin, stdout)
-        await self.sink.open(self)
-        fleet = self.fleet
         self.line(
             {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
         )
@@ -305,6 +334,9 @@ class Streamer:
         for key in list(fleet.teams):
             self.team_lines(key, full=True)
             await self.flush()
+        if fleet.hooks is not None:
+            await asyncio.to_thread(fleet.hooks.load)
+            self.hooks_line()
         self.line({"type": "ready", "teams": len(fleet.teams)})
         await self.flush()
         stop = asyncio.Event()
@@ -335,6 +367,9 @@ class Streamer:
             for key in list(self.fleet.teams):  # the lead's process, the health rule: no file says so
                 self.views_line(key, now=now)
                 self.insight_line(key, now=now)  # a task owner gone silent: time, not a file, says so
+                self._record_needs(key, now)
+            if self.fleet.recheck_hooks():  # a request past its deadline whose hook was killed outright
+                self.hooks_line()
             self.line({"type": "heartbeat", "time": now})
             await self.flush()
 
@@ -352,11 +387,28 @@ class Streamer:
             for key, team_batch in batch.changes.items():
                 self.changes_lines(key, team_batch.changes, full=team_batch.full or key in batch.appeared)
                 self._observe(key, team_batch)
+                self._record_needs(key)
+            if batch.hooks or batch.appeared or batch.gone:  # a team's requests follow its team
+                self.hooks_line()
             if loop.time() - pruned > 60:
                 pruned = loop.time()
                 for key in self.fleet.prune():
                     self.gone(key)
             await self.flush()
+
+    def _record_needs(self, key: Key, now: float | None = None) -> None:
+        """What needs the person in the team, into this machine's history (where a room runs, its
+        Alerts do it; here nobody else would): each item opened once, closed when it is gone."""
+        from teamtui.session.alerts import needs_of, record_needs
+
+        session = self.fleet.sessions.get(key)
+        if session is None:
+            return
+        now = self.fleet.clock() if now is None else now
+        try:
+            record_needs(session, needs_of(key, session, now), now)
+        except Exception as exc:  # noqa: BLE001 - a team mid-rewrite: the next batch tries again, the stream goes on
+            print(f"teamtui stream: the needs of {key[2]} were not recorded: {exc}", file=sys.stderr)
 
     def _observe(self, key: Key, batch: Any) -> None:
         found = self._shutdowns.get(key)
@@ -369,7 +421,7 @@ class Streamer:
     # ------------------------------------------------------------------ requests
     def request(self, raw: bytes) -> None:
         """One request line, carried out; answered with a result line (garbage: an error result, or nothing)."""
-        from teamtui.protocol.stream import OPS, parse_request, team_key
+        from teamtui.protocol.stream import HOST_OPS, OPS, parse_request, team_key
 
         req = parse_request(raw)
         if req is None:
@@ -391,6 +443,20 @@ class Streamer:
             return
         if op == "ping":
             self._result(rid, True)
+            return
+        if op in HOST_OPS:  # of this machine, no team: its history (session/stream_search.py)
+            from teamtui.session.stream_search import answer_search
+
+            try:
+                answer_search(self, rid, req)
+            except ValueError as exc:
+                self._result(rid, False, str(exc))
+            return
+        if op == "answer" and req.get("team") is None:  # a permission request of no team listed
+            try:
+                self._op_answer(rid, None, None, req)
+            except Exception as exc:  # noqa: BLE001 - a malformed request is answered
+                self._result(rid, False, " ".join(str(exc).splitlines())[:2000] or type(exc).__name__)
             return
         key = team_key(req.get("team"))
         session = self.fleet.sessions.get(key) if key is not None else None
@@ -524,6 +590,18 @@ class Streamer:
         )
         self._result(rid, True, detail=f"{len(out)} edit{'s' if len(out) != 1 else ''} of {member} to {path}")
 
+    def _op_answer(self, rid: Any, key: Key | None, session: TeamSession | None, req: dict) -> None:
+        """What needs the person answered here by this machine's rules (session/stream_answers.py)."""
+        import asyncio
+
+        from teamtui.session.stream_answers import answer_request
+
+        def result(ok: bool, error: str, detail: str) -> None:
+            self._result(rid, ok, error, detail)
+            asyncio.ensure_future(self.flush())
+
+        answer_request(self.fleet, session, req, result, via=self.sink.via)  # what carried it, in the journal
+
     def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
         names = req.get("names")
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -581,6 +659,8 @@ class Streamer:
 
 class PipeSink:
     """The stream on stdout and its requests from stdin (`teamtui stream` under ssh)."""
+
+    via = "ssh"
 
     def __init__(self, stdin: Any = None, stdout: Any = None):
         self.stdin, self.stdout = stdin, stdout

@@ -37,7 +37,7 @@ class Batch:
 
     changes: list[Change]
     full: bool = False  # a rescan: everything may have changed
-    heads: bool = False  # the transcripts' heads were counted: the token figures are whole
+    heads: bool = False  # the transcripts' heads were counted: the token figures are whole now
 
 
 @dataclass

@@ -31,7 +31,7 @@ from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
 from teamtui.tui.controllers.fleet_control import FleetControl
 from teamtui.tui.keys import checked_keymap
-from teamtui.tui.messages import FleetChanged, LeadMessagesDrained
+from teamtui.tui.messages import AnswerRequested, FleetChanged, LeadMessagesDrained
 from teamtui.tui.safe import inert
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -117,10 +117,12 @@ class TeamTUI(App[None]):
         health_timeout: float | None = None,
         log_limit: int | None = None,
         on_shutdown: OnShutdown | None = None,
+        hooks: Path | None = None,
         **kw: Any,
     ) -> TeamTUI:
         """The app on the teams under one root only (its one team opened at once): what the
-        screenshots and the tests look at. `on_shutdown`: this process leads `team` (as `run` does)."""
+        screenshots and the tests look at. `on_shutdown`: this process leads `team` (as `run` does);
+        `hooks`: the spool of this machine's hooks, whose permission requests the room answers."""
         import os
 
         from teamtui.session.fleet import open_fleet
@@ -138,6 +140,7 @@ class TeamTUI(App[None]):
             clock=clock or time.time,
             on_shutdown=on_shutdown,
             lead_of=(os.path.realpath(root), team) if on_shutdown is not None and team is not None else None,
+            hooks=hooks,
         )
         return cls(fleet, focus=team, config_path=config_path, clock=clock, log_limit=log_limit, **kw)
 
@@ -244,6 +247,19 @@ class TeamTUI(App[None]):
     @on(FleetScreen.OpenTeam)
     def _open_team(self, message: FleetScreen.OpenTeam) -> None:
         self.fleet.open_team(message.key, message.need)
+
+    def on_search_screen_chosen(self, message: Any) -> None:
+        """A result of the room's search (screens/search.py SearchScreen.Chosen, by its handler's
+        name: the search screen loads only when `/` is pressed)."""
+        self.fleet.open_hit(message.hit)
+
+    @on(FleetScreen.DismissNeed)
+    def _dismiss_need(self, message: FleetScreen.DismissNeed) -> None:
+        self.fleet.dismiss(message.need)
+
+    @on(AnswerRequested)
+    def _answer_requested(self, message: AnswerRequested) -> None:
+        self.fleet.answer(message.need)
 
     def action_overview(self) -> None:
         self.fleet.back()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from teamtui.protocol.models import Message as InboxMessage
+from teamtui.session.alerts import Need
 from teamtui.session.shutdown import ShutdownNews
 from teamtui.session.source import FleetBatch
 from teamtui.tmux.api import PaneNews
@@ -47,3 +48,10 @@ class FleetChanged(Message):
 
     batch: FleetBatch
     shown: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class AnswerRequested(Message):
+    """`a` on a need (the room's list, a team's strip): the app's answering flow shows it and its answers."""
+
+    need: Need

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "examples"
 # The example team's own clock: a little after its last message.
@@ -34,6 +35,28 @@ _PERMISSION = {
     "description": "rm -rf build/",
     "input": {"command": "rm -rf build/"},
     "permission_suggestions": [],
+}
+
+
+# A permission request alice's hook waits on (an Edit: the file and the edit), as the room lists it.
+_ASK: dict[str, Any] = {
+    "id": "3f6c0d2a9b8e4c1d7a5f2e9b0c4d8a61",
+    "kind": "permission",
+    "team": "session-421dba11",
+    "who": "alice",
+    "text": "alice asks permission: Edit /src/app/app.py",
+    "since": CLAUDE_CODE_NOW - 12,
+    "answers": ("allow", "deny", "lead"),
+    "detail": {
+        "tool": "Edit",
+        "what": {
+            "file_path": "/src/app/app.py",
+            "old_string": "def greet(name):\n    return 'hello ' + name",
+            "new_string": 'def greet(name: str) -> str:\n    return f"hello {name}"',
+        },
+        "summary": "Edit /src/app/app.py",
+        "deadline": CLAUDE_CODE_NOW + 288,
+    },
 }
 
 
@@ -90,6 +113,17 @@ async def transcripts_shown(pilot) -> None:
         ):
             break
         await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def answer_shown(pilot) -> None:
+    """The Claude Code team, and over it the answering dialog of a request alice's hook waits on."""
+    from teamtui.session.items import Item
+    from teamtui.tui.screens.answer import AnswerScreen
+
+    await transcripts_shown(pilot)
+    app = pilot.app
+    app.push_screen(AnswerScreen(Item(**_ASK), app.dashboard.palette, team=_ASK["team"], cursor_blink=False))
     await pilot.pause()
 
 
@@ -157,7 +191,7 @@ async def fleet_shown(pilot) -> None:
 async def _shoot(app, path: Path, keys: list[str], before=None, size: tuple[int, int] = SIZE) -> None:
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        if before is transcripts_shown or before is fleet_shown:
+        if asyncio.iscoroutinefunction(before):
             await before(pilot)
         elif before is not None:
             before(app)
@@ -187,6 +221,10 @@ async def _shoot_all(out: Path) -> None:
             make_app(root, "teamtui-dark", now=CLAUDE_CODE_NOW), out / "main-claude-code.svg", [], transcripts_shown
         )
         print(out / "main-claude-code.svg")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = freeze_claude_code(Path(tmp))
+        await _shoot(make_app(root, "teamtui-dark", now=CLAUDE_CODE_NOW), out / "answer-modal.svg", [], answer_shown)
+        print(out / "answer-modal.svg")
     await _shoot(make_fleet_app(), out / "fleet-overview.svg", [], fleet_shown)
     shutil.rmtree(FLEET_BASE, ignore_errors=True)
     print(out / "fleet-overview.svg")

@@ -73,6 +73,7 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
         "needs_you": 0,
         "tokens": 200,
         "cost": by[LIVE_TEAM]["cost"],  # genai-prices' figure: tests/tui/test_cost_screens.py holds it to the library
+        "files": 0,  # no edit in its transcripts
         "budget": None,
         "last_activity": None,
         "cwd": "/src/app",

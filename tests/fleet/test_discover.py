@@ -202,11 +202,12 @@ def test_the_watch_dirs_cover_where_teams_appear_and_end(machine: Machine, tmp_p
     assert dirs == [
         machine.claude / "teams",
         machine.project / ".teams",
-        machine.other / ".teams",  # config.toml's root
+        machine.other / ".teams",  # config.toml's root, in either layout
+        machine.other / "teams",
         extra / ".teams",  # not there yet: watch.py waits for it
-        machine.claude / ".teams",
-        machine.registry,
-        machine.journal,
+        extra / "teams",
+        machine.claude / ".teams",  # (its teams/ is the first one)
+        machine.registry,  # not the journal: this process writes there at every message
     ]
 
 

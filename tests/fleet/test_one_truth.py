@@ -49,9 +49,12 @@ async def test_the_room_status_and_tasks_agree(tmp_path: Path) -> None:
         await until(
             pilot, lambda: app.state is not None and app.state.transcripts.ready, "the team and its transcripts"
         )
-        table_rows = cells(app.fleet.overview.query_one(FleetTable))
+        table = app.fleet.overview.query_one(FleetTable)
         await until(
             pilot,
-            lambda: any(f"{done}/{total} | 1 |" in r for r in cells(app.fleet.overview.query_one(FleetTable))),
-            f"the room's row: {table_rows}",
+            lambda: any(
+                (r["Tasks"], r["Needs"]) == (f"{done}/{total}", "1")
+                for r in (dict(zip(table.shown, line.split(" | "), strict=True)) for line in cells(table))
+            ),
+            f"the room's row: {cells(table)}",
         )

@@ -180,10 +180,12 @@ async def test_a_remote_teams_cost_is_priced_there_and_shown_here(remote: Remote
     async with app.run_test(size=SIZE) as pilot:
         table = app.screen.query_one(FleetTable)
 
-        def row() -> list[str]:
-            return next((c.split(" | ") for c in cells(table) if c.startswith(CLAUDE_TEAM)), [""] * 10)
+        def cost() -> str:
+            labels = [str(c.label) for c in table.ordered_columns]
+            rows = [dict(zip(labels, c.split(" | "), strict=True)) for c in cells(table)]
+            return next((r["Cost"] for r in rows if r["Team"].startswith(CLAUDE_TEAM)), "")
 
-        await until(pilot, lambda: row()[7] == f"{money(team.usd)} + ?", "the remote team's cost on its row", limit=30)
+        await until(pilot, lambda: cost() == f"{money(team.usd)} + ?", "the remote team's cost on its row", limit=30)
         table.move_cursor(row=next(i for i, c in enumerate(cells(table)) if c.startswith(CLAUDE_TEAM)))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "its dashboard")

@@ -197,3 +197,80 @@ async def test_over_ssh_the_counts_arrive_and_a_diff_is_fetched(remote: Remote) 
         }
         session = host.sessions[key]
         assert [n.kind for n in session.state.transcripts.needs_you(0.0)] == ["collision"]
+
+
+# ---------------------------------------------------------------------- the room's side, on a pipe
+
+
+def local_stream(tmp_path: Path, claude: Path) -> str:
+    """An executable standing in for ssh: it runs this machine's real `teamtui stream` (the real
+    Streamer, on the pipe ssh would give) over `claude`, whatever ssh arguments it is given."""
+    env = {
+        "HOME": str(tmp_path / "there"),
+        "CLAUDE_CONFIG_DIR": str(claude),
+        "XDG_CONFIG_HOME": str(tmp_path / "there" / ".config"),
+        "XDG_STATE_HOME": str(tmp_path / "there" / "state"),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    path = tmp_path / "local-ssh"
+    path.write_text(
+        f"#!{sys.executable}\nimport os, sys\nos.environ.update({env!r})\n"
+        f"os.execv(sys.executable, [sys.executable, '-m', 'teamtui', 'stream', '--heartbeat', '0.5'])\n"
+    )
+    path.chmod(0o755)
+    return str(path)
+
+
+async def test_the_changes_view_of_a_team_elsewhere_fetches_a_diff_through_the_stream(tmp_path: Path) -> None:
+    from teamtui.protocol.settings import HostSettings
+    from teamtui.session.fleet import Fleet
+    from teamtui.session.remote import RemoteHost
+    from teamtui.tui.app import TeamTUI
+    from teamtui.tui.screens.changes import SEP, ChangesScreen
+    from teamtui.tui.screens.dashboard import DashboardScreen
+    from teamtui.tui.widgets.diff import DiffLines
+    from tests.tui.conftest import until
+
+    from .conftest import empty_local_fleet
+
+    claude = tmp_path / "there" / "claude"
+    copy_tree(EDITS, claude)
+    host = RemoteHost(HostSettings("box", "me@box"), ssh=local_stream(tmp_path, claude), stall=10.0, heartbeat=0.5)
+    app = TeamTUI(
+        Fleet([empty_local_fleet(tmp_path), host]),
+        config_path=tmp_path / "none.toml",
+        cursor_blink=False,
+        sync_panes=False,
+    )
+    key = ("ssh:box", os.path.realpath(claude), TEAM)
+    async with app.run_test(size=(160, 40)) as pilot:
+
+        def counted() -> bool:
+            session = host.sessions.get(key)
+            return session is not None and len(changes_of(session).rows()) == 2
+
+        await until(pilot, counted, "the streamed team's counts", limit=30)
+        app.fleet.open_team("\x00".join(key))
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "its dashboard")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ChangesScreen), "its changes view")
+        screen = app.screen
+        table = screen.query_one("#changes-table")
+        table.move_cursor(row=table.get_row_index(f"f{SEP}bob{SEP}{APP}{SEP}seen"))
+        diff = screen.query_one("#diff", DiffLines)
+        await until(pilot, lambda: "print(greet('team'))" in diff.plain, "bob's diff, fetched from the box", limit=20)
+        assert "Edit" in screen.query_one("#diff-title").content.plain or "Edit" in diff.plain
+        assert not [n for n in app._notifications if "diff" in str(n.message)]  # the view says it: no toast
+        # Back and forth: the diff is kept, not asked for again.
+        asked = host._next_id
+        table.move_cursor(row=table.get_row_index(f"f{SEP}alice{SEP}{APP}{SEP}seen"))
+        await until(pilot, lambda: "def greet(name):" in diff.plain, "alice's diff")
+        table.move_cursor(row=table.get_row_index(f"f{SEP}bob{SEP}{APP}{SEP}seen"))
+        await until(pilot, lambda: "print(greet('team'))" in diff.plain, "bob's again")
+        assert host._next_id == asked + 1  # alice's only
+        # A file the other machine knows no change to: said to the view (which says it), no toast.
+        said: list = []
+        host.sessions[key].actions.diffs.fetch("bob", "/etc/passwd", lambda *a: said.append(a))
+        await until(pilot, lambda: bool(said), "the answer")
+        assert said == [([], 0, "no change of bob to /etc/passwd is known here")]
+        assert not [n for n in app._notifications if "passwd" in str(n.message)]

@@ -44,3 +44,24 @@ def test_a_task_seen_in_progress_is_assigned_once() -> None:
         [task("1", TaskStatus.COMPLETED, "ana")],
     )
     assert fired == [("task-assigned", "1", "ana"), ("task-completed", "1", "ana")]
+
+
+class Mate:
+    """The parts of a lead's Slot the board's events set (runtime/slot.py)."""
+
+    def __init__(self) -> None:
+        self.waiting, self.alive, self.health = False, True, "idle"
+
+
+def test_a_teammate_that_said_idle_after_a_task_done_between_two_reads_still_waits() -> None:
+    """`teamtui run` with assign = "lead" stalled about one run in ten: a per-task teammate claimed and
+    completed a task between two reads of the board and said idle; the lead read the idle first
+    (waiting), then the board's diff called the completed task an assignment and took the waiting
+    back, so nobody was ever given the next task."""
+    ana, bo = Mate(), Mate()
+    events = BoardEvents("t", {"ana": ana, "bo": bo}, lambda name: None, Fired(), lambda *a, **kw: None)  # type: ignore[arg-type]
+    events.start([task("1", TaskStatus.PENDING), task("2", TaskStatus.PENDING)])
+    ana.waiting = bo.waiting = True  # both said idle (read from the lead's inbox in this step)
+    events.diff(Board([task("1", TaskStatus.COMPLETED, "ana"), task("2", TaskStatus.IN_PROGRESS, "bo")]))
+    assert ana.waiting, "done with its task and idle: it waits for the next"
+    assert not bo.waiting and bo.health == "working", "on its task: not waiting"

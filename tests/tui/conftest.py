@@ -90,9 +90,15 @@ def cells(table) -> list[str]:
     return out
 
 
+def named_cells(table) -> list[dict[str, str]]:
+    """Every row of a DataTable as {column label: cell text}: what a test reads by column, whichever are shown."""
+    labels = [str(c.label) for c in table.ordered_columns]
+    return [dict(zip(labels, line.split(" | "), strict=True)) for line in cells(table)]
+
+
 def log_lines(log) -> list[str]:
     """A log panel's rows as plain text, wrapped as on screen."""
     return log.text_lines()
 
 
-__all__ = ["SIZE", "RecordingPanes", "until", "cells", "log_lines"]
+__all__ = ["SIZE", "RecordingPanes", "until", "cells", "named_cells", "log_lines"]

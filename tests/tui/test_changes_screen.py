@@ -107,7 +107,7 @@ async def test_c_shows_each_teammates_files_and_the_selected_files_edits_in_orde
         assert cells(table)[1:4] == ["app.py  ⇄ |  |  | ", *cells(table)[2:4]]
         assert [r.split(" | ")[0].strip() for r in cells(table)[2:4]] == ["alice  new ⇄", "bob  ⇄"]
         await pilot.press("escape")
-        assert app.screen is app.dashboard and app.dashboard.changes_view is None
+        assert app.screen is app.dashboard and app.dashboard.views.changes_view is None
 
 
 async def test_a_new_edit_shows_in_the_open_view_and_a_hostile_one_is_inert(team: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.fleet import FleetTable
-from tests.tui.conftest import SIZE, cells, until
+from tests.tui.conftest import SIZE, cells, named_cells, until
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 
@@ -38,12 +38,11 @@ async def test_picker_shows_lead_members_cwd_and_age(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         table = app.fleet.overview.query_one(FleetTable)
         await until(pilot, lambda: len(cells(table)) == 2, "both teams in the room")
-        rows = {r.split(" | ")[0].split()[0]: r.split(" | ") for r in cells(table)}
+        rows = {r["Team"].split()[0]: r for r in named_cells(table)}
         assert set(rows) == {"session-421dba11", "session-8dd2dc96"}
         tmux_team, inproc_team = rows["session-421dba11"], rows["session-8dd2dc96"]
-        # name | kind | lead | members | tasks | needs | tokens | cost | active | where
-        assert tmux_team[2] == "alive" and inproc_team[2] == "ended"
-        assert tmux_team[9] == inproc_team[9] == "/src/app"
+        assert tmux_team["Lead"] == "alive" and inproc_team["Lead"] == "ended"
+        assert tmux_team["Where"] == inproc_team["Where"] == "/src/app"
         table.move_cursor(row=[r.split(" | ")[0].split()[0] for r in cells(table)].index("session-421dba11"))
         await pilot.press("enter")
         await until(pilot, lambda: app.state is not None, "the chosen team opened")

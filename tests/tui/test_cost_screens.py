@@ -26,7 +26,7 @@ from teamtui.tui.widgets.fleet import FleetTable
 from teamtui.tui.widgets.team import TeamPanel
 from tests.costgen import UNKNOWN_MODEL, library_cost, priced_turns
 
-from .conftest import cells, until
+from .conftest import named_cells, until
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
 TEAM = "session-421dba11"
@@ -63,8 +63,7 @@ def library(paths: dict[str, Path], *members: str) -> Cost:
 
 def cost_cell(app: TeamTUI) -> str:
     table = app.screen.query_one(FleetTable)
-    row = next(c for c in cells(table) if c.startswith(TEAM))
-    return row.split(" | ")[7]
+    return next(r["Cost"] for r in named_cells(table) if r["Team"].startswith(TEAM))
 
 
 async def test_every_figure_on_screen_is_genai_prices_own(tmp_path: Path) -> None:

@@ -224,8 +224,8 @@ async def test_the_room_searches_every_team_and_enter_opens_the_team(
         hits = app.screen.hits
         assert hits and hits[0].team == "refactor-auth" and hits[0].kind == "task"
         await pilot.press("enter", "enter")  # to the results, then choose the first
-        await until(pilot, lambda: type(app.screen).__name__ == "DashboardScreen", "the team opened")
-        assert app.screen.session.name == "refactor-auth"
+        await until(pilot, lambda: type(app.screen).__name__ == "TaskDetail", "the team opened at the task")
+        assert app.session is not None and app.session.name == "refactor-auth"
         await pilot.pause()
     assert [(c.key[2], c.at) for c in chosen] == [("refactor-auth", hits[0].at)]
 

@@ -120,3 +120,23 @@ async def test_a_teammate_s_first_lines_show_from_their_end(tmp_path):
         await until(pilot, lambda: "first 99" in log_lines(log)[-1], "the batch shown")
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y > 0, "at the newest line, following"
+
+
+async def test_following_the_end_survives_the_panel_getting_shorter(tmp_path):
+    """A strip appearing above (what needs you) made the panel two rows shorter: the view stayed two
+    rows from the end, and every new line after it went unseen below."""
+    big_team(tmp_path / "root", 2, 3)
+    app = make(tmp_path / "root", tmp_path, log_limit=100)
+    async with app.run_test(size=SIZE) as pilot:
+        log = await main_log(app, pilot)
+        add(app, log, [f"first {i}" for i in range(80)])
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y > 0, "at the end"
+        width, height = log.size.width, log.size.height
+        await pilot.resize_terminal(SIZE[0], SIZE[1] - 4)  # same width, fewer rows
+        await until(pilot, lambda: log.size.height < height, "the panel got shorter")
+        assert log.size.width == width
+        assert log.scroll_y == log.max_scroll_y and "first 79" in log_lines(log)[-1], "still at the end"
+        add(app, log, ["after the resize"])
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y and "after the resize" in log_lines(log)[-1], "follows on"

@@ -56,6 +56,14 @@ def test_shutdown_view(snap_compare, frozen_native):
     assert snap_compare(make_app(frozen_native), run_before=before, terminal_size=SIZE)
 
 
+def test_answer_modal(snap_compare, tmp_path):
+    # A permission request alice's hook waits on, in full (the file and the edit), with its answers.
+    from teamtui.tui.screenshots import answer_shown
+
+    app = make_app(freeze_claude_code(tmp_path), "teamtui-dark", now=CLAUDE_CODE_NOW)
+    assert snap_compare(app, run_before=answer_shown, terminal_size=SIZE)
+
+
 def test_fleet_overview(snap_compare):
     # The control room: a native team and a Claude Code team with a request waiting, one listed need.
     from teamtui.tui.screenshots import fleet_shown, make_fleet_app

@@ -16,7 +16,7 @@ from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
-from .conftest import SIZE, cells, log_lines, until
+from .conftest import SIZE, cells, log_lines, named_cells, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
@@ -98,11 +98,15 @@ async def test_the_room_lists_a_run_beside_a_session_team(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         table = app.fleet.overview.query_one(FleetTable)
         await until(pilot, lambda: len(cells(table)) == 2, "both in the room")
-        rows = {r.split(" | ")[0].split()[0]: r.split(" | ") for r in cells(table)}
+        rows = {r["Team"].split()[0]: r for r in named_cells(table)}
         assert set(rows) == {"session-421dba11", RUNNING}
-        # name | kind | lead (a run: its status) | members | tasks | needs | tokens | cost | active | where
-        assert rows[RUNNING][2] == "completed" and rows[RUNNING][4] == "3/3" and rows[RUNNING][9] == "/src/app"
-        assert rows["session-421dba11"][2] in ("alive", "ended", "unknown")
+        # a run's Lead cell is its status
+        assert (rows[RUNNING]["Lead"], rows[RUNNING]["Tasks"], rows[RUNNING]["Where"]) == (
+            "completed",
+            "3/3",
+            "/src/app",
+        )
+        assert rows["session-421dba11"]["Lead"] in ("alive", "ended", "unknown")
         table.move_cursor(row=[r.split(" | ")[0].split()[0] for r in cells(table)].index(RUNNING))
         await pilot.press("enter")
         await until(pilot, lambda: app.state is not None and app.state.name == RUNNING, "the run opened")

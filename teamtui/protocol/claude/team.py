@@ -28,6 +28,7 @@ class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     writes_shutdown_results = False
     shutdown_via_lead = True
     has_transcripts = True
+    asks_through_hooks = True
     writes_members = False
     creates_teams = False
     camel_case_fields = True

@@ -5,7 +5,7 @@ scan: the team folders under a root, each with its problem; discover: which team
 and which folders to watch; overview: a row per team, from TeamState. No UI here.
 """
 
-from teamtui.protocol.fleet.discover import Fleet, FleetTeam, discover_fleet, fleet_watch_dirs
+from teamtui.protocol.fleet.discover import Discovery, FleetTeam, discover_fleet, fleet_watch_dirs
 from teamtui.protocol.fleet.overview import FleetRow, fleet_rows, order_rows, row_json, summarize_team
 from teamtui.protocol.fleet.registry import (
     RunEntry,
@@ -17,7 +17,7 @@ from teamtui.protocol.fleet.registry import (
 )
 
 __all__ = [
-    "Fleet",
+    "Discovery",
     "FleetRow",
     "FleetTeam",
     "RunEntry",

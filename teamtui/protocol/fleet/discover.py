@@ -57,7 +57,10 @@ class FleetTeam:
 
 
 @dataclass(slots=True)
-class Fleet:
+class Discovery:
+    """What one look for teams found: the teams, and what could not be read (session/fleet.py
+    Fleet is the live fleet of sources the room follows)."""
+
     teams: list[FleetTeam] = field(default_factory=list)
     # What the person should hear about (a bad setting, a configured root that is not a folder).
     problems: list[str] = field(default_factory=list)
@@ -171,13 +174,13 @@ def discover_fleet(
     registry: Path | None = None,
     journal: Path | None = None,
     ended: bool = True,
-) -> Fleet:
+) -> Discovery:
     """Every team the control room shows. `roots`: native roots given on the command line;
     `cwd` (default the current directory) is looked at for a native `.teams/` only; `registry`,
     `journal`: other folders than $XDG_STATE_HOME's (tests); `ended=False` skips the journal."""
     settings = _settings(settings)
     now = time.time() if now is None else now
-    fleet = Fleet(problems=list(settings.problems))
+    fleet = Discovery(problems=list(settings.problems))
     found: dict[tuple[str, str, str], FleetTeam] = {}
 
     def add(teams: Iterable[FleetTeam]) -> None:
@@ -223,26 +226,24 @@ def fleet_watch_dirs(
     claude_root: Path | None = None,
     settings: Settings | None = None,
     registry: Path | None = None,
-    journal: Path | None = None,
 ) -> list[Path]:
-    """The folders whose changes can change the fleet, for a watcher (no polling).
+    """The folders where teams appear and vanish, for a watcher (no polling; session/local.py
+    LocalSource watches these, and each team's own folders).
 
-    Claude Code's `teams/`, each native root's `.teams/` (and an explicit root's `teams/` when it
-    holds Claude Code's layout): a team folder appears, vanishes or gets its config.json, so
-    watch them recursively. The registry: a run starts or ends (a file appears or goes). The
-    journal: a team seen ending (busy: every message a dashboard journals lands there too).
-    Some may not exist yet: watch.py's watch_dirs waits for them on their nearest parent.
-    A team ages out of the ended list at ended_at + fleet_keep_hours: a timer's job, not a file's."""
+    Claude Code's `teams/`, the current folder's `.teams/`, and each explicit root's `.teams/` and
+    `teams/` (a root may hold Claude Code's layout, now or later): a team folder appears, vanishes
+    or gets its config.json. The registry: a run starts or ends (a file appears or goes). Not the
+    journal: this process writes to it on every message it sees. Some may not exist yet: watch.py's
+    watch_dirs waits for them on their nearest parent. A team ages out of the ended list at
+    ended_at + fleet_keep_hours: a timer's job, not a file's."""
     settings = _settings(settings)
     dirs = [
         teams_folder(_claude_root(claude_root), "claude"),
         teams_folder(Path.cwd() if cwd is None else Path(cwd), "native"),
     ]
     for root in explicit_roots(roots, settings):
-        dirs.append(teams_folder(root, "native"))
-        if detect_layout(root) == "claude":
-            dirs.append(teams_folder(root, "claude"))
-    dirs += [registry or registry_dir(), journal or _journal().journal_dir()]
+        dirs += [teams_folder(root, "native"), teams_folder(root, "claude")]
+    dirs.append(registry or registry_dir())
     out: dict[str, Path] = {}
     for d in dirs:
         out.setdefault(os.path.realpath(d), d)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from teamtui.protocol.fleet.discover import Fleet, FleetTeam
+from teamtui.protocol.fleet.discover import Discovery, FleetTeam
 from teamtui.protocol.models import MemberStatus
 
 TYPE_CHECKING = False
@@ -44,6 +44,7 @@ class FleetRow:
     needs_you: int = 0  # 0 unless transcripts were read
     tokens: int | None = None  # None unless transcripts were read (and counted)
     cost: Cost | None = None  # what its messages cost (protocol/cost.py); None until read, counted and priced
+    files: int | None = None  # files its teammates changed (their transcripts' edits); None: no such record
     budget: str = ""  # a budget it crossed, as the room says it ("80% of team budget"); "" for none
     last_activity: float | None = None  # epoch seconds
     cwd: str = ""  # where the team works
@@ -201,6 +202,10 @@ def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str
             row.needs_you = len(feed.needs_you(now))
             row.tokens = feed.total_tokens()
         row.cost = feed.cost() if feed is not None else None  # an ended team's: as its journal kept it
+        if feed is not None:  # its module loaded edits already: none loaded for a team without transcripts
+            from teamtui.protocol.edits import files_changed
+
+            row.files = files_changed(feed)
         count_members(row, state, now)
         row.tasks_done, row.tasks_total = state.board.progress()
         row.run_status = state.store.run_status()
@@ -221,14 +226,14 @@ def order_rows(rows: Iterable[FleetRow]) -> list[FleetRow]:
 
 
 def fleet_rows(
-    fleet: Fleet | Iterable[FleetTeam],
+    fleet: Discovery | Iterable[FleetTeam],
     *,
     now: float | None = None,
     transcripts: bool = True,
     health_timeout: float = 60.0,
 ) -> list[FleetRow]:
     """Every team's row, in the overview's order."""
-    teams = fleet.teams if isinstance(fleet, Fleet) else list(fleet)
+    teams = fleet.teams if isinstance(fleet, Discovery) else list(fleet)
     now = time.time() if now is None else now
     return order_rows(summarize_team(t, now=now, transcripts=transcripts, health_timeout=health_timeout) for t in teams)
 
@@ -253,6 +258,7 @@ def row_json(row: FleetRow) -> dict[str, Any]:
         "needs_you": row.needs_you,
         "tokens": row.tokens,
         "cost": cost_json(row.cost),
+        "files": row.files,
         "budget": row.budget or None,
         "last_activity": row.last_activity,
         "cwd": row.cwd,

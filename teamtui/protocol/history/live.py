@@ -40,6 +40,19 @@ class Observers:
         for o in self.observers:
             o.assignments(assigned)
 
+    def note_cost(self, state: Any, force: bool = False) -> None:
+        """The feed's word after every read (what the team cost): each observer that keeps a cost."""
+        for o in self.observers:
+            note = getattr(o, "note_cost", None)
+            if note is not None:
+                note(state, force)
+
+    def note_edits(self, edits: list[Any]) -> None:
+        for o in self.observers:
+            note = getattr(o, "note_edits", None)
+            if note is not None:
+                note(edits)
+
     @property
     def recorder(self) -> HistoryRecorder | None:
         return next((o for o in self.observers if isinstance(o, HistoryRecorder)), None)

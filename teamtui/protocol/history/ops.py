@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections import namedtuple
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 try:  # the C module hashlib wraps: without loading OpenSSL (a few ms of every dashboard's start)
@@ -29,6 +31,10 @@ MAX_TEXT = 16 * 1024
 MARKS = ("\x02", "\x03")
 # An event repeated within this many seconds is the same one (two recorders saw it).
 EVENT_TWIN_S = 60.0
+# Diff text (hunk lines' characters) a team keeps in the database: past it, its edits' counts only.
+DIFF_BUDGET = 8 * 1024 * 1024
+# Characters of one diff line kept (protocol/edits.py MAX_LINE_CHARS).
+MAX_LINE = 2000
 
 Op = tuple  # (name, TeamIdent, ts, payload)
 
@@ -258,14 +264,91 @@ def _need_closed(con: sqlite3.Connection, tid: int, ts: float, payload: tuple) -
 
 def _change(con: sqlite3.Connection, tid: int, ts: float, payload: tuple) -> None:
     member, path, change, task_id, added, removed, detail = payload
+    member, path = clean(member), clean(path)
+    detail = dict(detail or {})
+    twin = con.execute(
+        "SELECT detail FROM file_changes WHERE team_id = ? AND ts = ? AND member = ? AND path = ?",
+        (tid, ts, member, path),
+    ).fetchall()
+    uid = detail.get("uid") or ""
+    if any(not uid or uid == _uid(d) for (d,) in twin):
+        return  # another recorder (or this team read again) said it
+    if detail.get("hunks"):
+        detail = _within_budget(con, tid, detail)
     con.execute(
         "INSERT INTO file_changes(team_id, ts, member, path, change, task_id, lines_added, lines_removed, detail) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (tid, ts, clean(member), clean(path), clean(change), clean(task_id), added, removed, json.dumps(detail or {})),
+        (tid, ts, member, path, clean(change), clean(task_id), added, removed, json.dumps(detail, ensure_ascii=False)),
     )
     con.execute(
         "INSERT OR IGNORE INTO entries(team_id, ts, kind, who, text, ref, dedupe) VALUES (?, ?, 'change', ?, ?, ?, ?)",
         (tid, ts, clean(member), clean(path), clean(change), digest("change", member, path, change, ts)),
+    )
+
+
+def _uid(detail: str) -> str:
+    try:
+        found = json.loads(detail).get("uid")
+    except (ValueError, AttributeError):
+        return ""
+    return found if isinstance(found, str) else ""
+
+
+def _within_budget(con: sqlite3.Connection, tid: int, detail: dict[str, Any]) -> dict[str, Any]:
+    """An edit's hunks kept while the team's diff text in the database stays within DIFF_BUDGET
+    (its running total is in the team's header); past it, the counts only."""
+    row = con.execute("SELECT header FROM teams WHERE id = ?", (tid,)).fetchone()
+    try:
+        header = json.loads(row[0]) if row else {}
+    except ValueError:
+        header = {}
+    header = header if isinstance(header, dict) else {}
+    hunks = [
+        [*h[:4], [clean(x)[:MAX_LINE] for x in h[4]]] for h in detail["hunks"] if isinstance(h, list) and len(h) == 5
+    ]
+    size = sum(len(x) for h in hunks for x in h[4])
+    kept = header.get("diff_chars", 0) if isinstance(header.get("diff_chars"), int) else 0
+    if kept + size > DIFF_BUDGET:
+        return {k: v for k, v in detail.items() if k != "hunks"} | {"dropped": True}
+    header["diff_chars"] = kept + size
+    con.execute("UPDATE teams SET header = ? WHERE id = ?", (json.dumps(header, ensure_ascii=False), tid))
+    return detail | {"hunks": hunks}
+
+
+def _cost_day(con: sqlite3.Connection, tid: int, ts: float, payload: tuple) -> None:
+    """A teammate's cost on one local day, as it stands: replaces what was recorded of that day."""
+    member, day, usd, tokens, model, unknown = payload
+    member = clean(member)
+    try:
+        at = time.mktime(time.strptime(str(day), "%Y-%m-%d"))  # the day's local midnight: its row's time
+        exact = None if usd is None else Decimal(str(usd))
+    except (ValueError, OverflowError, InvalidOperation):
+        return
+    con.execute(
+        "DELETE FROM costs WHERE team_id = ? AND member = ? AND ts = ? AND json_extract(detail, '$.day') = ?",
+        (tid, member, at, day),
+    )
+    inp, out, read, write = (int(n or 0) for n in tokens)
+    detail = {
+        "day": day,
+        "usd": None if exact is None else str(exact),
+        "unknown_models": [clean(m) for m in unknown][:20],
+    }
+    con.execute(
+        "INSERT INTO costs(team_id, ts, member, model, input_tokens, output_tokens, cache_read_tokens, "
+        "cache_write_tokens, usd, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            tid,
+            at,
+            member,
+            clean(model),
+            inp,
+            out,
+            read,
+            write,
+            None if exact is None else float(exact),
+            json.dumps(detail),
+        ),
     )
 
 
@@ -315,6 +398,7 @@ HANDLERS = {
     "need_closed": _need_closed,
     "change": _change,
     "cost": _cost,
+    "cost_day": _cost_day,
     "event": _event,
 }
 

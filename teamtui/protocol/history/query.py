@@ -12,6 +12,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +21,16 @@ from teamtui.protocol.history.db import DAMAGED, LOCKED, Trouble, connect, file_
 from teamtui.protocol.history.timeline import HistoryMember, TeamHistory
 
 if TYPE_CHECKING:
+    from teamtui.protocol.cost import Cost
+    from teamtui.protocol.edits import Edit
     from teamtui.protocol.state import TeamState
 
 # The newest messages whose text a report shows.
 REPORT_MESSAGES = 500
+# A cost row's tokens: every kind its messages used (as the room's Tokens column counts them).
+_TOKENS = "input_tokens + output_tokens + cache_read_tokens + cache_write_tokens"
+# The newest edits an ended team's changes view is given from the history.
+EDITS_LOADED = 5000
 
 
 def open_history(
@@ -225,10 +232,13 @@ def records(con: sqlite3.Connection, team_id: int, *, activity: bool = False) ->
         "SELECT ts, member, path, change FROM file_changes WHERE team_id = ?", (team_id,)
     ):
         out.append({"ts": ts, "kind": "change", "member": member, "path": path, "change": change})
-    for ts, member, model, usd, tokens in con.execute(
-        "SELECT ts, member, model, usd, input_tokens + output_tokens FROM costs WHERE team_id = ?", (team_id,)
+    for ts, member, model, usd, tokens, day in con.execute(
+        f"SELECT ts, member, model, usd, {_TOKENS}, json_extract(detail, '$.day') FROM costs WHERE team_id = ?",
+        (team_id,),
     ):
-        out.append({"ts": ts, "kind": "cost", "member": member, "model": model, "usd": usd, "tokens": tokens})
+        out.append(
+            {"ts": ts, "kind": "cost", "member": member, "model": model, "usd": usd, "tokens": tokens, "day": day}
+        )
     if activity:
         for ts, kind, who, text in con.execute(
             "SELECT ts, kind, who, text FROM entries WHERE team_id = ? AND kind IN ('log', 'transcript')", (team_id,)
@@ -305,7 +315,162 @@ def load_state(con: sqlite3.Connection, team_id: int) -> TeamState:
     config = TeamConfig(name=t.name, lead=t.lead or state.store.default_lead, description=t.description)
     config.members = members
     state.restore(config, departed, tasks, messages, assigned)
+    keep_record(con, team_id, state)
     return state
+
+
+def keep_record(con: sqlite3.Connection, team_id: int, state: TeamState) -> None:
+    """What an ended team's model takes from its history beyond its members, tasks and messages:
+    what it cost (each member's, by day) and the edits its teammates made (for its changes view)."""
+    feed: Any = state.transcripts  # a TranscriptFeed: an ended team's cost is what it keeps (`kept`)
+    if feed is None:
+        return
+    costs = team_costs(con, team_id)
+    if costs and hasattr(feed, "kept"):
+        from teamtui.protocol.cost import total
+
+        feed.kept_members.update(costs)
+        feed.kept = total(costs.values())
+    log = getattr(feed, "edits", None)
+    if log is not None:
+        for edit in team_edits(con, team_id):
+            log.add(edit)
+
+
+def fill_ended(state: TeamState, path: Path | None = None) -> bool:
+    """An ended team read back from elsewhere (its journal) given what only the history kept: its
+    teammates' edits (its changes view), and its cost when the journal had none. Read-only; False
+    when the history has no record of it (or cannot be read: the team is shown all the same)."""
+    from teamtui.protocol.history.db import connect
+    from teamtui.protocol.history.recorder import ident_of
+
+    path = Path(path) if path is not None else db_path()
+    if state.transcripts is None or not path.exists():
+        return False
+    ident = ident_of(state.store)
+    try:
+        con = connect(path, readonly=True)
+    except Trouble:
+        return False
+    try:
+        found = team_by_key(con, (ident.layout, ident.root, ident.name))
+        if found is None:
+            return False
+        if getattr(state.transcripts, "kept", None) is None:
+            keep_record(con, found.id, state)
+        elif (log := getattr(state.transcripts, "edits", None)) is not None:
+            for edit in team_edits(con, found.id):
+                log.add(edit)
+        return True
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+
+
+def team_costs(con: sqlite3.Connection, team_id: int) -> dict[str, Cost]:
+    """Each member's cost by day, as the recorder kept it (`cost_day` rows)."""
+    from teamtui.protocol.cost import Cost
+
+    per: dict[str, tuple[dict[str, Decimal], dict[str, tuple[int, int, int, int]], set[str]]] = {}
+    for member, detail, inp, out, read, write in con.execute(
+        "SELECT member, detail, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM costs "
+        "WHERE team_id = ? AND json_extract(detail, '$.day') IS NOT NULL",
+        (team_id,),
+    ):
+        days, tokens, unknown = per.setdefault(member, ({}, {}, set()))
+        said = _json(detail)
+        day = said.get("day")
+        if not isinstance(day, str):
+            continue
+        usd = _decimal(said.get("usd"))
+        if usd is not None:
+            days[day] = usd
+        tokens[day] = (inp, out, read, write)
+        unknown.update(m for m in said.get("unknown_models") or [] if isinstance(m, str))
+    return {
+        m: Cost(sum(days.values(), Decimal(0)), tuple(sorted(unknown)), 0, days, tokens)
+        for m, (days, tokens, unknown) in per.items()
+    }
+
+
+def spend_by_team(con: sqlite3.Connection) -> dict[int, tuple[Decimal, bool]]:
+    """Every team's recorded cost: (USD, whether some of it could not be priced)."""
+    out: dict[int, tuple[Decimal, bool]] = {}
+    for tid, detail in con.execute("SELECT team_id, detail FROM costs WHERE json_extract(detail, '$.day') IS NOT NULL"):
+        said = _json(detail)
+        usd, unknown = out.get(tid, (Decimal(0), False))
+        out[tid] = (usd + (_decimal(said.get("usd")) or Decimal(0)), unknown or bool(said.get("unknown_models")))
+    return out
+
+
+def spend_by_day(con: sqlite3.Connection) -> dict[str, Decimal]:
+    """Every team's recorded cost per local day."""
+    out: dict[str, Decimal] = {}
+    for detail in con.execute("SELECT detail FROM costs WHERE json_extract(detail, '$.day') IS NOT NULL"):
+        said = _json(detail[0])
+        day, usd = said.get("day"), _decimal(said.get("usd"))
+        if isinstance(day, str) and usd is not None:
+            out[day] = out.get(day, Decimal(0)) + usd
+    return out
+
+
+def team_edits(con: sqlite3.Connection, team_id: int, limit: int = EDITS_LOADED) -> list[Edit]:
+    """The newest `limit` edits the team's teammates made, oldest first, with the hunks kept."""
+    from teamtui.protocol.edits import Edit, Hunk
+
+    rows = con.execute(
+        "SELECT * FROM (SELECT ts, member, path, change, lines_added, lines_removed, detail, id FROM file_changes "
+        "WHERE team_id = ? ORDER BY ts DESC, id DESC LIMIT ?) ORDER BY ts, id",
+        (team_id, limit),
+    ).fetchall()
+    out = []
+    for ts, member, path, change, added, removed, detail, _ in rows:
+        said = _json(detail)
+        if said.get("source") == "git" or not member or not path:
+            continue  # a worktree's counts: not an edit of its own
+        hunks = []
+        for h in said.get("hunks") or []:
+            if isinstance(h, list) and len(h) == 5 and isinstance(h[4], list):
+                try:
+                    hunks.append(Hunk(int(h[0]), int(h[1]), int(h[2]), int(h[3]), tuple(str(x) for x in h[4])))
+                except (TypeError, ValueError):
+                    continue
+        out.append(
+            Edit(
+                member,
+                path,
+                str(said.get("tool") or "?"),
+                ts,
+                added,
+                removed,
+                tuple(hunks),
+                note=str(said.get("note") or ""),
+                cut=int(said.get("cut") or 0) if isinstance(said.get("cut"), int) else 0,
+                uid=str(said.get("uid") or ""),
+                created=change == "added",
+                dropped=bool(said.get("dropped")),
+            )
+        )
+    return out
+
+
+def _json(text: Any) -> dict[str, Any]:
+    try:
+        found = json.loads(text) if text else {}
+    except (TypeError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        d = Decimal(value)
+    except InvalidOperation:
+        return None
+    return d if d.is_finite() and d >= 0 else None
 
 
 def _store(t: TeamRow) -> Any:
@@ -374,7 +539,7 @@ def team_history(
         "SELECT ts, member, path, change FROM file_changes WHERE team_id = ? AND ts BETWEEN ? AND ? ORDER BY ts", args
     ).fetchall()
     h.costs = con.execute(
-        "SELECT ts, member, usd, input_tokens + output_tokens FROM costs WHERE team_id = ? AND ts BETWEEN ? AND ? ORDER BY ts",
+        f"SELECT ts, member, usd, {_TOKENS} FROM costs WHERE team_id = ? AND ts BETWEEN ? AND ? ORDER BY ts",
         args,
     ).fetchall()
     firsts = [rows[0][0] for rows in (h.member_events, h.activity, h.task_events, h.messages) if rows]

@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from teamtui.protocol.models import Message, Task
 
 
+# Diff text kept in the history per team and recorder (characters of hunk lines): past it an edit is
+# kept as its counts only. With edits.py's own bounds (2,000 lines of 2,000 characters an edit).
+DIFF_CHARS = 4 * 1024 * 1024
+
+
 class OpSink(Protocol):
     """Where ops go: a HistoryWriter, or a list for a rebuild."""
 
@@ -65,6 +70,8 @@ class HistoryRecorder:
         self._assigned: dict[str, tuple] = {}
         self._needs: dict[str, str] = {}  # open needs-you items: key → member
         self._ended = False
+        self._costs: dict[tuple[str, str], tuple] = {}  # (member, day) -> what was recorded of it
+        self.diff_chars = 0  # diff text this recorder sent for the team (bounded: DIFF_CHARS)
 
     @classmethod
     def for_store(cls, store: Any, writer: OpSink, host: str = "", live: bool = True) -> HistoryRecorder:
@@ -173,6 +180,53 @@ class HistoryRecorder:
         """What a teammate's turn cost (the cost feature)."""
         payload = (member, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usd, detail)
         self._put("cost", self.clock() if at is None else at, payload)
+
+    def note_cost(self, state: Any, force: bool = False) -> None:
+        """What each teammate cost per day as its transcripts say now (the feed calls it after every
+        read, as it calls the journal's): the days whose figures moved, recorded (replacing the
+        day's row). Nothing while a member's bill is still being counted or priced."""
+        feed = state.transcripts
+        if feed is None or not getattr(feed, "started", False) or not self._header or self.writer.stopped:
+            return
+        now = self.clock()
+        for member in feed.members():
+            cost = feed.member_cost(member)
+            if cost is None:
+                continue
+            stats = feed.stats(member)
+            model = str(getattr(stats, "model", "") or "")
+            unknown = list(cost.unknown)
+            for day in cost.days.keys() | cost.day_tokens.keys():
+                usd = cost.days.get(day)
+                tokens = cost.day_tokens.get(day, (0, 0, 0, 0))
+                said = (None if usd is None else str(usd), tokens, model, unknown)
+                if self._costs.get((member, day)) == said:
+                    continue
+                self._costs[(member, day)] = said
+                self._put("cost_day", now, (member, day, *said))
+
+    def note_edits(self, edits: Iterable[Any]) -> None:
+        """Edits a teammate made (the transcripts' Write/Edit/... as the feed takes them): each kept
+        in the history with its counts and its hunks, the hunks bounded (DIFF_CHARS a team, then
+        counts only)."""
+        if not self._header or self.writer.stopped:
+            return
+        now = self.clock()
+        for e in edits:
+            lines = [list(h.lines) for h in e.hunks]
+            chars = sum(len(x) for h in lines for x in h)
+            detail: dict[str, Any] = {"tool": e.tool, "uid": e.uid, "note": e.note, "cut": e.cut}
+            if e.hunks and self.diff_chars + chars <= DIFF_CHARS:
+                self.diff_chars += chars
+                detail["hunks"] = [
+                    [h.old_start, h.old_lines, h.new_start, h.new_lines, x] for h, x in zip(e.hunks, lines, strict=True)
+                ]
+            elif e.hunks or e.dropped:
+                detail["dropped"] = True
+            change = "added" if e.created else "modified"
+            self._put(
+                "change", now if e.at is None else e.at, (e.member, e.path, change, "", e.added, e.removed, detail)
+            )
 
     def lead_ended(self, detail: str = "") -> None:
         self._put("event", self.clock(), ("lead_ended", detail))

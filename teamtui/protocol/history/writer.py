@@ -120,6 +120,11 @@ class HistoryWriter:
         """`callback(line)` for every problem from now on (called on the writer's thread)."""
         self._listeners.append(callback)
 
+    def unlisten(self, callback: Callable[[str], None]) -> None:
+        """No more problems to `callback` (a room that closed)."""
+        if callback in self._listeners:
+            self._listeners.remove(callback)
+
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait (bounded) until everything queued so far is committed (or dropped); True when it was."""
         if self._thread is None and self.queue.empty():

@@ -55,9 +55,6 @@ class TeamFiles(StoreBase):
     # The tasks are read from the files the config is (a workflow run's journal and record): a change
     # to the config re-reads every task too.
     tasks_follow_config: ClassVar[bool] = False
-    # Its files are on this machine (a team streamed from another host has none here): tmux panes
-    # running `teamtui follow` on them, and a write that lands the moment it returns.
-    files_here: ClassVar[bool] = True
 
     # ------------------------------------------------------------------ paths
     @property

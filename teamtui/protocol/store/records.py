@@ -15,6 +15,9 @@ class TeamRecords(StoreBase):
 
     # Each member's transcript lies under the root (Claude Code's `projects/<slug>/`): protocol/claude/transcripts.
     has_transcripts: ClassVar[bool] = False
+    # Its lead's and in-process teammates' permission requests reach Claude Code's PermissionRequest
+    # hook (protocol/hooks): `teamtui hooks install` lets a room answer them.
+    asks_through_hooks: ClassVar[bool] = False
 
     def transcript_feed(self, state: Any) -> Any:
         """The members' transcripts kept in step with `state` (has_transcripts)."""

@@ -10,22 +10,27 @@ the overview.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.timer import Timer
 from textual.worker import Worker
 
 from teamtui.notify.events import NotifyEvent
+from teamtui.protocol.edits import files_changed
 from teamtui.protocol.fleet.overview import order_rows
 from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
+from teamtui.protocol.text import inert
 from teamtui.session.alerts import Alerts, Need
 from teamtui.session.fleet import Fleet, first_of
 from teamtui.session.source import FleetBatch, Key
 from teamtui.tmux.api import TeammatePanes
+from teamtui.tui.controllers.answers import AnswerFlow
 from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
@@ -34,10 +39,17 @@ from teamtui.tui.widgets.header import TeamHeader
 
 if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
+    from teamtui.protocol.history.search import SearchHit
+    from teamtui.protocol.history.writer import HistoryWriter
+    from teamtui.protocol.hooks.room import RoomPresence
+    from teamtui.protocol.state import TeamState
+    from teamtui.session.actions import Answers
 
 
 # A feed that failed starts again after this long (a failure that repeats costs one toast a second).
 FEED_RESTART_AFTER = 1.0
+# The history writer's problem lines kept in the room (the newest).
+HISTORY_PROBLEMS = 5
 
 
 class FleetControl:
@@ -62,6 +74,10 @@ class FleetControl:
         self.focus = focus  # the team asked for by name: opened as soon as it is there
         self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
         self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)
+        if any(
+            getattr(s, "request", None) is not None for s in getattr(fleet, "sources", ())
+        ):  # hosts: `/` searches theirs too
+            self.overview.search_hosts = self._search_hosts
         self.current: DashboardScreen | None = None  # the team's screen last opened
         self.alerts = Alerts(budgets=settings.budgets)  # budgets call the person too
         self.notifier: Notifier | None = None
@@ -75,11 +91,24 @@ class FleetControl:
         # a batch changes it (the moment is absolute), so only the teams looked at are asked again.
         self._due: dict[Key, float | None] = {}
         self._waiting = False  # the room started empty: the first team to appear is opened
+        self.history_problems: list[str] = []  # what the history's writer could not do (a full disk, a damaged file)
+        self._history_writer: HistoryWriter | None = None
+        # Answering what needs the person (controllers/answers.py); the requests of no team listed,
+        # by their need's key, and the capability that answers them (their machine's).
+        self.answering = AnswerFlow(
+            app, self.answers_for, palette=self._palette, changed=self._hooks_changed, cursor_blink=cursor_blink
+        )
+        self._loose: dict[Key, Answers] = {}
+        self.presence: RoomPresence | None = None  # held while the room runs: hooks wait for its answer
+        self._hook_timer: Timer | None = None
+        self._hinted = False
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
         """On the app's mount: the first rows, the feed, and the channels that call the person."""
+        self._hold_room()
         self.look(self.fleet.sessions)
+        self._look_loose()
         self.show()
         if not self._open_focus() and len(self.order) == 1 and self.focus is None:
             only = self.fleet.sessions.get(_key_of(self.order[0]))
@@ -87,8 +116,10 @@ class FleetControl:
                 self.open_team(self.order[0])  # one team of this machine: its dashboard (escape shows the room)
         self._waiting = not self.order and self.focus is None  # no team yet: the first to appear is opened
         self._follow()
+        self._listen_to_history()
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)
         self.app.set_interval(60.0, self._prune)
+        self._hint_hooks()
 
     def _open_focus(self) -> bool:
         """The team asked for by name, opened once it is there; True when it was."""
@@ -134,6 +165,35 @@ class FleetControl:
     def _problem(self, text: str) -> None:
         self.app.notify(text, title="notifications", severity="warning", markup=False)
 
+    def _listen_to_history(self) -> None:
+        """The history writer's problems (a database moved aside and rebuilt, a full disk that
+        stopped recording) said to the person: one of the room's problem lines, and a toast."""
+        if os.environ.get("TEAMTUI_HISTORY", "1") == "0":  # nothing recorded (protocol/history/live.py recording)
+            return
+        from teamtui.protocol.history.writer import shared_writer
+
+        writer = self._history_writer = shared_writer()
+        for line in writer.problems:  # said before this room opened (another room of this process)
+            self._history_problem(line, toast=False)
+        writer.listen(self._from_history)
+
+    def _from_history(self, line: str) -> None:
+        """On the writer's thread."""
+        if not self._stop.is_set():
+            try:
+                self.app.call_from_thread(self._history_problem, line)
+            except RuntimeError:  # the app ended meanwhile: nobody to tell
+                pass
+
+    def _history_problem(self, line: str, toast: bool = True) -> None:
+        if line in self.history_problems:
+            return
+        self.history_problems = [*self.history_problems, line][-HISTORY_PROBLEMS:]
+        if toast:
+            stopped = "stopped" in line
+            self.app.notify(line, title="history", severity="error" if stopped else "warning", markup=False)
+        self.show()
+
     async def _feed(self) -> None:
         """Post each batch of the fleet's feed, and ask for the next once it is on screen."""
         async for batch in self.fleet.follow(self._stop):
@@ -143,8 +203,13 @@ class FleetControl:
 
     def stop(self) -> None:
         self._stop.set()
+        if self._history_writer is not None:
+            self._history_writer.unlisten(self._from_history)
         if self.notifier is not None:
             self.notifier.close()
+        if self.presence is not None:
+            self.presence.release()  # hooks waiting on this room hand their requests to the lead's terminal
+            self.presence = None
 
     # ------------------------------------------------------------------ changes
     def changed(self, batch: FleetBatch) -> None:
@@ -164,9 +229,13 @@ class FleetControl:
                     self.app.notify(f"Could not apply a change: {exc}", severity="error", markup=False)
         for text, severity in batch.notices:  # a source's word: a request's result, a connection lost or back
             self.app.notify(text, severity=severity, markup=False)  # type: ignore[arg-type]
-        self.look([*batch.changes, *batch.appeared])
+        # A request of the hooks came or went: any team's needs may have changed (a handful of them).
+        self.look(self.fleet.sessions if batch.hooks else [*batch.changes, *batch.appeared])
+        if batch.hooks or batch.appeared or batch.gone:
+            self._look_loose()
+            self._hint_hooks()
         # Only the rows of the teams it touched are built again (a host's rows are its stream's: cheap).
-        self.show(None if batch.gone or batch.rediscovered else {*batch.changes, *batch.appeared})
+        self.show(None if batch.gone or batch.rediscovered or batch.hooks else {*batch.changes, *batch.appeared})
         if self.focus is not None and batch.appeared:
             self._open_focus()
         elif self._waiting and batch.appeared and self.order:
@@ -185,7 +254,8 @@ class FleetControl:
         """Each team's needs again; what is new calls the person."""
         now = self.fleet.clock()
         sessions = self.fleet.sessions
-        for key in keys:
+        keys = [*keys, *self.alerts.look_fleet(sessions)]  # a team's files moved: the other team's item too
+        for key in dict.fromkeys(keys):
             session = sessions.get(key)
             if session is None:
                 self.needs.pop(key, None)
@@ -196,7 +266,17 @@ class FleetControl:
             self._due[key] = session.next_health_check() if session.live else None
             for event in events:
                 self._call(event)
+            screen = self.dashboards.get(row_key(key))
+            if screen is not None:
+                screen.show_room_needs(needs)  # its strip lists the room's needs of it (requests, held tasks)
         self._arm_health()
+
+    def dismiss(self, need: Need) -> None:
+        """A collision the person dismissed: gone from the needs, not called again while both stay on the file."""
+        if self.alerts.dismiss(need, self.fleet.sessions.get(need.team)):
+            self.look([need.team])
+            self.show()
+            self.app.notify("Dismissed: not called again while both stay on the file.")
 
     def _call(self, event: NotifyEvent) -> None:
         if self.notifier is not None:
@@ -227,27 +307,129 @@ class FleetControl:
         if gone:
             self.show()
 
+    # ------------------------------------------------------------------ answering
+    def _hold_room(self) -> None:
+        """Hooks wait for this room's answer while it runs (protocol/hooks/room.py)."""
+        spool = getattr(self.fleet, "hook_spool", None)
+        if spool is None:
+            return
+        from teamtui.protocol.hooks.room import RoomPresence
+
+        try:
+            self.presence = RoomPresence(spool).hold()
+        except OSError as exc:
+            self.app.notify(f"Permission requests cannot be answered here: {exc}", severity="warning", markup=False)
+
+    def _look_loose(self) -> None:
+        """The requests of no team listed (a lone Claude Code session's), each source's, as needs."""
+        now = self.fleet.clock()
+        loose: dict[Key, Answers] = {}
+        for source, answers in getattr(self.fleet, "loose", list)():
+            key = ("hooks", source, "")
+            elsewhere = f" on {source}" if answers.where else ""
+            needs = [
+                Need(key, f"{i.team or 'a Claude Code session'}{elsewhere}", "ask", i.who, i.text, i.id, i.since)
+                for i in answers.items()
+            ]
+            for event in self.alerts.announce(key, needs[0].team_name if needs else source, needs, now):
+                self._call(event)
+            loose[key] = answers
+            if needs:
+                self.needs[key] = needs
+            else:
+                self.needs.pop(key, None)
+        self._loose = loose
+        self._arm_hooks()
+
+    def _arm_hooks(self) -> None:
+        """One timer, at the next request's deadline: a hook killed outright leaves no event."""
+        due = getattr(self.fleet, "next_hook_deadline", lambda: None)()
+        if self._hook_timer is not None:
+            self._hook_timer.stop()
+            self._hook_timer = None
+        if due is not None:
+            delay = max(0.5, due - self.fleet.clock() + 0.5)
+            self._hook_timer = self.app.set_timer(delay, self._hooks_due)
+
+    def _hooks_due(self) -> None:
+        self._hook_timer = None
+        if self.fleet.recheck_hooks():
+            for text in getattr(self.fleet, "hook_news", list)():
+                self.app.notify(text, markup=False)
+            self._hooks_changed()
+        else:
+            self._arm_hooks()
+
+    def _hooks_changed(self) -> None:
+        """An answer was given (or a request's deadline passed): every need again."""
+        if not self.app.is_running:
+            return
+        self.look(self.fleet.sessions)
+        self._look_loose()
+        self.show()
+
+    def answers_for(self, need: Need) -> Answers | None:
+        """The capability that answers `need`: its team's, or (a request of no team) its machine's."""
+        session = self.fleet.sessions.get(need.team)
+        if session is not None:
+            return session.actions.answers if session.live else None
+        return self._loose.get(need.team)
+
+    def answer(self, need: Need) -> None:
+        self.answering.start(need)
+
+    def _palette(self) -> Any:
+        return getattr(self.app.screen, "palette", None) or self.overview.palette
+
+    def _hint_hooks(self) -> None:
+        """Once a Claude Code team is shown: said once where hooks would help, unless installed."""
+        if self._hinted or self.presence is None:  # a room that answers nothing (run, demo) has nothing to say
+            return
+        if not any(s.actions.hooks_help and s.live for s in self.fleet.sessions.values()):
+            return
+        self._hinted = True
+        self.app.run_worker(self._hooks_hint_worker, thread=True, group="hooks-hint", exit_on_error=False)
+
+    def _hooks_hint_worker(self) -> None:
+        from teamtui.tui.controllers.answers import hooks_hint
+
+        text = hooks_hint()
+        if text is not None:
+            self.app.call_from_thread(self.app.notify, text, title="hooks", timeout=20, markup=False)
+
     def show(self, changed: set[Key] | None = None) -> None:
         """The overview as the sessions are now; with `changed`, rows of other teams may be kept (LocalSource.rows)."""
         if not self.app.is_running:  # quitting (a timer may still fire): the overview's widgets are going
             return
         now = self.fleet.clock()
         rows = self.fleet.rows(now, changed)
+        sessions = self.fleet.sessions
         for r in rows:  # the control room's count (it sees more than transcripts); another machine's own, if more
             remote = getattr(r.team, "host", "")  # a RemoteTeam: its requests are counted over there
             r.needs_you = max(len(self.needs.get(r.team.key, ())), r.needs_you if remote else 0)
             r.budget = self.alerts.budget_mark(r.team.key)
+            if (
+                r.files is None and (s := sessions.get(r.team.key)) is not None
+            ):  # another machine's: its insight's counts
+                r.files = files_changed(s.state.transcripts)
         rows = order_rows(rows)  # again: the counts just set decide who comes first
         self.order = [row_key(r.team.key) for r in rows]
-        needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: n.since or 0.0)
+        # Oldest first; a permission request a hook waits on before all (it waits only so long).
+        needs = sorted((n for k in self.needs for n in self.needs[k]), key=lambda n: (n.kind != "ask", n.since or 0.0))
         if not rows or self.focus is not None:  # said on the overview while nothing (or not that team) is there
             self.overview.looked_at, self.overview.left_out = self.fleet.looked_at(), self.fleet.left_out()
         self.overview.spent_today = (self.alerts.spent_today, self.settings.budgets.day)
-        self.overview.show([(row_key(r.team.key), r) for r in rows], needs, self.fleet.problems)
+        problems = [*self.fleet.problems, *self.history_problems]
+        self.overview.show([(row_key(r.team.key), r) for r in rows], needs, problems)
         self.overview.show_muted(self.muted_until)
 
     # ------------------------------------------------------------------ moving between teams
     def open_team(self, key: str, need: Need | None = None) -> None:
+        if (
+            need is not None and need.team in self._loose
+        ):  # a request of no team: answered here, there is no team to open
+            self.answering.start(need)
+            return
         session = self.fleet.sessions.get(_key_of(key))
         if session is None:
             self.app.notify("This team cannot be shown: its row says why.", severity="warning")
@@ -264,6 +446,7 @@ class FleetControl:
             self.dashboards[key] = screen
             self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
             screen.open_session(session)
+            screen.show_room_needs(self.needs.get(_key_of(key), []))
         self.current = screen
         self.panes.team = session.name  # the panes follow the team on screen
         self.app.sub_title = session.name
@@ -275,6 +458,64 @@ class FleetControl:
         screen.call_after_refresh(self._show_mute, screen)
         if need is not None:
             screen.call_after_refresh(screen.go_to_need, need.member, need.kind)
+
+    def _search_hosts(self, query: str, limit: int, done: Callable[[str, list[SearchHit], str], None]) -> list[str]:
+        from teamtui.session.remote_search import search_hosts
+
+        return search_hosts(self.fleet.sources, query, limit, done)
+
+    def open_hit(self, hit: SearchHit) -> None:
+        """A search result chosen: its team's dashboard at the item when the room lists the team;
+        an ended team it no longer lists, read back from the history, read-only."""
+        key = hit.key
+        if key in self.fleet.sessions:
+            self.open_team(row_key(key))
+            screen = self.dashboards.get(row_key(key))
+            if screen is not None:
+                screen.call_after_refresh(screen.go_to_hit, hit)
+            return
+        if hit.host:
+            self.app.notify(f"{inert(hit.team)} is on {inert(hit.host)}, not in the room now.", severity="warning")
+            return
+        self.app.run_worker(partial(self._read_record, hit), thread=True, group="record", exit_on_error=False)
+
+    def _read_record(self, hit: SearchHit) -> None:
+        """In a thread: the team as its history has it."""
+        from teamtui.protocol.history.query import load_state, open_history, team
+
+        con = open_history(import_journals=False)
+        try:
+            state, row = load_state(con, hit.team_id), team(con, hit.team_id)
+        finally:
+            con.close()
+        ended_at = row.ended_at or row.last_seen if row is not None else self.fleet.clock()
+        self.app.call_from_thread(self._open_record, hit, state, ended_at)
+
+    def _open_record(self, hit: SearchHit, state: TeamState, ended_at: float) -> None:
+        from teamtui.session.local_team import ended_local
+
+        key = f"record\x00{hit.team_id}"
+        screen = self.dashboards.get(key)
+        if screen is None:
+            why = "this team is no longer in the room: it is shown read-only from its history"
+            session = ended_local(state, ended_at, why, sender=self.settings.sender, clock=self.fleet.clock)
+            screen = DashboardScreen(
+                panes=self.panes,
+                clock=self.fleet.clock,
+                log_limit=self.log_limit,
+                cursor_blink=self.cursor_blink,
+                sync_panes=self.sync_panes,
+            )
+            self.dashboards[key] = screen
+            self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
+            screen.open_session(session)
+        self.current = screen
+        if self.app.screen is self.overview or not isinstance(self.app.screen, DashboardScreen):
+            self.app.push_screen(screen)
+        else:
+            self.app.switch_screen(screen)
+        self.app.refresh_bindings()
+        screen.call_after_refresh(screen.go_to_hit, hit)
 
     def step(self, by: int) -> None:
         """`]` / `[`: the next / previous team of the overview's order."""

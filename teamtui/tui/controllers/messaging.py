@@ -11,7 +11,7 @@ from teamtui.session.team import TeamSession
 from teamtui.tui.controllers.team_screen import TeamScreen
 
 
-class Messaging:
+class MessageDialogs:
     def __init__(self, screen: TeamScreen, log_title: Callable[[str], Text]):
         self.screen = screen
         self.log_title = log_title

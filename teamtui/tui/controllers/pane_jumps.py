@@ -74,38 +74,48 @@ class PaneJumps:
 
     def open_request(self, item: NeedsYou) -> None:
         """A "needs you" item: a request shown whole first (its pane on confirm), else the pane."""
+        session = self.screen.session
+        if item.kind not in ("permission", "plan") or session is None:
+            self.go_to(item.member)
+            return
+        away = session.panes_on  # another machine's panes: which one answers is not known here
+        if away:
+            self._detail(item, "the team's panes", away)
+            return
+        # Which pane answers: asked of tmux and /proc, off the loop.
+        self.screen.in_background(
+            lambda: session.pane_of(item.member, lead=False),
+            lambda pane: self._detail(item, f"{item.member}'s pane" if pane else "the lead's pane", ""),
+        )
+
+    def _detail(self, item: NeedsYou, where: str, away: str) -> None:
         from teamtui.tui.screens.request import RequestDetail
 
-        session = self.screen.session
-        if item.kind in ("permission", "plan") and session is not None:
-            away = session.panes_on  # another machine's panes: which one answers is not known here
-            where = (
-                "the team's panes"
-                if away
-                else f"{item.member}'s pane"
-                if session.pane_of(item.member, lead=False)
-                else "the lead's pane"
-            )
-            detail = RequestDetail(item, self.screen.palette, where, away)
-            self.screen.app.push_screen(detail, lambda go: self.go_to(item.member) if go else None)
-        else:
-            self.go_to(item.member)
+        detail = RequestDetail(item, self.screen.palette, where, away)
+        self.screen.app.push_screen(detail, lambda go: self.go_to(item.member) if go else None)
 
     def go_to(self, name: str) -> None:
-        """Bring the team's own pane of `name` (else its lead's) forward."""
+        """Bring the team's own pane of `name` (else its lead's) forward: tmux, off the loop."""
         session = self.screen.session
         assert session is not None
         if session.panes_on:
             self.screen.toast("", f"{name}'s pane is on {session.panes_on}: select it there", "warning")
             return
-        try:
-            pane = session.select_pane(name)
-        except Exception as exc:  # noqa: BLE001 - tmux is a convenience: say why, keep the dashboard
-            self.screen.toast("Pane: ", str(exc), "warning")
-            return
-        if pane is not None:
-            self.screen.toast("Selected the pane of ", name, "information", suffix=f" ({pane})")
-        else:
-            self.screen.toast(
-                "No tmux pane to select for ", name, "warning", suffix=" (is teamtui inside the team's tmux?)"
-            )
+
+        def select() -> str | Exception | None:
+            try:
+                return session.select_pane(name)
+            except Exception as exc:  # noqa: BLE001 - tmux is a convenience: said, the dashboard kept
+                return exc
+
+        def selected(pane: str | Exception | None) -> None:
+            if isinstance(pane, Exception):
+                self.screen.toast("Pane: ", str(pane), "warning")
+            elif pane is not None:
+                self.screen.toast("Selected the pane of ", name, "information", suffix=f" ({pane})")
+            else:
+                self.screen.toast(
+                    "No tmux pane to select for ", name, "warning", suffix=" (is teamtui inside the team's tmux?)"
+                )
+
+        self.screen.in_background(select, selected)

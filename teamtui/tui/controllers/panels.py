@@ -9,6 +9,8 @@ from typing import Any
 from rich.text import Text
 
 from teamtui.protocol.changes import Change, ChangeKind
+from teamtui.protocol.claude.transcripts import NeedsYou
+from teamtui.protocol.models import MemberStatus
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.drift import DriftLine
@@ -21,6 +23,10 @@ from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
 TASK_KINDS = {ChangeKind.TASK, ChangeKind.TASK_COMPLETED, ChangeKind.TASK_REMOVED}
+# The room's needs a team's strip shows (session/alerts.py kinds): what its hooks say, and for a
+# team without transcripts (whose strip says nothing else) its held tasks and teammates gone.
+HOOK_KINDS = ("ask", "waiting")
+ROOM_KINDS = (*HOOK_KINDS, "held", "disappeared")
 # Claude Code deletes each inbox entry once delivered: why the Messages table may be empty.
 PENDING_QUEUE_HINT = "none seen yet (Claude Code deletes each one once delivered)"
 
@@ -46,8 +52,7 @@ class Panels:
         self.board()
         self.messages()
         self.main_log()
-        if self.state.transcripts is not None:
-            self.needs_you()
+        self.needs_you()
 
     def header(self, gone: bool = False) -> None:
         session = self.screen.session
@@ -113,8 +118,16 @@ class Panels:
         strip = self.screen.query_one(NeedsYouStrip)
         session = self.screen.session
         # An ended team's requests went with it: nobody is left to answer them (the room drops them too).
-        items = self.state.transcripts.needs_you(now) if session is not None and session.live else []
-        strip.show(items, now, self.screen.palette.member_color)
+        live = session is not None and session.live
+        feed = self.state.transcripts
+        items = feed.needs_you(now) if live and feed is not None else []
+        # The room's needs of this team that its transcripts do not tell: its hooks' permission
+        # requests and waiting sessions first; a team without transcripts, its held tasks and gone teammates.
+        kinds = HOOK_KINDS if feed is not None else ROOM_KINDS
+        room = [n for n in self.screen.room_needs if live and n.kind in kinds]
+        first = [NeedsYou(n.kind, n.member, n.key, n.text, n.since) for n in room if n.kind in HOOK_KINDS]
+        rest = [NeedsYou(n.kind, n.member, n.key, n.text, n.since) for n in room if n.kind not in HOOK_KINDS]
+        strip.show(first + items + rest, now, self.screen.palette.member_color)
 
     def board(self, changes: list[Change] | None = None) -> None:
         """Redraw the task board: only the rows `changes` can affect, else every row."""
@@ -172,3 +185,19 @@ class Panels:
         if member == self.screen.selected:
             self.screen.query_one("#log-main", TeammateLog).sync(self.state.logs.get(member))
         self.screen.query_one(LogStrip).append(member)
+
+    def tell(self, c: Change) -> None:
+        """A change drawn where it goes (a log line), or said, when the person should know it."""
+        screen, K = self.screen, ChangeKind
+        if c.kind == K.LOG:
+            self.append_log(c.key)
+        elif c.kind == K.TASK_COMPLETED:
+            screen.toast(f"✓ #{c.key} completed: ", c.detail, "information")
+        elif c.kind == K.MEMBER_JOINED:
+            screen.toast("", c.key, "information", suffix=" joined the team")
+        elif c.kind == K.MEMBER_LEFT:
+            screen.toast("", c.key, "warning", suffix=" left the team")
+        elif c.kind == K.MEMBER_STATUS and c.detail == MemberStatus.SHUTDOWN.value:
+            screen.toast("", c.key, "information", suffix=" shut down")
+        elif c.kind == K.TEAM_GONE:
+            screen.toast("Team gone: ", c.detail, "error")

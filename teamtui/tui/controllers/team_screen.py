@@ -9,6 +9,8 @@ from typing import Any
 from textual.screen import Screen
 
 from teamtui.protocol.changes import Change
+from teamtui.protocol.claude.transcripts import NeedsYou
+from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
 from teamtui.tui.palette import Palette
 
@@ -23,6 +25,7 @@ class TeamScreen(Screen[None]):
     palette: Palette
     cursor_blink: bool
     now: Callable[[], float]
+    room_needs: list[Need]  # what the room found this team needs (its hooks' requests, held tasks ...)
 
     def toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
         raise NotImplementedError
@@ -34,4 +37,22 @@ class TeamScreen(Screen[None]):
         raise NotImplementedError
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        raise NotImplementedError
+
+    def select(self, name: str) -> None:
+        raise NotImplementedError
+
+    def open_changes(self, focus: str | None = None) -> None:
+        raise NotImplementedError
+
+    def open_request(self, item: NeedsYou) -> None:
+        """A request in full, then its pane (controllers/pane_jumps.py)."""
+        raise NotImplementedError
+
+    def confirm_shutdown(self, whole: bool) -> None:
+        """S (`whole`) or x: the shutdown's dialog, whether or not its key is usable now."""
+        raise NotImplementedError
+
+    def redraw_needs(self) -> None:
+        """The needs-you strip again, when the screen shows a team."""
         raise NotImplementedError

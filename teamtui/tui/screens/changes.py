@@ -1,6 +1,8 @@
 """What each teammate changed: the team's files by teammate (or by file), the collisions, and the
 selected file's diff — that teammate's edits to it in order, each with its time and tool —
-highlighted and paged (widgets/diff.py).
+highlighted and paged (widgets/diff.py). A team on another machine keeps its edits there: the
+selected file's are asked of it (TeamActions.diffs: a `diff` request over its stream) and drawn
+when they come.
 
 The rows come from session/changes.py TeamChanges. The dashboard tells this screen of each batch
 (`team_changed`): only the rows whose figures moved are drawn again, and an edit that adds lines
@@ -22,7 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from teamtui.protocol.changes import ChangeKind
@@ -32,11 +34,13 @@ from teamtui.session.team import TeamSession
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.diff import PAGE_LINES, DiffLines, Line, flatten, pages, render_lines
+from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.table import TeamTable
 
 K = ChangeKind
 # The batches that can move a row: a member's edits, its tasks (declared files), who is in the team.
 KINDS = {K.FILES, K.TASK, K.TASK_COMPLETED, K.TASK_REMOVED, K.CONFIG, K.MEMBER_JOINED, K.MEMBER_LEFT, K.MEMBER_STATUS}
+FETCHED_KEPT = 50  # files whose fetched diff a team elsewhere's view keeps
 SEP = "\0"  # in row keys: never in a member's name, and a path holding it is cut there by the OS
 COLUMNS = ("name", "lines", "edits", "last")
 
@@ -139,6 +143,8 @@ class ChangesScreen(Screen[None]):
         self.page = 0
         self._stop = asyncio.Event()
         self._watching = False
+        # A team elsewhere: the diffs fetched from its machine, by row key (as of the counts they were asked at).
+        self._fetched: dict[str, tuple[tuple, list[Edit], int]] = {}
         self._table = ChangesTable(id="changes-table", sized_by_layout=True)
         self._title = Static(id="changes-title")
         self._diff_title = Static(id="diff-title")
@@ -154,7 +160,7 @@ class ChangesScreen(Screen[None]):
             with Vertical(id="changes-right"):
                 yield self._diff_title
                 yield self._diff
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._table.palette = self.palette
@@ -386,10 +392,7 @@ class ChangesScreen(Screen[None]):
             return
         edits = self.changes.edits(row.member, fc.path)
         if not edits and self.session.here is None:
-            if key != self._diff_key:
-                self._diff_key, self._diff_sig = key, None
-                there = "The diff stays on the team's machine (a `diff` request asks for it); this view does not fetch it yet."
-                self._say(self._head(row), Text(there, style="dim"))
+            self._fetch(key, row)
             return
         sig = ("seen", fc.edits, edits[-1].seq if edits else 0, sum(e.dropped for e in edits))
         if (key, sig) == (self._diff_key, self._diff_sig):
@@ -422,6 +425,44 @@ class ChangesScreen(Screen[None]):
                 self._diff.append(render_lines(lines[len(drawn) :], row.where, self.palette, dark=self.dark))
                 return
         self._diff.show(render_lines(lines, row.where, self.palette, dark=self.dark))
+
+    def _fetch(self, key: str, row: Row) -> None:
+        """A team elsewhere: its edits stay on its machine; the file's are asked for (once per
+        change of its counts) and drawn when they come."""
+        fc = row.change
+        sig = ("there", fc.edits, fc.added, fc.removed)
+        if (key, sig) == (self._diff_key, self._diff_sig):
+            return
+        self._diff_key, self._diff_sig = key, sig
+        kept = self._fetched.get(key)
+        if kept is not None and kept[0] == sig:
+            self._fetched_done(key, sig, kept[1], kept[2], "")
+            return
+        diffs = self.session.actions.diffs
+        if diffs is None:
+            self._say(self._head(row), Text("The diff stays on the team's machine.", style="dim"))
+            return
+        self._say(self._head(row), Text(f"Asking {self.session.panes_on or 'its machine'} for the diff…", style="dim"))
+        diffs.fetch(
+            row.member, fc.path, lambda edits, left_out, error: self._fetched_done(key, sig, edits, left_out, error)
+        )
+
+    def _fetched_done(self, key: str, sig: tuple, edits: list[Edit], left_out: int, error: str) -> None:
+        if not error:
+            self._fetched[key] = (sig, edits, left_out)
+            if len(self._fetched) > FETCHED_KEPT:
+                self._fetched.pop(next(iter(self._fetched)))
+        if (key, sig) != (self._diff_key, self._diff_sig) or key not in self.rows or not self.is_attached:
+            return  # the person moved on meanwhile
+        row = self.rows[key]
+        if error:
+            self._say(self._head(row), safe_text(f"No diff: {error}", self.palette.theme_color("warning")))
+            return
+        self._diff_title_base = self._head(row)
+        self._diff_lines = flatten(edits, left_out)
+        self.page = min(self.page, pages(self._diff_lines) - 1)
+        self._page_shown = None
+        self._draw_page()
 
     @work(thread=True, group="git-diff", exclusive=True, exit_on_error=False)
     def _git_diff(self, key: str, member: str, path: str) -> None:

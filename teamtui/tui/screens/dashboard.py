@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -20,18 +19,23 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from teamtui.protocol.changes import Change, ChangeKind
+from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.protocol.model import TeamModel
-from teamtui.protocol.models import MemberStatus
 from teamtui.protocol.shutdown import ShutdownRun
+from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.health_watch import HealthWatch
-from teamtui.tui.controllers.messaging import Messaging
+from teamtui.tui.controllers.key_guard import KeyGuard
+from teamtui.tui.controllers.messaging import MessageDialogs
+from teamtui.tui.controllers.needs import NeedsFlow
 from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
+from teamtui.tui.controllers.task_filter import TaskFilter
 from teamtui.tui.controllers.team_screen import TeamScreen
-from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, config_of, user_keymap
+from teamtui.tui.controllers.views import Views
+from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, user_keymap
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
@@ -51,9 +55,6 @@ K = ChangeKind
 TEAM_KINDS = {K.CONFIG, K.MEMBER_JOINED, K.MEMBER_LEFT, K.MEMBER_STATUS}
 INBOX_KINDS = {K.INBOX, K.INBOX_READ}
 HEADER_KINDS = TEAM_KINDS | TASK_KINDS | {K.ERROR, K.ERROR_CLEARED, K.TEAM_GONE}
-# What writes to the team: dimmed (check_action) while the team cannot take it.
-SHUTDOWN_ACTIONS = ("shutdown_team", "shutdown_teammate")
-WRITE_ACTIONS = ("message", "broadcast", *SHUTDOWN_ACTIONS)
 # Relative times ("12s ago") are redrawn this often; no file is read for it.
 RELATIVE_TIME_REFRESH = 5.0
 # How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
@@ -87,13 +88,17 @@ class DashboardScreen(TeamScreen):
         self.panes_waiting: tuple[str, ...] = ()  # teammates with no pane until selected (the pane budget)
         self.panels = Panels(self)
         self.shutdowns = ShutdownFlow(self)
-        self.messaging = Messaging(self, self.panels.log_title)
+        self.messaging = MessageDialogs(self, self.panels.log_title)
         self.health = HealthWatch(self, self.panels)
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
         self._header_message = ""
         self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
-        self.changes_view: Any = None  # the ChangesScreen open over this one, told of each batch
+        self.views = Views(self)  # changes, timeline, a task's detail, the help
+        self.needs = NeedsFlow(self)  # the strip's items, and where choosing one leads
+        self.guard = KeyGuard(self)  # the writing keys, while the team cannot take them
+        self.task_filter = TaskFilter(self, self.panels)  # "/": the board's rows by what they say
+        self.room_needs: list[Need] = []  # what the room found this team needs (FleetControl.look)
 
     # ------------------------------------------------------------------ what the app and tests read
     @property
@@ -222,8 +227,7 @@ class DashboardScreen(TeamScreen):
         if self.session.live:
             self.health.check()
         self.panels.team(tick=True)
-        if self.session.state.transcripts is not None:
-            self.panels.needs_you()  # redraws only when an age shown changed
+        self.panels.needs_you()  # redraws only when an age shown changed
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
@@ -269,7 +273,7 @@ class DashboardScreen(TeamScreen):
         if full or kinds & INBOX_KINDS:
             self.panels.messages()
         for c in changes:
-            self._tell(c)
+            self.panels.tell(c)
         if session.state.transcripts is not None and (full or kinds & (INBOX_KINDS | TEAM_KINDS | {K.TEAM_GONE})):
             self.panels.needs_you()
         self.shutdowns.observe(kinds, full)
@@ -277,22 +281,8 @@ class DashboardScreen(TeamScreen):
             self.health.check()  # a flagged teammate that logs is cleared at once
         if K.FILES in kinds and session.state.transcripts is not None:
             self.panels.needs_you()  # two teammates on one file
-        if self.changes_view is not None:
-            self.changes_view.team_changed(kinds, full)
-
-    def _tell(self, c: Change) -> None:
-        if c.kind == K.LOG:
-            self.panels.append_log(c.key)
-        elif c.kind == K.TASK_COMPLETED:
-            self.toast(f"✓ #{c.key} completed: ", c.detail, "information")
-        elif c.kind == K.MEMBER_JOINED:
-            self.toast("", c.key, "information", suffix=" joined the team")
-        elif c.kind == K.MEMBER_LEFT:
-            self.toast("", c.key, "warning", suffix=" left the team")
-        elif c.kind == K.MEMBER_STATUS and c.detail == MemberStatus.SHUTDOWN.value:
-            self.toast("", c.key, "information", suffix=" shut down")
-        elif c.kind == K.TEAM_GONE:
-            self.toast("Team gone: ", c.detail, "error")
+        if self.views.changes_view is not None:
+            self.views.changes_view.team_changed(kinds, full)
 
     def toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
         # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
@@ -305,32 +295,38 @@ class DashboardScreen(TeamScreen):
         if self.pane_jumps.news(message.news):
             self.panels.team()
 
+    def show_room_needs(self, needs: list[Need]) -> None:
+        self.needs.room_needs(needs)
+
+    def action_answer(self) -> None:
+        self.needs.answer()
+
     @on(NeedsYouStrip.Chosen)
     def _needs_you_chosen(self, message: NeedsYouStrip.Chosen) -> None:
-        if message.item.kind == "collision":
-            self.open_changes(focus=message.item.key)  # the file, with both teammates' edits
-            return
-        self.select(message.item.member)
-        self.pane_jumps.open_request(message.item)
+        self.needs.chosen(message.item)
 
     def go_to_need(self, member: str, kind: str) -> None:
-        """Opened from the control room's "needs you": at that teammate, and where it waits."""
-        self.select(member)
-        item = next((i for i in self.query_one(NeedsYouStrip).items if i.member == member and i.kind == kind), None)
-        if kind == "collision":  # a git or declared one is the room's only: the view lists it too
-            self.open_changes(focus=item.key if item is not None else None)
-        elif item is not None:
-            self.pane_jumps.open_request(item)
+        self.needs.go_to(member, kind)
+
+    def open_request(self, item: NeedsYou) -> None:
+        self.pane_jumps.open_request(item)
+
+    def redraw_needs(self) -> None:
+        if self.drawable and self.session is not None:
+            self.panels.needs_you()
+
+    def go_to_hit(self, hit: Any) -> None:
+        """Opened from the room's search: at the item's teammate, and the item itself where this
+        screen has a view of it."""
+        if hit.who:
+            self.select(hit.who)
+        self.views.hit(hit)
 
     def on_screen_resume(self) -> None:
         self.pane_jumps.sync()  # the panes follow the team on screen
 
     def action_needs_you(self) -> None:
-        strip = self.query_one(NeedsYouStrip)
-        if not strip.items:
-            self.notify("Nothing needs you.")
-            return
-        strip.focus()
+        self.needs.focus()
 
     def select(self, name: str) -> None:
         panel = self.query_one(TeamPanel)
@@ -350,10 +346,7 @@ class DashboardScreen(TeamScreen):
 
     @on(TaskBoard.TaskChosen)
     def _task_chosen(self, message: TaskBoard.TaskChosen) -> None:
-        from teamtui.tui.screens.task_detail import TaskDetail
-
-        if self.state is not None and message.task_id in self.state.board.tasks:
-            self.app.push_screen(TaskDetail(self.state.board, message.task_id, self.palette))
+        self.views.task(message.task_id)
 
     # ------------------------------------------------------------------ actions
     def _selected_member(self) -> str | None:
@@ -369,35 +362,14 @@ class DashboardScreen(TeamScreen):
         return not why
 
     def unavailable(self, action: str) -> str:
-        """Why `action` cannot work on this team ("" when it can): nothing may be written to an
-        ended team or a workflow run. (S and x on a team still on disk whose lead is gone stay: they
-        offer to close the panes that still run its teammates.)"""
-        session = self.session
-        if session is None or action not in WRITE_ACTIONS:
-            return ""
-        if action in SHUTDOWN_ACTIONS and session.live and session.lead_gone():
-            return ""
-        return session.read_only
+        return self.guard.unavailable(action)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return None if self.unavailable(action) else True  # None: dimmed in the footer
 
     @on(events.Key)
     def _dimmed_key(self, event: events.Key) -> None:
-        """A dimmed key does nothing (Textual skips its binding): say why instead. S and x on an
-        ended team say nobody can approve a shutdown, and offer to close any pane still running."""
-        active = self.active_bindings.get(event.key)
-        if active is None or active.enabled or not (why := self.unavailable(active.binding.action)):
-            return
-        event.stop()
-        action = active.binding.action
-        if action == "shutdown_team" and self.session is not None and self.session.lead_gone():
-            self.shutdowns.confirm(None)
-            return
-        if action == "shutdown_teammate" and self.session is not None and self.session.lead_gone():
-            self.action_shutdown_teammate()
-            return
-        self.notify(f"Unavailable: {why}.", severity="warning", markup=False)
+        self.guard.pressed(event)
 
     def _typing_elsewhere(self) -> None:
         """A priority key is text while an input has focus or a dialog is open: let it through."""
@@ -422,74 +394,46 @@ class DashboardScreen(TeamScreen):
 
     def action_filter_tasks(self) -> None:
         self._typing_elsewhere()
-        # Focus now, not after the keys already read (Widget.focus waits): "/auth" typed fast, or
-        # pasted, goes into the filter instead of to the dashboard's keys ("t" toggles the panes).
-        self.set_focus(self.query_one("#task-filter", FilterInput))
+        self.task_filter.open()
 
     @on(Input.Changed, "#task-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        query = event.value.strip()
-        if query != self.task_query:  # "/" then escape changes no row: rebuild none
-            self.task_query = query
-            if self.session is not None:
-                self.panels.board()
+        self.task_filter.changed(event.value)
 
     @on(FilterInput.Closed)
     def _filter_closed(self, message: FilterInput.Closed) -> None:
         self.close_filter(clear=message.clear)
 
     def close_filter(self, clear: bool) -> None:
-        f = self.query_one("#task-filter", FilterInput)
-        if clear:
-            f.value = ""
-            if self.task_query:
-                self.task_query = ""
-                if self.session is not None:
-                    self.panels.board()
-        self.query_one(TaskBoard).focus()
+        self.task_filter.close(clear)
 
     def action_changes(self) -> None:
         self.open_changes()
 
     def open_changes(self, focus: str | None = None) -> None:
-        """What each teammate changed (screens/changes.py), over this screen until escape."""
-        from teamtui.tui.screens.changes import ChangesScreen
+        self.views.changes(focus, closed=self._changes_closed)
 
-        if self.session is None or self.app.screen is not self:
-            return
-        view = ChangesScreen(self.session, self.palette, clock=self.now, focus=focus, dark=self.app.current_theme.dark)
-        self.changes_view = view
-
-        def closed(_: object) -> None:
-            if self.changes_view is view:
-                self.changes_view = None
-            if self.drawable and self.state is not None and self.state.transcripts is not None:
-                self.panels.needs_you()  # a collision dismissed there leaves the strip
-
-        self.app.push_screen(view, closed)
+    def _changes_closed(self) -> None:
+        if self.drawable and self.state is not None and self.state.transcripts is not None:
+            self.panels.needs_you()  # a collision dismissed there leaves the strip
 
     def action_toggle_panes(self) -> None:
         self.pane_jumps.toggle()
 
     def action_timeline(self) -> None:
-        from teamtui.tui.screens.timeline import TimelineScreen, session_history
-
-        if self.session is not None:
-            self.app.push_screen(TimelineScreen(self.session.name, session_history(self.session), self.palette))
+        self.views.timeline()
 
     def action_help(self) -> None:
-        from teamtui.tui.screens.help import HelpScreen
-
-        keymap = user_keymap(self.app)
-        app_keys = [b for b in self.app.BINDINGS if isinstance(b, Binding)]  # they work here too
-        keys = self.action_keys() + [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
-        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
+        self.views.help(self.action_keys())
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
 
     def action_shutdown_team(self) -> None:
         self.shutdowns.confirm(None)
+
+    def confirm_shutdown(self, whole: bool) -> None:
+        self.action_shutdown_team() if whole else self.action_shutdown_teammate()
 
     def action_shutdown_teammate(self) -> None:
         name = self._selected_member()

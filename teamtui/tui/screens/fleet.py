@@ -1,9 +1,9 @@
 """The fleet overview: every team on one screen, what needs the person first.
 
-A row per team (its layout, lead, members, tasks, needs-you count, tokens, last activity, where
-it works) and, below, every team's "needs you" items. `enter` on a row opens that team's
-dashboard (escape comes back; `]`/`[` step through the teams); `enter` on an item opens its team
-at the item. The app feeds it: nothing here reads a file.
+A row per team (its layout, lead, members, tasks, files changed, needs-you count, tokens, cost,
+last activity, where it works) and, below, every team's "needs you" items. `enter` on a row opens
+that team's dashboard (escape comes back; `]`/`[` step through the teams); `enter` on an item
+opens its team at the item. The app feeds it: nothing here reads a file.
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ class FleetScreen(Screen[None]):
     palette: reactive[Palette] = reactive(Palette, init=False)
     BINDINGS = [
         Binding("enter", "open_team", "Open", id="open_team", show=True),
+        Binding("a", "answer", "Answer", id="answer", show=False),
         Binding("z", "mute", "Mute", id="mute"),
+        Binding("d", "dismiss_need", "Dismiss", id="dismiss_need", show=False),
         Binding("slash", "search", "Search", id="search", show=False),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("q", "quit", "Quit", id="quit"),
@@ -70,6 +72,12 @@ class FleetScreen(Screen[None]):
         key: str
         need: Need | None = None
 
+    @dataclass
+    class DismissNeed(Message):
+        """The person dismissed this collision: the app does (it is not called again)."""
+
+        need: Need
+
     def __init__(self, clock: Callable[[], float] | None = None, looking_for: str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.now = clock or time.time
@@ -81,6 +89,7 @@ class FleetScreen(Screen[None]):
         self.muted_until: float | None = None
         self.problems: list[str] = []
         self.spent_today: tuple[Decimal, float | None] = (Decimal(0), None)  # every team's today, and the day budget
+        self.search_hosts: Any = None  # the room's hosts asked to search theirs too (FleetControl); None: none
         # Held, not queried: a batch or a tick can come while the app closes and the parts are gone.
         self._header_line = Static(id="fleet-header")
         self._problems = ProblemList(id="fleet-problems")
@@ -230,8 +239,34 @@ class FleetScreen(Screen[None]):
         if key is not None:
             self.post_message(self.OpenTeam(key))
 
+    def action_answer(self) -> None:
+        """`a`: answer the need highlighted (on a team's row: its first need), without opening its team."""
+        from teamtui.tui.messages import AnswerRequested
+
+        needs = self.query_one(FleetNeeds)
+        if self.focused is needs:
+            at = needs.highlighted if needs.highlighted is not None else 0
+            need = needs.needs[at] if at < len(needs.needs) else None
+        else:
+            key = self.query_one(FleetTable).selected
+            need = next((n for n in self.needs if row_key(n.team) == key), None)
+        if need is None:
+            self.notify(
+                "Nothing here needs you: tab to the needs list to choose one." if self.needs else "Nothing needs you."
+            )
+            return
+        self.post_message(AnswerRequested(need))
+
     def action_nothing(self) -> None:
         pass
+
+    def action_dismiss_need(self) -> None:
+        needs = self._needs
+        at = needs.highlighted
+        if self.focused is needs and at is not None and at < len(needs.needs) and needs.needs[at].kind == "collision":
+            self.post_message(self.DismissNeed(needs.needs[at]))
+            return
+        self.notify("Select a collision (⇄, two on one file) under Needs you to dismiss it.", severity="warning")
 
     async def action_mute(self) -> None:
         await self.app.run_action("mute")
@@ -239,12 +274,8 @@ class FleetScreen(Screen[None]):
     def action_search(self) -> None:
         from teamtui.tui.screens.search import SearchScreen
 
-        def chosen(hit: Any) -> None:
-            # The team's dashboard when the room lists it.
-            if hit is not None and row_key(hit.key) in {key for key, _ in self.rows}:
-                self.post_message(self.OpenTeam(row_key(hit.key)))
-
-        self.app.push_screen(SearchScreen(self.palette), chosen)
+        # A result chosen: the app opens its team (SearchScreen.Chosen).
+        self.app.push_screen(SearchScreen(self.palette, hosts=self.search_hosts))
 
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
@@ -254,10 +285,12 @@ class FleetScreen(Screen[None]):
             (keymap.get(bid, key), desc, bid)
             for key, desc, bid in (
                 ("enter", "Open the team (or the item that needs you)", "open_team"),
+                ("a", "Answer what needs you, without opening its team (allow, deny, retry …)", "answer"),
                 ("escape", "Back to the overview", "overview"),
                 ("right_square_bracket", "Next team", "next_team"),
                 ("left_square_bracket", "Previous team", "previous_team"),
                 ("z", "Mute notifications for a while (again: unmute)", "mute"),
+                ("d", "Dismiss the collision selected under Needs you", "dismiss_need"),
                 ("slash", "Search every team's history (enter: open the team)", "search"),
                 ("tab", "Teams / Needs you", ""),  # focus moves: not a binding [keymap] knows
                 ("q", "Quit", "quit"),

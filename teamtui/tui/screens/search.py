@@ -2,7 +2,9 @@
 their team, who, when and the matching text, the match marked.
 
 Each keystroke (after a short pause) searches in a thread (the history database, SQLite's FTS5:
-protocol/history/search.py); a query it cannot read says why under the input. `enter` on a result
+protocol/history/search.py); a query it cannot read says why under the input. The room's hosts are
+asked too (`hosts`: a `search` over each one's stream, answered from its own database): their hits
+join as they come, labelled team@host, and a host that cannot answer says why on the status line. `enter` on a result
 posts `SearchScreen.Chosen` to the app (the team's key and the item's time: opening the team at
 that item is the room's) and closes the screen with the hit.
 """
@@ -86,14 +88,20 @@ class SearchScreen(Screen[SearchHit | None]):
         path: Path | None = None,
         clock: Callable[[], float] = time.time,
         query: str = "",
+        hosts: Callable[[str, int, Callable[[str, list[SearchHit], str], None]], list[str]] | None = None,
         **kw: Any,
     ) -> None:
         super().__init__(**kw)
         self.palette = palette
         self.path = path  # the history database (None: the user's)
         self.clock = clock
+        self.hosts = hosts  # asks the room's hosts to search theirs (session/remote_search.py); None: none
         self.hits: list[SearchHit] = []
         self.searched = ""  # the query the results are of
+        self.local: list[SearchHit] = []  # this machine's hits for `searched`
+        self.remote: dict[str, list[SearchHit]] = {}  # each host's, as they answer
+        self.host_said: dict[str, str] = {}  # a host's word instead of hits ("" : answered; "asking…")
+        self._problem = ""
         self._first = query
         self._timer: Timer | None = None
 
@@ -147,26 +155,49 @@ class SearchScreen(Screen[SearchHit | None]):
         try:
             hits = search(con, query, limit=LIMIT)
         except QueryError as exc:
-            self.app.call_from_thread(self._show, query, [], str(exc))
+            self.app.call_from_thread(self._show, query, [], str(exc), True)
             return
         finally:
             con.close()
         self.app.call_from_thread(self._show, query, hits, "")
 
-    def _show(self, query: str, hits: list[SearchHit], problem: str) -> None:
+    def _show(self, query: str, hits: list[SearchHit], problem: str, bad_query: bool = False) -> None:
         if query != self.query_one(Input).value:
             return  # the person typed on: a newer search is coming
-        self.searched, self.hits = query, hits
+        self.searched, self.local, self._problem = query, hits, problem
+        self.remote, self.host_said = {}, {}
+        if self.hosts is not None and query.strip() and not bad_query:  # the hosts have histories of their own
+            for name in self.hosts(query, LIMIT, lambda host, found, why: self._from_host(query, host, found, why)):
+                self.host_said.setdefault(name, "asking…")
+        self._draw()
+
+    def _from_host(self, query: str, host: str, hits: list[SearchHit], why: str) -> None:
+        """A host's answer (on the loop): its hits among this machine's, newest first."""
+        if query != self.searched or not self.is_attached:
+            return  # an answer to an older query
+        self.remote[host], self.host_said[host] = hits, why
+        self._draw()
+
+    def _draw(self) -> None:
+        query, problem = self.searched, self._problem
+        hits = sorted([*self.local, *(h for found in self.remote.values() for h in found)], key=lambda h: -h.at)
+        self.hits = hits
         status = self.query_one("#search-status", Static)
-        if problem:
-            status.update(Text(problem, style=self.palette.theme_color("warning")))
-        elif not query.strip():
+        warn = self.palette.theme_color("warning")
+        if not query.strip():
             status.update("")
         else:
             more = "+" if len(hits) >= LIMIT else ""
-            status.update(
-                f"{len(hits)}{more} match{'es' if len(hits) != 1 else ''}, newest first · enter opens the team there"
-            )
+            said = Text(problem, style=warn) if problem else Text()
+            if not problem or self.host_said:
+                said.append(
+                    f"{' · ' if problem else ''}{len(hits)}{more} match{'es' if len(hits) != 1 else ''}, "
+                    "newest first · enter opens the team there"
+                )
+            for host, why in sorted(self.host_said.items()):
+                words = why or f"{len(self.remote.get(host, []))} there"
+                said.append(f" · {inert(host)}: {inert(words)}", style=warn if why and why != "asking…" else "")
+            status.update(said)
         now = self.clock()
         results = self.query_one(OptionList)
         results.clear_options()

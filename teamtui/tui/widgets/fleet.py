@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, fields
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList
@@ -21,7 +21,7 @@ from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.table import TeamTable, cut, wants
 
-COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Needs", "Tokens", "Cost", "Active", "Where")
+COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Files", "Needs", "Tokens", "Cost", "Active", "Where")
 _ROW_FIELDS = tuple(f.name for f in fields(FleetRow))  # what a row's cells are made from (with `now`)
 _ACTIVE = COLUMNS.index("Active")
 _NEEDS, _BUDGET = _ROW_FIELDS.index("needs_you"), _ROW_FIELDS.index("budget")
@@ -52,7 +52,11 @@ class _Made:
 # The columns share the table's width by what they hold: where a team works gives way first, then
 # who works in it, its kind and its name; the figures are never cut.
 GIVE_WAY = ("Where", "Members", "Kind", "Team")
-KEEP = ("Lead", "Tasks", "Needs", "Tokens", "Cost", "Active")
+KEEP = ("Lead", "Tasks", "Files", "Needs", "Tokens", "Cost", "Active")
+# A table narrower than this leaves the Files column out (at 80 columns the figures already fill
+# the row): the team's own changes view and `teamtui changes` say them there.
+FILES_FROM = 100
+NARROW = tuple(c for c in COLUMNS if c != "Files")
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
@@ -63,6 +67,7 @@ _NEED_ICON = {
     "silent": "…",
     "disappeared": "⚠",
     "lead_ended": "✗",
+    "collision": "⇄",
 }
 
 
@@ -92,13 +97,32 @@ class FleetTable(TeamTable):
         self._made: dict[str, _Made] = {}
 
     def on_mount(self) -> None:
-        for column in COLUMNS:
+        self.shown: tuple[str, ...] = COLUMNS
+        self._last: tuple[list[tuple[str, FleetRow]], float] = ([], 0.0)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        for column in self.shown:
             self.add_column(column, key=column)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Across FILES_FROM the Files column comes or goes: the columns and rows are laid out again
+        (TeamTable's own on_resize then shares the width: Textual calls each class's handler)."""
+        width = self.content_region.width
+        shown = COLUMNS if width >= FILES_FROM else NARROW
+        if shown != self.shown:
+            self.shown = shown
+            self.clear(columns=True)
+            self._wants = {}
+            self._add_columns()
+            self.show(*self._last)
 
     def show(self, rows: list[tuple[str, FleetRow]], now: float) -> None:
         """Rows as (row key, row); only changed cells are redrawn while the order holds."""
+        self._last = (rows, now)
         keys = [k for k, _ in rows]
         current = [str(r.value) for r in self.rows]
+        picked = [i for i, c in enumerate(COLUMNS) if c in self.shown]
         cells: dict[str, list[Text]] = {}
         widths: list[list[int]] = []
         fresh: list[str] = []
@@ -113,12 +137,16 @@ class FleetTable(TeamTable):
                 made.cells[_ACTIVE] = Text(ago, style=made.cells[_ACTIVE].style)
                 made.widths[_ACTIVE], made.ago = wants(made.cells[_ACTIVE]), ago
                 fresh.append(key)
-            cells[key] = made.cells
+            cells[key] = [made.cells[i] for i in picked]
             widths.append(made.widths)
         if len(self._made) > len(cells):
             for key in [k for k in self._made if k not in cells]:
                 del self._made[key]
-        self.share_width({c: max((w[i] for w in widths), default=0) for i, c in enumerate(COLUMNS)}, GIVE_WAY, KEEP)
+        self.share_width(
+            {c: max((w[i] for w in widths), default=0) for i, c in enumerate(COLUMNS) if c in self.shown},
+            GIVE_WAY,
+            KEEP,
+        )
         if keys != current:
             keep = self.selected
             self.clear()
@@ -128,7 +156,7 @@ class FleetTable(TeamTable):
                 self.move_cursor(row=keys.index(keep))
             return
         for key in fresh:
-            for column, cell in zip(COLUMNS, cells[key], strict=True):
+            for column, cell in zip(self.shown, cells[key], strict=True):
                 if self.get_cell(key, column) != cell:
                     # The cost fills in after the first frame (genai-prices loads then): its column widens.
                     self.update_cell(key, column, cell, update_width=column == "Cost")
@@ -156,6 +184,7 @@ class FleetTable(TeamTable):
             f"{row.working} working · {row.idle} idle" + (f" · {row.gone} gone" if row.gone else ""), style=dim
         )
         tasks = Text(f"{row.tasks_done}/{row.tasks_total}" if row.tasks_total else "—", style=dim)
+        files = Text(str(row.files) if row.files else "—" if row.files == 0 else "", style=dim)
         needs = Text(str(row.needs_you) if row.needs_you else "", style=f"bold {p.theme_color('warning')}")
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
         active = Text(self._ago(row, now), style=dim)
@@ -166,6 +195,7 @@ class FleetTable(TeamTable):
             lead,
             cut(members),
             tasks,
+            files,
             needs,
             tokens,
             self._cost(row),

@@ -83,12 +83,14 @@ class TeammateLog(ScrollView, can_focus=True):
         self._tops: list[int] = [0]  # row where each measured line starts; the last: where the next would
         self._first = 0  # index in _tops of the oldest line shown
         self._rows: LRUCache[int, list[Strip]] = LRUCache(RENDERED_LINES_LEAST)  # line number -> its rendered rows
+        self._pinned = True  # following the end (until the reader scrolls up)
 
     # ------------------------------------------------------------ what is shown
     def show(self, buffer: LogBuffer | None, title: Text) -> None:
         """Show a teammate's buffer from its end."""
         self.border_title = title
         self._buffer = buffer
+        self._pinned = True
         self._measure_all()
         self.scroll_end(animate=False, immediate=True, x_axis=False)
 
@@ -112,7 +114,7 @@ class TeammateLog(ScrollView, can_focus=True):
         if measured < start:  # more new lines than are kept: nothing measured is shown any more
             self._measure_all()
             return
-        at_end = self.is_vertical_scroll_end
+        at_end = self._pinned or self.is_vertical_scroll_end
         tops, width = self._tops, self._width
         for entry in buffer.since(measured):
             tops.append(tops[-1] + len(self._wrap(entry, width)))
@@ -183,6 +185,15 @@ class TeammateLog(ScrollView, can_focus=True):
             return [text]
         return list(text.wrap(self._console, width))
 
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        # Following the end until the reader scrolls up: an end reached while the extent was still
+        # being measured (a scroll_end a row or two short) must not stop the following.
+        if new >= self.max_scroll_y:
+            self._pinned = True
+        elif new < old:
+            self._pinned = False
+
     # ------------------------------------------------------------ drawing
     def watch_virtual_size(self, size: Size) -> None:
         self._scroll_update(size)  # Widget's own scrollbar update
@@ -196,13 +207,15 @@ class TeammateLog(ScrollView, can_focus=True):
         if keep != self._rows.maxsize:
             self._rows = LRUCache(keep)
         if self._wrap_width() != self._width:
-            at_end = self.is_vertical_scroll_end
+            at_end = self._pinned or self.is_vertical_scroll_end
             top = self._line_at(self.scroll_y)
             self._measure_all()
             if at_end or top is None:
                 self.scroll_end(animate=False, immediate=True, x_axis=False)
             else:  # keep the line the reader was at on top
                 self.scroll_to(y=self._tops[top - self._seq0] - self._tops[self._first], animate=False, immediate=True)
+        elif self._pinned:  # shorter or taller (a strip above came or went): the newest line stays in view
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

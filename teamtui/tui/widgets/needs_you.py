@@ -19,8 +19,24 @@ from teamtui.tui.format import short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
-_ICON = {"permission": "?", "plan": "?", "interrupted": "!", "failed": "✗", "silent": "…", "collision": "⇄"}
+_ICON = {
+    "permission": "?",
+    "plan": "?",
+    "interrupted": "!",
+    "failed": "✗",
+    "silent": "…",
+    "collision": "⇄",
+    "ask": "?",
+    "waiting": "…",
+    "held": "⏸",
+    "disappeared": "⚠",
+    "lead_ended": "✗",
+}
 _HINT = {
+    "ask": "a: answer (allow, deny …)",
+    "waiting": "enter: its pane",
+    "held": "a: retry or block",
+    "disappeared": "a: release its tasks",
     "permission": "enter: full request",
     "plan": "enter: full plan",
     "interrupted": "enter: its pane",
@@ -77,7 +93,7 @@ class NeedsYouStrip(OptionList):
 
     def _line(self, item: NeedsYou, now: float, color: Callable[[str], str] | None) -> Text:
         palette = self.palette
-        role = "error" if item.kind in ("failed", "silent") else "warning"
+        role = "error" if item.kind in ("failed", "silent", "disappeared", "lead_ended") else "warning"
         t = Text(f"{_ICON.get(item.kind, '!')} ", style=f"bold {palette.theme_color(role)}")
         t.append("needs you ", style="bold")
         t.append_text(safe_text(item.text, color(item.member) if color else ""))

@@ -175,9 +175,14 @@ class TranscriptFeed:
         return [m for m, r in readers if r.stats.spend.settle(PRICES)]
 
     def _take_edits(self, member: str, edits: Iterable[Edit]) -> None:
+        taken = []
         for edit in edits:
             edit.member = member
-            self.edits.add(edit)
+            if self.edits.add(edit):
+                taken.append(edit)
+        note = getattr(self.state.journal, "note_edits", None) if taken else None
+        if note is not None:  # the history keeps them (protocol/history/recorder.py note_edits)
+            note(taken)
 
     def _note(self, member: str, calls: Iterable[Any], notices: Iterable[Any]) -> None:
         lead = self.state.lead
