@@ -208,6 +208,8 @@ async def publish(a: argparse.Namespace) -> None:
     gc.collect()
     gc.freeze()
     say({"ready": time.time(), "sent": sum(s.sent for s in hosts.sinks.values())})
+    prof = Profile()
+    prof.start()
     while True:
         line = await reader.readline()
         if not line:
@@ -225,6 +227,7 @@ async def publish(a: argparse.Namespace) -> None:
             say({"cpu_s": proc_cpu_seconds(), "rss_mb": rss_mb()[1], "sent": sum(s.sent for s in hosts.sinks.values())})
         elif op == "quit":
             break
+    prof.stop("hosts")
     run.cancel()
     await asyncio.gather(run, return_exceptions=True)
 
