@@ -80,12 +80,18 @@ def freeze_claude_code(dest: Path) -> Path:
     return root
 
 
-def make_app(root: Path, theme: str = "teamtui-dark", config_dir: Path | None = None, now: float = FROZEN_NOW):
+def make_app(
+    root: Path,
+    theme: str = "teamtui-dark",
+    config_dir: Path | None = None,
+    now: float = FROZEN_NOW,
+    team: str | None = None,
+):
     from teamtui.tui.app import TeamTUI
 
     config = (config_dir or root.parent) / "config.toml"
     config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
-    return TeamTUI.watching(root, config_path=config, clock=lambda: now, cursor_blink=False)
+    return TeamTUI.watching(root, team, config_path=config, clock=lambda: now, cursor_blink=False)
 
 
 async def transcripts_shown(pilot) -> None:
@@ -179,10 +185,11 @@ async def fleet_shown(pilot) -> None:
     """Until each team's row is in and the Claude Code team's transcripts were read (its request listed)."""
     from teamtui.tui.widgets.fleet import FleetNeeds
 
-    for _ in range(500):
+    for _ in range(1500):  # a cap only turns a hang into a picture of it
         screen = pilot.app.screen
         priced = any(r.cost is not None for _, r in getattr(screen, "rows", []))  # the Claude Code team's
-        if screen.query(FleetNeeds) and screen.query_one(FleetNeeds).needs and priced:
+        # Both teams' needs: the native teammate silent while holding a task, the request waiting.
+        if screen.query(FleetNeeds) and len(screen.query_one(FleetNeeds).needs) >= 2 and priced:
             break
         await pilot.pause(0.02)
     await pilot.pause()
@@ -200,6 +207,42 @@ async def _shoot(app, path: Path, keys: list[str], before=None, size: tuple[int,
             await pilot.pause()
         await pilot.pause()
         path.write_text(app.export_screenshot(), encoding="utf-8")
+
+
+# Claude Code 2.1.332's own edits: alice writes and edits app.py, then bob edits it too.
+EDITS_NOW = 1795747788.304 + 60
+
+
+def freeze_edits(dest: Path) -> Path:
+    root = dest / ".claude"
+    shutil.copytree(EXAMPLES / "claude-2.1.332-edits" / ".claude", root)
+    for p in sorted([root, *root.rglob("*")], reverse=True):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+        os.utime(p, (EDITS_NOW, EDITS_NOW), follow_symlinks=False)
+    return root
+
+
+async def _until(pilot, cond) -> None:
+    """Let the app run until `cond` holds (on the app, not a clock); a cap turns a hang into an error."""
+    for _ in range(1000):
+        if cond():
+            return
+        await pilot.pause(0.01)
+    raise RuntimeError("the screen never got there")
+
+
+async def changes_shown(pilot) -> None:
+    """The changes view (c) on alice's app.py: her edits, and the collision with bob's."""
+    from teamtui.tui.screens.changes import SEP, ChangesScreen
+
+    app = pilot.app
+    await _until(
+        pilot, lambda: app.state is not None and app.state.transcripts is not None and app.state.transcripts.ready
+    )
+    await pilot.press("c")
+    await _until(pilot, lambda: isinstance(app.screen, ChangesScreen))
+    app.screen.select(f"f{SEP}alice{SEP}/src/app/app.py{SEP}seen")
+    await pilot.pause()
 
 
 async def _shoot_all(out: Path) -> None:
@@ -225,6 +268,11 @@ async def _shoot_all(out: Path) -> None:
         root = freeze_claude_code(Path(tmp))
         await _shoot(make_app(root, "teamtui-dark", now=CLAUDE_CODE_NOW), out / "answer-modal.svg", [], answer_shown)
         print(out / "answer-modal.svg")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = freeze_edits(Path(tmp))
+        app = make_app(root, "teamtui-dark", now=EDITS_NOW, team=next(p.name for p in (root / "teams").iterdir()))
+        await _shoot(app, out / "changes-view.svg", [], changes_shown)
+        print(out / "changes-view.svg")
     await _shoot(make_fleet_app(), out / "fleet-overview.svg", [], fleet_shown)
     shutil.rmtree(FLEET_BASE, ignore_errors=True)
     print(out / "fleet-overview.svg")

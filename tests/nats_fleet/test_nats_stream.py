@@ -39,7 +39,9 @@ async def test_a_published_team_is_a_row_with_its_state(server: Server, hosts) -
         row = rows[key_of(box)]
         assert row.cwd == f"box1:{os.path.realpath(box.project)}" and row.problem is None
         assert (row.tasks_done, row.tasks_total) == state.board.progress()
-        assert host.connected and host.remote_version and source.dropped == 0 and host.dropped == 0
+        # The host's hello is a message of its own subject: it may land a moment after the team's.
+        await feed.until(lambda: bool(host.connected and host.remote_version), "the host's hello")
+        assert source.dropped == 0 and host.dropped == 0
     assert box.proc is not None and box.proc.poll() is None, box.said()
 
 
