@@ -97,12 +97,13 @@ def test_a_teammates_write_then_edit_shows_and_a_second_teammate_on_the_file_cal
     from teamtui.protocol.state import TeamState
     from teamtui.session.alerts import Alerts
     from teamtui.session.changes import changes_of
+    from teamtui.session.actions import TeamActions
     from teamtui.session.team import TeamSession
 
     state = TeamState(ClaudeTeam(s.claude_dir, s.team))
     state.load_all()
     state.load_transcripts()
-    session = TeamSession(state)
+    session = TeamSession(state, TeamActions(folder=s.claude_dir))
     write, edit = changes_of(session).edits("alice", str(s.cwd / app))
     assert (write.tool, edit.tool) == ("Write", "Edit")
     assert "+def greet(name):" in write.hunks[0].lines
@@ -144,7 +145,7 @@ def test_a_teammates_write_then_edit_shows_and_a_second_teammate_on_the_file_cal
         ]
         # (the team may also have finished meanwhile: every teammate idle with its result)
         assert [e.text for e in events if e.kind == NotifyKind.NEEDS_YOU] == [
-            "alice: alice and bob both changed app.py"
+            "alice and bob both changed app.py"  # the member named once (session/alerts.py spoken)
         ]
         assert not [e for e in alerts.look(key, session, time.time())[1] if e.kind == NotifyKind.NEEDS_YOU]  # once
         team = changes(s)

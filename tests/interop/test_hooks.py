@@ -74,7 +74,10 @@ class HookSession(Session):
             stderr=subprocess.PIPE,
             text=True,
         )
-        wait_until(lambda: (self.state_dir / "teamtui" / "hooks" / "rooms.lock").exists(), "the room", 30)
+        from teamtui.protocol.hooks.room import room_running
+
+        # The lock held, not its file there: a room that quit before leaves the file behind.
+        wait_until(lambda: room_running(self.state_dir / "teamtui" / "hooks"), "the room", 30)
         return proc
 
     def open_requests(self) -> list[dict[str, Any]]:
