@@ -345,22 +345,34 @@ def cmd_log(ctx: Context) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
+def command_parser(
+    subs: argparse._SubParsersAction,
+    parents: list[argparse.ArgumentParser],
+    name: str,
+    handler: Handler,
+    help: str,
+    epilog: str = "",
+) -> argparse.ArgumentParser:
+    """One command's parser: its help as its description, the epilog kept as written, guarded."""
+    p = subs.add_parser(
+        name,
+        parents=parents,
+        help=help,
+        description=help,
+        epilog=epilog or None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(handler=guarded(handler))
+    return p
+
+
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
     """The parsers of these commands; of `only` alone when given (building the others costs a call ~4 ms)."""
 
     def add(
         subs: argparse._SubParsersAction, name: str, handler: Handler, help: str, epilog: str = ""
     ) -> argparse.ArgumentParser:
-        p = subs.add_parser(
-            name,
-            parents=parents,
-            help=help,
-            description=help,
-            epilog=epilog or None,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        p.set_defaults(handler=guarded(handler))
-        return p
+        return command_parser(subs, parents, name, handler, help, epilog)
 
     if only in (None, "team"):
         team = sub.add_parser("team", parents=parents, help="create a team or add a teammate")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from teamtui.cli.common import EXIT_USAGE, CliError, Context, guarded, inert, out
-from teamtui.cli.protocol_cmds import _errors_json, _print_errors, _print_json
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert, out
+from teamtui.cli.protocol_cmds import _errors_json, _print_errors, _print_json, command_parser
 from teamtui.protocol.models import MemberStatus, TaskStatus
 
 TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
@@ -279,16 +279,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     def add(
         subs: argparse._SubParsersAction, name: str, handler: Handler, help: str, epilog: str = ""
     ) -> argparse.ArgumentParser:
-        p = subs.add_parser(
-            name,
-            parents=parents,
-            help=help,
-            description=help,
-            epilog=epilog or None,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        p.set_defaults(handler=guarded(handler))
-        return p
+        return command_parser(subs, parents, name, handler, help, epilog)
 
     if only in (None, "status"):
         p = add(
