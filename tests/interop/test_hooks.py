@@ -292,7 +292,11 @@ def test_no_room_a_room_that_quits_and_an_answer_in_the_terminal(short_wait: Hoo
         wait_until(lambda: _dialog(s), "the dialog beside the room's offer", 10)
         time.sleep(0.5)
         s.keys("lead:0.0", "1")
-        wait_until(lambda: s.open_requests() == [], "the answered request to leave the room's list", 10, 0.2)
+        try:
+            wait_until(lambda: s.open_requests() == [], "the answered request to leave the room's list", 10, 0.2)
+        except TimeoutError as exc:  # say what the hook and the lead's screen were at
+            journal = (s.state_dir / "teamtui" / "hooks" / "journal.jsonl").read_text().splitlines()[-4:]
+            raise AssertionError(f"{exc}\njournal: {journal}\nscreen:\n{s.capture('lead:0.0')}") from exc
         late = s.teamtui("answer", ask["id"], "deny")
         assert late.returncode == 1 and "answered in the lead's terminal" in late.stderr
         wait_until(lambda: ran(s, "team-lead", "STEP-3"), "step 3 to run (as the terminal said)", 30)

@@ -1,11 +1,11 @@
 """Seeing that the person answered in the lead's terminal while the hook waits.
 
 Claude Code shows its own dialog beside the hook and does not end the hook when the person
-answers there (seen on 2.1.332). What it does write is the transcript: the tool use is there
-before the dialog, and its `tool_result` lands once the tool ran or was refused. So the hook
-finds the last tool use of this tool with this very input in the transcript of whoever asks
-(the lead's, or an in-process teammate's `subagents/agent-<agent_id>.jsonl`) and watches the
-file (a FileWatch, in a thread) for that tool use's result.
+answers there (seen on 2.1.332). What it does write is the transcript: the tool use (sometimes
+only after the hook started: its writes are queued), then its `tool_result` once the tool ran or
+was refused. So the hook finds the tool use of this tool with this very input in the transcript of
+whoever asks (the lead's, or an in-process teammate's `subagents/agent-<agent_id>.jsonl`), or waits
+for it, and watches the file (a FileWatch, in a thread) for that tool use's result.
 """
 
 from __future__ import annotations
@@ -58,33 +58,62 @@ def _blocks(rec: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def pending_tool_use(data: bytes, tool: object, tool_input: object) -> tuple[str | None, bool]:
-    """(the id of the last use of `tool` with `tool_input` in these transcript lines, whether its
-    result is already there)."""
-    uses: dict[str, bool] = {}
-    last = None
-    for rec in _lines(data):
-        for b in _blocks(rec):
-            if b.get("type") == "tool_use" and b.get("name") == tool and b.get("input") == tool_input:
-                if isinstance(b.get("id"), str):
-                    last = b["id"]
-                    uses[last] = False
-            elif b.get("type") == "tool_result" and b.get("tool_use_id") in uses:
-                uses[b["tool_use_id"]] = True
-    return last, bool(last and uses[last])
+def _stamp(rec: dict[str, Any]) -> float | None:
+    """A transcript line's time (ISO 8601, as Claude Code writes it), in seconds; None when absent."""
+    from datetime import datetime
+
+    ts = rec.get("timestamp")
+    if not isinstance(ts, str):
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
-def result_seen(data: bytes, tool_use_id: str) -> bool:
-    return any(
-        b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id
-        for rec in _lines(data)
-        for b in _blocks(rec)
-    )
+class ToolUseWatch:
+    """Which tool use this request is about, and whether its result has come.
+
+    Ours is the last use of this tool with this very input that has no result yet. Claude Code
+    may write the tool use to the transcript after the hook starts (its writes are queued), so
+    when none waits, the next such use written is ours. A use whose result is already there is
+    ours only if that result was written after the hook began: an older, identical command
+    (the same `npm test` run twice) was answered before this request existed."""
+
+    def __init__(self, tool: object, tool_input: object, since: float) -> None:
+        self.tool, self.tool_input, self.since = tool, tool_input, since
+        self.ours: str | None = None
+        self.answered = False
+        self._first = True
+
+    def feed(self, data: bytes) -> bool:
+        """Read whole transcript lines; True once our tool use has its result."""
+        waiting: list[str] = []
+        results: dict[str, float | None] = {}
+        for rec in _lines(data):
+            for b in _blocks(rec):
+                if b.get("type") == "tool_use" and b.get("name") == self.tool and b.get("input") == self.tool_input:
+                    if isinstance(b.get("id"), str):
+                        waiting.append(b["id"])
+                elif b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
+                    results[b["tool_use_id"]] = _stamp(rec)
+        first, self._first = self._first, False
+        if self.ours is None:
+            if first:
+                unanswered = [u for u in waiting if u not in results]
+                late = [u for u in waiting if (results.get(u) or 0) >= self.since]
+                found = unanswered or late
+                self.ours = found[-1] if found else None
+            elif waiting:
+                self.ours = waiting[0]
+        if self.ours is not None and self.ours in results:
+            self.answered = True
+        return self.answered
 
 
-def watch_terminal(event: dict[str, Any], then: Callable[[], None]) -> None:
+def watch_terminal(event: dict[str, Any], since: float, then: Callable[[], None]) -> None:
     """Call `then` (from a thread) once the tool use this request is about has its result in the
-    transcript; nothing when the transcript or the tool use cannot be found."""
+    transcript (`since`: when the hook began); nothing when the transcript cannot be found."""
     import threading
 
     path = transcript_of(event)
@@ -93,39 +122,32 @@ def watch_terminal(event: dict[str, Any], then: Callable[[], None]) -> None:
 
     def run() -> None:
         try:
-            _follow(path, event.get("tool_name"), event.get("tool_input"), then)
+            _follow(path, event.get("tool_name"), event.get("tool_input"), since, then)
         except Exception:  # noqa: BLE001 - a watcher that fails only loses this shortcut
             return
 
     threading.Thread(target=run, name="teamtui-terminal", daemon=True).start()
 
 
-def _follow(path: Path, tool: object, tool_input: object, then: Callable[[], None]) -> None:
+def _follow(path: Path, tool: object, tool_input: object, since: float, then: Callable[[], None]) -> None:
     from teamtui.protocol.filewatch import FileWatch
 
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         with FileWatch(path) as watch:  # in place before the first read: no result can slip between
             size = os.fstat(fd).st_size
-            start = max(0, size - _TAIL_BYTES)
-            os.lseek(fd, start, os.SEEK_SET)
-            data = _read_all(fd)
-            end = data.rfind(b"\n") + 1
-            offset = start + end
-            tool_use_id, done = pending_tool_use(data[:end], tool, tool_input)
-            if tool_use_id is None:
-                return
-            if done:
-                then()
-                return
-            for _changed in watch.changes(debounce_ms=50, step_ms=20):
+            offset = max(0, size - _TAIL_BYTES)
+            use = ToolUseWatch(tool, tool_input, since)
+            changes = watch.changes(debounce_ms=50, step_ms=20)
+            while True:
                 os.lseek(fd, offset, os.SEEK_SET)
                 data = _read_all(fd)
                 end = data.rfind(b"\n") + 1
                 offset += end
-                if result_seen(data[:end], tool_use_id):
+                if use.feed(data[:end]):
                     then()
                     return
+                next(changes)
     finally:
         os.close(fd)
 

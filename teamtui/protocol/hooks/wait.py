@@ -114,7 +114,7 @@ def ask(
         record["request"] = rid
         write_event(spool, record)
         journal.write(spool, journal.ASKED, **_about(request), host=host)
-        answer = _wait(spool, folder, rid, wake_fd, wait_s, event, host)
+        answer = _wait(spool, folder, rid, wake_fd, wait_s, event, host, record["at"])
     except _Ended:
         if not folder.exists():  # ended before the request was shown: nothing to hand over
             return
@@ -154,7 +154,14 @@ def _about(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _wait(
-    spool: Path, folder: Path, rid: str, wake_fd: int, wait_s: float, event: dict[str, Any], host: str
+    spool: Path,
+    folder: Path,
+    rid: str,
+    wake_fd: int,
+    wait_s: float,
+    event: dict[str, Any],
+    host: str,
+    since: float,
 ) -> dict[str, Any]:
     reasons: list[str] = []
 
@@ -168,7 +175,7 @@ def _wait(
     when_no_room(spool, lambda: poke("room"))
     from teamtui.protocol.hooks.terminal import watch_terminal
 
-    watch_terminal(event, lambda: poke("terminal"))
+    watch_terminal(event, since, lambda: poke("terminal"))
     deadline = time.monotonic() + wait_s
     why, via = "", "hook"
     while True:

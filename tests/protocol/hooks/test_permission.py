@@ -273,13 +273,49 @@ def test_an_in_process_teammates_result_is_read_from_its_own_transcript(base: Pa
     }
     done = {
         "type": "user",
+        "timestamp": _iso(time.time() + 2),  # answered after the hook began, before it looked
         "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_a1", "content": "ok"}]},
     }
-    sub.write_text(json.dumps(use) + "\n" + json.dumps(done) + "\n")  # answered before the hook even looked
+    sub.write_text(json.dumps(use) + "\n" + json.dumps(done) + "\n")
     proc = start_hook(env_for(base), lead_event)
     assert _done(proc)[:2] == (0, "")
     (ask,) = list_asks(spool_of(base), closed=True)
     assert ask.answer is not None and ask.answer["why"] == "answered in the lead's terminal"
+
+
+def _iso(t: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def test_a_tool_use_written_after_the_hook_started_is_still_watched(base: Path, room: RoomPresence) -> None:
+    """Claude Code queues its transcript writes: the tool use can land after the hook looked. An
+    older, identical command answered before the hook began is not taken for this one."""
+    event, path = _transcript(base, LEAD_ASKS)
+    older = {
+        "type": "user",
+        "timestamp": _iso(time.time() - 60),
+        "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_probe1", "content": "old"}]},
+    }
+    with path.open("a") as fh:
+        fh.write(json.dumps(older) + "\n")
+    proc = start_hook(env_for(base), event)
+    rid = _asked(base)
+    time.sleep(0.5)
+    assert proc.poll() is None  # the older command's result answers nothing
+    use = {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "toolu_new", "name": "Bash"}]}}
+    use["message"]["content"][0]["input"] = event["tool_input"]
+    result = {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_new"}]}}
+    with path.open("a") as fh:
+        fh.write(json.dumps(use) + "\n")
+        fh.flush()
+        time.sleep(0.3)
+        assert proc.poll() is None  # its tool use alone is not an answer
+        fh.write(json.dumps(result) + "\n")
+    assert _done(proc)[:2] == (0, "")
+    ask = read_ask(spool_of(base), rid)
+    assert ask is not None and ask.answer is not None and ask.answer["via"] == "terminal"
 
 
 def test_the_room_lock_is_held_while_a_room_runs_and_released_with_it(base: Path) -> None:
