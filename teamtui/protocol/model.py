@@ -74,6 +74,8 @@ class TeamModel:
         self._touches: list[Touch] = []  # Specflow's TOUCHING_FILE, as the team remembers them (native)
         # What the members' transcripts tell (where the team has them): a local feed, or a stream's figures.
         self.transcripts: MemberTranscripts | None = None
+        # What Claude Code's hooks last said of each teammate (status, when): session/hook_feed.py.
+        self.said: dict[str, tuple[MemberStatus, float]] = {}
 
     # ------------------------------------------------------------- derived
     @property
@@ -134,6 +136,9 @@ class TeamModel:
         status = MemberStatus.SHUTDOWN if departed else m.status
         if status == MemberStatus.UNKNOWN and self.transcripts is not None:
             status = self.transcripts.status_of(m.name) or status  # an in-process teammate has no isActive
+        said = self.said.get(m.name)
+        if said is not None and not departed and said[1] >= (last or 0.0):
+            status, last = said  # a hook's word is exact, and news of it, while nothing newer was seen
         disappeared = is_disappeared(
             holds_task=task is not None,
             stopped=status == MemberStatus.SHUTDOWN,
@@ -158,6 +163,14 @@ class TeamModel:
         return [m for m in self.messages if m.recipient == member]
 
     # ------------------------------------------------------------- filling it
+    def take_said(self, said: dict[str, tuple[MemberStatus, float]]) -> list[Change]:
+        """What the team's hooks said of its teammates: a MEMBER_STATUS change for each whose shown status moved."""
+        before = {v.name: v.status for v in self.member_views()}
+        self.said = dict(said)
+        after = {v.name: v.status for v in self.member_views()}
+        moved = [Change(ChangeKind.MEMBER_STATUS, n, s.value) for n, s in after.items() if before.get(n) != s]
+        return self._journaled(moved)
+
     def touch(self, member: str, when: float | None = None) -> None:
         if member:
             self.activity[member] = time.time() if when is None else when

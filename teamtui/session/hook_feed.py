@@ -6,7 +6,9 @@ file events of its folder (session/local.py watches it beside the teams): nothin
   is read again (`answers.read_ask`);
 - a new spool line (`events.jsonl`): read from where the last read ended (`SpoolReader`). A
   `Notification` saying the session waits for a person (`idle_prompt`, `agent_needs_input`) is
-  remembered until any other event of that session (it moved on) or its end.
+  remembered until any other event of that session (it moved on) or its end. What the events say
+  of a teammate (`TeammateIdle`, an in-process teammate's `SubagentStart` / `SubagentStop`) is
+  kept as its status (`said_of`), which the team's rows show while nothing newer of it was seen.
 
 A hook killed outright (no answer, no event) leaves its request looking open until it is read
 again: `recheck` reads those past their deadline (the room's one timer, the stream's heartbeat).
@@ -24,12 +26,15 @@ from teamtui.protocol.hooks.answers import OPEN, PermissionAsk, list_asks, read_
 from teamtui.protocol.hooks.asks import is_request_id
 from teamtui.protocol.hooks.event import cut
 from teamtui.protocol.hooks.place import EVENTS, EVENTS_OLD, REQUESTS, ensure_requests
+from teamtui.protocol.hooks.said import Said, said_by, session_team
 from teamtui.protocol.hooks.spool import SpoolReader
+from teamtui.protocol.models import MemberStatus
 
 # A Notification that means the session waits for a person (FORMATS.md §4). `permission_prompt`
 # and `worker_permission_prompt` are the requests themselves: listed as such, not twice.
 WAITING_TYPES = frozenset({"idle_prompt", "agent_needs_input"})
 MAX_WAITING = 500  # sessions remembered as waiting (a spool cannot fill memory with them)
+MAX_SAID = 2000  # teammates whose last status a hook said (bounded likewise)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,13 +48,6 @@ class Waiting:
     since: float
 
 
-def session_team(session_id: str) -> str:
-    """The team Claude Code 2.1.178+ makes for a session: `session-<first 8 hex>` ('' for an odd id)."""
-    head = session_id[:8]
-    ok = len(head) == 8 and all(c in "0123456789abcdef" for c in head)
-    return f"session-{head}" if ok else ""
-
-
 class HookFeed:
     """The open permission requests and the waiting sessions of this machine's spool."""
 
@@ -60,6 +58,8 @@ class HookFeed:
         self.waiting: dict[str, Waiting] = {}  # session id -> what it waits for
         self.dropped = 0  # spool lines the hook could not keep (said by `teamtui hooks status`)
         self.news: list[str] = []  # requests closed without an answer from a room, to say (taken by the source)
+        self.said: dict[tuple[str, str], tuple[MemberStatus, float]] = {}  # (team, teammate) -> status, when
+        self.said_teams: set[str] = set()  # teams whose teammates' said statuses changed (taken by the source)
         self._reader: SpoolReader | None = None
         self._real: dict[str, str] = {}  # a request's Claude Code folder -> its real path
 
@@ -157,6 +157,8 @@ class HookFeed:
         if not isinstance(sid, str) or not sid:
             return False
         event = rec.get("event")
+        if (said := said_by(rec)) is not None:
+            self._say(*said)
         if event == "Notification" and rec.get("notification_type") in WAITING_TYPES:
             if sid not in self.waiting and len(self.waiting) >= MAX_WAITING:
                 self.waiting.pop(next(iter(self.waiting)))
@@ -173,6 +175,21 @@ class HookFeed:
         if event == "Notification":
             return False  # a permission prompt: the request itself is listed
         return self.waiting.pop(sid, None) is not None  # it moved on (or ended)
+
+    def _say(self, team: str, who: str, status: MemberStatus, at: float) -> None:
+        key = (team, who)
+        if key not in self.said and len(self.said) >= MAX_SAID:
+            self.said.pop(next(iter(self.said)))
+        self.said[key] = (status, at)
+        self.said_teams.add(team)
+
+    def said_of(self, team: str) -> Said:
+        """What the hooks last said of each teammate of `team`: its status, and when."""
+        return {who: said for (t, who), said in self.said.items() if t == team}
+
+    def take_said_teams(self) -> set[str]:
+        teams, self.said_teams = self.said_teams, set()
+        return teams
 
     # ------------------------------------------------------------------ by team
     def real(self, folder: str) -> str:

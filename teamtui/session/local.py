@@ -365,6 +365,7 @@ class LocalSource(SourceBase):
                             state = self.states[key]
                             stale = await asyncio.to_thread(state.stale_paths)
                             self._apply(key, partial(state.apply_paths, stale), out)
+                        self._take_said(out)
                         # A team that came between the last look and the watches being in place: looked for now.
                         had = set(self.sessions)
                         out.appeared, out.gone = self.discover()
@@ -396,6 +397,7 @@ class LocalSource(SourceBase):
                         if session is None or not session.live:
                             continue
                         self._apply(key, partial(self.states[key].apply_batch, sorted(paths)), out)
+                    self._take_said(out)
                     if rediscover:
                         before, had = set(self.watch_dirs()), set(self.sessions)
                         out.appeared, out.gone = self.discover()
@@ -430,6 +432,22 @@ class LocalSource(SourceBase):
         if changes:
             session.note_changes(changes)
             out.changes[key] = Batch(changes)
+
+    def _take_said(self, out: FleetBatch) -> None:
+        """What the hooks said of teammates (idle, working), into their Claude Code teams' rows."""
+        teams = self.hooks.take_said_teams() if self.hooks is not None else set()
+        for key, session in self.sessions.items() if teams else ():
+            state = self.states[key]
+            if not session.live or not state.store.asks_through_hooks or state.name not in teams:
+                continue
+            assert self.hooks is not None
+            changes = state.take_said(self.hooks.said_of(state.name))
+            if changes:
+                had = out.changes.get(key)
+                if had is None:
+                    out.changes[key] = Batch(changes)
+                else:
+                    had.changes.extend(changes)
 
     async def _read_transcripts(self) -> AsyncIterator[FleetBatch]:
         """Each live team's transcripts, read once from the end (in a thread, one team at a time):

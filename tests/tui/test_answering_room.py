@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,9 +17,10 @@ from teamtui.protocol.hooks.place import state_home
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.controllers.answers import HOOKS_HINT
 from teamtui.tui.screens.dashboard import DashboardScreen
+from teamtui.tui.widgets.team import TeamPanel
 from tests.protocol.hooks.helpers import hook, start_hook
 
-from .conftest import SIZE, until
+from .conftest import SIZE, cells, until
 from .test_answering import ALICE_ASKS, TEAM, asks_in_room, claude_team, finished, hook_env, room, toasts
 
 
@@ -89,6 +92,48 @@ async def test_a_session_waiting_for_a_person_is_a_need_until_it_moves_on(tmp_pa
         stop = {k: idle[k] for k in ("session_id", "transcript_path", "cwd")} | {"hook_event_name": "Stop"}
         assert hook(hook_env(claude), stop).returncode == 0  # it worked on: no longer waiting
         await until(pilot, lambda: not room_needs(app, "waiting"), "moved on")
+
+
+def _row_of(panel: TeamPanel, name: str) -> str:
+    return next((r for r in cells(panel) if name in r), "")
+
+
+async def test_what_the_hooks_say_of_a_teammate_is_its_row(tmp_path: Path) -> None:
+    """TeammateIdle and an in-process teammate's SubagentStart / SubagentStop are exact: the row
+    shows them at once, while nothing newer of the teammate was seen, and a teammate its hook just
+    spoke of is not flagged (nor called) as disappeared."""
+    claude = claude_team(tmp_path)
+    said = {k: ALICE_ASKS[k] for k in ("session_id", "transcript_path", "cwd")}
+    app = room(claude, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team")
+        panel = app.screen.query_one(TeamPanel)
+        # Silent for hours while holding a task: flagged, until its hook speaks of it.
+        await until(pilot, lambda: "disappeared" in _row_of(panel, "researcher"), "researcher flagged")
+        idle = said | {"hook_event_name": "TeammateIdle", "teammate_name": "researcher", "team_name": TEAM}
+        assert hook(hook_env(claude), idle).returncode == 0
+        await until(pilot, lambda: "idle" in _row_of(panel, "researcher"), "researcher idle, as its hook said")
+        assert "0s ago" in _row_of(panel, "researcher")  # the hook's word is news of it: not disappeared
+        # `teamtui status` says the same as the room (one truth), from the same spool.
+        status = subprocess.run(
+            [sys.executable, "-m", "teamtui", "status", "--json", "--layout", "claude", "--root", str(claude)]
+            + ["--team", TEAM],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        members = {m["name"]: m["status"] for m in json.loads(status.stdout)["members"]}
+        assert members["researcher"] == "idle", status.stderr
+        start = said | {"hook_event_name": "SubagentStart", "agent_id": "awriter-0123456789abcdef"}
+        assert hook(hook_env(claude), start | {"agent_type": "writer"}).returncode == 0
+        await until(pilot, lambda: "working" in _row_of(panel, "writer"), "writer working, as its hook said")
+        # A hostile name names nobody: no row appears for it, nothing breaks.
+        odd = idle | {"teammate_name": "[b]x[/b]\x1b[31m", "team_name": TEAM}
+        assert hook(hook_env(claude), odd).returncode == 0
+        stop = start | {"hook_event_name": "SubagentStop", "agent_type": "writer"}
+        assert hook(hook_env(claude), stop).returncode == 0
+        await until(pilot, lambda: "idle" in _row_of(panel, "writer"), "writer idle again")
+        assert not any("[b]x" in r for r in cells(panel))
 
 
 async def test_the_room_says_once_where_hooks_would_help(tmp_path: Path) -> None:

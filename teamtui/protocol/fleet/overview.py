@@ -160,6 +160,11 @@ def read_transcripts(state: TeamState, *, priced: bool = True) -> None:
     feed = state.transcripts
     if feed is None or feed.started:
         return
+    if state.store.asks_through_hooks:  # what this machine's hooks said of its teammates, as the room shows it
+        from teamtui.protocol.hooks.place import spool_dir
+        from teamtui.protocol.hooks.said import said_in_spool
+
+        state.said = said_in_spool(spool_dir(), state.name)
     if not priced:  # read whole at once: the same sums, no price loaded to count the heads with
         state.load_transcripts()
         return
