@@ -162,12 +162,19 @@ class TeamModel:
     def inbox_messages(self, member: str) -> list[Message]:
         return [m for m in self.messages if m.recipient == member]
 
+    def _statuses(self) -> dict[str, MemberStatus]:
+        out = {v.name: v.status for v in self.member_views()}
+        lead = self.transcripts.lead_view() if self.transcripts is not None else None
+        if lead is not None:  # a Claude Code lead: a row of its own, out of the config's members
+            out[lead.name] = lead.status
+        return out
+
     # ------------------------------------------------------------- filling it
     def take_said(self, said: dict[str, tuple[MemberStatus, float]]) -> list[Change]:
         """What the team's hooks said of its teammates: a MEMBER_STATUS change for each whose shown status moved."""
-        before = {v.name: v.status for v in self.member_views()}
+        before = self._statuses()
         self.said = dict(said)
-        after = {v.name: v.status for v in self.member_views()}
+        after = self._statuses()
         moved = [Change(ChangeKind.MEMBER_STATUS, n, s.value) for n, s in after.items() if before.get(n) != s]
         return self._journaled(moved)
 

@@ -320,3 +320,21 @@ def test_a_read_from_the_end_leaves_older_edits_to_the_head_count(tmp_path: Path
     assert [e.path for e in tail.edits] == ["/src/app/late.py"]  # the window's lines only
     head = reader.count_head()
     assert head is not None and [e.path for e in head.edits] == ["/src/app/early.py"]
+
+
+def test_the_leads_session_ending_as_its_hook_said_is_its_row_until_it_writes_again(claude: Path) -> None:
+    """SessionEnd (protocol/hooks/said.py) is the lead's status at once; a later transcript line wins."""
+    from teamtui.protocol.changes import ChangeKind
+    from teamtui.protocol.hooks.said import LEAD, said_by
+    from teamtui.protocol.models import MemberStatus
+
+    state = read_state(claude)
+    lead = state.transcripts.lead_view()
+    assert lead is not None and lead.status != MemberStatus.SHUTDOWN
+    ended = said_by({"event": "SessionEnd", "session_id": TEAM.removeprefix("session-") + "-0", "at": 2e9})
+    assert ended == (TEAM, LEAD, MemberStatus.SHUTDOWN, 2e9)
+    changes = state.take_said({LEAD: (ended[2], ended[3])})
+    assert [(c.kind, c.key) for c in changes] == [(ChangeKind.MEMBER_STATUS, lead.name)]
+    assert state.transcripts.lead_view().status == MemberStatus.SHUTDOWN
+    assert state.take_said({LEAD: (MemberStatus.SHUTDOWN, 1.0)}) != []  # older than its transcript: not shown
+    assert state.transcripts.lead_view().status == lead.status

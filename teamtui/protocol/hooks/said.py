@@ -2,7 +2,8 @@
 
 `TeammateIdle` names the teammate and its team (fired for pane and in-process teammates); an
 in-process teammate's turn starts and ends with `SubagentStart` / `SubagentStop` (its name is the
-event's `agent_type`, its team the session's). The room keeps these live (session/hook_feed.py);
+event's `agent_type`, its team the session's); the lead's session starts and ends with
+`SessionStart` / `SessionEnd` (said of `LEAD`). The room keeps these live (session/hook_feed.py);
 `teamtui status` reads them from the spool (`said_in_spool`), so both show the same status.
 """
 
@@ -16,6 +17,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 SAYS = {"TeammateIdle": MemberStatus.IDLE, "SubagentStart": MemberStatus.WORKING, "SubagentStop": MemberStatus.IDLE}
+# The lead's own session starting (at its prompt) and ending; said of LEAD, the team's lead whatever its name.
+SAYS_OF_LEAD = {"SessionStart": MemberStatus.IDLE, "SessionEnd": MemberStatus.SHUTDOWN}
+LEAD = ""
 Said = dict[str, tuple[MemberStatus, float]]  # teammate -> its status, when the hook said it
 
 
@@ -29,12 +33,19 @@ def session_team(session_id: str) -> str:
 def said_by(rec: dict[str, Any]) -> tuple[str, str, MemberStatus, float] | None:
     """(team, teammate, status, when) a spool record says; None when it says nothing of one."""
     event, sid, at = rec.get("event"), rec.get("session_id"), rec.get("at")
-    status = SAYS.get(event) if isinstance(event, str) else None
-    if status is None or not isinstance(sid, str) or not isinstance(at, (int, float)) or isinstance(at, bool):
+    if (
+        not isinstance(event, str)
+        or not isinstance(sid, str)
+        or not isinstance(at, (int, float))
+        or isinstance(at, bool)
+    ):
         return None
     team = rec.get("team_name") if isinstance(rec.get("team_name"), str) else session_team(sid)
+    if event in SAYS_OF_LEAD and "agent_type" not in rec:
+        return (team, LEAD, SAYS_OF_LEAD[event], float(at)) if team else None
+    status = SAYS.get(event)
     who = rec.get("teammate_name") or rec.get("agent_type")
-    if not team or not isinstance(who, str) or not who:
+    if status is None or not team or not isinstance(who, str) or not who:
         return None
     return team, who, status, float(at)
 

@@ -36,3 +36,12 @@ def test_the_spool_says_the_last_word_per_teammate(tmp_path: Path) -> None:
         write_event(spool, {"v": 1, "at": at, "event": event, "session_id": "0123abcd-1", "agent_type": "bob"})
     write_event(spool, {"v": 1, "at": 4.0, "event": "TeammateIdle", "session_id": "x", "teammate_name": "cy"})
     assert said_in_spool(spool, "session-0123abcd") == {"bob": (MemberStatus.WORKING, 3.0)}
+
+
+def test_the_leads_session_start_and_end_are_said_of_the_lead() -> None:
+    from teamtui.protocol.hooks.said import LEAD
+
+    base = {"session_id": "0123abcd-9", "at": 5.0}
+    assert said_by(base | {"event": "SessionEnd"}) == ("session-0123abcd", LEAD, MemberStatus.SHUTDOWN, 5.0)
+    assert said_by(base | {"event": "SessionStart"}) == ("session-0123abcd", LEAD, MemberStatus.IDLE, 5.0)
+    assert said_by(base | {"event": "SessionEnd", "agent_type": "alice"}) is None  # not the lead's session

@@ -61,6 +61,7 @@ class TeamView(Protocol):
     log_limit: int
     health_timeout: float
     journal: Any  # told what the team cost (claude/journal.py note_cost); None: nobody
+    said: dict[str, tuple[MemberStatus, float]]  # what its hooks said of its members (protocol/hooks/said.py)
 
     @property
     def messages(self) -> Iterable[Message]: ...
@@ -253,8 +254,12 @@ class TranscriptFeed:
         if stats is None:
             return None
         status = self.status_of(lead) or MemberStatus.UNKNOWN
+        last = stats.last_write
+        said = self.state.said.get("")  # its session's start or end, as its hooks said (protocol/hooks/said.py LEAD)
+        if said is not None and said[1] >= (last or 0.0):
+            status, last = said
         unread = sum(1 for m in self.state.inbox_messages(lead) if not m.read)
-        return MemberView(name=lead, status=status, agent_type="lead", last_activity=stats.last_write, unread=unread)
+        return MemberView(name=lead, status=status, agent_type="lead", last_activity=last, unread=unread)
 
     def status_of(self, member: str) -> MemberStatus | None:
         """Working or idle as `member`'s transcript says (the lead and in-process teammates have no
