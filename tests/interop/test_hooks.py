@@ -1,8 +1,9 @@
 """Answering what needs the person, on the real Claude Code (pinned, `make interop`): teamtui's hooks
 installed with `teamtui hooks install` into a settings.json that already holds a hook of the
-user's, a room that answers (`teamtui requests --follow`, which holds the room lock), and answers
-given with `teamtui answer` — for the lead's own Bash requests, an in-process teammate's, and a
-pane teammate's through the lead's own dialog. Permission prompts show offline with the default
+user's, a room that answers (`teamtui requests --follow`, which holds the room lock, with answers
+given by `teamtui answer`; and the control room itself, `teamtui` in a terminal, answering with its
+own keys) — for the lead's own Bash requests, an in-process teammate's, and a pane teammate's
+through the lead's own dialog. Permission prompts show offline with the default
 permission mode (FORMATS.md §4)."""
 
 from __future__ import annotations
@@ -362,3 +363,66 @@ def test_a_pane_teammates_requests_allowed_and_denied_through_the_leads_dialog(p
     assert not (s.cwd / "PANE-DENIED.txt").exists()
     # The hook saw the lead wait for a person, exactly: the worker-permission notification.
     assert any(e.get("notification_type") == "worker_permission_prompt" for e in s.spool())
+
+
+# ------------------------------------------------------------------ the room itself, as a person uses it
+
+
+def start_room(s: HookSession) -> str:
+    """`teamtui` (the control room, with its answers) in a new window of the lead's tmux server."""
+    pane = s.tmux(
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-n",
+        "room",
+        "-c",
+        str(s.cwd),
+        "env",
+        *(f"{k}={v}" for k, v in s.teamtui_env().items()),
+        *TEAMTUI,
+    ).strip()
+    s.tmux("resize-window", "-t", pane, "-x", "160", "-y", "48", check=False)
+    from teamtui.protocol.hooks.room import room_running
+
+    wait_until(lambda: room_running(s.state_dir / "teamtui" / "hooks"), "the room to hold its lock", 30)
+    return pane
+
+
+def _answer_in_room(s: HookSession, pane: str, marker: str, keys: list[str], reason: str = "") -> None:
+    """The person, at the room: the request is in its list, `a` shows it whole, then `keys`."""
+    s.request(lambda r: marker in r["text"], f"{marker} waiting")
+    wait_until(lambda: "asks permission" in s.capture(pane), f"{marker} in the room's needs", 30)
+    s.keys(pane, "a")
+    wait_until(lambda: marker in s.capture(pane), f"{marker} shown whole in the room", 15)
+    for key in keys:
+        s.keys(pane, key)
+        time.sleep(0.3)
+    if reason:
+        wait_until(lambda: "enter give it" in s.capture(pane), "the room to ask why", 10)
+        s.keys(pane, reason, literal=True)
+        time.sleep(0.3)
+        s.keys(pane, "Enter")
+
+
+def test_the_leads_and_an_in_process_teammates_requests_answered_in_the_room(in_process: HookSession) -> None:
+    """The room (`teamtui`, a real terminal) answers with its own keys what the hooks offer it."""
+    s = in_process
+    pane = start_room(s)
+    s.prompt_lead()
+    _answer_in_room(s, pane, "LEAD-RAN", ["a"])
+    wait_until(lambda: ran(s, "team-lead", "LEAD-RAN-42"), "the lead's command, allowed in the room", 60)
+    _answer_in_room(s, pane, "LEAD-DENIED", ["d"], "ROOM-DENY-LEAD")
+    wait_until(lambda: ran(s, "team-lead", "ROOM-DENY-LEAD"), "the room's reason to reach the lead's model", 60)
+    _answer_in_room(s, pane, "ALICE-RAN", ["a"])
+    wait_until(lambda: ran(s, "alice", "ALICE-RAN-55"), "alice's command, allowed in the room", 60)
+    _answer_in_room(s, pane, "ALICE-DENIED", ["d"], "ROOM-DENY-ALICE")
+    wait_until(lambda: ran(s, "alice", "ROOM-DENY-ALICE"), "the room's reason to reach alice's model", 60)
+    assert not (s.cwd / "LEAD-DENIED.txt").exists() and not (s.cwd / "ALICE-DENIED.txt").exists()
+    journal = [
+        json.loads(line) for line in (s.state_dir / "teamtui" / "hooks" / "journal.jsonl").read_text().splitlines()
+    ]
+    answered = [(j["decision"], j["via"]) for j in journal if j["what"] == "answered"]
+    assert answered == [("allow", "room"), ("deny", "room"), ("allow", "room"), ("deny", "room")]
