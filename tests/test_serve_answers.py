@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from pathlib import Path
 
 from teamtui.protocol.hooks import journal
@@ -26,6 +27,15 @@ def test_a_browser_session_answers_as_a_browser() -> None:
     assert answer_origin({}) == ("room", os.uname().nodename)
 
 
+async def _room_held(limit: float = 30) -> None:
+    from teamtui.protocol.hooks.room import room_running
+
+    end = time.monotonic() + limit
+    while not room_running(spool_dir()):
+        assert time.monotonic() < end, "the browser's room never held the room lock"
+        await asyncio.sleep(0.05)
+
+
 async def test_a_request_is_allowed_from_a_browser(tmp_path: Path) -> None:
     claude = tmp_path / "claude"
     add_team(claude)
@@ -39,6 +49,7 @@ async def test_a_request_is_allowed_from_a_browser(tmp_path: Path) -> None:
             try:
                 await ws.send_str(json.dumps(["resize", {"width": 140, "height": 40}]))
                 await _read_until(ws, TEAM.encode(), server)
+                await _room_held()  # a hook started before the browser's room holds the lock is never offered
                 hook = start_hook({**os.environ, "CLAUDE_CONFIG_DIR": str(claude)}, ALICE_ASKS)
                 try:
                     await _read_until(ws, b"asks permission", server)
