@@ -77,8 +77,8 @@ def _t(v: float) -> float:
 
 
 def timeline_json(h: TeamHistory, budget: int = TIMELINE_BUDGET) -> tuple[dict[str, Any], dict[str, int]]:
-    """`h` as a timeline line's `history`, within `budget` bytes, and how many of each part were
-    left out (the newest are kept)."""
+    """`h` as a timeline line's `history`, within `budget` bytes (the line's id and team aside), and
+    how many of each part were left out (the newest are kept)."""
     from teamtui.protocol.history.timeline import IDLE_AFTER
 
     left: dict[str, int] = {}
@@ -145,19 +145,29 @@ def timeline_json(h: TeamHistory, budget: int = TIMELINE_BUDGET) -> tuple[dict[s
         "lanes": list(index),
         "members": members,
     }
-    # The overhead of the line around `history` (its id and team key are the caller's, at most ~13 KB).
-    rest = len(dumps(head)) + 16 * 1024
-    for _ in range(64):  # each round sheds what is too much of the biggest part: a few rounds at most
+    room = budget - len(dumps(head)) - 1024  # the line's own keys and its left_out
+    for _ in range(16):  # each round cuts the biggest parts down to one level: a few rounds at most
         sizes = {part: len(dumps({"x": items})) for part, items in parts.items()}
-        excess = rest + sum(sizes.values()) - budget
-        if excess <= 0:
+        if sum(sizes.values()) <= room:
             break
-        part = max(sizes, key=lambda p: sizes[p])
-        items = parts[part]
-        if not items:
-            break
-        _cut(parts, part, int(excess / (sizes[part] / len(items))) + 1, left)
+        level = _level(list(sizes.values()), room)
+        for part, size in sizes.items():
+            if size > level and parts[part]:
+                _cut(parts, part, int((size - level) / (size / len(parts[part]))) + 1, left)
     return {**head, **parts}, left
+
+
+def _level(sizes: list[int], room: int) -> int:
+    """The bytes each part may keep for all of them to fit in `room`: the smaller ones whole, the
+    bigger ones cut to one level (no part is emptied to spare another)."""
+    left = max(room, 0)
+    ordered = sorted(sizes)
+    for i, size in enumerate(ordered):
+        share = left // (len(ordered) - i)
+        if size > share:
+            return share
+        left -= size
+    return ordered[-1] if ordered else 0
 
 
 def _cut(parts: dict[str, list[Any]], part: str, n: int, left: dict[str, int]) -> None:
@@ -176,8 +186,43 @@ def _when(v: Any) -> float | None:
     return t if t is not None and EARLIEST <= t <= LATEST else None
 
 
-def _rows(d: dict[str, Any], part: str, cap: int, width: int) -> list[list[Any]]:
-    return [x for x in _items(d.get(part))[:cap] if isinstance(x, list) and len(x) == width]
+_BAD = object()  # a value a row cannot have: the row is dropped
+
+
+def _time(v: Any) -> Any:
+    t = _when(v)
+    return _BAD if t is None else t
+
+
+def _maybe_time(v: Any) -> Any:
+    return None if v is None else _time(v)
+
+
+def _str(cap: int, *, empty: bool = True, lines: bool = False) -> Any:
+    def read(v: Any) -> Any:
+        s = text(v, cap) if lines else name(v, cap)
+        return _BAD if s is None or (not s and not empty) else s
+
+    return read
+
+
+def _one_of(*allowed: str) -> Any:
+    return lambda v: v if isinstance(v, str) and v in allowed else _BAD
+
+
+def _rows(d: dict[str, Any], part: str, cap: int, *spec: Any, timed: bool = True) -> list[tuple[Any, ...]]:
+    """A part's rows (lists of len(spec) values, each read by its spec), at most `cap`, in time order
+    when `timed` (the first value a time); a row of any other shape, or with a value of the wrong
+    type, dropped."""
+    out = []
+    for x in _items(d.get(part))[:cap]:
+        if isinstance(x, list) and len(x) == len(spec):
+            row = tuple(read(v) for read, v in zip(spec, x, strict=True))
+            if not any(v is _BAD for v in row):
+                out.append(row)
+    if timed:
+        out.sort(key=lambda r: r[0])  # stable: rows of one moment stay in their order
+    return out
 
 
 def read_timeline(line: dict[str, Any], host: str) -> TeamHistory | None:
@@ -188,50 +233,29 @@ def read_timeline(line: dict[str, Any], host: str) -> TeamHistory | None:
     d = line.get("history")
     if not isinstance(d, dict) or not (team := name(d.get("name"), WHO_CAP * 4)):
         return None
-    lanes = [n for x in _items(d.get("lanes"))[:LANES_CAP] if (n := name(x, WHO_CAP))]
-    members, named = [], set()
-    for x in _rows(d, "members", LANES_CAP, 5):
-        who = name(x[0], WHO_CAP)
-        if who and who not in named:
-            named.add(who)
-            members.append(
-                HistoryMember(who, name(x[1], SHORT_CAP) or "", name(x[2], SHORT_CAP) or "", _when(x[3]), _when(x[4]))
-            )
+    lanes = [name(x, WHO_CAP) or None for x in _items(d.get("lanes"))[:LANES_CAP]]  # in place: indexed
 
-    def lane(v: Any) -> str | None:
+    def lane(v: Any) -> Any:
         i = whole(v)
-        return lanes[i] if i is not None and 0 <= i < len(lanes) else None
+        found = lanes[i] if i is not None and 0 <= i < len(lanes) else None
+        return _BAD if found is None else found
 
-    activity = sorted(
-        (t, who) for x in _rows(d, "activity", ACTIVITY_CAP, 2) if (t := _when(x[0])) and (who := lane(x[1]))
-    )
-    events = sorted(
-        (t, who, kind, name(x[3], SHORT_CAP) or "")
-        for x in _rows(d, "member_events", EVENTS_CAP, 4)
-        if (t := _when(x[0])) and (who := lane(x[1])) and (kind := x[2]) in ("joined", "left", "status")
-    )
-    tasks = sorted(
-        (t, source, tid, status, name(x[4], WHO_CAP) or "", name(x[5], SUBJECT_CAP) or "")
-        for x in _rows(d, "task_events", TASK_EVENTS_CAP, 6)
-        if (t := _when(x[0]))
-        and (source := x[1]) in ("task", "assigned")
-        and (tid := name(x[2], SHORT_CAP))
-        and (status := name(x[3], SHORT_CAP))
-    )
-    messages = sorted(
-        (t, name(x[1], WHO_CAP) or "", name(x[2], WHO_CAP) or "", name(x[3], SHORT_CAP) or "")
-        for x in _rows(d, "messages", TICKS_CAP, 4)
-        if (t := _when(x[0]))
-    )
-    needs = sorted(
-        (
-            (t, _when(x[1]), who, name(x[3], SHORT_CAP) or "", text(x[4], NEED_TEXT_CAP) or "",
-             text(x[5], NEED_TEXT_CAP) or "")
-            for x in _rows(d, "needs", NEEDS_CAP, 6)
-            if (t := _when(x[0])) and (who := name(x[2], WHO_CAP))
-        ),
-        key=lambda n: n[0],
+    who, short = _str(WHO_CAP, empty=False), _str(SHORT_CAP)
+    members, named = [], set()
+    for m in _rows(d, "members", LANES_CAP, who, short, short, _maybe_time, _maybe_time, timed=False):
+        if m[0] not in named:  # in the order sent: the lanes' (the database's, by joining)
+            named.add(m[0])
+            members.append(HistoryMember(*m))
+    said = _str(NEED_TEXT_CAP, lines=True)
+    activity = _rows(d, "activity", ACTIVITY_CAP, _time, lane)
+    events = _rows(d, "member_events", EVENTS_CAP, _time, lane, _one_of("joined", "left", "status"), short)
+    tasks = _rows(
+        d, "task_events", TASK_EVENTS_CAP,
+        _time, _one_of("task", "assigned"), _str(SHORT_CAP, empty=False), _str(SHORT_CAP, empty=False),
+        _str(WHO_CAP), _str(SUBJECT_CAP),
     )  # fmt: skip
+    messages = _rows(d, "messages", TICKS_CAP, _time, _str(WHO_CAP), _str(WHO_CAP), short)
+    needs = _rows(d, "needs", NEEDS_CAP, _time, _maybe_time, who, short, said, said)
     times = [r[0] for part in (activity, events, tasks, messages, needs) for r in part[:1]]
     start = _when(d.get("start"))
     start = min([start, *times]) if start is not None else min(times, default=None)

@@ -16,6 +16,14 @@ if TYPE_CHECKING:
 NOT_HELD = "its history does not hold this team (not recorded there yet, or recording is off there)"
 
 
+def answer_budget(rid: Any, team: list[str]) -> int:
+    """The bytes a timeline line's `history` may take: its line's budget, less its id and team."""
+    from teamtui.protocol.stream import dumps
+    from teamtui.protocol.stream_timeline import TIMELINE_BUDGET
+
+    return TIMELINE_BUDGET - len(dumps({"id": rid, "team": team}))
+
+
 def answer_timeline(streamer: Streamer, rid: Any, req: dict[str, Any]) -> None:
     """Raises ValueError for a request it cannot read (the server answers it)."""
     import asyncio
@@ -29,7 +37,7 @@ def answer_timeline(streamer: Streamer, rid: Any, req: dict[str, Any]) -> None:
         from teamtui.protocol.stream_timeline import timeline_json
 
         found = read_history(key)
-        return timeline_json(found) if found is not None else None
+        return timeline_json(found, answer_budget(rid, list(key))) if found is not None else None
 
     def done(fut: asyncio.Future) -> None:
         if fut.cancelled():
@@ -49,4 +57,4 @@ def answer_timeline(streamer: Streamer, rid: Any, req: dict[str, Any]) -> None:
     asyncio.get_running_loop().run_in_executor(None, run).add_done_callback(done)
 
 
-__all__ = ["NOT_HELD", "answer_timeline"]
+__all__ = ["NOT_HELD", "answer_budget", "answer_timeline"]
