@@ -87,6 +87,8 @@ def timeline_json(h: TeamHistory, budget: int = TIMELINE_BUDGET) -> tuple[dict[s
 
     def idx(who: str) -> int | None:
         who = who[:WHO_CAP]
+        if not who:
+            return None  # no one's: no lane (as build_timeline draws none)
         found = index.get(who)
         if found is None and who not in over:
             if len(index) < LANES_CAP:
