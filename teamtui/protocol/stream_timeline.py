@@ -156,6 +156,9 @@ def timeline_json(h: TeamHistory, budget: int = TIMELINE_BUDGET) -> tuple[dict[s
         for part, size in sizes.items():
             if size > level and parts[part]:
                 _cut(parts, part, int((size - level) / (size / len(parts[part]))) + 1, left)
+    if sum(len(dumps({"x": items})) for items in parts.values()) > room:  # never (the caps): the lanes alone
+        for part in parts:
+            _cut(parts, part, len(parts[part]), left)
     return {**head, **parts}, left
 
 
