@@ -38,13 +38,19 @@ Lines from the stream (one JSON object each, `type` first):
                the answer to a `search` request (before its result line): that machine's history
                searched, newest first, each {team, host, layout, root, at, kind, who, ref,
                segments: [[text, matched]]}, bounded to one line (stream_history.py)
+    timeline   {id, team, history, left_out}
+               the answer to a `timeline` request (before its result line): that team's history as
+               that machine's database holds it, what its timeline draws only (lanes, when each
+               wrote, joins and departures, task changes, messages, needs), the oldest left out
+               past one line's budget and counted in `left_out` (stream_timeline.py)
     hooks      {items}                                     what needs the person there that its hooks
                say: the open permission requests, the sessions waiting for a person (stream_hooks.py)
 
 `team` is the remote's key of the team: [layout, root, name]. Requests, to the stream's stdin:
-{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "search" | "answer" | "ping",
-"team", ...}; a `diff` request names the `member` and the `path` (as the insight's `changes` do); a
-`search` names no team but a `query`, a `limit` (at most 100) and, optionally, `since`; an `answer`
+{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "search" | "timeline" | "answer"
+| "ping", "team", ...}; a `diff` request names the `member` and the `path` (as the insight's `changes` do); a
+`search` names no team but a `query`, a `limit` (at most 100) and, optionally, `since`; a `timeline`
+names the `team` only (one its history holds, listed now or not); an `answer`
 names the `item` and the `answer` (stream_hooks.py), with no `team` for a request of no team. Ops
 and line types are only ever added within a protocol number: an op the other side does not know is
 answered `unknown op` (an older teamtui there), a line type this side does not know is dropped.
@@ -103,12 +109,13 @@ LINE_TYPES = frozenset(
         "progress",
         "diff",
         "hits",
+        "timeline",
         "hooks",
     }
 )
 NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
-OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "search", "answer", "ping"})
+OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "search", "timeline", "answer", "ping"})
 HOST_OPS = frozenset({"search"})  # asked of the machine, not of one team: no `team`
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
     from typing import Protocol
 
     from teamtui.protocol.changes import Change
     from teamtui.protocol.edits import Edit
-    from teamtui.protocol.history.ops import TeamIdent
+    from teamtui.protocol.history.timeline import TeamHistory
     from teamtui.session.items import Item, Need, Outcome
     from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController
 
@@ -82,6 +82,11 @@ if TYPE_CHECKING:
         ) -> None: ...
 
 
+class NoHistory(Exception):
+    """Where the team's history is kept cannot give it (why, in words: not recorded there, a host
+    that is away or too old): the timeline shows what is in memory instead, and says why."""
+
+
 def _none() -> str | None:
     return None
 
@@ -109,9 +114,11 @@ class TeamActions:
     worktrees: bool = False
     # A file's diff asked of the team's machine (a team elsewhere); None: its edits are here, or nowhere.
     diffs: Diffs | None = None
-    # Its key in this machine's history database (protocol/history TeamIdent): None when this
-    # machine does not record it (a team elsewhere): the timeline then shows what is in memory.
-    history: TeamIdent | None = None
+    # Its history for the timeline, read where it is recorded: this machine's database
+    # (session/local_team.py), or its host's, asked over the stream (session/remote_timeline.py).
+    # Awaited on the caller's loop; raises NoHistory (why) when that place has none of it. None:
+    # nothing records it (the timeline shows what is in memory).
+    timeline: Callable[[], Awaitable[TeamHistory]] | None = None
 
 
-__all__ = ["TeamActions"]
+__all__ = ["NoHistory", "TeamActions"]

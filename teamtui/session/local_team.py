@@ -17,7 +17,7 @@ from teamtui.protocol.changes import Change
 from teamtui.protocol.models import Message
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.store import TeamStore
-from teamtui.session.actions import TeamActions
+from teamtui.session.actions import NoHistory, TeamActions
 from teamtui.session.answers import LocalAnswers
 from teamtui.session.lead_asked import AskLeadShutdown
 from teamtui.session.shutdown import (
@@ -34,6 +34,7 @@ from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from teamtui.protocol.history.timeline import TeamHistory
     from teamtui.session.hook_feed import HookFeed
 
 
@@ -148,6 +149,24 @@ class LocalPanes:
         return close_panes(team_socket(self.store.lead_environment()), panes, still)
 
 
+class LocalTimeline:
+    """TeamActions.timeline of a team on this machine: its history as this machine's database
+    holds it, read in a thread."""
+
+    def __init__(self, key: tuple[str, str, str]):
+        self.key = key  # (layout, real root, name): its key in the database
+
+    async def __call__(self) -> TeamHistory:
+        import asyncio
+
+        from teamtui.protocol.history.query import read_history
+
+        found = await asyncio.to_thread(read_history, self.key)
+        if found is None:
+            raise NoHistory("this machine's history does not hold this team yet")
+        return found
+
+
 def local_actions(
     store: TeamStore,
     state: TeamState,
@@ -161,6 +180,7 @@ def local_actions(
     """What can be done to a team on this machine: its layout's (a workflow run takes no message)."""
     from teamtui.protocol.history.recorder import ident_of
 
+    ident = ident_of(store)
     actions = TeamActions(
         sender=store.outgoing_sender(sender),
         panes=LocalPanes(store, state),
@@ -168,7 +188,7 @@ def local_actions(
         run_status=store.run_status,
         folder=store.root,
         worktrees=store.writes_tasks,  # a team teamtui runs may give each teammate a git worktree
-        history=ident_of(store),
+        timeline=LocalTimeline((ident.layout, ident.root, ident.name)),
         hooks_help=store.asks_through_hooks,
     )
     if writable and not store.read_only_reason:

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
         """The connection a remote team's requests go over (session/remote.py RemoteHost)."""
 
         name: str
+        connected: bool
+
+        @property
+        def status(self) -> str: ...
 
         def request(
             self,
@@ -62,6 +66,12 @@ class Asks:
     @property
     def name(self) -> str:
         return self.host.name
+
+    @property
+    def down(self) -> str:
+        """Why nothing can be asked of it now, in words ("" when connected)."""
+        host = self.host
+        return "" if host.connected else f"{host.name} is {host.status or 'not connected'}"
 
     def request(self, op: str, what: str, **fields: Any) -> str:
         return self.host.request(op, self.remote_key, what, **fields)
@@ -370,6 +380,7 @@ def remote_session(
 ) -> tuple[TeamSession, StreamedTeam]:
     """A remote team's session, and the model its host's stream fills."""
     from teamtui.session.remote_diffs import RemoteDiffs
+    from teamtui.session.remote_timeline import RemoteTimeline
 
     team = StreamedTeam(remote_key[2], traits, log_limit=log_limit, health_timeout=health_timeout)
     asks = Asks(host, remote_key)
@@ -380,6 +391,7 @@ def remote_session(
         panes_elsewhere=host.name,
         lead_state=lambda: team.lead_said,
         diffs=RemoteDiffs(asks),  # a file's diff asked of that machine (session/remote_diffs.py)
+        timeline=RemoteTimeline(asks),  # its history, asked of that machine (session/remote_timeline.py)
     )
     return TeamSession(team, actions, clock=clock), team
 

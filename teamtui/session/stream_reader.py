@@ -304,7 +304,7 @@ class StreamedHost(SourceBase):
             if text and len(self.remote_problems) < 20:
                 self.remote_problems.append(text)
             return
-        if kind in ("progress", "diff", "hits"):  # what answers a request (before its result), to its asker
+        if kind in ("progress", "diff", "hits", "timeline"):  # what answers a request (before its result), to its asker
             rid = obj.get("id")
             callback = self._progress.get(rid) if isinstance(rid, str) else None
             if callback is not None:

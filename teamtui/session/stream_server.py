@@ -446,11 +446,12 @@ class Streamer:
         if op == "ping":
             self._result(rid, True)
             return
-        if op in HOST_OPS:  # of this machine, no team: its history (session/stream_search.py)
+        if op in HOST_OPS or op == "timeline":  # its history, listed or not (stream_search.py, stream_timeline.py)
             from teamtui.session.stream_search import answer_search
+            from teamtui.session.stream_timeline import answer_timeline
 
             try:
-                answer_search(self, rid, req)
+                (answer_timeline if op == "timeline" else answer_search)(self, rid, req)
             except ValueError as exc:
                 self._result(rid, False, str(exc))
             return

@@ -65,7 +65,11 @@ class OneScreen(App[None]):
 def timeline_app(history: TeamHistory) -> OneScreen:
     def make(app: App) -> TimelineScreen:
         palette = Palette.of(app.current_theme, app.get_css_variables(), {})
-        return TimelineScreen(history.name, lambda: history, palette)
+
+        async def load() -> TeamHistory:
+            return history
+
+        return TimelineScreen(history.name, load, palette)
 
     return OneScreen(make)
 

@@ -553,3 +553,20 @@ def team_history(
         (*args, REPORT_MESSAGES),
     ).fetchall()
     return h
+
+
+def read_history(key: tuple[str, str, str], path: Path | None = None) -> TeamHistory | None:
+    """One team's whole history by its control-room key (None: the database does not hold it); a
+    live team's up to now. For a reader off its loop: the team's timeline here, or its machine's
+    answer to a `timeline` request (session/stream_timeline.py)."""
+    import time
+
+    con = open_history(path, import_journals=False)
+    try:
+        row = team_by_key(con, key)
+        h = team_history(con, row.id) if row is not None else None
+    finally:
+        con.close()
+    if h is not None and h.ended_at is None:
+        h.end = max(h.end, time.time())  # live: up to now
+    return h

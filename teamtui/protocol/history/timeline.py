@@ -67,6 +67,7 @@ class TeamHistory:
     message_texts: list[tuple[float, str, str, str]] = field(
         default_factory=list
     )  # at, sender, recipient, text (the newest, bounded)
+    note: str = ""  # what of it is missing, and why (an answer cut to fit the stream; memory only)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """One team's timeline in the terminal: a lane per teammate, tasks as bars, messages as ticks.
 
-The dashboard opens it (`h`) for the team on screen. Its history is read in a thread (the
-history database, or, for a team the database does not hold, what the dashboard has in memory),
-then drawn by `draw_timeline` (protocol/history/timeline.py decides what; this module only turns
+The dashboard opens it (`h`) for the team on screen. Its history comes from where it is recorded
+(the team's `timeline` capability: this machine's history database, read in a thread, or a remote
+team's machine's, asked over its stream); when that place cannot give it, from what the dashboard
+has in memory, saying why. Then it is drawn by `draw_timeline` (protocol/history/timeline.py decides what; this module only turns
 it into characters). `+`/`-` zoom from minutes to the whole run, `←`/`→` move along it, `0` shows
 the whole run, `end` the latest part.
 """
@@ -10,7 +11,7 @@ the whole run, `end` the latest part.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
@@ -139,10 +140,10 @@ class TimelineScreen(Screen[None]):
         Binding("end", "latest", "Latest", id="timeline.latest", show=False),
     ]
 
-    def __init__(self, title: str, load: Callable[[], TeamHistory], palette: Palette, **kw: Any) -> None:
+    def __init__(self, title: str, load: Callable[[], Awaitable[TeamHistory]], palette: Palette, **kw: Any) -> None:
         super().__init__(**kw)
         self.team_title = title
-        self.load = load  # run in a thread: reads the database
+        self.load = load  # awaited in a worker: reads the database (in a thread) or asks the team's machine
         self.palette = palette
         self.history: TeamHistory | None = None
         self.window: tuple[float, float] | None = None
@@ -160,14 +161,14 @@ class TimelineScreen(Screen[None]):
         self._header.update(Text(f" {inert(self.team_title)} · reading its history…", style="bold"))
         self._read()
 
-    @work(thread=True, exclusive=True, group="timeline", exit_on_error=False)
-    def _read(self) -> None:
+    @work(exclusive=True, group="timeline", exit_on_error=False)
+    async def _read(self) -> None:
         try:
-            history = self.load()
+            history = await self.load()
         except Exception as exc:  # noqa: BLE001 - said on the screen, never a crash
-            self.app.call_from_thread(self._failed, str(exc))
+            self._failed(str(exc))
             return
-        self.app.call_from_thread(self.show, history)
+        self.show(history)
 
     def _failed(self, why: str) -> None:
         self.problem = why
@@ -208,6 +209,8 @@ class TimelineScreen(Screen[None]):
             head.append(f" {what}  ")
         head.append("▲", style=f"bold {p.theme_color('error')}")
         head.append(" needs you  ╷ message")
+        if self.history.note:  # what of it is missing, and why
+            head.append(f"\n {inert(self.history.note)}", style=p.theme_color("warning"))
         self._header.update(head)
         self._body.update(draw_timeline(tl, width, p))
 
@@ -255,31 +258,25 @@ class TimelineScreen(Screen[None]):
         return (start, start + length)
 
 
-def session_history(session: Any, now: float | None = None) -> Callable[[], TeamHistory]:
-    """What TimelineScreen reads for a dashboard's team: the history database's record of it, or,
-    when the database does not hold it (a remote team, history turned off), what the session has in
-    memory (taken now, on the loop; the database is read in the thread)."""
+def session_history(session: Any, now: float | None = None) -> Callable[[], Awaitable[TeamHistory]]:
+    """What TimelineScreen reads for a dashboard's team: its history where it is recorded (the
+    team's `timeline` capability), or, when that place cannot give it (not recorded there, a host
+    that is away or too old), what the session has in memory (taken now), saying why."""
     from teamtui.protocol.history.timeline import from_model
+    from teamtui.session.actions import NoHistory
 
     now = time.time() if now is None else now
     memory = from_model(session.state, now)
-    ident = session.actions.history
-    if ident is None:
-        return lambda: memory
+    fetch = session.actions.timeline
 
-    def load() -> TeamHistory:
-        from teamtui.protocol.history.query import open_history, team_by_key, team_history
-
-        con = open_history(import_journals=False)
+    async def load() -> TeamHistory:
+        if fetch is None:
+            memory.note = "no history is kept of this team: shown from what this room has in memory"
+            return memory
         try:
-            row = team_by_key(con, (ident.layout, ident.root, ident.name))
-            if row is None:
-                return memory
-            h = team_history(con, row.id)
-            if h.ended_at is None:
-                h.end = max(h.end, time.time())  # live: up to now
-            return h
-        finally:
-            con.close()
+            return await fetch()
+        except NoHistory as exc:
+            memory.note = f"{exc}: shown from what this room has in memory"
+            return memory
 
     return load
