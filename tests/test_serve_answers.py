@@ -54,7 +54,7 @@ async def test_a_request_is_allowed_from_a_browser(tmp_path: Path) -> None:
                 try:
                     await _read_until(ws, b"asks permission", server)
                     await ws.send_str(json.dumps(["stdin", "a"]))
-                    await _read_until(ws, b"allow", server)
+                    await _read_until(ws, " allow · ".encode(), server)  # the answer screen's own key line
                     await ws.send_str(json.dumps(["stdin", "a"]))
                     out, err = await asyncio.to_thread(hook.communicate, timeout=30)
                 finally:
@@ -64,6 +64,8 @@ async def test_a_request_is_allowed_from_a_browser(tmp_path: Path) -> None:
                 await ws.close()
     finally:
         server.stop()
+    said = [(e["what"], e.get("decision"), e.get("why")) for e in journal.read(spool_dir())]
+    assert (hook.returncode, out, err) != (0, "", ""), f"the hook printed nothing: {said}"
     assert (hook.returncode, json.loads(out), err) == (0, ALLOW, "")
     answered = [e for e in journal.read(spool_dir()) if e["what"] == journal.ANSWERED]
     assert [(e["decision"], e["via"]) for e in answered] == [("allow", "browser")]

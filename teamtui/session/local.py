@@ -372,9 +372,8 @@ class LocalSource(SourceBase):
                         for key in set(self.sessions) - had:
                             out.changes[key] = Batch([], full=True)
                         out.read_seconds = time.perf_counter() - t0
-                        if out.changes or out.appeared or out.gone or out.hooks:
-                            out.rediscovered = bool(out.appeared or out.gone)
-                            yield out
+                        out.rediscovered = bool(out.appeared or out.gone)
+                        yield out  # even empty: the watches are in place (a restarted source works again)
                         if out.appeared and set(self.watch_dirs()) != set(dirs):
                             again.set()  # its folders to watch too: the watch starts over
                         if first:

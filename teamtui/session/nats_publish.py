@@ -133,6 +133,9 @@ class NatsSink:
         kind = obj.get("type")
         if kind == "hello":
             self._host_lines, self._host_dirty = [data], True
+        elif kind == "problem" and obj.get("ends") is True:  # over: the host's stored state holds it no more
+            self._host_lines = [d for d in self._host_lines if not _says_problem(d, obj.get("text"))]
+            self._host_dirty = True
         elif kind == "problem":
             self._host_lines.append(data)
             self._host_dirty = True
@@ -518,3 +521,14 @@ def _refusal(rid: Any, why: str) -> dict[str, Any]:
 
 
 __all__ = ["NatsSink", "RESNAPSHOT_AFTER", "SPOOL_BYTES"]
+
+
+def _says_problem(data: bytes, text: object) -> bool:
+    """Whether a stored host line is the problem line saying `text`."""
+    if b'"problem"' not in data:
+        return False
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "problem" and obj.get("text") == text

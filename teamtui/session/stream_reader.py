@@ -286,6 +286,12 @@ class StreamedHost(SourceBase):
         self.remote_problems = []
         return ""
 
+    def _problem_news(self, batch: FleetBatch, text: str, severity: str) -> None:
+        """A problem said (or over) once the snapshot is in: a notice, and the rows and problems drawn again."""
+        if self._ready:
+            batch.notices.append((text, severity))
+            batch.rediscovered = True
+
     def _take(self, obj: dict[str, Any], batch: FleetBatch) -> None:
         kind = obj["type"]
         if kind == "heartbeat":
@@ -301,8 +307,13 @@ class StreamedHost(SourceBase):
             return
         if kind == "problem":
             text = wire.name(obj.get("text"), 500)
-            if text and len(self.remote_problems) < 20:
+            if obj.get("ends") is True:  # over (the remote's watcher works again)
+                if text in self.remote_problems:
+                    self.remote_problems.remove(text)
+                    self._problem_news(batch, f"{self.name}: over: {text}", "information")
+            elif text and len(self.remote_problems) < 20:
                 self.remote_problems.append(text)
+                self._problem_news(batch, f"{self.name}: {text}", "error")
             return
         if kind in ("progress", "diff", "hits", "timeline"):  # what answers a request (before its result), to its asker
             rid = obj.get("id")

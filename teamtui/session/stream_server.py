@@ -378,9 +378,21 @@ class Streamer:
     async def _follow(self, stop: asyncio.Event) -> None:
         import asyncio
 
+        from teamtui.session.fleet import Fleet
+
         loop = asyncio.get_running_loop()
         pruned = loop.time()
-        async for batch in self.fleet.follow(stop):
+        guard = Fleet([self.fleet])  # the one error path: a failing watcher is said and started again
+        down = ""  # the problem line said while this machine's watcher is down
+        async for batch in guard.follow(stop):
+            failed = guard.failed.get(self.fleet.name)
+            now_down = f"{self.fleet.name} {failed}" if failed else ""
+            if now_down != down:  # said to the room; and, once it works again, said to be over
+                if down:
+                    self.line({"type": "problem", "text": down, "ends": True})
+                if now_down:
+                    self.line({"type": "problem", "text": now_down})
+                down = now_down
             for key in batch.gone:
                 self.gone(key)
             for key in batch.appeared:

@@ -257,3 +257,53 @@ async def test_the_spool_is_bounded_while_the_server_is_away_and_the_team_sent_w
     finally:
         run.cancel()
         await asyncio.gather(run, return_exceptions=True)
+
+
+async def test_a_publishing_hosts_watcher_that_fails_is_said_restarted_and_said_over(
+    server: Server, hosts, tmp_path
+) -> None:
+    """The one error path on the publishing side: its watcher failing (a disk gone away, injected
+    once) is a problem of that host in the room, the stream goes on, the watcher starts again, the
+    problem is said to be over, and a change made meanwhile still reaches its row."""
+    import asyncio
+
+    from teamtui.protocol.settings import Settings
+    from teamtui.session.local import LocalSource
+    from teamtui.session.nats_link import NatsLink
+    from teamtui.session.nats_publish import NatsSink
+    from teamtui.session.stream_server import Streamer
+
+    class BreaksOnce(LocalSource):
+        broke = False
+
+        async def follow(self, stop):
+            async for batch in super().follow(stop):
+                yield batch
+                if not BreaksOnce.broke and batch.changes:
+                    BreaksOnce.broke = True
+                    raise OSError(5, "Input/output error")
+
+    box = hosts("box1")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    local = BreaksOnce(
+        Settings(), roots=[box.project], cwd=empty, claude_root=empty, registry=empty / "runs", journal=empty / "j"
+    )
+    run = asyncio.ensure_future(
+        Streamer(local, heartbeat=0.5, host="box1", sink=NatsSink(NatsLink(server.url), "box1")).run()
+    )
+    team = NativeTeam(box.project, NATIVE_TEAM)
+    source = room(server.url)
+    try:
+        async with following(source) as feed:
+            await feed.until(lambda: key_of(box) in source.sessions, "the team")
+            team.create_task("the change that breaks the watcher")
+            down = "box1: this machine stopped updating (OSError: [Errno 5] Input/output error)"
+            await feed.until(lambda: any(p.startswith(down) for p in source.problems), "the failure said", 30)
+            await feed.until(lambda: not any("stopped updating" in p for p in source.problems), "said over", 30)
+            task = team.create_task("made after the watcher started again")
+            session = source.sessions[key_of(box)]
+            await feed.until(lambda: task.id in session.state.tasks, "a later change reaches the room", 30)
+    finally:
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)
