@@ -12,6 +12,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
@@ -284,10 +285,10 @@ class DashboardScreen(TeamScreen):
         if self.views.changes_view is not None:
             self.views.changes_view.team_changed(kinds, full)
 
-    def toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
+    def toast(self, prefix: str, data: str, severity: SeverityLevel, suffix: str = "") -> None:
         # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
         timeout = ROUTINE_TOAST_SECONDS if severity == "information" else None
-        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)  # type: ignore[arg-type]
+        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)
 
     # ------------------------------------------------------------------ panes and what needs you
     @on(PanesChanged)
