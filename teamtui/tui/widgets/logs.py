@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.cache import LRUCache
 from textual.containers import Horizontal
 from textual.geometry import Size
-from textual.reactive import Reactive, reactive
+from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
@@ -22,6 +22,7 @@ from teamtui.protocol.models import LogEntry, LogLevel
 from teamtui.tui.format import clock_time
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.painted import Painted
 
 # Lines whose rendered rows are kept, per row of panel height: two screens' worth, at least a few
 # (a row is a Strip with seven caches: a log that kept them all made every full collection slow).
@@ -46,7 +47,7 @@ def entry_text(palette: Palette, e: LogEntry) -> Text:
     return t
 
 
-class TeammateLog(ScrollView, can_focus=True):
+class TeammateLog(ScrollView, Painted, can_focus=True):
     """One teammate's log, drawn from TeamState's bounded buffer (the newest `limit` lines).
 
     Only the rows on screen are rendered, and only a few screens of them are kept: a log that
@@ -60,7 +61,6 @@ class TeammateLog(ScrollView, can_focus=True):
     the cost of a log growing by a line per event. Only its own scrollbars follow.
     """
 
-    palette: reactive[Palette] = reactive(Palette, init=False)
     virtual_size = Reactive(Size(0, 0), layout=False)
 
     DEFAULT_CSS = """
@@ -274,9 +274,7 @@ SMALL_PANEL_LINES = 50
 SMALL_PANEL_REFRESH = 0.25
 
 
-class LogStrip(Horizontal):
-    palette: reactive[Palette] = reactive(Palette, init=False)
-
+class LogStrip(Horizontal, Painted):
     """Small log panels for the teammates other than the selected one (shown large): only as
     many as fit side by side, nearest the selected one in team order; a panel exists only
     while shown, and is filled from the bounded buffer when it appears."""

@@ -10,12 +10,12 @@ from rich.measure import Measurement
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
-from textual.reactive import Reactive, reactive
+from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from teamtui.tui.palette import Palette
+from teamtui.tui.widgets.painted import Painted
 
 # The least a column that gives way keeps (a few words of a subject or a message); the long text
 # (the first to give way) keeps at least a third of the table besides.
@@ -105,7 +105,7 @@ def whole_words(text: Text, width: int) -> Text:
     return shown
 
 
-class TeamTable(DataTable):
+class TeamTable(DataTable, Painted):
     """Rows keyed by what they show (`selected` is the cursor row's key), drawn in `palette`.
 
     Two costs of DataTable are avoided. It empties all of its render caches on every style
@@ -116,7 +116,6 @@ class TeamTable(DataTable):
     its rows change (which also redraws every scrollbar on screen): only its own scrollbars.
     """
 
-    palette: reactive[Palette] = reactive(Palette, init=False)
     virtual_size = Reactive(Size(0, 0), layout=False)
 
     def __init__(self, *, sized_by_layout: bool = False, **kw):
