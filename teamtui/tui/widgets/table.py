@@ -27,6 +27,8 @@ from teamtui.tui.widgets.scrolling import follow_extent
 # The least a column that gives way keeps (a few words of a subject or a message); the long text
 # (the first to give way) keeps at least a third of the table besides.
 LEAST_TEXT = 12
+# The drawn lines a row keeps (its lines with and without the cursor, focused or not, at a width or two).
+DRAWN_PER_ROW = 32
 
 
 def cut(text: Text) -> Text:
@@ -289,6 +291,8 @@ class TeamTable(DataTable, Painted):
         drawn = self._drawn.setdefault(key, {})
         strip = drawn.get(look)
         if strip is None:
+            if len(drawn) >= DRAWN_PER_ROW:  # looks of a row gone by (moved, another width): bounded
+                drawn.clear()
             strip = drawn[look] = self._draw(index, key, line, width, widths, cursor, hover, base)
         return strip.crop(scroll_x, scroll_x + width).adjust_cell_length(width, base)
 
