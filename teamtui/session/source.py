@@ -9,6 +9,7 @@ already applied to those sessions. It may fail; the fleet restarts it and says w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from teamtui.session.team import Batch
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]  # (where, root, name): a row of the control room
+# How much a notice matters: the levels of a Textual toast (its SeverityLevel; this layer imports no textual).
+Severity = Literal["information", "warning", "error"]
 # A row whose team had no change is built again after this long: what moves with time alone (the
 # lead's process, a teammate past the health timeout, "silent" owners) is never older than this.
 ROW_FRESH = 2.0
@@ -42,7 +45,7 @@ class FleetBatch:
     read_seconds: float = 0.0
     source: str = ""  # which source it came from
     # What to tell the person, as (text, severity): a request's result, a connection lost or back.
-    notices: list[tuple[str, str]] = field(default_factory=list)
+    notices: list[tuple[str, Severity]] = field(default_factory=list)
     # The source's hooks changed: a permission request came or went, a session waits or moved on.
     hooks: bool = False
 

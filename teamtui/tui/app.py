@@ -84,6 +84,9 @@ class TeamTUI(App[None]):
         self.on_batch: Callable[[list, float, float], None] | None = None
         self._panes_closed = False
         self._collector: QuietCollector | None = None  # full garbage collections, when nobody types
+        self.terminal_driver: Driver | None = (
+            None  # the driver that owns the terminal, once it says so (driver_started)
+        )
         self.fleet = FleetControl(
             self,
             fleet,
@@ -273,10 +276,14 @@ class TeamTUI(App[None]):
     def action_mute(self) -> None:
         self.fleet.toggle_mute()
 
+    def driver_started(self, driver: Driver) -> None:
+        """Our driver (HangupSafeDriver) makes itself known: the bytes of `terminal_write` go through it."""
+        self.terminal_driver = driver
+
     def terminal_write(self, data: str) -> None:
         """Bytes for the terminal (a bell, a desktop notification) through the driver that owns it;
         callable from any thread (the driver hands them to its writer thread)."""
-        driver = self._driver
+        driver = self.terminal_driver
         if driver is not None and not self.is_headless:
             driver.write(data)
 

@@ -7,6 +7,11 @@ good once 30 frames are queued: it never exits, its input thread spins on the de
 always (a write can fail before the handler runs, and a process outside the terminal's
 foreground group gets no SIGHUP at all). Here a failed write drops the output and raises
 SIGHUP once, so the app ends the way a hangup ends it: panes closed, team shut down.
+
+This module is the one place teamtui touches Textual's private attributes (LinuxDriver's `_file`,
+`_sigcont_application`, `_must_signal_resume`): a documented workaround with no public way to
+do it. The rest of teamtui/tui uses Textual's public API only (tests/tui/test_textual_public.py).
+The app learns of its driver from here (`DriverUser.driver_started`), not from Textual's `App._driver`.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import IO
+from typing import IO, Any, Protocol, runtime_checkable
 
+from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 
 
@@ -67,13 +73,23 @@ def hang_up() -> None:
     os.kill(os.getpid(), signal.SIGHUP)
 
 
+@runtime_checkable
+class DriverUser(Protocol):
+    """An app that writes bytes of its own to the terminal (a bell, a desktop notification): the
+    driver that owns the terminal makes itself known to it when it is made."""
+
+    def driver_started(self, driver: Driver) -> None: ...
+
+
 class HangupSafeDriver(LinuxDriver):
     """LinuxDriver whose output outlives the terminal (see the module docstring)."""
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
         if self._file is not None:  # sys.__stderr__: None only without any stderr, nothing to wrap then
             self._file = TerminalOutput(self._file, hang_up)  # type: ignore[assignment]  # duck-typed file: write/flush/fileno/isatty
+        if isinstance(app, DriverUser):
+            app.driver_started(self)
 
     def _sigcont_application(self, *args) -> None:
         # Resume only after our own stop (Ctrl+Z). A hangup brings SIGCONT too, also after the app

@@ -57,17 +57,27 @@ def test_hostile_text_reaches_the_terminal_inert_and_bounded() -> None:
 
 
 def test_through_a_running_textual_apps_driver() -> None:
-    """How the app wires it: `write` is the driver's, so the bytes go through Textual's writer
-    thread between its frames, never inside one."""
+    """How the app wires it: `write` is the driver's (ours, which makes itself known to the app:
+    TeamApp.driver_started), so the bytes go through Textual's writer thread between its frames,
+    never inside one."""
     out = _run(f"""
         from textual.app import App
         from teamtui.notify import Notifier, NotifyEvent, NotifyKind, TerminalSink
+        from teamtui.tui.driver import HangupSafeDriver
 
         class Probe(App[None]):
+            driver = None
+
+            def get_driver_class(self):
+                return HangupSafeDriver
+
+            def driver_started(self, driver) -> None:
+                self.driver = driver
+
             def on_mount(self) -> None:
                 def write(data: str) -> None:
-                    if self._driver is not None:
-                        self._driver.write(data)
+                    if self.driver is not None:
+                        self.driver.write(data)
                 Notifier([TerminalSink(write, codes=(9, 777))]).notify({EVENT})
                 self.set_timer(0.3, self.exit)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 
 from teamtui.session.alerts import Need
 from teamtui.session.answers import MOVED, TAKEN, Outcome
@@ -113,8 +114,8 @@ class AnswerFlow:
         if self.app.is_running:
             self.changed()
 
-    def _say(self, text: str, severity: str) -> None:
-        self.app.notify(inert(text), severity=severity, markup=False)  # type: ignore[arg-type]
+    def _say(self, text: str, severity: SeverityLevel) -> None:
+        self.app.notify(inert(text), severity=severity, markup=False)
 
 
 HOOKS_HINT = (

@@ -228,7 +228,7 @@ class FleetControl:
                 except Exception as exc:  # noqa: BLE001 - one team's bad batch must not stop the room
                     self.app.notify(f"Could not apply a change: {exc}", severity="error", markup=False)
         for text, severity in batch.notices:  # a source's word: a request's result, a connection lost or back
-            self.app.notify(text, severity=severity, markup=False)  # type: ignore[arg-type]
+            self.app.notify(text, severity=severity, markup=False)
         # A request of the hooks came or went: any team's needs may have changed (a handful of them).
         self.look(self.fleet.sessions if batch.hooks else [*batch.changes, *batch.appeared])
         if batch.hooks or batch.appeared or batch.gone:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from teamtui.protocol.changes import Change
@@ -27,7 +28,7 @@ class TeamScreen(Screen[None]):
     now: Callable[[], float]
     room_needs: list[Need]  # what the room found this team needs (its hooks' requests, held tasks ...)
 
-    def toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
+    def toast(self, prefix: str, data: str, severity: SeverityLevel, suffix: str = "") -> None:
         raise NotImplementedError
 
     def writable(self) -> bool:

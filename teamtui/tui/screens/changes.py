@@ -63,30 +63,18 @@ def _ago(ts: float | None, now: float) -> str:
 class ChangesTable(TeamTable):
     """The rows: a heading per teammate (or file), its files (or teammates), the collisions first.
 
-    A row redrawn in place (`update_row`) lets go of its own cached renders only: DataTable's
-    `update_cell` bumps a count every cached cell and line is keyed by, so one new edit drew every
-    row on screen again (~80 cells a frame)."""
+    A row redrawn in place (`update_row`) is drawn again alone (TeamTable keeps each row's drawn
+    lines apart): one new edit draws its own row, not every row on screen."""
 
     def update_row(self, row_key: str, cells: list[Any]) -> None:
         rk = RowKey(row_key)
         columns = [ColumnKey(c) for c in COLUMNS]
-        if rk not in self._row_locations or any(
+        grows = rk not in self.rows or any(
             (col := self.columns.get(ck)) is None or measure(v) > col.content_width
             for ck, v in zip(columns, cells, strict=True)
-        ):
-            for ck, v in zip(columns, cells, strict=True):  # wider than its column: as DataTable does
-                self.update_cell(rk, ck, v, update_width=True)
-            return
-        for ck, v in zip(columns, cells, strict=True):
-            self._data[rk][ck] = v
-        for cell in [k for k in self._cell_render_cache.keys() if k[0] == rk]:
-            self._cell_render_cache.discard(cell)
-        for line in [k for k in self._row_render_cache.keys() if k[0] == rk]:
-            self._row_render_cache.discard(line)
-        self._line_cache.clear()  # keyed by screen line: rebuilt from the rows' caches, which the others keep
-        index = self._row_locations.get(rk)
-        if index is not None:
-            self.refresh_row(index)
+        )
+        for ck, v in zip(columns, cells, strict=True):  # wider than its column: measured again, as DataTable does
+            self.update_cell(rk, ck, v, update_width=grows)
 
 
 class ChangesScreen(Screen[None]):

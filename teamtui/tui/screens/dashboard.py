@@ -12,9 +12,9 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -46,11 +46,12 @@ from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.logs import LogStrip, TeammateLog
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
+from teamtui.tui.widgets.painted import Painted
 from teamtui.tui.widgets.problems import ProblemList
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
-W = TypeVar("W", bound=Widget)
+P = TypeVar("P", bound=Painted)
 K = ChangeKind
 TEAM_KINDS = {K.CONFIG, K.MEMBER_JOINED, K.MEMBER_LEFT, K.MEMBER_STATUS}
 INBOX_KINDS = {K.INBOX, K.INBOX_READ}
@@ -92,7 +93,7 @@ class DashboardScreen(TeamScreen):
         self.health = HealthWatch(self, self.panels)
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
         self._header_message = ""
-        self._painted_widgets: list[Widget] = []  # the panels drawn in the screen's palette
+        self._painted_widgets: list[Painted] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
         self.views = Views(self)  # changes, timeline, a task's detail, the help
         self.needs = NeedsFlow(self)  # the strip's items, and where choosing one leads
@@ -131,9 +132,9 @@ class DashboardScreen(TeamScreen):
                 yield painted(MessageTraffic(id="messages"))
         yield KeyFooter()
 
-    def _painted(self, widget: W) -> W:
+    def _painted(self, widget: P) -> P:
         """`widget` in the screen's palette from its first frame, and in each palette after it."""
-        widget.set_reactive(type(widget).palette, self.palette)  # type: ignore[attr-defined]
+        widget.set_reactive(Painted.palette, self.palette)
         self._painted_widgets.append(widget)
         return widget
 
@@ -146,7 +147,7 @@ class DashboardScreen(TeamScreen):
         # Handed over at once, not through a data binding: a binding starts a moment after its
         # widget mounts (later on 3.12+), and a panel drawn before then kept the old colours.
         for widget in self._painted_widgets:
-            widget.palette = palette  # type: ignore[attr-defined]
+            widget.palette = palette
 
     def watch_selected(self) -> None:
         if self.session is not None:
@@ -284,10 +285,10 @@ class DashboardScreen(TeamScreen):
         if self.views.changes_view is not None:
             self.views.changes_view.team_changed(kinds, full)
 
-    def toast(self, prefix: str, data: str, severity: str, suffix: str = "") -> None:
+    def toast(self, prefix: str, data: str, severity: SeverityLevel, suffix: str = "") -> None:
         # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
         timeout = ROUTINE_TOAST_SECONDS if severity == "information" else None
-        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)  # type: ignore[arg-type]
+        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)
 
     # ------------------------------------------------------------------ panes and what needs you
     @on(PanesChanged)

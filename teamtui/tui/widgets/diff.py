@@ -25,6 +25,7 @@ from textual.strip import Strip
 from teamtui.protocol.edits import Edit, Hunk
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert, safe_text
+from teamtui.tui.widgets.scrolling import follow_extent
 
 # Lines drawn per page of a diff (each highlighted when its page is shown, not before).
 PAGE_LINES = 300
@@ -145,8 +146,8 @@ class DiffLines(ScrollView):
     # never the screen's layout nor the whole pane.
     virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
 
-    def watch_virtual_size(self, size: Size) -> None:
-        self._scroll_update(size)
+    def watch_virtual_size(self, old: Size, size: Size) -> None:
+        follow_extent(self, old, size)
 
     def __init__(self, **kw: Any):
         super().__init__(**kw)

@@ -5,16 +5,15 @@ teamtui tested up to 2.1.331 · teamtui doctor lists them`. Hidden otherwise."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.reactive import reactive
 from textual.widgets import Static
 
-from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.painted import Painted
 
 HINT = " · teamtui doctor lists them"
 
 
-class DriftLine(Static):
+class DriftLine(Static, Painted):
     DEFAULT_CSS = """
     DriftLine {
         display: none;
@@ -23,8 +22,6 @@ class DriftLine(Static):
         background: $surface;
     }
     """
-
-    palette: reactive[Palette] = reactive(Palette, init=False)
 
     def __init__(self, **kw):
         super().__init__(**kw)

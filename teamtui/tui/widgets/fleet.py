@@ -9,7 +9,6 @@ from dataclasses import dataclass, fields
 from rich.text import Text
 from textual import events, on
 from textual.message import Message
-from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -19,6 +18,7 @@ from teamtui.session.alerts import Need, names_member
 from teamtui.tui.format import compact_count, short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.painted import Painted
 from teamtui.tui.widgets.table import TeamTable, cut, wants
 
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Files", "Needs", "Tokens", "Cost", "Active", "Where")
@@ -226,10 +226,8 @@ class FleetTable(TeamTable):
         self.post_message(self.Chosen(str(event.row_key.value)))
 
 
-class FleetNeeds(OptionList):
+class FleetNeeds(OptionList, Painted):
     """Every team's "needs you" items, oldest first; enter opens the team at the item."""
-
-    palette: reactive[Palette] = reactive(Palette, init=False)
 
     @dataclass
     class Chosen(Message):

@@ -5,15 +5,14 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from textual.reactive import reactive
 from textual.widgets import Static
 
 from teamtui.protocol.cost import cost_text
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import MemberStatus
 from teamtui.tui.format import compact_count
-from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.painted import Painted
 
 BAR_WIDTH = 24
 MIN_BAR = 6  # narrower than this, a bar says nothing: leave it out
@@ -21,11 +20,10 @@ MIN_BAR = 6  # narrower than this, a bar says nothing: leave it out
 RUN_ROLE = {"running": "primary", "completed": "success"}
 
 
-class TeamHeader(Static):
+class TeamHeader(Static, Painted):
     """One line: what the team is doing on the left, its progress on the right. In a narrow
     pane the bar shrinks first, then the member count and layout go: "Tasks d/t" stays."""
 
-    palette: reactive[Palette] = reactive(Palette, init=False)
     _shown: Text | None = None
     _last: tuple | None = None  # show_team's arguments, to fit the line again on resize
     muted_until: float | None = None  # notifications muted (the control room's `z`) until then

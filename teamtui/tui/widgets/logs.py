@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.cache import LRUCache
 from textual.containers import Horizontal
 from textual.geometry import Size
-from textual.reactive import Reactive, reactive
+from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
@@ -22,6 +22,8 @@ from teamtui.protocol.models import LogEntry, LogLevel
 from teamtui.tui.format import clock_time
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.painted import Painted
+from teamtui.tui.widgets.scrolling import follow_extent
 
 # Lines whose rendered rows are kept, per row of panel height: two screens' worth, at least a few
 # (a row is a Strip with seven caches: a log that kept them all made every full collection slow).
@@ -46,7 +48,7 @@ def entry_text(palette: Palette, e: LogEntry) -> Text:
     return t
 
 
-class TeammateLog(ScrollView, can_focus=True):
+class TeammateLog(ScrollView, Painted, can_focus=True):
     """One teammate's log, drawn from TeamState's bounded buffer (the newest `limit` lines).
 
     Only the rows on screen are rendered, and only a few screens of them are kept: a log that
@@ -60,7 +62,6 @@ class TeammateLog(ScrollView, can_focus=True):
     the cost of a log growing by a line per event. Only its own scrollbars follow.
     """
 
-    palette: reactive[Palette] = reactive(Palette, init=False)
     virtual_size = Reactive(Size(0, 0), layout=False)
 
     DEFAULT_CSS = """
@@ -78,7 +79,7 @@ class TeammateLog(ScrollView, can_focus=True):
         if palette is not None:
             self.set_reactive(TeammateLog.palette, palette)
         self._buffer: LogBuffer | None = None
-        self._width = 0  # the wrap width the heights were measured at (0: not measured)
+        self._measured_at = 0  # the wrap width the heights were measured at (0: not measured)
         self._seq0 = 0  # the buffer's number of the line whose top is _tops[0]
         self._tops: list[int] = [0]  # row where each measured line starts; the last: where the next would
         self._first = 0  # index in _tops of the oldest line shown
@@ -104,7 +105,7 @@ class TeammateLog(ScrollView, can_focus=True):
             self._measure_all()
             self.scroll_end(animate=False, immediate=True, x_axis=False)
             return
-        if buffer is None or not self._width:
+        if buffer is None or not self._measured_at:
             return
         end = buffer.total
         start = max(buffer.first, end - self.limit)
@@ -115,7 +116,7 @@ class TeammateLog(ScrollView, can_focus=True):
             self._measure_all()
             return
         at_end = self._pinned or self.is_vertical_scroll_end
-        tops, width = self._tops, self._width
+        tops, width = self._tops, self._measured_at
         for entry in buffer.since(measured):
             tops.append(tops[-1] + len(self._wrap(entry, width)))
         old_top = tops[self._first]
@@ -141,7 +142,7 @@ class TeammateLog(ScrollView, can_focus=True):
         """Every row of the shown lines as plain text, as wrapped on screen."""
         if not self._has_lines():
             return [PLACEHOLDER]
-        return [row.plain for entry in self._shown() for row in self._wrap(entry, self._width)]
+        return [row.plain for entry in self._shown() for row in self._wrap(entry, self._measured_at)]
 
     # ------------------------------------------------------------ measuring
     def _wrap_width(self) -> int:
@@ -160,7 +161,7 @@ class TeammateLog(ScrollView, can_focus=True):
     def _measure_all(self) -> None:
         """Measure every shown line at the current width (a new buffer, a resize, a new theme)."""
         self._rows.clear()
-        self._width = width = self._wrap_width()
+        self._measured_at = width = self._wrap_width()
         buffer = self._buffer
         self._seq0 = max(buffer.first, buffer.total - self.limit) if buffer is not None else 0
         self._tops, self._first = [0], 0
@@ -172,10 +173,10 @@ class TeammateLog(ScrollView, can_focus=True):
         self.refresh()
 
     def _resize_content(self) -> None:
-        self.virtual_size = Size(self._width, self.line_count)
+        self.virtual_size = Size(self._measured_at, self.line_count)
 
     @property
-    def _console(self) -> Console:
+    def _text_console(self) -> Console:
         return self.app.console  # the app's: Rich measures and renders the wrapped lines with it
 
     def _wrap(self, entry: LogEntry, width: int) -> list[Text]:
@@ -183,7 +184,7 @@ class TeammateLog(ScrollView, can_focus=True):
         plain = text.plain
         if len(plain) <= width and plain.isascii():  # the usual line: fits, one cell per character
             return [text]
-        return list(text.wrap(self._console, width))
+        return list(text.wrap(self._text_console, width))
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -195,8 +196,8 @@ class TeammateLog(ScrollView, can_focus=True):
             self._pinned = False
 
     # ------------------------------------------------------------ drawing
-    def watch_virtual_size(self, size: Size) -> None:
-        self._scroll_update(size)  # Widget's own scrollbar update
+    def watch_virtual_size(self, old: Size, size: Size) -> None:
+        follow_extent(self, old, size)
 
     def watch_palette(self) -> None:
         self._rows.clear()  # rows carry the palette's colors
@@ -206,7 +207,7 @@ class TeammateLog(ScrollView, can_focus=True):
         keep = max(RENDERED_LINES_LEAST, RENDERED_LINES_PER_ROW * self.size.height)
         if keep != self._rows.maxsize:
             self._rows = LRUCache(keep)
-        if self._wrap_width() != self._width:
+        if self._wrap_width() != self._measured_at:
             at_end = self._pinned or self.is_vertical_scroll_end
             top = self._line_at(self.scroll_y)
             self._measure_all()
@@ -257,7 +258,7 @@ class TeammateLog(ScrollView, can_focus=True):
     def _render_rows(self, seq: int) -> list[Strip]:
         """Line `seq` drawn as its wrapped rows (cached). Not `_render`: that is Widget's own."""
         assert self._buffer is not None
-        console, style, width = self._console, self.rich_style, self._width
+        console, style, width = self._text_console, self.rich_style, self._measured_at
         rows = [
             Strip(row.render(console), row.cell_len).adjust_cell_length(width).apply_style(style)
             for row in self._wrap(self._buffer.entry(seq), width)
@@ -274,9 +275,7 @@ SMALL_PANEL_LINES = 50
 SMALL_PANEL_REFRESH = 0.25
 
 
-class LogStrip(Horizontal):
-    palette: reactive[Palette] = reactive(Palette, init=False)
-
+class LogStrip(Horizontal, Painted):
     """Small log panels for the teammates other than the selected one (shown large): only as
     many as fit side by side, nearest the selected one in team order; a panel exists only
     while shown, and is filled from the bounded buffer when it appears."""

@@ -10,14 +10,13 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.message import Message
-from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.tui.format import short_ago
-from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.painted import Painted
 
 _ICON = {
     "permission": "?",
@@ -46,9 +45,7 @@ _HINT = {
 }
 
 
-class NeedsYouStrip(OptionList):
-    palette: reactive[Palette] = reactive(Palette, init=False)
-
+class NeedsYouStrip(OptionList, Painted):
     # At most four lines show at once; the rest scroll.
     DEFAULT_CSS = """
     NeedsYouStrip {

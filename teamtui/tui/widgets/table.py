@@ -2,24 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from bisect import bisect_right
+from typing import Any, Self
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.coordinate import Coordinate
 from textual.geometry import Size
-from textual.reactive import Reactive, reactive
-from textual.widget import Widget
+from textual.reactive import Reactive
+from textual.renderables.styled import Styled
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from teamtui.tui.palette import Palette
+from teamtui.tui.widgets.painted import Painted
+from teamtui.tui.widgets.scrolling import follow_extent
 
 # The least a column that gives way keeps (a few words of a subject or a message); the long text
 # (the first to give way) keeps at least a third of the table besides.
 LEAST_TEXT = 12
+# The drawn lines a row keeps (its lines with and without the cursor, focused or not, at a width or two).
+DRAWN_PER_ROW = 32
 
 
 def cut(text: Text) -> Text:
@@ -105,27 +114,33 @@ def whole_words(text: Text, width: int) -> Text:
     return shown
 
 
-class TeamTable(DataTable):
+class TeamTable(DataTable, Painted):
     """Rows keyed by what they show (`selected` is the cursor row's key), drawn in `palette`.
 
-    Two costs of DataTable are avoided. It empties all of its render caches on every style
-    update, and moving the focus is one: each "/" and escape rendered every visible cell of
-    the task board again through Rich (~25 ms, most of a key press). Its cache keys already
-    hold the table's focus, hover and base style, so only a new theme empties them. And a
-    table that CSS sizes (`1fr`, `sized_by_layout`) does not relayout the whole screen when
-    its rows change (which also redraws every scrollbar on screen): only its own scrollbars.
+    DataTable keeps the rows, the cursor, the keys and the messages; the drawing is ours, on
+    Textual's Line API (`render_line`), with our own cache of drawn lines. Two costs of
+    DataTable's own drawing are avoided that way. It empties all of its render caches on every
+    style update, and moving the focus is one: each "/" and escape rendered every visible cell of
+    the task board again through Rich (~25 ms, most of a key press); ours are keyed by the focus
+    and the base style, so only a new theme empties them. And one changed cell redrew every row
+    on screen (its caches are keyed by a count each update bumps); here only its row is drawn
+    again. A table that CSS sizes (`1fr`, `sized_by_layout`) does not relayout the whole screen
+    when its rows change (which also redraws every scrollbar on screen): only its own scrollbars.
     """
 
-    palette: reactive[Palette] = reactive(Palette, init=False)
     virtual_size = Reactive(Size(0, 0), layout=False)
 
     def __init__(self, *, sized_by_layout: bool = False, **kw):
         super().__init__(cursor_type="row", **kw)
         self.sized_by_layout = sized_by_layout
-        self._cells_theme: str | None = None  # the theme the cached cells were rendered in
+        self._cells_theme: str | None = None  # the theme the drawn lines were drawn in
         self._wants: dict[str, int] = {}  # what each column holds (its header's and longest cell's width)
         self._give_way: tuple[str, ...] = ()  # the long text columns, in the order they shrink
         self._keep: tuple[str, ...] = ()  # the columns never cut
+        self._drawn: dict[RowKey | None, dict[tuple, Strip]] = {}  # row (None: the header) -> its lines as drawn
+        self._tops: list[int] | None = None  # each row's first line below the header (None: to be counted)
+        self._top_keys: list[RowKey] = []
+        self._hovering = False  # the mouse moved over the table since the last key
 
     # ------------------------------------------------------------------ sharing the width
     def share_width(
@@ -173,10 +188,9 @@ class TeamTable(DataTable):
         for name, column in columns.items():
             if column.width != widths[name] or column.auto_width:
                 column.width, column.auto_width, changed = widths[name], False, True
-        if changed:
-            self._clear_caches()
-            self._update_count += 1  # in the render caches' keys
-            self._require_update_dimensions = True  # the virtual width
+        if changed:  # the lines are drawn again at the new widths (they are in the drawn lines' keys)
+            width = sum(column.get_render_width(self) for column in self.ordered_columns)
+            self.virtual_size = Size(width, self.virtual_size.height)
             self.refresh()
 
     @property
@@ -188,33 +202,143 @@ class TeamTable(DataTable):
         except Exception:  # noqa: BLE001 - an empty or shrinking table has no selection
             return None
 
+    # ------------------------------------------------------------------ what the rows hold
     def add_row(self, *cells: Any, **kw: Any) -> RowKey:
         key = super().add_row(*cells, **kw)
+        self._tops = None
         self.check_idle()  # DataTable sizes new rows' columns when idle: it may get no message to be idle after
         return key
 
+    def remove_row(self, row_key: RowKey | str) -> None:
+        super().remove_row(row_key)
+        self._tops = None
+        self._drawn.pop(row_key if isinstance(row_key, RowKey) else RowKey(row_key), None)
+
+    def clear(self, columns: bool = False) -> Self:
+        super().clear(columns)
+        self._tops = None
+        self._drawn.clear()
+        return self
+
+    def sort(self, *args: Any, **kw: Any) -> Self:
+        super().sort(*args, **kw)
+        self._tops = None
+        return self
+
     def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, **kw: Any) -> None:
         super().update_cell(row_key, column_key, value, **kw)
+        self._drawn.pop(row_key if isinstance(row_key, RowKey) else RowKey(row_key), None)  # its row only
         self.check_idle()
 
     def watch_virtual_size(self, old: Size, size: Size) -> None:
-        self._scroll_update(size)  # Widget's own scrollbar update
+        follow_extent(self, old, size)
         if size.width != old.width:
-            # The columns were measured again (DataTable does it when idle). Its render caches are keyed
-            # by its update count, which a relayout's Resize bumps; with layout=False none comes, and a
-            # cell drawn before the measure would be shown at its old width for good.
-            self._update_count += 1
-            self.refresh()
+            self.refresh()  # the columns were measured again (DataTable does it when idle)
         if not self.sized_by_layout:
             self.refresh(layout=True)  # sized by its rows (`auto`): the layout follows them
 
     def notify_style_update(self) -> None:
+        super().notify_style_update()
         theme = self.app.theme  # a new theme restyles every cell; any other style update keeps them
         if theme != self._cells_theme:
             self._cells_theme = theme
-            super().notify_style_update()
-            return
-        Widget.notify_style_update(self)  # the widget's own style caches, not the cells
-        self._styles_cache.clear()  # border and background (the focus border)
-        self._get_styles_to_render_cell.cache_clear()  # cursor/hover looks
+            self._drawn.clear()
+
+    # ------------------------------------------------------------------ the hover row
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._hovering = True
+
+    def on_key(self, event: events.Key) -> None:
+        self._hovering = False
+
+    def watch_hover_coordinate(self, old: Coordinate, value: Coordinate) -> None:
+        super().watch_hover_coordinate(old, value)
         self.refresh()
+
+    # ------------------------------------------------------------------ drawing (the Line API)
+    def _row_at(self, y: int) -> tuple[int, RowKey, int] | None:
+        """The row index, key and line within it of line `y` below the header."""
+        if self._tops is None:
+            tops, top = [], 0
+            self._top_keys = []
+            for row in self.ordered_rows:
+                tops.append(top)
+                self._top_keys.append(row.key)
+                top += row.height
+            tops.append(top)
+            self._tops = tops
+        index = bisect_right(self._tops, y) - 1
+        if y < 0 or index >= len(self._top_keys):
+            return None
+        return index, self._top_keys[index], y - self._tops[index]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        header = self.header_height if self.show_header else 0
+        base = self.rich_style
+        if y < header:
+            index, key, line = -1, None, y
+        else:
+            found = self._row_at(y + scroll_y - header)
+            if found is None:
+                return Strip.blank(width, base)
+            index, key, line = found
+        widths = tuple(column.get_render_width(self) for column in self.ordered_columns)
+        cursor = index >= 0 and index == self.cursor_row and self.show_cursor
+        hover = index >= 0 and self._hovering and index == self.hover_row and self.show_cursor
+        look = (index, line, width, widths, cursor, hover, base, self.has_focus)
+        drawn = self._drawn.setdefault(key, {})
+        strip = drawn.get(look)
+        if strip is None:
+            if len(drawn) >= DRAWN_PER_ROW:  # looks of a row gone by (moved, another width): bounded
+                drawn.clear()
+            strip = drawn[look] = self._draw(index, key, line, width, widths, cursor, hover, base)
+        return strip.crop(scroll_x, scroll_x + width).adjust_cell_length(width, base)
+
+    def _draw(
+        self,
+        index: int,
+        key: RowKey | None,
+        line: int,
+        width: int,
+        widths: tuple[int, ...],
+        cursor: bool,
+        hover: bool,
+        base: Style,
+    ) -> Strip:
+        """Line `line` of row `index` (-1: the header) as DataTable draws it, whole (not scrolled)."""
+        style = self.get_component_rich_style
+        if key is None:
+            row_style = self.get_component_styles("datatable--header").rich_style
+            cells: list[Any] = [column.label for column in self.ordered_columns]
+            height = self.header_height
+        else:
+            row_style = base
+            cells = self.get_row(key)
+            height = self.rows[key].height
+        look = Style()
+        if hover:
+            look += style("datatable--hover")
+        if cursor:
+            look += style("datatable--cursor")
+        after = Style.from_color(color=look.color) if self.cursor_foreground_priority == "css" else Style.null()
+        if self.cursor_background_priority == "css":
+            after += Style.from_color(bgcolor=look.bgcolor)
+        options = self.app.console_options
+        segments: list[Segment] = []
+        for column_index, (cell, cell_width) in enumerate(zip(cells, widths, strict=False)):
+            shown = Text(cell, no_wrap=height == 1, end="") if isinstance(cell, str) else cell
+            fit = options.update_dimensions(cell_width, height)
+            if height == 1:
+                fit = fit.update(no_wrap=True)
+            meta = Style.from_meta({"row": index, "column": column_index})
+            lines = self.app.console.render_lines(
+                Styled(Padding(shown, (0, self.cell_padding)), pre_style=row_style + meta + look, post_style=after), fit
+            )
+            segments.extend(lines[line])
+        rest = max(0, width - sum(widths))
+        segments.append(
+            Segment(" " * rest, row_style + look + Style.from_meta({"row": index, "column": 0, "out_of_bounds": True}))
+        )
+        return Strip(segments).simplify()
