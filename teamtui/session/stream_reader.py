@@ -27,7 +27,7 @@ from teamtui.protocol.traits import TeamTraits
 from teamtui.session.items import Item
 from teamtui.session.remote_answers import RemoteAnswers, hook_items
 from teamtui.session.remote_team import Asks, StreamedTeam, remote_session
-from teamtui.session.source import ROW_FRESH, FleetBatch, SourceBase
+from teamtui.session.source import ROW_FRESH, FleetBatch, Severity, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
 Key = tuple[str, str, str]
@@ -286,7 +286,7 @@ class StreamedHost(SourceBase):
         self.remote_problems = []
         return ""
 
-    def _problem_news(self, batch: FleetBatch, text: str, severity: str) -> None:
+    def _problem_news(self, batch: FleetBatch, text: str, severity: Severity) -> None:
         """A problem said (or over) once the snapshot is in: a notice, and the rows and problems drawn again."""
         if self._ready:
             batch.notices.append((text, severity))
