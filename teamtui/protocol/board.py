@@ -78,6 +78,10 @@ class Board:
         self._done: int | None = None
         self._claimed: dict[str, str] | None = None
         self._current: dict[str, Task] | None = None
+        # In-progress tasks with an owner that declare files (id -> the files): what the changes
+        # view counts as declared, asked on every batch; kept through put() and remove().
+        self._declared: dict[str, tuple[str, ...]] | None = None
+        self._with_metadata: dict[str, Task] | None = None  # the tasks with any metadata (held is one)
         # Which tasks each task blocks: kept through put() and remove(), built once here (~2 ms
         # at 10,000 tasks, paid by the first live update when it was built on first use).
         self._dependents: dict[str, set[str]] = {}
@@ -114,12 +118,23 @@ class Board:
             if old is not None:
                 self._unlink(old)
             self._link(task)
+        if self._declared is not None:
+            self._declare(task)
+        if self._with_metadata is not None:
+            if task.metadata:
+                self._with_metadata[task.id] = task
+            else:
+                self._with_metadata.pop(task.id, None)
 
     def remove(self, task_id: str) -> None:
         old = self.tasks.pop(task_id, None)
         if old is not None:
             self._unlink(old)
             self._ordered = self._done = self._claimed = self._current = None
+            if self._declared is not None:
+                self._declared.pop(task_id, None)
+            if self._with_metadata is not None:
+                self._with_metadata.pop(task_id, None)
 
     def _sorted(self) -> list[Task]:
         if self._ordered is None:
@@ -138,6 +153,28 @@ class Board:
                 if t.owner and t.status == TaskStatus.IN_PROGRESS:
                     self._current.setdefault(t.owner, t)
         return self._current
+
+    def declared_files(self) -> dict[str, tuple[str, ...]]:
+        """id -> the files it declares, of each in-progress task with an owner that declares any."""
+        if self._declared is None:
+            self._declared = {}
+            for t in self.tasks.values():
+                self._declare(t)
+        return self._declared
+
+    def with_metadata(self) -> dict[str, Task]:
+        """id -> task, of the tasks that carry metadata (only those can be held or failed)."""
+        if self._with_metadata is None:
+            self._with_metadata = {t.id: t for t in self.tasks.values() if t.metadata}
+        return self._with_metadata
+
+    def _declare(self, task: Task) -> None:
+        assert self._declared is not None
+        files = scope_files(task) if task.owner and task.status == TaskStatus.IN_PROGRESS else ()
+        if files:
+            self._declared[task.id] = tuple(files)
+        else:
+            self._declared.pop(task.id, None)
 
     def affected_by(self, task_ids: Iterable[str], claimed_before: dict[str, str]) -> set[str]:
         """Tasks whose view may differ after `task_ids` changed: those tasks, the tasks they

@@ -96,11 +96,10 @@ def needs_of(key: Key, session: TeamSession, now: float) -> list[Need]:
                 )
             )
     # Held after failures (as the board shows it: not done, not under way, not failed for good). Only
-    # a task with metadata can be: no board views are built for it (this runs on every batch).
-    for task in state.board.tasks.values():
+    # a task with metadata can be, and the board keeps those: no scan of every task on every batch.
+    for task in state.board.with_metadata().values():
         if (
-            task.metadata
-            and task.status not in _OVER
+            task.status not in _OVER
             and not failed_reason(task)
             and not blocked_by(task)  # a person already decided
             and (why := held_reason(task))
@@ -296,7 +295,11 @@ def _labels(teams: Mapping[Key, TeamSession]) -> dict[Key, str]:
 
 
 def _holding(session: TeamSession) -> dict[str, str]:
-    return {t.owner: t.id for t in session.state.tasks.values() if t.owner and t.status == TaskStatus.IN_PROGRESS}
+    """Each owner's in-progress task of the task list (the board's kept index, not a scan)."""
+    state = session.state
+    if not state.tasks:  # the board shows the lead's assignments, not a task list
+        return {}
+    return {owner: t.id for owner, t in state.board.current_tasks().items()}
 
 
 def _left(session: TeamSession, member: str) -> bool:

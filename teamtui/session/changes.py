@@ -37,8 +37,7 @@ from teamtui.protocol.edits import (
     norm,
     shown_path,
 )
-from teamtui.protocol.models import MemberStatus, TaskStatus
-from teamtui.protocol.taskmeta import scope_files
+from teamtui.protocol.models import MemberStatus
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -160,9 +159,9 @@ class TeamChanges:
         holds (`files`, cw-dispatch's files_to_create / files_to_modify), its TOUCHING_FILEs."""
         board = self.session.state.board
         out: list[FileChange] = []
-        for task in board.tasks.values():
-            if task.owner and task.status == TaskStatus.IN_PROGRESS:
-                out += [FileChange(task.owner, f, DECLARED, why=f"task #{task.id}") for f in scope_files(task)]
+        for task_id, files in board.declared_files().items():  # kept by the board: no scan of every task
+            task = board.tasks[task_id]
+            out += [FileChange(task.owner or "", f, DECLARED, why=f"task #{task.id}") for f in files]
         for touch in board.touches:
             if board.touch_active(touch):
                 out.append(FileChange(touch.by, touch.path, DECLARED, why="TOUCHING_FILE"))

@@ -210,3 +210,30 @@ def test_claude_team_writes_tasks_is_refused(claude_root: Path) -> None:
         with pytest.raises(UnsupportedError, match="not supported for claude teams"):
             attempt()
     assert sorted(p.name for p in store.tasks_dir.iterdir()) == before
+
+
+def test_the_boards_kept_indexes_follow_put_and_remove() -> None:
+    """What the room asks on every batch (declared files, tasks with metadata) is kept by the board
+    through put and remove, and equals a scan of every task."""
+
+    def scan(board: Board) -> tuple[dict, set]:
+        declared = {
+            t.id: tuple(t.files) for t in board.tasks.values() if t.owner and t.status == "in_progress" and t.files
+        }
+        return declared, {t.id for t in board.tasks.values() if t.metadata}
+
+    def task(i: int, **kw) -> Task:
+        return Task.model_validate({"id": str(i), "subject": f"t{i}", **kw})
+
+    board = Board([task(1), task(2, owner="ana", status="in_progress", files=["a.py"])])
+    assert (board.declared_files(), set(board.with_metadata())) == scan(board)
+    for t in (
+        task(3, owner="bo", status="in_progress", files=["b.py"], metadata={"failures": 1}),
+        task(2, owner="ana", status="completed", files=["a.py"]),  # done: declares nothing now
+        task(1, metadata={"x": 1}),
+        task(3, owner="bo", status="in_progress", files=["b.py", "c.py"]),  # metadata gone
+    ):
+        board.put(t)
+        assert (board.declared_files(), set(board.with_metadata())) == scan(board)
+    board.remove("3")
+    assert (board.declared_files(), set(board.with_metadata())) == scan(board) == ({}, {"1"})
