@@ -113,7 +113,14 @@ class Board:
                 old is not None and old.status == TaskStatus.COMPLETED
             )
         if TaskStatus.IN_PROGRESS in (task.status, old.status if old else None):
-            self._claimed = self._current = None
+            self._claimed = None
+            kept = old is not None and (old.status, old.owner) == (task.status, task.owner)
+            owner = task.owner or ""
+            current = self._current.get(owner) if self._current is not None else None
+            if kept and self._current is not None and current is not None and current.id == task.id:
+                self._current[owner] = task  # the same task under way (a new subject, say): same place, by id
+            elif not kept:
+                self._current = None
         if old is None or old.blocked_by != task.blocked_by:
             if old is not None:
                 self._unlink(old)

@@ -237,3 +237,17 @@ def test_the_boards_kept_indexes_follow_put_and_remove() -> None:
         assert (board.declared_files(), set(board.with_metadata())) == scan(board)
     board.remove("3")
     assert (board.declared_files(), set(board.with_metadata())) == scan(board) == ({}, {"1"})
+
+
+def test_current_tasks_follow_a_task_under_way_that_changes_its_subject() -> None:
+    def task(i: int, **kw) -> Task:
+        return Task.model_validate({"id": str(i), "subject": f"t{i}", **kw})
+
+    board = Board([task(1, owner="ana", status="in_progress"), task(2, owner="ana", status="in_progress")])
+    assert board.current_tasks()["ana"].subject == "t1"
+    board.put(task(1, owner="ana", status="in_progress", subject="renamed"))
+    assert board.current_tasks()["ana"].subject == "renamed"
+    board.put(task(1, owner="ana", status="completed"))
+    assert board.current_tasks()["ana"].id == "2"
+    board.put(task(2, owner="bo", status="in_progress"))
+    assert set(board.current_tasks()) == {"bo"} and board.current_tasks()["bo"].id == "2"
