@@ -307,8 +307,8 @@ class WireBase:
             value = self.__dict__[name]
             if isinstance(value, WireBase):
                 value = value.model_dump(mode=mode, by_alias=by_alias)
-            elif json:
-                value = _json_field(value)
+            elif json:  # an untyped field is written as untyped values are (inf and nan as null)
+                value = _json_any(value) if f.check is anything else _json_field(value)
             elif isinstance(value, list):
                 value = [x.model_dump(by_alias=by_alias) if isinstance(x, WireBase) else x for x in value]
             out[f.alias if by_alias and f.alias else name] = value

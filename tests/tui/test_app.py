@@ -238,20 +238,22 @@ async def test_markup_and_escapes_show_literally(frozen_native, config_file):
 
 
 async def test_health_flag_and_clear(frozen_native, config_file):
-    team = frozen_native / ".teams/refactor-auth"
-    now = time.time()
-    for p in team.rglob("*"):
-        import os
-
-        os.utime(p, (now, now))
-    app = make(frozen_native, config_file, health_timeout=0.5)
+    """A teammate silent past the health timeout is flagged and called; its activity clears the
+    flag. What the room found flagged on its first look is listed, never called: so the call is
+    checked on a flag that comes back after activity (on any machine load, the same order)."""
+    team = NativeTeam(frozen_native, "refactor-auth")
+    app = make(frozen_native, config_file, health_timeout=2.0)  # time enough to see "working" between
+    said = lambda: sum("hunter disappeared" in str(n.message) for n in app._notifications)  # noqa: E731
     async with app.run_test(size=SIZE) as pilot:
         panel = app.dashboard.query_one(TeamPanel)
-        await until(pilot, lambda: "⚠ disappeared" in cells(panel)[0], "hunter flagged by the health timer")
-        said = lambda: any("hunter disappeared" in str(n.message) for n in app._notifications)  # noqa: E731
-        await until(pilot, said, "the call")  # the call may come a frame after the row (a loaded machine)
-        NativeTeam(frozen_native, "refactor-auth").log("hunter", "still here")
+        await until(pilot, lambda: "⚠ disappeared" in cells(panel)[0], "hunter flagged (silent for long)")
+        assert said() == 0  # there before the room looked: listed, not called
+        team.log("hunter", "still here")
         await until(pilot, lambda: "working" in cells(panel)[0], "activity clears the flag")
+        await until(pilot, lambda: "⚠ disappeared" in cells(panel)[0], "hunter flagged again by the health timer")
+        await until(pilot, lambda: said() == 1, "the call")  # it may come a frame after the row
+        team.log("hunter", "back again")
+        await until(pilot, lambda: "working" in cells(panel)[0], "activity clears the flag again")
 
 
 async def test_focus_filter_toggle_help_and_quit(frozen_native, config_file):
