@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +26,7 @@ from tests.protocol.hooks.helpers import recorded, start_hook
 
 from .conftest import Remote, empty_local_fleet
 from .test_ssh_tui import SIZE, toasts, until
-from .test_stream_cmd import Stream
+from .test_stream_cmd import Stream, streaming
 
 ASKED = [e for e in recorded("in-process") if e["hook_event_name"] == "PermissionRequest"]
 ALICE_ASKS = next(e for e in ASKED if e.get("agent_type") == "alice")
@@ -61,20 +59,8 @@ def there(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def stream(there: dict[str, str], tmp_path: Path) -> Iterator[Stream]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=there,
-        cwd=tmp_path,
-    )
-    try:
-        yield Stream(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+    with streaming(there, tmp_path) as s:
+        yield s
 
 
 def _items(stream: Stream, pred, what: str) -> list:
@@ -224,16 +210,7 @@ def test_a_held_task_is_retried_over_the_stream(tmp_path: Path) -> None:
         record_failure(store, "3", f"boom {i}")
     env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "state")}
     env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", str(tmp_path / "proj")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=tmp_path,
-    )
-    s = Stream(proc)
-    try:
+    with streaming(env, tmp_path, str(tmp_path / "proj")) as s:
         s.until(lambda o: o["type"] == "ready", "ready")
         team = next(o["team"] for o in s.lines if o["type"] == "team")
         s.ask({"id": "h", "op": "answer", "team": team, "item": f"held:{NATIVE_TEAM}:3", "answer": "retry"})
@@ -243,9 +220,6 @@ def test_a_held_task_is_retried_over_the_stream(tmp_path: Path) -> None:
         again = s.until(lambda o: o["type"] == "result" and o["id"] == "h2", "the second result")
         # Refused: by the list there once its watcher saw the change, else by the task itself.
         assert again["ok"] is False and ("waits no more" in again["error"] or "no failures" in again["error"])
-    finally:
-        proc.kill()
-        proc.wait()
     assert not store.get_task("3").metadata.get("failure_count")
     answered = [e for e in journal.read(tmp_path / "state" / "teamtui" / "hooks") if e["what"] == "answered"]
     assert [(e["kind"], e["decision"], e["via"]) for e in answered] == [("held", "retry", "host")]

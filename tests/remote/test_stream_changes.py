@@ -19,7 +19,7 @@ from teamtui.protocol.edits import MAX_DIFF_LINES, MAX_LINE_CHARS, Edit, Hunk
 from teamtui.session.changes import changes_of
 
 from .conftest import Remote, copy_tree, following
-from .test_stream_cmd import Stream
+from .test_stream_cmd import Stream, stream_env, streaming
 
 EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
@@ -35,27 +35,8 @@ def insight_changes(stream: Stream) -> list:
 def edits_stream(tmp_path: Path) -> Iterator[Stream]:
     claude = tmp_path / "claude"
     copy_tree(EDITS, claude)
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path),
-        "CLAUDE_CONFIG_DIR": str(claude),
-        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=tmp_path,
-    )
-    try:
-        yield Stream(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+    with streaming(stream_env(tmp_path, claude=claude), tmp_path) as s:
+        yield s
 
 
 def test_the_insight_carries_each_members_files_and_a_diff_is_answered_on_demand(edits_stream: Stream) -> None:

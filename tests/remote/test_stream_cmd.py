@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,42 @@ class Stream:
         raise AssertionError(f"never written: {what}")
 
 
+def stream_env(home: Path, *, claude: Path | None = None, state: Path | None = None) -> dict[str, str]:
+    """The environment of a `teamtui stream` on a machine whose HOME is `home`."""
+    return {
+        **os.environ,
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(claude or home / "claude"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(state or home / "state"),
+    }
+
+
+def start_stream(env: dict[str, str], cwd: Path, *args: str) -> Stream:
+    """`teamtui stream --heartbeat 0.3 ARGS`, its stdin and stdout piped."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+    )
+    return Stream(proc)
+
+
+@contextmanager
+def streaming(env: dict[str, str], cwd: Path, *args: str) -> Iterator[Stream]:
+    """A `start_stream`, killed at the end."""
+    s = start_stream(env, cwd, *args)
+    try:
+        yield s
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+        s.proc.wait()
+
+
 @pytest.fixture
 def there(tmp_path: Path) -> Path:
     copy_tree(EXAMPLES / "native", tmp_path / "proj")
@@ -57,27 +94,8 @@ def there(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def stream(there: Path) -> Iterator[Stream]:
-    env = {
-        **os.environ,
-        "HOME": str(there),
-        "CLAUDE_CONFIG_DIR": str(there / "claude"),
-        "XDG_CONFIG_HOME": str(there / ".config"),
-        "XDG_STATE_HOME": str(there / "state"),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", str(there / "proj")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=there,
-    )
-    try:
-        yield Stream(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+    with streaming(stream_env(there), there, str(there / "proj")) as s:
+        yield s
 
 
 def test_hello_then_the_teams_then_ready_then_heartbeats(stream: Stream, there: Path) -> None:
@@ -161,23 +179,9 @@ def test_a_big_team_is_split_into_lines_under_the_cap(there: Path) -> None:
 
 
 def run_stream(there: Path, *args: str) -> Stream:
-    env = {
-        **os.environ,
-        "HOME": str(there),
-        "CLAUDE_CONFIG_DIR": str(there / "claude"),
-        "XDG_CONFIG_HOME": str(there / ".config"),
-        "XDG_STATE_HOME": str(there / "state"),
-    }
+    env = stream_env(there)
     env.pop("TEAMTUI_TEAM", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3", *args, str(there / "proj")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=there,
-    )
-    return Stream(proc)
+    return start_stream(env, there, *args, str(there / "proj"))
 
 
 @pytest.mark.parametrize(

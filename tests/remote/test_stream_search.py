@@ -6,47 +6,16 @@ opening the host's team."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 
 from teamtui.protocol import stream as wire
 from teamtui.protocol.stream_history import HITS_CAP, QUERY_CAP, SEGMENT_CAP, read_hits
 
 from .conftest import copy_tree, empty_local_fleet
-from .test_stream_changes import EDITS, TEAM, local_stream
+from .test_stream_changes import EDITS, TEAM, edits_stream, local_stream  # noqa: F401 - a fixture
 from .test_stream_cmd import Stream
-
-
-@pytest.fixture
-def edits_stream(tmp_path: Path) -> Iterator[Stream]:
-    claude = tmp_path / "claude"
-    copy_tree(EDITS, claude)
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path),
-        "CLAUDE_CONFIG_DIR": str(claude),
-        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=tmp_path,
-    )
-    try:
-        yield Stream(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
 
 
 def ask_until_found(s: Stream, query: str, limit: float = 20.0, kind: str = "") -> dict:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +28,7 @@ from teamtui.session.actions import NoHistory
 from teamtui.session.stream_timeline import NOT_HELD
 
 from .conftest import NATIVE_TEAM, Remote
-from .test_stream_cmd import Stream
+from .test_stream_cmd import Stream, stream_env, streaming
 
 T0 = 1_800_000_000.0  # 2027-01-15 08:00 UTC
 SIZE = (180, 45)
@@ -275,27 +273,8 @@ def stream_with_history(tmp_path: Path) -> Iterator[tuple[Stream, TeamIdent]]:
     state = tmp_path / "state"
     team = TeamIdent("", "native", "/gone/project", "old-team")
     record_past(history_db(state), team, T0)
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "XDG_CONFIG_HOME": str(tmp_path / ".config"),
-        "XDG_STATE_HOME": str(state),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teamtui", "stream", "--heartbeat", "0.3"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=tmp_path,
-    )
-    try:
-        yield Stream(proc), team
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+    with streaming(stream_env(tmp_path, state=state), tmp_path) as s:
+        yield s, team
 
 
 def test_a_timeline_request_is_answered_from_that_machines_history(stream_with_history) -> None:
