@@ -12,13 +12,14 @@ import signal
 from pathlib import Path
 
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.settings import load_settings
 from teamtui.session.fleet import Fleet
-from teamtui.session.local import LocalSource
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetTable
+
+from tests.remote.conftest import empty_local_fleet
+from tests.remote.test_ssh_tui import cells, toasts
 
 from .conftest import NATIVE_TEAM, Host, Server, room
 
@@ -33,28 +34,6 @@ async def until(pilot, cond, what: str, limit: float = 20.0) -> None:
         await pilot.pause(0.02)
 
 
-def cells(table) -> list[str]:
-    return [" | ".join(str(getattr(c, "plain", c)) for c in table.get_row(row.key)) for row in table.ordered_rows]
-
-
-def toasts(app: TeamTUI) -> list[str]:
-    return [str(n.message) for n in app._notifications]
-
-
-def empty_local(tmp_path: Path) -> LocalSource:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    local = LocalSource(
-        load_settings(tmp_path / "none.toml"),
-        cwd=empty,
-        claude_root=empty,
-        registry=empty / "runs",
-        journal=empty / "j",
-    )
-    local.discover()
-    return local
-
-
 def inbox(host: Host, member: str) -> list[dict]:
     path = host.project / ".teams" / NATIVE_TEAM / f"{member}_inbox.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -65,7 +44,10 @@ async def test_published_rows_a_dashboard_and_m_through_nats(server: Server, hos
     box.publish(server.url)
     source = room(server.url, stall=3.0)
     app = TeamTUI(
-        Fleet([empty_local(tmp_path), source]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False
+        Fleet([empty_local_fleet(tmp_path), source]),
+        config_path=tmp_path / "none.toml",
+        cursor_blink=False,
+        sync_panes=False,
     )
     where = f"box1:{os.path.realpath(box.project)}"
     async with app.run_test(size=SIZE) as pilot:
