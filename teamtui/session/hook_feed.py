@@ -24,9 +24,9 @@ from typing import Any
 
 from teamtui.protocol.hooks.answers import OPEN, PermissionAsk, list_asks, read_ask
 from teamtui.protocol.hooks.asks import is_request_id
-from teamtui.protocol.hooks.event import cut
+from teamtui.protocol.hooks.event import cut, session_team
 from teamtui.protocol.hooks.place import EVENTS, EVENTS_OLD, REQUESTS, ensure_requests
-from teamtui.protocol.hooks.said import Said, said_by, session_team
+from teamtui.protocol.hooks.said import Said, said_by
 from teamtui.protocol.hooks.spool import SpoolReader
 from teamtui.protocol.models import MemberStatus
 

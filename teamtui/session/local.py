@@ -434,13 +434,15 @@ class LocalSource(SourceBase):
 
     def _take_said(self, out: FleetBatch) -> None:
         """What the hooks said of teammates (idle, working), into their Claude Code teams' rows."""
-        teams = self.hooks.take_said_teams() if self.hooks is not None else set()
-        for key, session in self.sessions.items() if teams else ():
+        hooks = self.hooks
+        teams = hooks.take_said_teams() if hooks is not None else set()
+        if hooks is None or not teams:
+            return
+        for key, session in self.sessions.items():
             state = self.states[key]
             if not session.live or not state.store.asks_through_hooks or state.name not in teams:
                 continue
-            assert self.hooks is not None
-            changes = state.take_said(self.hooks.said_of(state.name))
+            changes = state.take_said(hooks.said_of(state.name))
             if changes:
                 had = out.changes.get(key)
                 if had is None:

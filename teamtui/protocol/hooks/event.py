@@ -73,6 +73,13 @@ def _event_name(value: object) -> str:
     return value
 
 
+def session_team(session_id: str) -> str:
+    """The team Claude Code 2.1.178+ makes for a session: `session-<first 8 hex>` ('' for an odd id)."""
+    head = session_id[:8]
+    ok = len(head) == 8 and all(c in "0123456789abcdef" for c in head)
+    return f"session-{head}" if ok else ""
+
+
 def parse(data: bytes) -> dict[str, Any]:
     """The event Claude Code wrote on stdin, as a dict; BadEvent says why it cannot be one."""
     if len(data) > MAX_EVENT_BYTES:

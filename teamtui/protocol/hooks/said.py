@@ -9,6 +9,7 @@ event's `agent_type`, its team the session's); the lead's session starts and end
 
 from __future__ import annotations
 
+from teamtui.protocol.hooks.event import session_team
 from teamtui.protocol.models import MemberStatus
 
 TYPE_CHECKING = False
@@ -21,13 +22,6 @@ SAYS = {"TeammateIdle": MemberStatus.IDLE, "SubagentStart": MemberStatus.WORKING
 SAYS_OF_LEAD = {"SessionStart": MemberStatus.IDLE, "SessionEnd": MemberStatus.SHUTDOWN}
 LEAD = ""
 Said = dict[str, tuple[MemberStatus, float]]  # teammate -> its status, when the hook said it
-
-
-def session_team(session_id: str) -> str:
-    """The team Claude Code 2.1.178+ makes for a session: `session-<first 8 hex>` ('' for an odd id)."""
-    head = session_id[:8]
-    ok = len(head) == 8 and all(c in "0123456789abcdef" for c in head)
-    return f"session-{head}" if ok else ""
 
 
 def said_by(rec: dict[str, Any]) -> tuple[str, str, MemberStatus, float] | None:
@@ -52,11 +46,34 @@ def said_by(rec: dict[str, Any]) -> tuple[str, str, MemberStatus, float] | None:
 
 def said_in_spool(spool: Path, team: str) -> Said:
     """What the spool (both generations) last said of each teammate of `team`."""
+    return _spool_said(spool).get(team, {})
+
+
+_read: tuple[tuple, dict[str, Said]] | None = None  # the spool as last read: `status --all` asks once per team
+
+
+def _spool_said(spool: Path) -> dict[str, Said]:
+    """team -> what the spool last said of its teammates; read again only when the spool changed."""
+    import os
+
+    from teamtui.protocol.hooks.place import EVENTS, EVENTS_OLD
     from teamtui.protocol.hooks.spool import SpoolReader
 
-    out: Said = {}
+    global _read
+    mark: list[object] = [spool]
+    for name in (EVENTS, EVENTS_OLD):
+        try:
+            st = os.stat(spool / name)
+            mark.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        except OSError:
+            mark.append(None)
+    key = tuple(mark)
+    if _read is not None and _read[0] == key:
+        return _read[1]
+    out: dict[str, Said] = {}
     for rec in SpoolReader(spool, from_start=True).read():
         found = said_by(rec)
-        if found is not None and found[0] == team:
-            out[found[1]] = (found[2], found[3])
+        if found is not None:
+            out.setdefault(found[0], {})[found[1]] = (found[2], found[3])
+    _read = (key, out)
     return out

@@ -30,7 +30,7 @@ from teamtui.protocol.hooks.asks import (
     read_answer,
     write_private,
 )
-from teamtui.protocol.hooks.event import summary
+from teamtui.protocol.hooks.event import session_team, summary
 from teamtui.protocol.hooks.place import ensure_requests, private_dir
 from teamtui.protocol.hooks.room import room_running, when_no_room
 from teamtui.protocol.hooks.spool import write_event
@@ -61,9 +61,8 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
 def team_of(session_id: str, env: Mapping[str, str]) -> str:
     """The team of the session that asks: Claude Code 2.1.178+ names it `session-<8 hex>`; ''
     when no such team is there (agent teams off, or an older Claude Code)."""
-    name = f"session-{session_id[:8]}"
-    ok = len(session_id) >= 8 and all(c in "0123456789abcdef-" for c in session_id[:8])
-    return name if ok and (claude_config_dir(env) / "teams" / name / "config.json").exists() else ""
+    name = session_team(session_id)
+    return name if name and (claude_config_dir(env) / "teams" / name / "config.json").exists() else ""
 
 
 def ask(
