@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.coordinate import Coordinate
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.renderables.styled import Styled
 from textual.strip import Strip
@@ -141,6 +141,7 @@ class TeamTable(DataTable, Painted):
         self._tops: list[int] | None = None  # each row's first line below the header (None: to be counted)
         self._top_keys: list[RowKey] = []
         self._hovering = False  # the mouse moved over the table since the last key
+        self._pass_widths: tuple[int, ...] | None = None  # the columns' widths while lines are drawn
 
     # ------------------------------------------------------------------ sharing the width
     def share_width(
@@ -272,6 +273,14 @@ class TeamTable(DataTable, Painted):
             return None
         return index, self._top_keys[index], y - self._tops[index]
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The columns' widths once for the lines of this pass, not once per line (ordered_columns sorts).
+        self._pass_widths = tuple(column.get_render_width(self) for column in self.ordered_columns)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_widths = None
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         scroll_x, scroll_y = self.scroll_offset
@@ -284,7 +293,7 @@ class TeamTable(DataTable, Painted):
             if found is None:
                 return Strip.blank(width, base)
             index, key, line = found
-        widths = tuple(column.get_render_width(self) for column in self.ordered_columns)
+        widths = self._pass_widths or tuple(column.get_render_width(self) for column in self.ordered_columns)
         cursor = index >= 0 and index == self.cursor_row and self.show_cursor
         hover = index >= 0 and self._hovering and index == self.hover_row and self.show_cursor
         look = (index, line, width, widths, cursor, hover, base, self.has_focus)
