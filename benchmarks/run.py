@@ -403,6 +403,15 @@ def figures(res: dict) -> list[dict]:
             ok = value <= limit if higher_is_worse else value >= limit
         rows.append(dict(key=key, figure=figure, value=value, unit=unit, target=target or "", ok=ok, note=note))
 
+    def tail_row(key, s):
+        """The p90 and the worst of a latency whose p50 is the row before."""
+        row(key, "    p90 · max", f"{1000 * s['p90']:.0f} · {1000 * s['max']:.0f} ms", "")
+
+    def allow_row(key, figure, s):
+        """An answer → the tool runs: its p50 against ALLOW_S, then its tail."""
+        row(key, figure, 1000 * s["p50"], "ms", f"≤ {1000 * ALLOW_S:g} ms", 1000 * ALLOW_S)
+        tail_row(f"{key}_p90", s)
+
     for m in (5, 50):
         r = res.get(f"latency_{m}")
         if r:
@@ -747,38 +756,26 @@ def figures(res: dict) -> list[dict]:
             "ms",
         )
         al = hk["allow"]
-        row(
+        allow_row(
             "hook_allow",
             f"14. allow answered → the tool runs (this script in Claude Code's place), p50 (n={al['n']})",
-            1000 * al["p50"],
-            "ms",
-            f"≤ {1000 * ALLOW_S:g} ms",
-            1000 * ALLOW_S,
+            al,
         )
-        row("hook_allow_p90", "    p90 · max", f"{1000 * al['p90']:.0f} · {1000 * al['max']:.0f} ms", "")
         real = hk.get("allow_real")
         if real:
-            row(
+            allow_row(
                 "hook_allow_real",
                 f"14. allow answered → the tool runs, the real Claude Code {hk.get('claude_version', '')}, p50 (n={real['n']})",
-                1000 * real["p50"],
-                "ms",
-                f"≤ {1000 * ALLOW_S:g} ms",
-                1000 * ALLOW_S,
+                real,
             )
-            row("hook_allow_real_p90", "    p90 · max", f"{1000 * real['p90']:.0f} · {1000 * real['max']:.0f} ms", "")
     an = res.get("answers")
     if an:
         lo = an["local"]
-        row(
+        allow_row(
             "answer_local",
             f"18. allow pressed in the room → the tool runs, p50 (n={lo['n']}; this script in Claude Code's place)",
-            1000 * lo["p50"],
-            "ms",
-            f"≤ {1000 * ALLOW_S:g} ms",
-            1000 * ALLOW_S,
+            lo,
         )
-        row("answer_local_p90", "    p90 · max", f"{1000 * lo['p90']:.0f} · {1000 * lo['max']:.0f} ms", "")
         ssh = an.get("ssh")
         if ssh:
             more = ssh["p50"] - lo["p50"]
@@ -792,7 +789,7 @@ def figures(res: dict) -> list[dict]:
                 None,
             )
             rows[-1]["ok"] = more <= ALLOW_SSH_MORE_S
-            row("answer_ssh_p90", "    p90 · max", f"{1000 * ssh['p90']:.0f} · {1000 * ssh['max']:.0f} ms", "")
+            tail_row("answer_ssh_p90", ssh)
     ta, ti, tb = res.get("tmux_auto"), res.get("tmux_inprocess"), res.get("tmux_before")
     if ta:
         n = len(ta["runs"])
