@@ -5,29 +5,33 @@ it fails with EIO. Textual's output thread dies of that, and from then on the ap
 good once 30 frames are queued: it never exits, its input thread spins on the dead terminal
 (~70 % of a core), and its panes are never closed. SIGHUP usually arrives first, but not
 always (a write can fail before the handler runs, and a process outside the terminal's
-foreground group gets no SIGHUP at all). Here a failed write drops the output and raises
-SIGHUP once, so the app ends the way a hangup ends it: panes closed, team shut down.
+foreground group gets no SIGHUP at all). Here the driver's frames go through an output thread
+of its own whose failed writes are dropped and raise SIGHUP once, so the app ends the way a
+hangup ends it: panes closed, team shut down.
 
-This module is the one place teamtui touches Textual's private attributes (LinuxDriver's `_file`,
-`_sigcont_application`, `_must_signal_resume`): a documented workaround with no public way to
-do it. The rest of teamtui/tui uses Textual's public API only (tests/tui/test_textual_public.py).
-The app learns of its driver from here (`DriverUser.driver_started`), not from Textual's `App._driver`.
+All of it goes through the driver's public API (`write`, `start_application_mode`, `close`) and
+the signal module: no private attribute of Textual's (tests/tui/test_textual_public.py scans this
+file too). The app learns of its driver from here (`DriverUser.driver_started`).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
+from queue import Queue
 from typing import IO, Any, Protocol, runtime_checkable
 
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 
+QUEUED_FRAMES = 30  # as many as Textual's own writer holds before the app waits for the terminal
+
 
 class TerminalOutput:
-    """The driver's output file: writes that fail (the terminal is gone) are dropped, and the
-    first failure calls `on_gone` once."""
+    """The terminal as a file: writes that fail (the terminal is gone) are dropped, and the first
+    failure calls `on_gone` once."""
 
     def __init__(self, file: IO[str], on_gone) -> None:
         self._file = file
@@ -54,18 +58,40 @@ class TerminalOutput:
             except (OSError, ValueError):
                 self._lost()
 
-    def fileno(self) -> int:
-        return self._file.fileno()
-
-    def isatty(self) -> bool:
-        return not self._gone and self._file.isatty()
-
     def _lost(self) -> None:
         with self._lock:
             if self._gone:
                 return
             self._gone = True
         self._on_gone()
+
+
+class OutputThread(threading.Thread):
+    """Writes frames to the terminal in the background, flushing when none is waiting (as Textual's
+    own writer does); a terminal that is gone never stops it, so `write` and `stop` never block for
+    good."""
+
+    def __init__(self, output: TerminalOutput) -> None:
+        super().__init__(daemon=True, name="teamtui-output")
+        self.output = output
+        self.frames: Queue[str | None] = Queue(QUEUED_FRAMES)
+        self.stopped = False
+
+    def write(self, text: str) -> None:
+        if not self.stopped:  # a bell from another thread after the app left the terminal: dropped
+            self.frames.put(text)
+
+    def run(self) -> None:
+        while (text := self.frames.get()) is not None:
+            self.output.write(text)
+            if self.frames.empty():
+                self.output.flush()
+        self.output.flush()
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.frames.put(None)
+        self.join()
 
 
 def hang_up() -> None:
@@ -86,14 +112,48 @@ class HangupSafeDriver(LinuxDriver):
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
-        if self._file is not None:  # sys.__stderr__: None only without any stderr, nothing to wrap then
-            self._file = TerminalOutput(self._file, hang_up)  # type: ignore[assignment]  # duck-typed file: write/flush/fileno/isatty
+        # The terminal LinuxDriver draws on; without any stderr there is nowhere to draw.
+        self.terminal = TerminalOutput(sys.__stderr__, hang_up) if sys.__stderr__ is not None else None
+        self.output: OutputThread | None = None
+        self.resume_owed = False
+        self._resume_only_after_our_stop()
         if isinstance(app, DriverUser):
             app.driver_started(self)
 
-    def _sigcont_application(self, *args) -> None:
-        # Resume only after our own stop (Ctrl+Z). A hangup brings SIGCONT too, also after the app
-        # has ended; Textual's handler would then restart the app's mode on no loop and raise in
-        # whatever the main thread does (waiting for the team's lead to finish shutting it down).
-        if self._must_signal_resume:
-            super()._sigcont_application(*args)
+    def start_application_mode(self) -> None:
+        if self.terminal is not None:
+            self.output = OutputThread(self.terminal)
+            self.output.start()
+        super().start_application_mode()
+
+    def write(self, data: str) -> None:
+        output = self.output
+        if output is not None:
+            output.write(data)
+
+    def close(self) -> None:
+        super().close()  # stops Textual's own writer, idle: every frame came through `write`
+        output, self.output = self.output, None
+        if output is not None:
+            output.stop()
+
+    def _resume_only_after_our_stop(self) -> None:
+        """Wrap the SIGTSTP/SIGCONT handlers LinuxDriver installed: resume only after a stop of ours.
+        A hangup brings SIGCONT too, also after the app has ended; Textual's handler would then
+        restart the app's mode on no loop and raise in whatever the main thread does (waiting for
+        the team's lead to finish shutting it down)."""
+        on_stop, on_continue = signal.getsignal(signal.SIGTSTP), signal.getsignal(signal.SIGCONT)
+        if not (callable(on_stop) and callable(on_continue)):
+            return  # not LinuxDriver's handlers: nothing of ours to guard
+
+        def stopped(signum: int, frame: Any) -> None:
+            self.resume_owed = True
+            on_stop(signum, frame)  # leaves application mode and stops the process until SIGCONT
+
+        def continued(signum: int, frame: Any) -> None:
+            if self.resume_owed:
+                self.resume_owed = False
+                on_continue(signum, frame)
+
+        signal.signal(signal.SIGTSTP, stopped)
+        signal.signal(signal.SIGCONT, continued)
