@@ -9,13 +9,14 @@ foreground group gets no SIGHUP at all). Here the driver's frames go through an 
 of its own whose failed writes are dropped and raise SIGHUP once, so the app ends the way a
 hangup ends it: panes closed, team shut down.
 
-All of it goes through the driver's public API (`write`, `start_application_mode`, `close`) and
-the signal module: no private attribute of Textual's (tests/tui/test_textual_public.py scans this
+All of it goes through the driver's public API (`write`, `start_application_mode`, `close`),
+the signal module and asyncio's signal handlers: no private attribute of Textual's (tests/tui/test_textual_public.py scans this
 file too). The app learns of its driver from here (`DriverUser.driver_started`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -116,7 +117,7 @@ class HangupSafeDriver(LinuxDriver):
         self.terminal = TerminalOutput(sys.__stderr__, hang_up) if sys.__stderr__ is not None else None
         self.output: OutputThread | None = None
         self.resume_owed = False
-        self._resume_only_after_our_stop()
+        self._stop_and_resume_in_the_loop()
         if isinstance(app, DriverUser):
             app.driver_started(self)
 
@@ -137,23 +138,32 @@ class HangupSafeDriver(LinuxDriver):
         if output is not None:
             output.stop()
 
-    def _resume_only_after_our_stop(self) -> None:
-        """Wrap the SIGTSTP/SIGCONT handlers LinuxDriver installed: resume only after a stop of ours.
-        A hangup brings SIGCONT too, also after the app has ended; Textual's handler would then
-        restart the app's mode on no loop and raise in whatever the main thread does (waiting for
-        the team's lead to finish shutting it down)."""
+    def _stop_and_resume_in_the_loop(self) -> None:
+        """Move the SIGTSTP/SIGCONT handlers LinuxDriver installed into the app's loop
+        (`add_signal_handler`), and resume only after a stop of ours.
+
+        A handler installed with `signal.signal` runs between two bytecodes of the main thread, perhaps
+        in the middle of a write that holds the output queue's lock; leaving the terminal from there
+        writes too, and waited on that lock for good (a frozen app, its input threads spinning). The
+        loop runs them where nothing is held. And a hangup brings SIGCONT too: Textual's handler would
+        restart the app's mode though nothing stopped it. Once the loop closes, both signals are
+        back to the system's default, as for any program that has left the terminal."""
         on_stop, on_continue = signal.getsignal(signal.SIGTSTP), signal.getsignal(signal.SIGCONT)
         if not (callable(on_stop) and callable(on_continue)):
-            return  # not LinuxDriver's handlers: nothing of ours to guard
+            return  # not LinuxDriver's handlers: nothing of ours to move
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # made outside an app's loop: nothing runs the app to stop
 
-        def stopped(signum: int, frame: Any) -> None:
+        def stopped() -> None:
             self.resume_owed = True
-            on_stop(signum, frame)  # leaves application mode and stops the process until SIGCONT
+            on_stop(signal.SIGTSTP, None)  # leaves application mode and stops the process until SIGCONT
 
-        def continued(signum: int, frame: Any) -> None:
+        def continued() -> None:
             if self.resume_owed:
                 self.resume_owed = False
-                on_continue(signum, frame)
+                on_continue(signal.SIGCONT, None)
 
-        signal.signal(signal.SIGTSTP, stopped)
-        signal.signal(signal.SIGCONT, continued)
+        loop.add_signal_handler(signal.SIGTSTP, stopped)
+        loop.add_signal_handler(signal.SIGCONT, continued)

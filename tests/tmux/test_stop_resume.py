@@ -18,6 +18,7 @@ from tests.runtime.helpers import processes_of
 
 # The demo runs under a shell, as a person starts it: a pane's own process cannot stay stopped
 # (tmux sends it SIGCONT at once).
+STOPS = 20
 UNDER_A_SHELL = ("sh", "-c", '"$@"; exit $?', "sh")
 
 pytestmark = pytest.mark.tmux
@@ -53,12 +54,15 @@ def test_stopped_then_resumed_the_dashboard_draws_again_and_stays_live(tmux_serv
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     pane, pid, root = _demo(tmux_server, tmp)
-    os.kill(pid, signal.SIGTSTP)
-    wait_for(lambda: _status(pid) == psutil.STATUS_STOPPED, "the dashboard to stop")
-    # Off the alternate screen: the pane shows what the demo printed before the dashboard.
-    wait_for(lambda: "Teammate" not in tmux_server.screen(pane), "the dashboard to leave the terminal")
-    os.kill(pid, signal.SIGCONT)
-    wait_for(lambda: "Teammate" in tmux_server.screen(pane), "the dashboard to draw itself again")
+    # Many times over, whatever the dashboard is doing when the signal comes (drawing, writing a
+    # frame): a stop handled in the middle of a write once froze it for good.
+    for n in range(STOPS):
+        os.kill(pid, signal.SIGTSTP)
+        wait_for(lambda: _status(pid) == psutil.STATUS_STOPPED, f"the dashboard to stop (stop {n + 1})")
+        # Off the alternate screen: the pane shows what the demo printed before the dashboard.
+        wait_for(lambda: "Teammate" not in tmux_server.screen(pane), "the dashboard to leave the terminal")
+        os.kill(pid, signal.SIGCONT)
+        wait_for(lambda: "Teammate" in tmux_server.screen(pane), f"the dashboard to draw itself again (stop {n + 1})")
     # Live again: the team's progress keeps reaching the screen.
     before = _tasks_line(tmux_server.screen(pane))
     wait_for(lambda: _tasks_line(tmux_server.screen(pane)) != before, "a change to reach the resumed dashboard", 30)

@@ -4,7 +4,14 @@ a hangup, once, and nothing after it raises (Textual's own output thread died of
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
+
+import psutil
 
 from teamtui.tui.driver import QUEUED_FRAMES, OutputThread, TerminalOutput
 
@@ -54,5 +61,46 @@ def test_the_output_thread_never_blocks_on_a_terminal_that_is_gone():
     assert thread.frames.empty()
     try:
         terminal.close()
+    except OSError:
+        pass
+
+
+def test_a_stop_that_comes_during_a_write_is_handled_after_it(tmp_path):
+    """SIGTSTP arrives while the app holds its output queue's lock: the stop is handled in the
+    app's loop after the write, the process stops, and SIGCONT brings it back."""
+    master, slave = os.openpty()
+    out = tmp_path / "out"
+    with out.open("w") as stdout:
+        app = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("stop_in_a_write.py"))],
+            stdin=slave,
+            stdout=stdout,
+            stderr=slave,
+            start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+        )
+    os.close(slave)
+    drain = threading.Thread(target=_drain, args=(master,), daemon=True)  # the terminal reads what it is sent
+    drain.start()
+    try:
+        deadline = time.monotonic() + 20
+        while psutil.Process(app.pid).status() != psutil.STATUS_STOPPED:
+            assert app.poll() is None, "the app ended instead of stopping"
+            assert time.monotonic() < deadline, "the app never stopped: the stop waited on the lock its write held"
+            time.sleep(0.05)
+        app.send_signal(signal.SIGCONT)
+        assert app.wait(20) == 0
+        assert out.read_text() == "resumed\n"
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait()
+        os.close(master)
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 65536):
+            pass
     except OSError:
         pass
