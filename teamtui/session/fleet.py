@@ -93,7 +93,7 @@ class Fleet:
 
     def loose(self) -> list[tuple[str, Answers]]:
         """Each source's answers for its machine's permission requests of no team it lists: (its name, them)."""
-        return [(s.name, a) for s in self.sources if (a := s.loose_answers()) is not None]
+        return [pair for s in self.sources for pair in s.loose()]
 
     def recheck_hooks(self) -> bool:
         """This machine's requests past their deadline read again (session/hook_feed.py recheck)."""

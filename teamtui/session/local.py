@@ -33,6 +33,10 @@ from teamtui.session.shutdown import OnShutdown
 from teamtui.session.source import ROW_FRESH, FleetBatch, Key, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.session.actions import Answers
+
 HOUR = 3600.0
 
 
@@ -307,9 +311,9 @@ class LocalSource(SourceBase):
         """The spool whose requests this source follows (None: it follows none)."""
         return self.hooks.spool if self.hooks is not None else None
 
-    def loose_answers(self) -> LocalAnswers | None:
+    def loose(self) -> list[tuple[str, Answers]]:
         """Its answers for the requests of no team it lists (Fleet.loose gives every source's)."""
-        return self.answers
+        return [(self.name, self.answers)] if self.answers is not None else []
 
     def _route(self, paths: set[Path]) -> tuple[dict[Key, list[Path]], bool]:
         """Which sessions each path concerns, and whether the set of teams may have changed."""

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from nats.aio.client import Client
 
     from teamtui.protocol.settings import NatsSettings
+    from teamtui.session.actions import Answers
 
 STALL = 10.0  # seconds without a heartbeat (hosts beat every 3) before a host counts as disconnected
 REQUEST_WAIT = 30.0  # seconds a request waits for its result before it is said as not confirmed
@@ -136,6 +137,13 @@ class NatsSource(SourceBase):
 
     def prune(self) -> list[Key]:
         return []  # a host's ended teams leave with its `gone`, or when it no longer lists them
+
+    def loose(self) -> list[tuple[str, Answers]]:
+        """Each host's answers for its requests of no team it lists."""
+        return [pair for host in self.hosts.values() for pair in host.loose()]
+
+    def hosts_asked(self) -> list[StreamedHost]:
+        return list(self.hosts.values())
 
     # ------------------------------------------------------------------ requests
     def send(self, host: NatsHost, line: dict[str, Any], data: bytes) -> None:

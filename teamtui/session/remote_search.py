@@ -1,4 +1,4 @@
-"""The room's search across its hosts: each connected host is asked (a `search` request over its
+"""The room's search across its hosts (ssh hosts and each host of a NATS server): each connected host is asked (a `search` request over its
 stream) and answers from its own history database; what comes back is read as untrusted input
 (protocol/stream_history.py read_hits) and labelled with the host. A host that is down, or runs a
 teamtui too old to search, says so instead of its hits.
@@ -14,24 +14,25 @@ from teamtui.protocol.errors import ProtocolError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from teamtui.protocol.history.search import SearchHit
+    from teamtui.session.source import TeamSource
+    from teamtui.session.stream_reader import StreamedHost
 
 # (host, its hits, why there are none: "" when it answered)
 Answer = Callable[[str, list["SearchHit"], str], None]
 
 
-def search_hosts(sources: Iterable[Any], query: str, limit: int, done: Answer) -> list[str]:
-    """Ask every host among `sources` (those that take requests); `done` is called once per host,
-    on the loop, as each answers. The hosts asked, by name."""
+def search_hosts(sources: Iterable[TeamSource], query: str, limit: int, done: Answer) -> list[str]:
+    """Ask every host of `sources` (this machine's teams aside: the room searches its own database
+    itself); `done` is called once per host, on the loop, as each answers. The hosts asked, by name."""
     asked = []
-    for host in sources:
-        if getattr(host, "request", None) is None:
-            continue  # this machine's teams: the room searches its own database itself
-        asked.append(host.name)
-        _ask(host, query, limit, done)
+    for source in sources:
+        for host in source.hosts_asked():
+            asked.append(host.name)
+            _ask(host, query, limit, done)
     return asked
 
 
-def _ask(host: Any, query: str, limit: int, done: Answer) -> None:
+def _ask(host: StreamedHost, query: str, limit: int, done: Answer) -> None:
     from teamtui.protocol.stream_history import read_hits
 
     got: list[SearchHit] = []
@@ -50,8 +51,8 @@ def _ask(host: Any, query: str, limit: int, done: Answer) -> None:
         else:
             done(host.name, [], error)
 
-    if not getattr(host, "connected", False):
-        done(host.name, [], getattr(host, "status", "") or "not connected")
+    if not host.connected:
+        done(host.name, [], host.status or "not connected")
         return
     try:
         rid = host.request("search", None, "", on_result=on_result, on_progress=on_line, query=query, limit=limit)

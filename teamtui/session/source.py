@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from teamtui.protocol.fleet.overview import FleetRow
     from teamtui.protocol.models import Message
     from teamtui.session.actions import Answers
+    from teamtui.session.stream_reader import StreamedHost
     from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]  # (where, root, name): a row of the control room
@@ -78,9 +79,14 @@ class SourceBase:
     def next_hook_deadline(self) -> float | None:
         return None
 
-    def loose_answers(self) -> Answers | None:
-        """What answers its machine's permission requests of no team it lists (None: it has none)."""
-        return None
+    def loose(self) -> list[tuple[str, Answers]]:
+        """What answers its machines' permission requests of no team it lists, by machine ([]: none)."""
+        return []
+
+    def hosts_asked(self) -> list[StreamedHost]:
+        """The machines a question for every host goes to (the room's search): an ssh host itself,
+        each host of a NATS server; none for this machine's teams (the room asks its own database)."""
+        return []
 
 
 if TYPE_CHECKING:
@@ -108,7 +114,8 @@ if TYPE_CHECKING:
         def recheck_hooks(self) -> bool: ...
         def hook_news(self) -> list[str]: ...
         def next_hook_deadline(self) -> float | None: ...
-        def loose_answers(self) -> Answers | None: ...
+        def loose(self) -> list[tuple[str, Answers]]: ...
+        def hosts_asked(self) -> list[StreamedHost]: ...
 
 
 __all__ = ["FleetBatch", "Key", "SourceBase"]

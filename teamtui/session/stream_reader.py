@@ -30,6 +30,10 @@ from teamtui.session.remote_team import Asks, StreamedTeam, remote_session
 from teamtui.session.source import ROW_FRESH, FleetBatch, Severity, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.session.actions import Answers
+
 Key = tuple[str, str, str]
 TEAMS_CAP = 1000  # teams kept per host (a hostile stream cannot fill memory with teams)
 STALE_ROWS = 100  # rows older than ROW_FRESH built again per call, at most (touched ones always)
@@ -228,9 +232,12 @@ class StreamedHost(SourceBase):
     def forget(self, rid: str) -> None:
         self._progress.pop(rid, None)
 
-    def loose_answers(self) -> RemoteAnswers:
+    def loose(self) -> list[tuple[str, Answers]]:
         """Its answers for the requests of no team it lists (Fleet.loose gives every source's)."""
-        return self.answers
+        return [(self.name, self.answers)]
+
+    def hosts_asked(self) -> list[StreamedHost]:
+        return [self]
 
     def hook_items(self, remote_key: Key | None) -> list[Item]:
         """What the `hooks` line listed for the remote's team `remote_key` (None: of no team listed)."""
