@@ -94,7 +94,7 @@ interop: $(TSTAMP)
 	TEAMTUI_CLAUDE_BIN="$(abspath $(CLAUDE_BIN))" $(PY) -m pytest -q -m interop tests/interop -p no:randomly
 
 $(BSTAMP): pyproject.toml $(TSTAMP)
-	$(call step,installing the bench extra,$(PY) -m pip install --quiet -e '.[test,bench]')
+	$(call step,installing the bench extra,$(PY) -m pip install --quiet -e '.[bench]')
 	@touch $@
 
 stress: $(TSTAMP)
