@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
     from teamtui.protocol.settings import NatsSettings
     from teamtui.session.actions import Answers
+    from teamtui.session.source import AskedHost
 
 STALL = 10.0  # seconds without a heartbeat (hosts beat every 3) before a host counts as disconnected
 REQUEST_WAIT = 30.0  # seconds a request waits for its result before it is said as not confirmed
@@ -142,7 +143,7 @@ class NatsSource(SourceBase):
         """Each host's answers for its requests of no team it lists."""
         return [pair for host in self.hosts.values() for pair in host.loose()]
 
-    def hosts_asked(self) -> list[StreamedHost]:
+    def hosts_asked(self) -> list[AskedHost]:
         return list(self.hosts.values())
 
     # ------------------------------------------------------------------ requests

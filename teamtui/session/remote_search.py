@@ -14,8 +14,7 @@ from teamtui.protocol.errors import ProtocolError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from teamtui.protocol.history.search import SearchHit
-    from teamtui.session.source import TeamSource
-    from teamtui.session.stream_reader import StreamedHost
+    from teamtui.session.source import AskedHost, TeamSource
 
 # (host, its hits, why there are none: "" when it answered)
 Answer = Callable[[str, list["SearchHit"], str], None]
@@ -32,7 +31,7 @@ def search_hosts(sources: Iterable[TeamSource], query: str, limit: int, done: An
     return asked
 
 
-def _ask(host: StreamedHost, query: str, limit: int, done: Answer) -> None:
+def _ask(host: AskedHost, query: str, limit: int, done: Answer) -> None:
     from teamtui.protocol.stream_history import read_hits
 
     got: list[SearchHit] = []

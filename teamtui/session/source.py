@@ -18,13 +18,12 @@ if TYPE_CHECKING:
     import asyncio
     from collections.abc import AsyncIterator, Callable, Collection, Mapping
     from pathlib import Path
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from teamtui.protocol.changes import Change
     from teamtui.protocol.fleet.overview import FleetRow
     from teamtui.protocol.models import Message
     from teamtui.session.actions import Answers
-    from teamtui.session.stream_reader import StreamedHost
     from teamtui.session.team import TeamSession
 
 Key = tuple[str, str, str]  # (where, root, name): a row of the control room
@@ -83,7 +82,7 @@ class SourceBase:
         """What answers its machines' permission requests of no team it lists, by machine ([]: none)."""
         return []
 
-    def hosts_asked(self) -> list[StreamedHost]:
+    def hosts_asked(self) -> list[AskedHost]:
         """The machines a question for every host goes to (the room's search): an ssh host itself,
         each host of a NATS server; none for this machine's teams (the room asks its own database)."""
         return []
@@ -115,7 +114,29 @@ if TYPE_CHECKING:
         def hook_news(self) -> list[str]: ...
         def next_hook_deadline(self) -> float | None: ...
         def loose(self) -> list[tuple[str, Answers]]: ...
-        def hosts_asked(self) -> list[StreamedHost]: ...
+        def hosts_asked(self) -> list[AskedHost]: ...
+
+    class AskedHost(Protocol):
+        """A machine a source reads over a stream, asked a question of its own (stream_reader.py
+        StreamedHost: an ssh host, a host of a NATS server)."""
+
+        name: str
+        connected: bool
+
+        @property
+        def status(self) -> str: ...  # why it is not connected ("" when it is)
+
+        def request(
+            self,
+            op: str,
+            remote_key: Key | None,
+            what: str,
+            *,
+            on_result: Callable[[bool, str, str], None] | None = None,
+            on_progress: Callable[[dict[str, Any]], None] | None = None,
+            **fields: Any,
+        ) -> str: ...
+        def forget(self, rid: str) -> None: ...
 
 
 __all__ = ["FleetBatch", "Key", "SourceBase"]

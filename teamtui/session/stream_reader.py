@@ -33,6 +33,7 @@ from teamtui.session.team import Batch, TeamSession
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from teamtui.session.actions import Answers
+    from teamtui.session.source import AskedHost
 
 Key = tuple[str, str, str]
 TEAMS_CAP = 1000  # teams kept per host (a hostile stream cannot fill memory with teams)
@@ -236,7 +237,7 @@ class StreamedHost(SourceBase):
         """Its answers for the requests of no team it lists (Fleet.loose gives every source's)."""
         return [(self.name, self.answers)]
 
-    def hosts_asked(self) -> list[StreamedHost]:
+    def hosts_asked(self) -> list[AskedHost]:
         return [self]
 
     def hook_items(self, remote_key: Key | None) -> list[Item]:
