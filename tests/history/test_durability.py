@@ -245,3 +245,23 @@ def test_a_full_disk_stops_recording_with_one_clear_line_and_nothing_else(tiny_d
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     assert con.execute("SELECT count(*) FROM entries").fetchone()[0] > 0, "what was recorded before is kept"
     con.close()
+
+
+def test_a_problem_found_before_anyone_listened_is_handed_to_the_first_listener_as_untold(tmp_path: Path) -> None:
+    """A room that opens after the writer found a problem still toasts it; a second room, whose
+    writer already told the first, shows it without a toast."""
+    db = tmp_path / "history.sqlite3"
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 99")  # made by a newer teamtui: a problem, said in words
+    con.close()
+    store = NativeTeam(team_copy(tmp_path, "root"), TEAM)
+    writer = HistoryWriter(db)
+    TeamState(store, journal=HistoryRecorder.for_store(store, writer)).load_all()
+    writer.flush()
+    [line] = writer.problems
+    assert "newer teamtui" in line
+    told: list[str] = []
+    assert writer.listen(told.append) == [(line, False)]  # nobody was told: the first room toasts it
+    assert writer.listen(told.append) == [(line, True)]  # the first room was: the next only shows it
+    writer.close()
+    assert told == []  # nothing new was found after they listened

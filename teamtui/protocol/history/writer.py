@@ -97,6 +97,8 @@ class HistoryWriter:
         self.problems: list[str] = []
         self._told_dropped = False
         self._listeners: list[Callable[[str], None]] = []
+        self._unheard: set[str] = set()  # problems told while no listener listened
+        self._told = threading.Lock()  # a problem told and a listener added: one before the other
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._con: sqlite3.Connection | None = None
@@ -116,9 +118,15 @@ class HistoryWriter:
         if self._thread is None:
             self._start()
 
-    def listen(self, callback: Callable[[str], None]) -> None:
-        """`callback(line)` for every problem from now on (called on the writer's thread)."""
-        self._listeners.append(callback)
+    def listen(self, callback: Callable[[str], None]) -> list[tuple[str, bool]]:
+        """`callback(line)` for every problem from now on (called on the writer's thread). Returns
+        the problems so far, each with whether a listener was told of it then: a room that opens
+        shows them all, and toasts those nobody was told of (found before any room listened)."""
+        with self._told:
+            self._listeners.append(callback)
+            so_far = [(line, line not in self._unheard) for line in self.problems]
+            self._unheard.clear()
+        return so_far
 
     def unlisten(self, callback: Callable[[str], None]) -> None:
         """No more problems to `callback` (a room that closed)."""
@@ -155,9 +163,13 @@ class HistoryWriter:
 
     def _tell(self, line: str) -> None:
         line = f"history: {line}" if not line.startswith("history:") else line
-        if len(self.problems) < MAX_PROBLEMS:
-            self.problems.append(line)
-        for callback in list(self._listeners):
+        with self._told:
+            if len(self.problems) < MAX_PROBLEMS:
+                self.problems.append(line)
+                if not self._listeners:
+                    self._unheard.add(line)
+            listeners = list(self._listeners)
+        for callback in listeners:
             try:
                 callback(line)
             except Exception:  # noqa: BLE001 - a listener's failure is not the writer's

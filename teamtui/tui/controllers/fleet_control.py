@@ -173,9 +173,9 @@ class FleetControl:
         from teamtui.protocol.history.writer import shared_writer
 
         writer = self._history_writer = shared_writer()
-        for line in writer.problems:  # said before this room opened (another room of this process)
-            self._history_problem(line, toast=False)
-        writer.listen(self._from_history)
+        # Those found before this room opened: toasted unless another room of this process was told.
+        for line, heard in writer.listen(self._from_history):
+            self._history_problem(line, toast=not heard)
 
     def _from_history(self, line: str) -> None:
         """On the writer's thread."""
