@@ -27,6 +27,10 @@ from typing import IO, Any, Protocol, runtime_checkable
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.app import App
+
 QUEUED_FRAMES = 30  # as many as Textual's own writer holds before the app waits for the terminal
 
 
@@ -111,7 +115,7 @@ class DriverUser(Protocol):
 class HangupSafeDriver(LinuxDriver):
     """LinuxDriver whose output outlives the terminal (see the module docstring)."""
 
-    def __init__(self, app: Any, **kwargs: Any) -> None:
+    def __init__(self, app: App[Any], **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
         # The terminal LinuxDriver draws on; without any stderr there is nowhere to draw.
         self.terminal = TerminalOutput(sys.__stderr__, hang_up) if sys.__stderr__ is not None else None

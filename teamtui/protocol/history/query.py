@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Set as AbstractSet
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -141,7 +141,9 @@ def team_by_key(con: sqlite3.Connection, key: tuple[str, str, str]) -> TeamRow |
     return _team(row) if row else None
 
 
-def ended_teams(con: sqlite3.Connection, since: float, live: set[tuple[str, str, str]] = frozenset()) -> list[TeamRow]:  # type: ignore[assignment]
+def ended_teams(
+    con: sqlite3.Connection, since: float, live: AbstractSet[tuple[str, str, str]] = frozenset()
+) -> list[TeamRow]:
     """This machine's teams that ended (or were last seen) at or after `since` and are not `live`,
     the most recent first: what the control room lists as ended (the journal's _ended_teams, from here)."""
     rows = con.execute(
