@@ -7,11 +7,13 @@ the result's error.
 
 from __future__ import annotations
 
+from teamtui.session.stream_thread import answer_in_thread
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from teamtui.session.stream_search import Streamer
+    from teamtui.session.stream_thread import Streamer
 
 NOT_HELD = "its history does not hold this team (not recorded there yet, or recording is off there)"
 
@@ -26,8 +28,6 @@ def answer_budget(rid: Any, team: list[str]) -> int:
 
 def answer_timeline(streamer: Streamer, rid: Any, req: dict[str, Any]) -> None:
     """Raises ValueError for a request it cannot read (the server answers it)."""
-    import asyncio
-
     from teamtui.protocol.stream_timeline import timeline_request
 
     key = timeline_request(req)
@@ -39,22 +39,16 @@ def answer_timeline(streamer: Streamer, rid: Any, req: dict[str, Any]) -> None:
         found = read_history(key)
         return timeline_json(found, answer_budget(rid, list(key))) if found is not None else None
 
-    def done(fut: asyncio.Future) -> None:
-        if fut.cancelled():
-            return
-        exc = fut.exception()
-        if exc is not None:
-            streamer._result(rid, False, " ".join(str(exc).split())[:2000] or type(exc).__name__)
-        elif fut.result() is None:
+    def answer(found: tuple[dict[str, Any], dict[str, int]] | None) -> None:
+        if found is None:
             streamer._result(rid, False, NOT_HELD)
-        else:
-            history, left_out = fut.result()
-            streamer.line({"type": "timeline", "id": rid, "team": list(key), "history": history, "left_out": left_out})
-            lanes = len(history["lanes"])
-            streamer._result(rid, True, detail=f"{lanes} lane{'s' if lanes != 1 else ''}")
-        asyncio.ensure_future(streamer.flush())
+            return
+        history, left_out = found
+        streamer.line({"type": "timeline", "id": rid, "team": list(key), "history": history, "left_out": left_out})
+        lanes = len(history["lanes"])
+        streamer._result(rid, True, detail=f"{lanes} lane{'s' if lanes != 1 else ''}")
 
-    asyncio.get_running_loop().run_in_executor(None, run).add_done_callback(done)
+    answer_in_thread(streamer, rid, run, answer)
 
 
 __all__ = ["NOT_HELD", "answer_budget", "answer_timeline"]
