@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from tests.interop.fakeapi import Reply, Request
-from tests.interop.harness import REPO, Session, wait_until, who
-from tests.interop.test_real_claude import claude_installed  # noqa: F401 - fixture
+from tests.interop.harness import Session, wait_until, who
+from tests.interop.test_real_claude import claude_installed, start_teamtui, teamtui_env  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.interop
 
@@ -55,10 +55,7 @@ class HookSession(Session):
         assert done.returncode == 0, done.stderr
 
     def teamtui_env(self) -> dict[str, str]:
-        env = self.env()
-        env.update(PYTHONPATH=str(REPO), XDG_CONFIG_HOME=str(self.home / ".config"))
-        env.pop("ANTHROPIC_API_KEY", None)
-        return env
+        return teamtui_env(self)
 
     def teamtui(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -370,21 +367,7 @@ def test_a_pane_teammates_requests_allowed_and_denied_through_the_leads_dialog(p
 
 def start_room(s: HookSession) -> str:
     """`teamtui` (the control room, with its answers) in a new window of the lead's tmux server."""
-    pane = s.tmux(
-        "new-window",
-        "-d",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        "-n",
-        "room",
-        "-c",
-        str(s.cwd),
-        "env",
-        *(f"{k}={v}" for k, v in s.teamtui_env().items()),
-        *TEAMTUI,
-    ).strip()
-    s.tmux("resize-window", "-t", pane, "-x", "160", "-y", "48", check=False)
+    pane = start_teamtui(s)
     from teamtui.protocol.hooks.room import room_running
 
     wait_until(lambda: room_running(s.state_dir / "teamtui" / "hooks"), "the room to hold its lock", 30)

@@ -19,7 +19,7 @@ from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetTable
 
 from tests.remote.conftest import empty_local_fleet
-from tests.remote.test_ssh_tui import cells, toasts
+from tests.tui.conftest import cells, toasts
 
 from .conftest import NATIVE_TEAM, Host, Server, room
 

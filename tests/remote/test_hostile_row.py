@@ -16,7 +16,7 @@ from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.fleet import COLUMNS, FleetTable
 
 from .conftest import empty_local_fleet
-from .test_ssh_tui import until
+from tests.tui.conftest import until
 from .test_untrusted import HELLO, fake_ssh, header
 
 SIZE = (180, 40)

@@ -24,32 +24,16 @@ from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
+from tests.tui.conftest import cells, toasts, until
+
 from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, empty_local_fleet
 
 SIZE = (180, 40)
 
 
-async def until(pilot, cond, what: str, limit: float = 10.0) -> None:
-    import asyncio
-
-    end = asyncio.get_running_loop().time() + limit
-    while not cond():
-        if asyncio.get_running_loop().time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await pilot.pause(0.02)
-
-
-def cells(table) -> list[str]:
-    return [" | ".join(str(getattr(c, "plain", c)) for c in table.get_row(row.key)) for row in table.ordered_rows]
-
-
-def toasts(app: TeamTUI) -> list[str]:
-    return [str(n.message) for n in app._notifications]
-
-
-def room(remote: Remote, tmp_path: Path) -> tuple[TeamTUI, RemoteHost]:
-    """The control room over the one host, with no local team."""
-    host = remote.host()
+def room(remote: Remote, tmp_path: Path, **spec) -> tuple[TeamTUI, RemoteHost]:
+    """The control room over the one host (`spec`: its settings), with no local team."""
+    host = remote.host(**spec)
     app = TeamTUI(
         Fleet([empty_local_fleet(tmp_path), host]),
         config_path=tmp_path / "none.toml",

@@ -25,7 +25,9 @@ from tests.conftest import EXAMPLES
 from tests.protocol.hooks.helpers import recorded, start_hook
 
 from .conftest import Remote, empty_local_fleet
-from .test_ssh_tui import SIZE, toasts, until
+from tests.tui.conftest import toasts, until
+
+from .test_ssh_tui import SIZE
 from .test_stream_cmd import Stream, streaming
 
 ASKED = [e for e in recorded("in-process") if e["hook_event_name"] == "PermissionRequest"]

@@ -28,6 +28,7 @@ from teamtui.session.actions import NoHistory
 from teamtui.session.stream_timeline import NOT_HELD
 
 from .conftest import NATIVE_TEAM, Remote
+from .test_ssh_tui import room
 from .test_stream_cmd import Stream, stream_env, streaming
 
 T0 = 1_800_000_000.0  # 2027-01-15 08:00 UTC
@@ -306,30 +307,12 @@ def test_a_timeline_request_is_answered_from_that_machines_history(stream_with_h
 # ------------------------------------------------------------------ the room, over ssh
 
 
-def room(remote: Remote, tmp_path: Path, **spec):
-    from teamtui.session.fleet import Fleet
-    from teamtui.tui.app import TeamTUI
-
-    from .conftest import empty_local_fleet
-
-    host = remote.host(**spec)
-    app = TeamTUI(
-        Fleet([empty_local_fleet(tmp_path), host]),
-        config_path=tmp_path / "none.toml",
-        cursor_blink=False,
-        sync_panes=False,
-    )
-    return app, host
-
-
 async def open_timeline(pilot, app, host, key):
     """The room's row of the box's native team opened (enter), then `h` on its dashboard."""
     from teamtui.tui.screens.dashboard import DashboardScreen
     from teamtui.tui.screens.timeline import TimelineScreen
     from teamtui.tui.widgets.fleet import FleetTable
-    from tests.tui.conftest import until
-
-    from .test_ssh_tui import cells
+    from tests.tui.conftest import cells, until
 
     await until(pilot, lambda: key in host.sessions and host.connected, "the box's team", limit=30)
     table = app.screen.query_one(FleetTable)

@@ -13,11 +13,9 @@ from tmux_support import TmuxServer
 
 from teamtui.protocol.hooks.place import ensure_spool
 from teamtui.tui.app import TeamTUI
-from teamtui.tui.screens.answer import AnswerScreen
 from teamtui.tui.screens.dashboard import DashboardScreen
-from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from tests.tmux.test_lead_dialog import COMMAND, Lead, in_tmux  # noqa: F401 - fixture
-from tests.tui.conftest import SIZE, until
+from tests.tui.conftest import SIZE, open_from_strip, toasts, until
 
 pytestmark = pytest.mark.tmux
 
@@ -38,10 +36,6 @@ def _asked(lead: Lead) -> None:
     (lead.inbox.parent / "team-lead.json").write_text(json.dumps([entry]))
 
 
-def _toasts(app: TeamTUI) -> list[str]:
-    return [str(n.message) for n in app._notifications]
-
-
 async def test_allowed_from_the_room_through_the_leads_dialog(in_tmux: TmuxServer, tmp_path: Path) -> None:  # noqa: F811
     lead = Lead(in_tmux, tmp_path, "Yes,Yes and switch to auto mode,No")
     _asked(lead)
@@ -50,13 +44,10 @@ async def test_allowed_from_the_room_through_the_leads_dialog(in_tmux: TmuxServe
     )
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team")
-        strip = app.screen.query_one(NeedsYouStrip)
-        await until(pilot, lambda: any(i.kind == "permission" for i in strip.items), "alice's request in the strip")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "the request")
+        await open_from_strip(pilot, app, "permission", "alice's request in the strip")
         await pilot.press("a")  # allow: pressed in the lead's dialog
         said = "allowed in the lead's dialog"
-        await until(pilot, lambda: any(said in t for t in _toasts(app)), "confirmed", 30)
+        await until(pilot, lambda: any(said in t for t in toasts(app)), "confirmed", 30)
     assert lead.pressed() == "1"  # the key of Yes, read off the screen; nothing else
     signed = [e for e in json.loads(lead.inbox.read_text()) if "permission_response" in e.get("text", "")]
     assert len(signed) == 1 and "lead_sig" in signed[0]  # the lead's own response; teamtui wrote none

@@ -82,6 +82,24 @@ async def until(pilot, cond: Callable[[], bool], what: str, limit: float = 10.0)
         await pilot.pause(0.02)
 
 
+async def open_from_strip(pilot, app, kind: str, what: str):
+    """On a team's dashboard: once its needs strip holds a `kind` item (`what`), `a` opens it in
+    full (the answer screen). The strip, for what a test reads of it afterwards."""
+    from teamtui.tui.screens.answer import AnswerScreen
+    from teamtui.tui.widgets.needs_you import NeedsYouStrip
+
+    strip = app.screen.query_one(NeedsYouStrip)
+    await until(pilot, lambda: any(i.kind == kind for i in strip.items), what)
+    await pilot.press("a")
+    await until(pilot, lambda: isinstance(app.screen, AnswerScreen), f"{what}, in full")
+    return strip
+
+
+def toasts(app) -> list[str]:
+    """The messages of the toasts the app has shown (and not yet dismissed)."""
+    return [str(n.message) for n in app._notifications]
+
+
 def cells(table) -> list[str]:
     """Every cell of a DataTable as plain text, for assertions on what is on screen."""
     out = []

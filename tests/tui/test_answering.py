@@ -29,7 +29,7 @@ from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from tests.conftest import EXAMPLES
 from tests.protocol.hooks.helpers import recorded, start_hook
 
-from .conftest import SIZE, until
+from .conftest import SIZE, open_from_strip, toasts, until
 
 ALICE_ASKS = next(
     e for e in recorded("in-process") if e["hook_event_name"] == "PermissionRequest" and e.get("agent_type") == "alice"
@@ -59,10 +59,6 @@ def room(root: Path, tmp_path: Path) -> TeamTUI:
 def hook_env(claude: Path) -> dict[str, str]:
     """Claude Code's environment for its hook: this test's HOME (so the same spool), its folder."""
     return {**os.environ, "CLAUDE_CONFIG_DIR": str(claude)}
-
-
-def toasts(app: TeamTUI) -> list[str]:
-    return [str(n.message) for n in app._notifications]
 
 
 async def finished(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
@@ -151,10 +147,7 @@ async def test_left_to_the_leads_terminal(claude: Path, tmp_path: Path) -> None:
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team's dashboard")
         hook = start_hook(hook_env(claude), ALICE_ASKS)
         try:
-            strip = app.screen.query_one(NeedsYouStrip)
-            await until(pilot, lambda: any(i.kind == "ask" for i in strip.items), "the request in the strip")
-            await pilot.press("a")
-            await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "the request in full")
+            await open_from_strip(pilot, app, "ask", "the request in the strip")
             await pilot.press("l")
             code, out, err = await finished(hook)
         finally:
@@ -177,10 +170,7 @@ async def test_hostile_request_text_is_shown_inert(claude: Path, tmp_path: Path)
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team's dashboard")
         hook = start_hook(hook_env(claude), hostile)
         try:
-            strip = app.screen.query_one(NeedsYouStrip)
-            await until(pilot, lambda: any(i.kind == "ask" for i in strip.items), "the request in the strip")
-            await pilot.press("a")
-            await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "the request in full")
+            await open_from_strip(pilot, app, "ask", "the request in the strip")
             body = app.screen.query_one("#answer-body").render()
             text = str(body)
             assert "[bold red]rm -rf /[/]" in text  # markup shown as typed, never applied
@@ -237,10 +227,7 @@ async def test_a_gone_teammates_tasks_released_and_a_message_sent_from_the_room(
     app = room(native_root, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the lone team opened")
-        strip = app.screen.query_one(NeedsYouStrip)
-        await until(pilot, lambda: any(i.kind == "disappeared" for i in strip.items), "hunter gone, in the strip")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "what can be done")
+        await open_from_strip(pilot, app, "disappeared", "hunter gone, in the strip")
         keys = str(app.screen.query_one("#answer-keys").render())
         assert "e release its tasks" in keys and "m message" in keys and "s restart" not in keys  # no run leads it
         await pilot.press("m")
@@ -279,10 +266,7 @@ async def test_a_pane_teammates_request_not_on_the_leads_screen_is_said_so(tmp_p
     )
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team")
-        strip = app.screen.query_one(NeedsYouStrip)
-        await until(pilot, lambda: any(i.kind == "permission" for i in strip.items), "alice's request in the strip")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "the request")
+        strip = await open_from_strip(pilot, app, "permission", "alice's request in the strip")
         assert "pressed in the lead's own dialog" in str(app.screen.query_one(".dialog-sub").render())
         await pilot.press("a")
         said = "the lead's dialog does not show this request now (or the lead is in no tmux pane teamtui can reach)"
