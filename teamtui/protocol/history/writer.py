@@ -130,8 +130,9 @@ class HistoryWriter:
 
     def unlisten(self, callback: Callable[[str], None]) -> None:
         """No more problems to `callback` (a room that closed)."""
-        if callback in self._listeners:
-            self._listeners.remove(callback)
+        with self._told:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait (bounded) until everything queued so far is committed (or dropped); True when it was."""
