@@ -170,6 +170,7 @@ def _fleet_items(ctx: Context, only_team: str | None = None) -> tuple[list[Any],
     from teamtui.protocol.fleet import discover_fleet
     from teamtui.protocol.layout import open_team
     from teamtui.protocol.settings import load_settings
+    from teamtui.protocol.state import ONE_SHOT_SETTLE
     from teamtui.session.local_team import open_local
     from teamtui.session.requests import team_items
 
@@ -189,7 +190,7 @@ def _fleet_items(ctx: Context, only_team: str | None = None) -> tuple[list[Any],
             session, state = open_local(
                 store, log_limit=settings.log_lines, health_timeout=settings.health_timeout, sender=settings.sender
             )
-            state.load_all()
+            state.load_all(settle=ONE_SHOT_SETTLE)
             if state.transcripts is not None:
                 state.load_transcripts()
             found = team_items(session, store, team.key, now)

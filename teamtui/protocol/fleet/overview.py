@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from teamtui.protocol.fleet.discover import Discovery, FleetTeam
+from teamtui.protocol.fleet.scan import opens_despite
 from teamtui.protocol.models import MemberStatus
 
 TYPE_CHECKING = False
@@ -89,13 +90,13 @@ def _load(team: FleetTeam, health_timeout: float) -> TeamState | None:
             return load_state(team.journal)
         except (OSError, ValueError):
             return None
-    if team.problem is not None:
+    if not opens_despite(team.problem):
         return None
     from teamtui.protocol.layout import open_team
-    from teamtui.protocol.state import TeamState
+    from teamtui.protocol.state import ONE_SHOT_SETTLE, TeamState
 
     state = TeamState(open_team(team.root, team.name, team.layout), health_timeout=health_timeout)  # type: ignore[arg-type]
-    state.load_all()
+    state.load_all(settle=ONE_SHOT_SETTLE)  # `status --all` reads once: no last good config to keep
     return state
 
 
@@ -185,6 +186,10 @@ def summarize_team(
         state = _load(team, health_timeout)
     except Exception as exc:  # noqa: BLE001 - one team's files must never take the overview down
         return row_of(team, None, now=now, problem=f"cannot be read: {exc}")
+    if state is not None and team.problem is not None and opens_despite(team.problem):
+        team = replace(
+            team, problem=None
+        )  # opened all the same, as the room opens it: its state says what is wrong now
     if transcripts and state is not None:  # first: an in-process teammate's working or idle is its transcript's
         try:
             read_transcripts(state)
