@@ -155,15 +155,21 @@ def test_teamtui_finds_the_session_team_and_reads_it(session: Session) -> None:
             m.get("isActive", "absent") for m in session.config().get("members", []) if m["name"] in ("alice", "bob")
         ]
 
+    seen: list[tuple[list, dict[str, str], list]] = []
+
     def settled() -> bool:
         # One moment: config.json unchanged around the `status` call (a teammate may wake up between reads).
         before, said, after = flags(), statuses(), flags()
+        seen[:] = [(before, said, after)]
         return before == after == ([False, False] if session.mode == "tmux" else ["absent", "absent"]) and said == {
             "alice": "idle",
             "bob": "idle",
         }
 
-    wait_until(settled, "both teammates idle in `status`, as config.json says at that moment", 60)
+    try:
+        wait_until(settled, "both teammates idle in `status`, as config.json says at that moment", 60)
+    except TimeoutError as exc:  # what was seen last: isActive before, `status`, isActive after
+        raise TimeoutError(f"{exc}; last seen {seen}; config {session.config()}") from None
     config = session.config()
     assert config["leadProcess"]["pid"] > 0
     from teamtui.protocol.claude import ClaudeTeam, member_backend
