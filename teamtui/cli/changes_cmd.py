@@ -66,11 +66,11 @@ class _Team:
 
 
 def _read(store: TeamStore) -> TeamChanges:
-    from teamtui.protocol.state import ONE_SHOT_SETTLE, TeamState
+    from teamtui.protocol.state import TeamState
     from teamtui.session.changes import changes_of
 
     team = _Team(TeamState(store, log_limit=100))  # no journal: a look writes nothing
-    team.state.load_all(settle=ONE_SHOT_SETTLE)
+    team.state.load_all(one_shot=True)
     if team.state.transcripts is not None:
         team.state.load_transcripts()
     changes = changes_of(team)

@@ -170,7 +170,6 @@ def _fleet_items(ctx: Context, only_team: str | None = None) -> tuple[list[Any],
     from teamtui.protocol.fleet import discover_fleet
     from teamtui.protocol.layout import open_team
     from teamtui.protocol.settings import load_settings
-    from teamtui.protocol.state import ONE_SHOT_SETTLE
     from teamtui.session.local_team import open_local
     from teamtui.session.requests import team_items
 
@@ -190,7 +189,7 @@ def _fleet_items(ctx: Context, only_team: str | None = None) -> tuple[list[Any],
             session, state = open_local(
                 store, log_limit=settings.log_lines, health_timeout=settings.health_timeout, sender=settings.sender
             )
-            state.load_all(settle=ONE_SHOT_SETTLE)
+            state.load_all(one_shot=True)
             if state.transcripts is not None:
                 state.load_transcripts()
             found = team_items(session, store, team.key, now)

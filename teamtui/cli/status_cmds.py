@@ -110,14 +110,11 @@ def cmd_status(ctx: Context) -> int:
         return cmd_status_all(ctx)
     if ctx.args.roots:
         raise CliError("ROOT goes with --all", EXIT_USAGE)
-    from teamtui.protocol.state import (  # status only: the other commands read no more than they show
-        ONE_SHOT_SETTLE,
-        TeamState,
-    )
+    from teamtui.protocol.state import TeamState  # status only: the other commands read no more than they show
 
     store = ctx.store()
     state = TeamState(store)
-    state.load_all(settle=ONE_SHOT_SETTLE)
+    state.load_all(one_shot=True)
     if state.transcripts is not None:  # only where the layout has them: a native status reads no more
         from teamtui.protocol.fleet.overview import read_transcripts
 
@@ -222,10 +219,10 @@ def cmd_tasks(ctx: Context) -> int:
     store = ctx.store()
     if store.has_transcripts:  # a Claude Code lead's work may be its assignments: read as the room reads them
         from teamtui.protocol.fleet.overview import read_transcripts
-        from teamtui.protocol.state import ONE_SHOT_SETTLE, TeamState
+        from teamtui.protocol.state import TeamState
 
         state = TeamState(store)
-        state.load_all(settle=ONE_SHOT_SETTLE)
+        state.load_all(one_shot=True)
         read_transcripts(state, priced=False)
         board, errors = state.board, state.all_errors()
     else:

@@ -11,7 +11,7 @@ from pathlib import Path
 from teamtui.cli.common import CliError, Context, inert, out
 from teamtui.protocol.changes import Change, ChangeKind, MemberView
 from teamtui.protocol.models import LogEntry, LogLevel, MemberStatus, Message
-from teamtui.protocol.state import ONE_SHOT_SETTLE, TeamState
+from teamtui.protocol.state import TeamState
 
 # How many log lines `follow` shows from before it started.
 BACKLOG_LINES = 20
@@ -132,7 +132,7 @@ class Follower:
 
 def follow(ctx: Context, name: str, backlog: int) -> int:
     state = TeamState(ctx.store())
-    state.load_all(settle=ONE_SHOT_SETTLE)  # the first screen of `follow`: nothing shown before it
+    state.load_all(one_shot=True)  # the first screen of `follow`: nothing shown before it
     if state.transcripts is not None:
         # A Claude Code teammate writes no log: what it does is in its transcript, read from the end.
         state.take_transcripts(state.transcripts.read(from_end=True))

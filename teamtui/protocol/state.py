@@ -29,6 +29,7 @@ from teamtui.protocol.models import (
     normalize_level,
 )
 from teamtui.protocol.store import FileRef, TeamStore
+from teamtui.protocol.store.files import ONE_SHOT_SETTLE
 from teamtui.protocol.tail import TailReader
 from teamtui.protocol.taskmeta import scope_files
 from teamtui.protocol.touching import load_touches, touches_path
@@ -44,18 +45,6 @@ if TYPE_CHECKING:
 _LOG_TAIL_BYTES_PER_LINE = 512
 # What every `.jsonl` log line carries: a line glued onto a torn one is known by it.
 _LOG_KEYS = ("ts", "level")
-
-
-# A one-shot read of a config.json caught mid-rewrite tries again this often (load_all's settle).
-_TORN_REREAD_WAIT = 0.01
-# What load_all(settle=...) one-shot commands give a rewrite to finish: far above a write's
-# milliseconds, far below what a person notices.
-ONE_SHOT_SETTLE = 0.5
-
-
-def _torn(error: ReadError) -> bool:
-    """A config.json read mid-rewrite: empty, or JSON cut short."""
-    return error.reason == "empty file" or error.reason.startswith("invalid JSON")
 
 
 _RECEIPTS_KEPT = 10_000  # transcript receipts remembered, so that one read again is not a second message
@@ -154,13 +143,13 @@ class TeamState(TeamModel):
         return list(inbox.messages) if inbox else []
 
     # ------------------------------------------------------------- loading
-    def load_all(self, settle: float = 0.0) -> list[Change]:
-        """Read everything once (the first screen); afterwards only `apply` changed paths. `settle`:
-        how long a config.json caught mid-rewrite is read again until whole (a one-shot command has
-        no last good one to show meanwhile; a watcher gets the rewrite's own event instead)."""
+    def load_all(self, one_shot: bool = False) -> list[Change]:
+        """Read everything once (the first screen); afterwards only `apply` changed paths. `one_shot`:
+        a config.json caught mid-rewrite is read again until whole (a one-shot command has no last
+        good one to show meanwhile; a watcher gets the rewrite's own event instead, and never sleeps)."""
         self._loading = True
         try:
-            changes = self._journaled(self._load_all(settle))
+            changes = self._journaled(self._load_all(ONE_SHOT_SETTLE if one_shot else 0.0))
         finally:
             self._loading = False
         return changes + self._sync_assignments(changes)
@@ -415,11 +404,7 @@ class TeamState(TeamModel):
     def _apply_config(self, settle: float = 0.0) -> list[Change]:
         self._mark(self.store.config_path)
         self.files_read += 1
-        cfg = self.store.load_config()
-        deadline = time.monotonic() + settle
-        while isinstance(cfg, ReadError) and _torn(cfg) and time.monotonic() < deadline:
-            time.sleep(_TORN_REREAD_WAIT)  # a peer that rewrites it in place is about done
-            cfg = self.store.load_config()
+        cfg = self.store.load_config_whole(settle)
         if isinstance(cfg, ReadError):
             if cfg.reason == "file not found" and not self.store.team_dir.exists():
                 return [Change(ChangeKind.TEAM_GONE, self.name, f"{self.store.team_dir} is gone")]

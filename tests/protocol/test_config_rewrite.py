@@ -1,7 +1,7 @@
 """A config.json rewritten in place by its peer (empty, then whole) while a one-shot command reads
-it: `status`, `tasks` and `status --all` show the whole team, not an empty one; a config that stays
+it: `status`, `status --all` and `broadcast` see the whole team, not an empty one; a config that stays
 broken is still said, after a bounded wait. The room keeps its last good config and waits for the
-rewrite's own event instead (tests/protocol/test_state_resync.py)."""
+rewrite's own event instead (test_a_watcher_keeps_its_read_and_waits_for_the_rewrites_event)."""
 
 from __future__ import annotations
 
@@ -85,3 +85,15 @@ def test_a_watcher_keeps_its_read_and_waits_for_the_rewrites_event(claude_root: 
         assert state.config is None and [e.reason for e in state.all_errors()] == ["empty file"]
     state.apply(config)
     assert state.config is not None and state.all_errors() == []
+
+
+def test_a_broadcast_during_a_rewrite_reaches_every_member(cli: Run, claude_root: Path) -> None:
+    expected = [n for n in members(claude_root) if n != "team-lead"]
+    with rewritten(claude_root / "teams" / TEAM / "config.json", empty_for=0.15):
+        code, out, err = cli("broadcast", "all hands", "--root", str(claude_root), "--team", TEAM)
+    assert code == 0, err
+    got = []
+    for name in expected:
+        inbox = json.loads((claude_root / "teams" / TEAM / "inboxes" / f"{name}.json").read_text())
+        got += [name for m in inbox if m["text"] == "all hands"]
+    assert got == expected

@@ -93,10 +93,10 @@ def _load(team: FleetTeam, health_timeout: float) -> TeamState | None:
     if not opens_despite(team.problem):
         return None
     from teamtui.protocol.layout import open_team
-    from teamtui.protocol.state import ONE_SHOT_SETTLE, TeamState
+    from teamtui.protocol.state import TeamState
 
     state = TeamState(open_team(team.root, team.name, team.layout), health_timeout=health_timeout)  # type: ignore[arg-type]
-    state.load_all(settle=ONE_SHOT_SETTLE)  # `status --all` reads once: no last good config to keep
+    state.load_all(one_shot=True)  # `status --all` reads once: no last good config to keep
     return state
 
 

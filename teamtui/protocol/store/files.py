@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from abc import abstractmethod
 from pathlib import Path
 
@@ -16,6 +17,17 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar, Literal
 
     FileKind = Literal["config", "task", "task_sidecar", "inbox", "log", "shutdown", "touching"]
+
+# A read of a file caught mid-rewrite tries again this often (TeamFiles.load_config_whole).
+TORN_REREAD_WAIT = 0.01
+# What a one-shot read gives a peer's rewrite to finish: far above a write's milliseconds, far below
+# what a person notices.
+ONE_SHOT_SETTLE = 0.5
+
+
+def _torn(error: ReadError) -> bool:
+    """A file read mid-rewrite: empty, or JSON cut short."""
+    return error.reason == "empty file" or error.reason.startswith("invalid JSON")
 
 
 class FileRef(FrozenRecord):
@@ -108,6 +120,17 @@ class TeamFiles(StoreBase):
             return self.decode_config(data, self.config_path)
         except ParseError as exc:
             return exc.error
+
+    def load_config_whole(self, settle: float) -> TeamConfig | ReadError:
+        """load_config, read again every 10 ms for up to `settle` seconds while the file is empty or
+        cut short: a peer that rewrites it in place (Claude Code does; native peers write without a
+        lock) is about done. For a read that has no last good config to fall back on."""
+        cfg = self.load_config()
+        deadline = time.monotonic() + settle
+        while isinstance(cfg, ReadError) and _torn(cfg) and time.monotonic() < deadline:
+            time.sleep(TORN_REREAD_WAIT)
+            cfg = self.load_config()
+        return cfg
 
     def read_config(self) -> TeamConfig:
         cfg = self.load_config()

@@ -3,13 +3,12 @@ honest sender (never a lead this process is not)."""
 
 from __future__ import annotations
 
-import time
 from abc import abstractmethod
 from pathlib import Path
 
 from teamtui.protocol.errors import NotMemberError, ParseError, ProtocolError, ReadError, UnsupportedError
 from teamtui.protocol.models import Member, Message, Task, TeamConfig
-from teamtui.protocol.store.files import InboxRead, TeamFiles
+from teamtui.protocol.store.files import ONE_SHOT_SETTLE, InboxRead, TeamFiles
 from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
@@ -105,18 +104,16 @@ class TeamWriter(TeamFiles):
 
     def check_recipient(self, to: str) -> None:
         """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
-        cfg = self.load_config()
-        for _ in range(3):  # a peer may be mid-rewrite (native peers write without a lock)
-            if not isinstance(cfg, ReadError) or cfg.reason == "file not found":
-                break
-            time.sleep(0.02)
-            cfg = self.load_config()
+        cfg = self.load_config_whole(ONE_SHOT_SETTLE)  # a peer may be mid-rewrite
         if isinstance(cfg, ReadError):
             raise ParseError(cfg)
         refuse_stranger(cfg, to)
 
     def members_for_broadcast(self, sender: str) -> list[str]:
-        return broadcast_recipients(self.read_config(), sender)
+        cfg = self.load_config_whole(ONE_SHOT_SETTLE)
+        if isinstance(cfg, ReadError):
+            raise ParseError(cfg)
+        return broadcast_recipients(cfg, sender)
 
     def broadcast(self, content: str, sender: str) -> list[Message]:
         """Write `content` into every member's inbox except the sender's; returns what was written.
