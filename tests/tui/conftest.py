@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from teamtui.tmux.api import PaneSpec
-from teamtui.tui.screenshots import freeze_team
+from teamtui.tui.screenshots import FLEET_BASE, freeze_team
 
 SIZE = (140, 42)
 
@@ -31,6 +32,15 @@ def frozen_native(tmp_path: Path) -> Path:
 @pytest.fixture
 def frozen_claude(tmp_path: Path) -> Path:
     return freeze_team(tmp_path, "claude")
+
+
+@pytest.fixture
+def fleet_shot() -> Iterator[None]:
+    """make_fleet_app's fixed folder (its path is in the picture) for one test at a time: two xdist
+    workers rebuilding it under each other's room made a teammate's files change mid-snapshot."""
+    with open(FLEET_BASE.parent / f"{FLEET_BASE.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture

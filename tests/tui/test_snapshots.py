@@ -64,7 +64,7 @@ def test_answer_modal(snap_compare, tmp_path):
     assert snap_compare(app, run_before=answer_shown, terminal_size=SIZE)
 
 
-def test_fleet_overview(snap_compare):
+def test_fleet_overview(snap_compare, fleet_shot):
     # The control room: a native team and a Claude Code team with a request waiting, one listed need.
     from teamtui.tui.screenshots import fleet_shown, make_fleet_app
 
@@ -84,7 +84,7 @@ def test_claude_code_dashboard_at_common_sizes(snap_compare, tmp_path, size):
 
 
 @pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
-def test_room_at_common_sizes(snap_compare, size):
+def test_room_at_common_sizes(snap_compare, fleet_shot, size):
     from teamtui.tui.screenshots import fleet_shown, make_fleet_app
 
     assert snap_compare(make_fleet_app(), run_before=fleet_shown, terminal_size=size)
