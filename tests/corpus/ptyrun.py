@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.sigint import sigint_default
+
 REPO = Path(__file__).resolve().parents[2]
 GUARD = 90.0  # seconds; only a hang reaches it
 
@@ -22,9 +24,7 @@ def _own_terminal() -> None:
     # A session of its own with the pty as its controlling terminal: Ctrl-C written to the pty is SIGINT.
     os.setsid()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    # As at a person's terminal: a suite started in the background (`make test &`, nohup) ignores
-    # SIGINT, and a child would inherit that and never see the Ctrl-C written to it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sigint_default()  # the Ctrl-C written to the pty must reach it
 
 
 class PtyProcess:

@@ -22,6 +22,7 @@ import pytest
 from tests.interop.fakeapi import Reply, Request
 from tests.interop.harness import Session, wait_until, who
 from tests.interop.test_real_claude import claude_installed, start_teamtui, teamtui_env  # noqa: F401 - fixture
+from tests.sigint import sigint_default
 
 pytestmark = pytest.mark.interop
 
@@ -71,6 +72,7 @@ class HookSession(Session):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=sigint_default,  # it is stopped with Ctrl-C
         )
         from teamtui.protocol.hooks.room import room_running
 

@@ -38,6 +38,7 @@ from tests.protocol.hooks.helpers import (
     wait_for,
     write_config,
 )
+from tests.sigint import sigint_default
 
 # As the real 2.1.332 sent them: the lead's own Bash request, and in-process alice's.
 _ASKED = [e for e in recorded("in-process") if e["hook_event_name"] == "PermissionRequest"]
@@ -376,6 +377,7 @@ def test_requests_follow_is_a_room_that_prints_each_request_as_it_comes(base: Pa
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_default,  # it is stopped with Ctrl-C
     )
     try:
         wait_for(lambda: room_running(spool_of(base)), "the room to hold the lock")
