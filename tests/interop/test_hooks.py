@@ -376,17 +376,27 @@ def start_room(s: HookSession) -> str:
     return pane
 
 
+def on_screen(s: HookSession, pane: str, check: Callable[[str], bool], what: str, timeout: float) -> None:
+    """Wait until the pane's screen passes `check`; a timeout shows the screen it ended on."""
+    try:
+        wait_until(lambda: check(s.capture(pane)), what, timeout)
+    except TimeoutError as exc:
+        raise TimeoutError(f"{exc}; the screen:\n{s.capture(pane)}") from None
+
+
 def _answer_in_room(s: HookSession, pane: str, marker: str, keys: list[str], reason: str = "") -> None:
     """The person, at the room: the request is in its list, `a` shows it whole, then `keys`."""
     s.request(lambda r: marker in r["text"], f"{marker} waiting")
-    wait_until(lambda: "asks permission" in s.capture(pane), f"{marker} in the room's needs", 30)
+    # This request in the needs (an earlier one's "asks permission" may still be on the screen) ...
+    on_screen(s, pane, lambda c: "asks permission" in c and marker in c, f"{marker} in the room's needs", 30)
     s.keys(pane, "a")
-    wait_until(lambda: marker in s.capture(pane), f"{marker} shown whole in the room", 15)
+    # ... and its dialog open (its key line) before the answer's key: else the key is the dashboard's.
+    on_screen(s, pane, lambda c: marker in c and "esc cancel" in c, f"{marker} shown whole in the room", 15)
     for key in keys:
         s.keys(pane, key)
         time.sleep(0.3)
     if reason:
-        wait_until(lambda: "enter give it" in s.capture(pane), "the room to ask why", 10)
+        on_screen(s, pane, lambda c: "enter give it" in c, "the room to ask why", 10)
         s.keys(pane, reason, literal=True)
         time.sleep(0.3)
         s.keys(pane, "Enter")

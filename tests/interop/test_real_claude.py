@@ -223,14 +223,15 @@ def test_the_control_room_tells_the_live_team_from_an_ended_one_and_opens_it_by_
     pane = ""
     try:
         pane = start_teamtui(session)
+
         # More than one team: the control room, a row each, the live team's lead alive, the other's ended.
-        screen = wait_until(
-            lambda: (lambda c: c if " teams · " in c and other in c and team in c else "")(session.capture(pane)),
-            "the control room with both teams",
-            30,
-        )
-        live = next(line for line in screen.splitlines() if f" {team} " in line)
-        ended = next(line for line in screen.splitlines() if f" {other} " in line)
+        def both_rows() -> tuple[str, str, str] | None:
+            # Each row drawn whole (out to the table's border): a capture can land mid-frame.
+            c = session.capture(pane)
+            rows = [next((ln for ln in c.splitlines() if f" {t} " in ln), "") for t in (team, other)]
+            return (c, *rows) if " teams · " in c and all(r.rstrip().endswith("│") for r in rows) else None
+
+        screen, live, ended = wait_until(both_rows, "the control room with both teams, drawn whole", 30)
         assert "Claude Code" in live and " alive " in live and session.cwd.name in live, screen
         assert "Claude Code" in ended and " ended " in ended, screen
         # Move to the live team by keys and open it.
