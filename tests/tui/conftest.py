@@ -110,6 +110,20 @@ def toasts(app) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
+def record_toasts(app) -> list[str]:
+    """Every toast `app` raises from now on, kept: a toast leaves the screen after 5 s, and a slow
+    machine's wait for what comes with it can outlast that."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message, *args, **kwargs):
+        said.append(str(message))
+        return notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return said
+
+
 def cells(table) -> list[str]:
     """Every cell of a DataTable as plain text, for assertions on what is on screen."""
     out = []

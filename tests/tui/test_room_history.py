@@ -14,7 +14,7 @@ from teamtui.session.local import LocalSource
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.problems import ProblemList
 
-from .conftest import until
+from .conftest import record_toasts, until
 
 
 def native_team(root: Path, name: str = "crew") -> NativeTeam:
@@ -46,12 +46,12 @@ async def test_a_history_this_teamtui_cannot_write_is_said_in_the_room_and_the_r
         (tmp_path / name).mkdir()
         native_team(tmp_path / name, f"crew-{name}")
     app = room(tmp_path, tmp_path / "one", tmp_path / "two")
+    said = record_toasts(app)
     async with app.run_test(size=(160, 30)) as pilot:
         await until(pilot, lambda: any("newer teamtui" in p for p in problem_lines(app)), "the problem line", limit=20)
         (line,) = [p for p in problem_lines(app) if "newer teamtui" in p]
         assert str(db) in line and "records no history" in line
-        assert any("newer teamtui" in str(n.message) for n in app._notifications)  # and a toast, once
-        assert sum("newer teamtui" in str(n.message) for n in app._notifications) == 1
+        assert sum("newer teamtui" in m for m in said) == 1  # and a toast, once
         assert "1 problem" in app.fleet.overview.query_one("#fleet-header").render().plain
         NativeTeam(tmp_path / "one", "crew-one").create_task("still followed")
         await until(
