@@ -186,7 +186,7 @@ def summarize_team(
         state = _load(team, health_timeout)
     except Exception as exc:  # noqa: BLE001 - one team's files must never take the overview down
         return row_of(team, None, now=now, problem=f"cannot be read: {exc}")
-    if state is not None and team.problem is not None and opens_despite(team.problem):
+    if state is not None and opens_despite(team.problem):
         # Opened all the same, as the room opens it: its state says what is wrong now.
         team = replace(team, problem=None)
     if transcripts and state is not None:  # first: an in-process teammate's working or idle is its transcript's

@@ -132,8 +132,9 @@ class TeamFiles(StoreBase):
             cfg = self.load_config()
         return cfg
 
-    def read_config(self) -> TeamConfig:
-        cfg = self.load_config()
+    def read_config(self, settle: float = 0.0) -> TeamConfig:
+        """The config, or ParseError; `settle` as for load_config_whole."""
+        cfg = self.load_config_whole(settle)
         if isinstance(cfg, ReadError):
             raise ParseError(cfg)
         return cfg

@@ -6,7 +6,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from pathlib import Path
 
-from teamtui.protocol.errors import NotMemberError, ParseError, ProtocolError, ReadError, UnsupportedError
+from teamtui.protocol.errors import NotMemberError, ProtocolError, ReadError, UnsupportedError
 from teamtui.protocol.models import Member, Message, Task, TeamConfig
 from teamtui.protocol.store.files import ONE_SHOT_SETTLE, InboxRead, TeamFiles
 from teamtui.protocol.wire import ValidationError
@@ -104,16 +104,10 @@ class TeamWriter(TeamFiles):
 
     def check_recipient(self, to: str) -> None:
         """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
-        cfg = self.load_config_whole(ONE_SHOT_SETTLE)  # a peer may be mid-rewrite
-        if isinstance(cfg, ReadError):
-            raise ParseError(cfg)
-        refuse_stranger(cfg, to)
+        refuse_stranger(self.read_config(ONE_SHOT_SETTLE), to)  # a peer may be mid-rewrite
 
     def members_for_broadcast(self, sender: str) -> list[str]:
-        cfg = self.load_config_whole(ONE_SHOT_SETTLE)
-        if isinstance(cfg, ReadError):
-            raise ParseError(cfg)
-        return broadcast_recipients(cfg, sender)
+        return broadcast_recipients(self.read_config(ONE_SHOT_SETTLE), sender)
 
     def broadcast(self, content: str, sender: str) -> list[Message]:
         """Write `content` into every member's inbox except the sender's; returns what was written.
