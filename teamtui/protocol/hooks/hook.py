@@ -20,20 +20,61 @@ if TYPE_CHECKING:
     from typing import BinaryIO, TextIO
 
 
-def _claude_pid() -> int:
-    """The Claude Code process that ran the hook: the parent, or above the shell it ran us through."""
+_SHELLS = frozenset({"sh", "dash", "bash", "zsh", "fish", "ksh"})
+MAX_SESSION_FILE = 64 * 1024
+
+
+def _claude_pid(session_id: str, env: Mapping[str, str]) -> int:
+    """The Claude Code process that ran the hook: the session's own record, else the parent
+    (above the shell it ran us through), the same on every OS."""
+    return _session_pid(session_id, env) or _parent_above_shell()
+
+
+def _session_pid(session_id: str, env: Mapping[str, str]) -> int | None:
+    """The pid in the `sessions/<pid>.json` Claude Code keeps for this session (FORMATS §5)."""
+    import json
+
+    cfg = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
+    try:
+        entries = list(os.scandir(os.path.join(cfg, "sessions")))
+    except OSError:
+        return None
+    for entry in entries:
+        # Only `<pid>.json`: the `<pid>.<hash>.key` beside it is a secret, never opened.
+        stem, dot, ext = entry.name.partition(".")
+        if ext != "json" or not stem.isdigit():
+            continue
+        try:
+            with open(entry.path, "rb") as fh:
+                data = json.loads(fh.read(MAX_SESSION_FILE))
+        except (OSError, ValueError):
+            continue  # being rewritten, or not ours to read: the parent below still tells
+        if isinstance(data, dict) and data.get("sessionId") == session_id and data.get("pid") == int(stem):
+            return int(stem)
+    return None
+
+
+def _parent_above_shell() -> int:
     pid = os.getppid()
     try:
+        name, ppid = _name_and_parent(pid)
+    except Exception:  # noqa: BLE001 - gone, or not ours to read: the parent is the best guess
+        return pid
+    return ppid if name in _SHELLS and ppid > 1 else pid
+
+
+def _name_and_parent(pid: int) -> tuple[str, int]:
+    if sys.platform.startswith("linux"):
+        # /proc directly on Linux: psutil's import (and the datetime it pulls in) would take the
+        # hook past its start-up budget (2x a bare python; docs/benchmarks.md row 14).
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read(1024)
-    except OSError:
-        return pid
-    comm = stat[stat.find(b"(") + 1 : stat.rfind(b")")]
-    if comm in (b"sh", b"dash", b"bash", b"zsh"):
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1 and fields[1].isdigit():
-            return int(fields[1])
-    return pid
+        end = stat.rfind(b")")
+        return stat[stat.find(b"(") + 1 : end].decode(errors="replace"), int(stat[end + 2 :].split()[1])
+    import psutil  # macOS and the rest: no /proc
+
+    proc = psutil.Process(pid)
+    return proc.name(), proc.ppid()
 
 
 def answer_wait(env: Mapping[str, str]) -> float:
@@ -64,7 +105,7 @@ def run(stdin: BinaryIO, out: TextIO, env: Mapping[str, str]) -> None:
     except BadEvent as exc:
         write_dropped(spool, str(exc), now)
         return
-    record = record_of(event, now, _claude_pid())
+    record = record_of(event, now, _claude_pid(event["session_id"], env))
     if record["event"] != "PermissionRequest":
         write_event(spool, record)
         return

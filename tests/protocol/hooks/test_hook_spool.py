@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +145,39 @@ def test_a_reader_takes_only_whole_lines(tmp_path: Path) -> None:
     with path.open("a") as fh:
         fh.write(line[10:])
     assert len(reader.read()) == 1
+
+
+# Stands in for Claude Code: runs the hook through a shell that stays between them (`; true` keeps
+# sh from exec-ing it), as a hook command written for a shell runs, then says its own pid. With its
+# session's record, a wrapper (`timeout`) sits between too: only the record can tell then.
+_CLAUDE = """
+import json, os, subprocess, sys
+if sys.argv[1] == "session":
+    sessions = os.path.join(os.environ["CLAUDE_CONFIG_DIR"], "sessions")
+    os.makedirs(sessions, exist_ok=True)
+    with open(os.path.join(sessions, f"{os.getpid()}.json"), "w") as fh:
+        json.dump({"pid": os.getpid(), "sessionId": sys.argv[2], "kind": "interactive"}, fh)
+    with open(os.path.join(sessions, f"{os.getpid()}.deadbeef.key"), "w") as fh:
+        fh.write("secret")
+wrap = "timeout 30 " if sys.argv[1] == "session" else ""
+subprocess.run(["sh", "-c", f"{wrap}{sys.executable} -m teamtui hook; true"], input=sys.argv[3].encode(), check=True)
+print(os.getpid())
+"""
+
+
+@pytest.mark.parametrize("facts", ["session", "none"])
+def test_the_recorded_pid_is_claude_codes_even_through_a_shell(tmp_path: Path, facts: str) -> None:
+    # Its own sessions/<pid>.json names it on every OS; without one, the process above the shell does.
+    env = env_for(tmp_path, CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
+    event = next(e for e in recorded("tmux") if e["hook_event_name"] == "Notification")
+    done = subprocess.run(
+        [sys.executable, "-c", _CLAUDE, facts, event["session_id"], json.dumps(event)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = spool_lines(tmp_path)
+    assert line["pid"] == int(done.stdout.strip())
