@@ -28,7 +28,7 @@ from teamtui.protocol.budgets import level
 from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
-from teamtui.tui.keys import config_of, user_keymap
+from teamtui.tui.keys import config_of, unlisted_keys, user_keymap
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
@@ -296,7 +296,10 @@ class FleetScreen(Screen[None]):
                 ("q", "Quit", "quit"),
             )
         ]
-        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
+        bindings = [b for b in [*self.BINDINGS, *self.app.BINDINGS] if isinstance(b, Binding)]
+        # escape is the overview's own on a team's screen; here it does nothing.
+        unlisted = unlisted_keys(bindings, keymap, leave_out={"interrupt", "overview_here"})
+        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette, unlisted))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
