@@ -45,6 +45,15 @@ DASHBOARD_HELP = {
     "quit": "Quit",
     "interrupt": "Quit",
 }
+# The control room's actions in the palette and a team's help (the app's keys, and the overview's search).
+ROOM_HELP = {
+    "overview": "Overview: the control room, every team",
+    "next_team": "Next team",
+    "previous_team": "Previous team",
+    "mute": "Mute notifications for a while (again: unmute)",
+    "search": "Search every team's history",
+    "cost": "Cost: today's spend and each team's",
+}
 # What the help screen offers as a remap that works: a key no other action has, typed as itself.
 REMAP_EXAMPLE = ("filter_tasks", "f")
 
