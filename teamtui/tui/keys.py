@@ -45,6 +45,15 @@ DASHBOARD_HELP = {
     "quit": "Quit",
     "interrupt": "Quit",
 }
+# The control room's actions in the palette and a team's help (the app's keys, and the overview's search).
+ROOM_HELP = {
+    "overview": "Overview: the control room, every team",
+    "next_team": "Next team",
+    "previous_team": "Previous team",
+    "mute": "Mute notifications for a while (again: unmute)",
+    "search": "Search every team's history",
+    "cost": "Cost: today's spend and each team's",
+}
 # What the help screen offers as a remap that works: a key no other action has, typed as itself.
 REMAP_EXAMPLE = ("filter_tasks", "f")
 
@@ -107,3 +116,18 @@ def user_keymap(app: App) -> Mapping[str, str]:
 def config_of(app: App) -> Path | None:
     """Where the app's config.toml is (said under the help's keys), when it reads one."""
     return cast(_KeyedApp, app).config_path if hasattr(app, "config_path") else None
+
+
+def unlisted_keys(bindings: list[Binding], keymap: Mapping[str, str], leave_out: set[str]) -> list[tuple[str, str]]:
+    """(key, short name) of the bindings the key bar does not show, as remapped: the help says them
+    first (n, a, c, h are found nowhere else). A binding id seen twice counts once, the first."""
+    seen: set[str] = set()
+    said = []
+    for b in bindings:
+        bid = b.id or ""
+        if b.show or bid in leave_out or bid in seen:
+            seen.add(bid)
+            continue
+        seen.add(bid)
+        said.append((keymap.get(bid, b.key), b.description))
+    return said

@@ -143,4 +143,20 @@ def log_lines(log) -> list[str]:
     return log.text_lines()
 
 
+def help_rows(screen) -> dict[str, list[str]]:
+    """The help screen's table as on screen, by keymap id (a row with none: by its key): [key, action, id];
+    the header row under "In [keymap]"."""
+    texts = [str(w.content) for w in screen.query("#help-keys Static")]
+    rows = [texts[i : i + 3] for i in range(0, len(texts), 3)]
+    return {row[2] or row[0]: row for row in rows}
+
+
+def on_screen(app, widget) -> bool:
+    """Whether `widget` can be seen now: its top-left cell is the widget there (not scrolled away, not covered)."""
+    region = widget.region
+    if not region or not app.screen.region.contains_point(region.offset):
+        return False
+    return app.screen.get_widget_at(*region.offset)[0] is widget
+
+
 __all__ = ["SIZE", "RecordingPanes", "until", "cells", "named_cells", "log_lines"]

@@ -10,11 +10,11 @@ from pathlib import Path
 from textual.widgets import Static
 
 from teamtui.tui.app import TeamTUI
-from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.keys import key_label
 from teamtui.tui.widgets.filter import FilterInput
+from teamtui.tui.widgets.footer import KeyFooter
 
-from .conftest import SIZE
+from .conftest import SIZE, help_rows
 
 
 def make(root: Path, config: Path) -> TeamTUI:
@@ -24,17 +24,7 @@ def make(root: Path, config: Path) -> TeamTUI:
 async def _help_text(app: TeamTUI, pilot) -> str:
     await pilot.press("question_mark")
     assert type(app.screen).__name__ == "HelpScreen"
-    return str(app.screen.query_one(Static).render())
-
-
-def _rows(text: str) -> dict[str, list[str]]:
-    """The help table's rows by their keymap id: [key, action]."""
-    rows = {}
-    for line in text.splitlines():
-        cells = re.split(r"\s{2,}", line.strip())
-        if len(cells) == 3:
-            rows[cells[2]] = cells[:2]
-    return rows
+    return "\n".join(str(w.content) for w in app.screen.query("#help Static").results(Static))
 
 
 async def test_the_help_shows_keys_as_typed_under_a_header(frozen_native: Path, config_file: Path) -> None:
@@ -43,9 +33,9 @@ async def test_the_help_shows_keys_as_typed_under_a_header(frozen_native: Path, 
         await pilot.pause()
         footer = {k.description: k.display for k in app.screen.query_one(KeyFooter).slots}
         text = await _help_text(app, pilot)
+        rows = help_rows(app.screen)
     assert footer["Filter"] == "/" and footer["Help"] == "?"  # the footer, as the help
-    rows = _rows(text)
-    assert rows["In [keymap]"] == ["Key", "Action"]  # every column has a header
+    assert rows["In [keymap]"] == ["Key", "Action", "In [keymap]"]  # every column has a header
     assert rows["filter_tasks"][0] == "/" and rows["help"][0] == "?"
     assert rows["focus_teammate"][0] == "enter" and rows["interrupt"][0] == "ctrl+c"
     assert "slash" not in text and "question_mark" not in text

@@ -88,3 +88,26 @@ def test_room_at_common_sizes(snap_compare, fleet_shot, size):
     from teamtui.tui.screenshots import fleet_shown, make_fleet_app
 
     assert snap_compare(make_fleet_app(), run_before=fleet_shown, terminal_size=size)
+
+
+def test_room_help_at_80x24(snap_compare, fleet_shot):
+    # The control room's keys in a dialog that scrolls: the keys the key bar leaves out said first.
+    from teamtui.tui.screenshots import fleet_shown, make_fleet_app
+
+    assert snap_compare(make_fleet_app(), press=["question_mark"], run_before=fleet_shown, terminal_size=(80, 24))
+
+
+def test_team_help_at_160x45(snap_compare, fleet_shot):
+    # A team's keys, whole: one long description wraps in its own column, the other rows keep one line.
+    from teamtui.tui.screenshots import fleet_shown, make_fleet_app
+
+    async def before(pilot):
+        await fleet_shown(pilot)
+        await pilot.press("enter")
+        for _ in range(500):
+            if type(pilot.app.screen).__name__ == "DashboardScreen":
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+
+    assert snap_compare(make_fleet_app(), press=["question_mark"], run_before=before, terminal_size=(160, 45))

@@ -9,7 +9,7 @@ from typing import Any
 from textual.binding import Binding
 
 from teamtui.tui.controllers.team_screen import TeamScreen
-from teamtui.tui.keys import config_of, user_keymap
+from teamtui.tui.keys import DASHBOARD_KEYS, ROOM_HELP, config_of, unlisted_keys, user_keymap
 
 
 class Views:
@@ -69,5 +69,8 @@ class Views:
         app = self.screen.app
         keymap = user_keymap(app)
         app_keys = [b for b in app.BINDINGS if isinstance(b, Binding)]
-        keys = keys + [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in app_keys]
-        app.push_screen(HelpScreen(keys, config_of(app), self.screen.palette))
+        keys = keys + [
+            (keymap.get(b.id or "", b.key), ROOM_HELP.get(b.id or "", b.description), b.id or "") for b in app_keys
+        ]
+        unlisted = unlisted_keys([*DASHBOARD_KEYS, *app_keys], keymap, leave_out={"interrupt"})
+        app.push_screen(HelpScreen(keys, config_of(app), self.screen.palette, unlisted))

@@ -25,18 +25,19 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from teamtui.protocol.budgets import level
-from teamtui.protocol.cost import money
+from teamtui.protocol.cost import cost_text, money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
-from teamtui.tui.keys import config_of, user_keymap
+from teamtui.tui.keys import config_of, unlisted_keys, user_keymap
 from teamtui.tui.palette import Palette
-from teamtui.tui.safe import safe_text
+from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
 from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.problems import ProblemList, said_line
 
 # Relative times ("12s ago") move this often; no file is read for it.
 TICK = 5.0
+COST_TEAMS = 8  # the palette's Cost names this many teams, the dearest first
 
 
 class FleetScreen(Screen[None]):
@@ -277,6 +278,20 @@ class FleetScreen(Screen[None]):
         # A result chosen: the app opens its team (SearchScreen.Chosen).
         self.app.push_screen(SearchScreen(self.palette, hosts=self.search_hosts))
 
+    def say_cost(self) -> None:
+        """The palette's Cost: today's spend (of the day budget) and each team's, as the rows have them."""
+        spent, budget = self.spent_today
+        lines = [f"Today {money(spent)}" + (f" of {money(Decimal(str(budget)))}" if budget else "") + ", every team"]
+        known = sorted(
+            ((r.cost.usd, r.name, cost_text(r.cost)) for _k, r in self.rows if r.cost is not None), reverse=True
+        )
+        lines += [f"{inert(name)}: {said}" for _usd, name, said in known[:COST_TEAMS]]
+        if len(known) > COST_TEAMS:
+            lines.append(f"… and {len(known) - COST_TEAMS} more (the Cost column)")
+        if not known:
+            lines.append("No team's cost is known yet: a Claude Code team's transcripts tell it.")
+        self.notify("\n".join(lines), title="cost", markup=False)
+
     def action_help(self) -> None:
         from teamtui.tui.screens.help import HelpScreen
 
@@ -296,7 +311,10 @@ class FleetScreen(Screen[None]):
                 ("q", "Quit", "quit"),
             )
         ]
-        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))
+        bindings = [b for b in [*self.BINDINGS, *self.app.BINDINGS] if isinstance(b, Binding)]
+        # escape is the overview's own on a team's screen; here it does nothing.
+        unlisted = unlisted_keys(bindings, keymap, leave_out={"interrupt", "overview_here"})
+        self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette, unlisted))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
