@@ -171,14 +171,14 @@ def cmd_send(ctx: Context) -> int:
 
 
 def cmd_broadcast(ctx: Context) -> int:
-    from teamtui.protocol.touching import record_touch, touched_path
+    from teamtui.protocol.touching import record_touch, touched
 
     store = ctx.store()
     sender = _sender(ctx, store)
     sent = [m.recipient for m in store.broadcast(ctx.args.text, sender)]
-    path = touched_path(ctx.args.text)
-    if path is not None:
-        record_touch(store, path, sender)  # Specflow: the file stays touched until my task completes
+    found = touched(ctx.args.text)
+    if found is not None:
+        record_touch(store, found[0], sender, task=found[1])  # Specflow: the file stays touched until my task completes
     out(" ".join(inert(n) for n in sent))
     return 0
 

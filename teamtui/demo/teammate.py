@@ -56,8 +56,8 @@ class DemoTeammate:
     def work(self, task: Task) -> int | None:
         me = self.me
         files = ", ".join(task.files) or "the codebase"
-        if task.files:
-            me.broadcast(f"TOUCHING_FILE {files} for #{task.id}")
+        for path in task.files:  # Specflow's broadcast names one file
+            me.broadcast(f"TOUCHING_FILE {path} for #{task.id}")
         duration = self.rng.uniform(10, 20)
         steps = list(STEPS)
         if self.rng.random() < 0.4:

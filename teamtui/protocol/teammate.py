@@ -22,7 +22,7 @@ from teamtui.protocol.models import Message, Task, TaskStatus
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.outcomes import complete_as
 from teamtui.protocol.text import inert
-from teamtui.protocol.touching import record_touch, touched_path
+from teamtui.protocol.touching import record_touch, touched
 
 # Set by teamtui's tmux runner to the pane's terminal: log lines are shown there too.
 PANE_TTY_ENV = "TEAMTUI_PANE_TTY"
@@ -92,9 +92,9 @@ class Teammate:
 
     def broadcast(self, content: str) -> list[str]:
         sent = [m.recipient for m in self.team.broadcast(content, self.name)]
-        path = touched_path(content)
-        if path is not None:
-            record_touch(self.team, path, self.name)
+        found = touched(content)
+        if found is not None:
+            record_touch(self.team, found[0], self.name, task=found[1])
         return sent
 
     def shutdown_requested(self) -> Message | None:

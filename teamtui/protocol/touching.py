@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 # One line, the keyword, then the path; a path is data, bounded, never a file teamtui opens.
-_TOUCHING = re.compile(r"TOUCHING_FILE[ \t]+(\S[^\r\n]{0,4095}?)[ \t]*")
+# A trailing ` for #N` names the sender's task (teamtui's demo says so), not part of the path.
+_TOUCHING = re.compile(r"TOUCHING_FILE[ \t]+(\S[^\r\n]{0,4095}?)(?:[ \t]+for[ \t]+#(\d{1,12}))?[ \t]*")
 MAX_TOUCHES = 1000
 
 
@@ -57,10 +58,17 @@ def touch_active(touch: Touch, tasks: Mapping[str, Task]) -> bool:
     )
 
 
+def touched(text: str) -> tuple[str, str] | None:
+    """The path a `TOUCHING_FILE <path>` message names and the task its ` for #N` names ('' if
+    none), or None."""
+    m = _TOUCHING.fullmatch(text.strip())
+    return (m.group(1), m.group(2) or "") if m else None
+
+
 def touched_path(text: str) -> str | None:
     """The path a `TOUCHING_FILE <path>` message names, or None."""
-    m = _TOUCHING.fullmatch(text.strip())
-    return m.group(1) if m else None
+    found = touched(text)
+    return found[0] if found else None
 
 
 def touches_path(store: TeamStore):
@@ -90,12 +98,14 @@ def _decode(e: Any) -> Touch | None:
     return Touch(path, by, task, float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else 0.0)
 
 
-def record_touch(store: TeamStore, path: str, by: str, *, at: float | None = None) -> Touch | None:
-    """Remember that `by` touches `path`, bound to the task `by` holds now; None when the layout keeps no touches."""
+def record_touch(store: TeamStore, path: str, by: str, *, at: float | None = None, task: str = "") -> Touch | None:
+    """Remember that `by` touches `path`, bound to `task` when `by` holds it, else to the task `by`
+    holds now; None when the layout keeps no touches."""
     if not store.writes_tasks:
         return None
     tasks, _ = store.list_tasks(include_internal=True)
-    holding = next((t.id for t in tasks if t.owner == by and t.status == TaskStatus.IN_PROGRESS), "")
+    mine = [t.id for t in tasks if t.owner == by and t.status == TaskStatus.IN_PROGRESS]
+    holding = task if task in mine else next(iter(mine), "")
     touch = Touch(path, by, holding, time.time() if at is None else at)
     file = ensure_inside(touches_path(store), store.root)
     ensure_dir(file.parent, store.root, store.team_dir)
@@ -115,8 +125,8 @@ def note_broadcasts(store: TeamStore, messages: Iterable[Message]) -> list[Touch
     """Record every TOUCHING_FILE broadcast among `messages` (the lead calls this on its inbox)."""
     out = []
     for m in messages:
-        if m.type == "broadcast" and m.sender and (path := touched_path(m.content)):
-            touch = record_touch(store, path, m.sender, at=m.timestamp or None)
+        if m.type == "broadcast" and m.sender and (found := touched(m.content)):
+            touch = record_touch(store, found[0], m.sender, at=m.timestamp or None, task=found[1])
             if touch is not None:
                 out.append(touch)
     return out

@@ -75,6 +75,7 @@ def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
             env=_env(),
             capture_output=True,
             text=True,
+            errors="surrogateescape",  # a file name that is not UTF-8 is kept as the OS has it, not a crash
             timeout=GIT_TIMEOUT,
             stdin=subprocess.DEVNULL,
         )

@@ -207,7 +207,9 @@ def diff(wt: Worktree, rel: str, created: bool = False) -> Edit:
     if created:  # untracked: git diff says nothing of it; the file is all added
         text, cut = _bounded_git(wt.path, "diff", "--no-index", "--no-color", "--no-ext-diff", "--", "/dev/null", rel)
     else:
-        text, cut = _bounded_git(wt.path, "diff", "--no-color", "--no-ext-diff", "--no-renames", wt.base, "--", rel)
+        # `:(literal)`: a name holding `*` or `[b]` is that one file, not a pattern.
+        args = ("diff", "--no-color", "--no-ext-diff", "--no-renames", wt.base, "--", f":(literal){rel}")
+        text, cut = _bounded_git(wt.path, *args)
     got = parse_diff(text)
     edit = Edit(wt.member, rel, "git", mtime, got.added, got.removed, got.hunks, cut=got.cut, created=created)
     if got.binary:

@@ -19,6 +19,7 @@ import pytest
 from teamtui.notify.events import NotifyKind
 from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.teammate import Teammate
 from teamtui.protocol.touching import record_touch
 from teamtui.runtime import worktrees
 from teamtui.session.alerts import Alerts, needs_of
@@ -136,6 +137,54 @@ def test_a_change_to_a_file_another_declared_is_a_collision_until_dismissed(repo
     changes.dismiss(first.key)
     assert [c.key for c in changes.collisions()] == [c.key for c in changes.collisions() if c.key != first.key]
     assert first.key not in {n.key for n in needs_of(KEY, session, 0.0)}
+
+
+def test_a_touching_file_for_a_task_declares_the_path_alone(repo: Path) -> None:
+    # The demo's broadcast: `TOUCHING_FILE <path> for #N`; the path is what precedes ` for #N`.
+    store = NativeTeam(repo, "t")
+    task = store.create_task("login", files=["app.py"])
+    store.claim_task(task.id, "ana")
+    Teammate(repo, "t", "ana").broadcast(f"TOUCHING_FILE tests/test_login.py for #{task.id}")
+    ben = worktrees.add(repo, "t", "ben")
+    (ben.path / "tests").mkdir()
+    (ben.path / "tests" / "test_login.py").write_text("def test(): pass\n")
+    changes = changes_of(session_of(store))
+    changes.take_git(changes.read_git())
+    declared = sorted((r.member, r.shown, r.change.why) for r in changes.rows() if r.source == "declared")
+    assert declared == [("ana", "app.py", f"task #{task.id}"), ("ana", "tests/test_login.py", "TOUCHING_FILE")]
+    assert [c.text for c in changes.collisions()] == [
+        "ben changed tests/test_login.py, which ana declared (TOUCHING_FILE)"
+    ]
+
+
+def test_files_with_escapes_markup_or_bytes_not_utf8_in_their_names_are_read_from_git(repo: Path) -> None:
+    # Tracked files named like a pattern, and new ones named with markup, ESC, and a byte that is not UTF-8.
+    (repo / "*.py").write_text("star = 1\n")
+    (repo / "a[b]red[").mkdir()
+    (repo / "a[b]red[" / "b].py").write_text("red = 1\n")
+    sh(repo, "add", ".")
+    sh(repo, "commit", "-q", "-m", "odd names")
+    ana = worktrees.add(repo, "t", "ana")
+    (ana.path / "*.py").write_text("star = 2\n")
+    (ana.path / "a[b]red[" / "b].py").write_text("red = 2\n")
+    (ana.path / "app.py").write_text("changed\n")
+    (ana.path / "\x1b[31mred.py").write_text("one\n")
+    with open(os.fsencode(ana.path) + b"/bad\xff\x1b[1m.py", "w") as fh:
+        fh.write("one\ntwo\n")
+    changes = changes_of(session_of(NativeTeam(repo, "t")))
+    changes.take_git(changes.read_git())
+    got = {r.shown: r.change.counts for r in changes.rows()}
+    assert got == {
+        "*.py": "+1 -1",
+        "a[b]red[/b].py": "+1 -1",
+        "app.py": "+1 -10",
+        "\x1b[31mred.py": "+1 -0",
+        "bad\udcff\x1b[1m.py": "+2 -0",  # kept as the OS has it: shown by inert as `\\udcff`
+    }
+    star = changes.git_diff("ana", "*.py")  # that one file, not every .py file
+    assert star is not None and [h.lines for h in star.hunks] == [("-star = 1", "+star = 2")]
+    bad = changes.git_diff("ana", "bad\udcff\x1b[1m.py")
+    assert bad is not None and [h.lines for h in bad.hunks] == [("+one", "+two")]
 
 
 def claude_team(tmp_path: Path, name: str) -> TeamSession:

@@ -15,8 +15,8 @@ from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.errors import ConflictError, ParseError
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.outcomes import complete_as, record_failure, retry
-from teamtui.protocol.touching import load_touches, note_broadcasts, record_touch, touched_path
 from teamtui.protocol.teammate import Teammate
+from teamtui.protocol.touching import load_touches, note_broadcasts, record_touch, touched, touched_path
 
 
 @pytest.fixture
@@ -230,6 +230,28 @@ def test_touching_file_parse():
     assert touched_path("TOUCHING_FILE") is None
     assert touched_path("touching src/x") is None
     assert touched_path("TOUCHING_FILE a\nTOUCHING_FILE b") is None
+    # A trailing ` for #N` names the sender's task (the demo's broadcasts): it is not part of the path.
+    assert touched("TOUCHING_FILE tests/test_login.py for #10") == ("tests/test_login.py", "10")
+    assert touched("TOUCHING_FILE src/a b.ts  for  #3 ") == ("src/a b.ts", "3")
+    assert touched("TOUCHING_FILE src/lib/auth.ts") == ("src/lib/auth.ts", "")
+    assert touched("TOUCHING_FILE notes for #3 and #4.md") == ("notes for #3 and #4.md", "")
+    assert touched_path("TOUCHING_FILE for #3") == "for #3"  # no path before it: the words are the path
+
+
+def test_a_broadcast_for_a_task_touches_its_path_bound_to_that_task(team):
+    first = team.create_task("Issue #10")
+    second = team.create_task("Issue #11")
+    waiting = team.create_task("Issue #12", files=["tests/test_login.py"])
+    team.claim_task(first.id, "worker-1")
+    team.claim_task(second.id, "worker-1")
+    Teammate(team.root, team.name, "worker-1").broadcast(f"TOUCHING_FILE tests/test_login.py for #{second.id}")
+    (touch,) = load_touches(team)[0]
+    assert (touch.path, touch.task) == ("tests/test_login.py", second.id)  # the task it named, not the first held
+    assert _view(team, waiting.id).waits_on == [("tests/test_login.py", "worker-1")]
+    team.complete_task(first.id)
+    assert _view(team, waiting.id).state is TaskState.WITHHELD  # its own task still runs
+    team.complete_task(second.id)
+    assert _view(team, waiting.id).state is TaskState.READY
 
 
 def test_a_touched_file_withholds_the_ready_task_that_uses_it_until_the_senders_task_completes(team):

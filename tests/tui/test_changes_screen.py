@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.teammate import Teammate
+from teamtui.runtime import worktrees
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.changes import SEP, ChangesScreen
 from teamtui.tui.widgets.diff import DiffLines
@@ -212,12 +216,8 @@ def test_time_zone_is_utc_here() -> None:
     assert time.strftime("%H", time.gmtime(0)) == time.strftime("%H", time.localtime(0))
 
 
-async def test_a_worktree_teammates_change_shows_from_git_and_moves_on_a_file_event(tmp_path: Path) -> None:
-    import subprocess
-
-    from teamtui.protocol.native import NativeTeam
-    from teamtui.runtime import worktrees
-
+def git_team(tmp_path: Path, *members: str) -> NativeTeam:
+    """A native team `t` in a real git repository holding app.py (a\\nb), with `members`."""
     repo = tmp_path / "proj"
     repo.mkdir()
     for args in (["init", "-q", "-b", "main"], ["config", "user.email", "t@e.x"], ["config", "user.name", "t"]):
@@ -227,7 +227,13 @@ async def test_a_worktree_teammates_change_shows_from_git_and_moves_on_a_file_ev
     subprocess.run(["git", "commit", "-qm", "start"], cwd=repo, check=True)
     store = NativeTeam(repo, "t")
     store.create(description="")
-    store.add_member("ana")
+    for m in members:
+        store.add_member(m)
+    return store
+
+
+async def test_a_worktree_teammates_change_shows_from_git_and_moves_on_a_file_event(tmp_path: Path) -> None:
+    repo = git_team(tmp_path, "ana").root
     wt = worktrees.add(repo, "t", "ana")
     (wt.path / "app.py").write_text("a\nB\n")
     app = TeamTUI.watching(repo, "t", config_path=tmp_path / "config.toml", cursor_blink=False)
@@ -292,3 +298,46 @@ async def test_a_50_mb_write_is_listed_not_counted_and_said_too_large(team: Path
         screen.select(key)
         await pilot.pause()
         assert "Write · +? -? · too large to show (52.4 MB line, over the reader's limit)" in diff_plain(screen)
+
+
+async def test_a_touched_file_is_its_path_and_says_it_is_declared_and_odd_names_are_listed_inert(
+    tmp_path: Path,
+) -> None:
+    store = git_team(tmp_path, "ana", "bob")
+    task = store.create_task("login")
+    store.claim_task(task.id, "bob")
+    Teammate(store.root, "t", "bob").broadcast(f"TOUCHING_FILE tests/test_login.py for #{task.id}")  # as the demo says
+    wt = worktrees.add(store.root, "t", "ana")
+    (wt.path / "a[b]red[").mkdir()
+    (wt.path / "a[b]red[" / "b].py").write_text("x\n")
+    (wt.path / "\x1b[31mred.py").write_text("x\n")
+    with open(os.fsencode(wt.path) + b"/bad\xff.py", "w") as fh:  # a name that is not UTF-8
+        fh.write("x\n")
+    app = TeamTUI.watching(store.root, "t", config_path=tmp_path / "config.toml", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None, "the team")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ChangesScreen), "the changes view")
+        screen = app.screen
+        await until(pilot, lambda: len(screen.rows) == 4, "ana's three new files and bob's declared one")
+        names = [r.split(" | ")[0] for r in cells(screen.query_one("#changes-table"))]
+        assert names == [
+            "ana  3 files",
+            "  \\x1b[31mred.py  new git",  # ESC shown as its code, never acted on
+            "  a[b]red[/b].py  new git",  # markup shown literally
+            "  bad\\udcff.py  new git",
+            "bob  1 file",
+            "  tests/test_login.py  declared",  # the path alone, not `… for #1`
+        ]
+        screen.select(f"f{SEP}bob{SEP}tests/test_login.py{SEP}declared")
+        await pilot.pause()
+        declared = "Declared by bob (TOUCHING_FILE), no change seen yet: no diff to show."
+        assert diff_plain(screen) == declared
+        await pilot.press("v")  # by file: the file's own row says who declared it
+        screen.select(f"w{SEP}{store.root}/tests/test_login.py")
+        await pilot.pause()
+        assert title_plain(screen) == "tests/test_login.py"
+        assert diff_plain(screen) == declared
+        screen.select(f"w{SEP}{store.root}/a[b]red[/b].py")
+        await pilot.pause()
+        assert diff_plain(screen) == "Changed by ana: +1 -0.\nSelect a teammate's row below to see their diff."

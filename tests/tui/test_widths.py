@@ -85,3 +85,35 @@ def test_whole_words_cuts_after_a_word_or_within_one_too_long() -> None:
     )
     assert whole_words(Text("short"), 30).plain == "short"
     assert whole_words(Text("supercalifragilistic"), 10).plain == "supercalifragilistic"  # cut by Rich, with …
+
+
+def shown_in(text, width: int) -> str:
+    from rich.console import Console
+
+    console = Console(width=width)
+    (line,) = console.render_lines(text, console.options.update_width(width), pad=False)
+    return "".join(seg.text for seg in line)
+
+
+def test_whole_words_cuts_within_a_long_word_rather_than_waste_the_room() -> None:
+    from rich.text import Text
+
+    message = Text("TOUCHING_FILE tests/test_login.py for #10")
+    assert shown_in(whole_words(message, 30), 30) == "TOUCHING_FILE tests/test_logi…"  # not `TOUCHING_FILE…`
+    assert shown_in(whole_words(message, 40), 40) == "TOUCHING_FILE tests/test_login.py for…"  # a word end near
+    assert shown_in(whole_words(Text("supercalifragilistic"), 10), 10) == "supercali…"
+
+
+async def test_a_broadcast_naming_a_long_path_fills_the_message_column(frozen_native: Path) -> None:
+    store = NativeTeam(frozen_native, "refactor-auth")
+    path = "src/features/authentication/providers/oauth/callback_handler_with_a_long_name.py"
+    store.broadcast(f"TOUCHING_FILE {path} for #10", "hunter")
+    app = make_app(frozen_native, now=time.time())
+    async with app.run_test(size=(160, 48)) as pilot:
+        table = app.dashboard.query_one(MessageTraffic)
+        await until(pilot, lambda: any("TOUCHING_FILE" in line for line in drawn(table)), "the broadcast listed")
+        lines = [line for line in drawn(table) if "TOUCHING_FILE" in line]  # one row per teammate it reached
+    for line in lines:
+        text = line[line.index("TOUCHING_FILE") :].rstrip(" │")
+        assert text.startswith("TOUCHING_FILE src/features/") and text.endswith("…"), line  # cut at the width
+        assert f"TOUCHING_FILE {path}".startswith(text.removesuffix("…")), text

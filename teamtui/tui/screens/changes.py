@@ -338,6 +338,9 @@ class ChangesScreen(Screen[None]):
         if kind == "f":
             self._show_file(key)
             return
+        if kind == "w":
+            self._file_heading(key)
+            return
         if key == self._diff_key:
             return
         self._diff_key, self._diff_sig = key, None
@@ -349,6 +352,27 @@ class ChangesScreen(Screen[None]):
             )
         else:
             self._say(safe_text(key.partition(SEP)[2], "bold"), Text("Select a file to see its diff.", style="dim"))
+
+    @staticmethod
+    def _declared_text(row: Row) -> str:
+        return f"Declared by {row.member} ({row.change.why}), no change seen yet: no diff to show."
+
+    def _file_heading(self, key: str) -> None:
+        """A file's heading (by file): who is on it; a diff is a teammate's, on that teammate's row."""
+        where = key.partition(SEP)[2]
+        rows = sorted((self.rows[k] for k in self._of_file.get(where, ())), key=lambda r: r.member)
+        lines = [
+            self._declared_text(r) if r.source == DECLARED else f"Changed by {r.member}: {r.change.counts}."
+            for r in rows
+        ]
+        if any(r.source != DECLARED for r in rows):
+            lines.append("Select a teammate's row below to see their diff.")
+        sig = tuple(lines)
+        if (key, sig) == (self._diff_key, self._diff_sig):
+            return
+        self._diff_key, self._diff_sig = key, sig
+        text = Text("\n", style="dim").join(safe_text(line, "dim") for line in lines)  # each line inert on its own
+        self._say(safe_text(rows[0].shown if rows else where, "bold"), text)
 
     def _head(self, row: Row, *extra: str) -> Text:
         head = safe_text(row.member, f"bold {self._color(row.member)}")
@@ -367,8 +391,7 @@ class ChangesScreen(Screen[None]):
         if fc.source == DECLARED:
             if key != self._diff_key:
                 self._diff_key, self._diff_sig = key, None
-                why = f"Declared by {row.member} ({fc.why}), not seen changed: no diff to show."
-                self._say(self._head(row), safe_text(why, "dim"))
+                self._say(self._head(row), safe_text(self._declared_text(row), "dim"))
             return
         if fc.source == GIT:
             sig = ("git", fc.added, fc.removed, self.changes.git_generation)

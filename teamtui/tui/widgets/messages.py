@@ -17,7 +17,8 @@ from teamtui.tui.widgets.table import TeamTable, WholeWords, cut, wants
 SHOWN = 200  # the table shows the newest messages; TeamState keeps its own bounded history
 COLUMNS = ("time", "route", "kind", "state", "text")
 # The columns share the table's width by what they hold; the message gives way first, at a word's
-# end, then who wrote to whom; the time and the read receipt are never cut.
+# end (within a long word, not to waste the room), then who wrote to whom; the time and the read
+# receipt are never cut.
 GIVE_WAY = ("text", "route")
 KEEP = ("time", "state")
 

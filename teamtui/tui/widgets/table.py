@@ -46,7 +46,8 @@ def wants(cell: object) -> int:
 
 class WholeWords:
     """A cell of text cut where a word ends when its column is too narrow ("… clean · artifacts…",
-    never "… artifacts com"); a single word longer than the column is cut within it."""
+    never "… artifacts com"); a word so long that cutting before it would leave a third of the
+    column empty is cut within it ("TOUCHING_FILE src/lib/au…", never "TOUCHING_FILE…")."""
 
     def __init__(self, text: Text):
         self.text = text
@@ -96,7 +97,8 @@ class EndMark:
 
 
 def whole_words(text: Text, width: int) -> Text:
-    """`text` in at most `width` cells, cut after the last whole word that fits, with an ellipsis."""
+    """`text` in at most `width` cells, cut after the last whole word that fits, with an ellipsis;
+    cut at the width instead when that word end would waste more than a third of it."""
     if text.cell_len <= width or width < 2:
         return cut(text.copy())
     plain = text.plain
@@ -106,7 +108,8 @@ def whole_words(text: Text, width: int) -> Text:
             break
         if ch == " " and i > 0:
             end = i
-    if end == 0:  # one word wider than the column: cut within it
+    # No word end, or one far back (a long path follows it): cut within the word, at the width.
+    if end == 0 or cell_len(plain[:end]) * 3 < (width - 1) * 2:
         return cut(text.copy())
     shown = text[:end].copy()
     shown.rstrip()
