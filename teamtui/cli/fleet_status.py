@@ -16,6 +16,12 @@ from teamtui.protocol.cost import money, unknown_text
 from teamtui.protocol.fleet import FleetRow, discover_fleet, fleet_rows, row_json
 from teamtui.protocol.settings import BudgetSettings, load_settings
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.protocol.fleet import FleetTeam
+    from teamtui.protocol.fleet.overview import CountNeeds
+    from teamtui.protocol.state import TeamState
+
 # Columns of the table: header, width, right-aligned. "?": members whose status is not known yet.
 COLUMNS = (
     ("TEAM", 24, False),
@@ -96,7 +102,7 @@ def cmd_status_all(ctx: Context) -> int:
     for problem in fleet.problems:
         sys.stderr.write(f"teamtui: {inert(problem)}\n")
     now = time.time()
-    rows = fleet_rows(fleet, now=now, health_timeout=settings.health_timeout)
+    rows = fleet_rows(fleet, now=now, health_timeout=settings.health_timeout, needs=room_needs(settings.sender))
     _mark_budgets(rows, settings.budgets)
     if ctx.args.json:
         # ensure_ascii keeps every control character escaped, so the output is terminal-safe.
@@ -115,6 +121,31 @@ def cmd_status_all(ctx: Context) -> int:
         if row.budget:
             out(f"    $ budget: {inert(row.budget)}")
     return 0
+
+
+def room_needs(sender: str) -> CountNeeds:
+    """What needs the person in a team, counted as the control room counts it (session/alerts.py
+    needs_of: a request, a stuck, silent or gone teammate, a held task, a collision, a lead ended),
+    this machine's hooks' requests among them when it has a spool; not the transcripts' alone."""
+    from teamtui.protocol.hooks.place import spool_dir
+    from teamtui.session.alerts import needs_of
+    from teamtui.session.local_team import session_of
+
+    hooks = None
+    spool = spool_dir()
+    if spool.is_dir():  # none made here: `status` writes nothing
+        from teamtui.session.hook_feed import HookFeed
+
+        try:
+            hooks = HookFeed(spool)
+            hooks.load()
+        except OSError:
+            hooks = None  # a spool that does not read: the requests the teams' files show still count
+
+    def count(team: FleetTeam, state: TeamState, now: float) -> int:
+        return len(needs_of(team.key, session_of(state, sender=sender, clock=lambda: now, hooks=hooks), now))
+
+    return count
 
 
 def _mark_budgets(rows: list[FleetRow], budgets: BudgetSettings) -> None:

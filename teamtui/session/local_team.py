@@ -215,11 +215,24 @@ def open_local(
 
     journal = observer_for(store, store.open_journal())  # the journal (where kept) and the history's recorder
     state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=journal)
+    return session_of(state, sender=sender, clock=clock, on_shutdown=on_shutdown, hooks=hooks), state
+
+
+def session_of(
+    state: TeamState,
+    *,
+    sender: str = "teamtui",
+    clock: Callable[[], float] = time.time,
+    on_shutdown: OnShutdown | None = None,
+    hooks: HookFeed | None = None,
+) -> TeamSession:
+    """The session of a team on disk whose TeamState is made (`status --all` reads its own, once)."""
+    store = state.store
     actions = local_actions(store, state, sender=sender, clock=clock, on_shutdown=on_shutdown, hooks=hooks)
     session = TeamSession(state, actions, clock=clock, read_only=store.read_only_reason)
     if isinstance(actions.answers, LocalAnswers):
         actions.answers.session = session  # its needs are read off the session (session/requests.py)
-    return session, state
+    return session
 
 
 def ended_local(
@@ -235,4 +248,13 @@ def ingest(state: TeamState, recipient: str, messages: list[Message]) -> list[Ch
     return state.ingest(recipient or state.lead, messages)
 
 
-__all__ = ["LocalMessaging", "LocalPanes", "LocalShutdowns", "ended_local", "ingest", "local_actions", "open_local"]
+__all__ = [
+    "LocalMessaging",
+    "LocalPanes",
+    "LocalShutdowns",
+    "ended_local",
+    "ingest",
+    "local_actions",
+    "open_local",
+    "session_of",
+]

@@ -56,8 +56,10 @@ def test_status_all_json_lists_every_team_in_the_overviews_order(machine: Machin
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
     assert isinstance(rows, list)
-    assert [r["folder"] for r in rows] == [NATIVE_TEAM, LIVE_TEAM, "half", OTHER_TEAM, DEAD_TEAM, "session-ended"]
+    # api-team's hunter holds #2 and was silent 200 s (past the health timeout): it needs you, first, as in the room.
+    assert [r["folder"] for r in rows] == [OTHER_TEAM, NATIVE_TEAM, LIVE_TEAM, "half", DEAD_TEAM, "session-ended"]
     by = {r["folder"]: r for r in rows}
+    assert (by[OTHER_TEAM]["needs_you"], by[NATIVE_TEAM]["needs_you"]) == (1, 0)
     assert by[LIVE_TEAM] | {"last_activity": None} == {
         "team": LIVE_TEAM,
         "folder": LIVE_TEAM,

@@ -58,3 +58,39 @@ async def test_the_room_status_and_tasks_agree(tmp_path: Path) -> None:
             ),
             f"the room's row: {cells(table)}",
         )
+
+
+async def test_a_gone_teammate_counts_in_status_all_as_in_the_room_and_requests(
+    native_root: Path, tmp_path: Path, monkeypatch, cli
+) -> None:
+    """hunter holds #2 and did nothing for an hour: the room lists it under Needs you and `requests`
+    lists it; `status --all` said `-` (it counted the transcripts' needs alone) and now says 1."""
+    from teamtui.protocol.native import NativeTeam
+    from tests.tui.test_answering import _silent
+
+    monkeypatch.chdir(native_root)  # status --all and requests look at the current folder's native teams
+    _silent(NativeTeam(native_root, "refactor-auth"), "hunter")
+    code, out, err = cli("requests", "--json")
+    assert code == 0, err
+    asked = [i["id"] for i in json.loads(out)["requests"] if i["team"] == "refactor-auth"]
+    assert asked == ["gone:refactor-auth:hunter"]
+    code, out, err = cli("status", "--all", "--json")
+    assert code == 0, err
+    (row,) = [r for r in json.loads(out) if r["team"] == "refactor-auth"]
+    assert row["needs_you"] == len(asked)
+    code, out, err = cli("status", "--all")
+    line = next(li for li in out.splitlines() if "refactor-auth" in li)
+    assert line.startswith("!") and f" {len(asked)} " in line
+
+    app = TeamTUI.watching(native_root, config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.fleet.overview.rows, "the room's row")
+        table = app.fleet.overview.query_one(FleetTable)
+        await until(
+            pilot,
+            lambda: (
+                [dict(zip(table.shown, li.split(" | "), strict=True))["Needs"] for li in cells(table)]
+                == [str(len(asked))]
+            ),
+            f"the room's row: {cells(table)}",
+        )

@@ -253,6 +253,28 @@ async def test_a_gone_teammates_tasks_released_and_a_message_sent_from_the_room(
     assert [(e["decision"], e["via"]) for e in answered] == [("message", "room"), ("release", "room")]
 
 
+async def test_a_gone_teammates_dialog_names_the_teammate_its_task_and_its_team(
+    native_root: Path, tmp_path: Path
+) -> None:
+    """Its need says only "no activity while holding a task": the dialog says whose, which task, which team."""
+    _silent(NativeTeam(native_root, "refactor-auth"), "hunter")
+    app = room(native_root, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the lone team opened")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, FleetScreen), "the room")
+        needs = app.screen.query_one(FleetNeeds)
+        await until(pilot, lambda: any(n.kind == "disappeared" for n in needs.needs), "hunter gone, in the room")
+        needs.focus()
+        needs.highlighted = next(i for i, n in enumerate(needs.needs) if n.kind == "disappeared")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), "what can be done")
+        title = str(app.screen.query_one("#answer-title").render())
+        sub = str(app.screen.query_one(".dialog-sub").render())
+        assert "hunter: no activity while holding a task" in title
+        assert "team refactor-auth · teammate hunter · task #2 Write integration tests" in sub
+
+
 async def test_a_pane_teammates_request_not_on_the_leads_screen_is_said_so(tmp_path: Path) -> None:
     from teamtui.tui.screenshots import CLAUDE_CODE_NOW, freeze_claude_code
 

@@ -166,3 +166,32 @@ async def test_a_team_marked_ended_offers_the_panes_still_open(ended_lead, tmp_p
         assert f"bob ({bob})" in str(app.screen.query_one(".dialog-sub").render())
         await pilot.press("y")
         await until(pilot, lambda: bob not in tmux("list-panes", "-a", "-F", "#{pane_id}").split(), "bob's pane closed")
+
+
+async def test_m_and_b_write_and_say_nobody_may_read_it_now(ended_lead, tmp_path):
+    """The message is written (nothing lost), and the toast says what `S` says: the lead has ended."""
+    app = make(ended_lead, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert app.selected == "alice"
+        await pilot.press("m", *"are you there?", "enter")
+        await until(pilot, lambda: any(n.startswith("Message written to alice") for n in notes(app)), "written")
+        assert (
+            "Message written to alice's inbox. team-lead has ended: nobody may read it now (it stays in the inbox)."
+            in notes(app)
+        )
+        assert json.loads(inbox(ended_lead, "alice"))[-1]["text"] == "are you there?"
+        await pilot.press("b", *"anyone?", "enter")
+        await until(pilot, lambda: any(n.startswith("Broadcast written to") for n in notes(app)), "broadcast")
+        said = next(n for n in notes(app) if n.startswith("Broadcast written to"))
+        assert said.endswith(". team-lead has ended: nobody may read it now (it stays in their inboxes).")
+        assert json.loads(inbox(ended_lead, "bob"))[-1]["text"] == "anyone?"
+
+
+async def test_m_with_the_lead_running_says_only_where_it_was_written(claude_home, tmp_path):
+    app = make(claude_home, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("m", *"are you there?", "enter")
+        await until(pilot, lambda: any(n.startswith("Message written to alice") for n in notes(app)), "written")
+        assert "Message written to alice's inbox" in notes(app)

@@ -132,23 +132,28 @@ async def test_enter_opens_the_dashboard_escape_returns_and_the_state_is_kept(ma
         await until(pilot, lambda: app.screen is first, "and back")
 
 
-async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine, tmp_path):
-    """A permission request in the Claude Code team's lead inbox is listed with its team; enter opens it."""
+def alice_asks(machine: dict[str, Path]) -> None:
+    """A permission request of alice's in the Claude Code team's lead inbox."""
     inbox = machine["claude"] / "teams" / "session-421dba11" / "inboxes" / "team-lead.json"
     entries = json.loads(inbox.read_text()) if inbox.exists() else []
+    request = {
+        "type": "permission_request",
+        "request_id": "perm-1",
+        "agent_id": "alice",
+        "tool_name": "Bash",
+        "input": {"command": "rm -rf build"},
+        "description": "clean the build",
+    }
+    entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
+    inbox.write_text(json.dumps(entries))
+
+
+async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine, tmp_path):
+    """A permission request in the Claude Code team's lead inbox is listed with its team; enter opens it."""
     app = app_on(machine, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: len(names(app)) == 3, "three rows")
-        request = {
-            "type": "permission_request",
-            "request_id": "perm-1",
-            "agent_id": "alice",
-            "tool_name": "Bash",
-            "input": {"command": "rm -rf build"},
-            "description": "clean the build",
-        }
-        entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
-        inbox.write_text(json.dumps(entries))
+        alice_asks(machine)
         needs = app.screen.query_one(FleetNeeds)
         await until(pilot, lambda: any(n.kind == "permission" for n in needs.needs), "the request listed", limit=15)
         assert app.screen.query_one("#fleet-header").render().plain.count("need") == 1
@@ -157,6 +162,32 @@ async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine,
         assert "session-421dba11 · alice asks permission for Bash" in line and "alice: alice" not in line
         needs.focus()
         needs.highlighted = at
+        await pilot.press("enter")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
+            "its team opened at the request",
+        )
+
+
+async def test_tab_to_needs_you_highlights_its_first_item_and_enter_opens_it(machine, tmp_path):
+    """Tab from the teams lands on an item (not on nothing): enter acts on it at once, and it stays
+    highlighted while the ages around it move on."""
+    now = [time.time()]
+    app = app_on(machine, tmp_path)
+    app.fleet.overview.now = lambda: now[0]
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(names(app)) == 3, "three rows")
+        alice_asks(machine)
+        needs = app.screen.query_one(FleetNeeds)
+        await until(pilot, lambda: any(n.kind == "permission" for n in needs.needs), "the request listed", limit=15)
+        assert needs.highlighted is None  # nothing chosen while the teams have the focus
+        await pilot.press("tab")
+        assert app.screen.focused is needs and needs.highlighted == 0
+        now[0] += 600  # the screen's tick: every "… ago" is drawn again
+        app.screen._draw()
+        await pilot.pause()
+        assert needs.highlighted == 0
         await pilot.press("enter")
         await until(
             pilot,

@@ -21,11 +21,15 @@ from teamtui.protocol.models import MemberStatus
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from teamtui.protocol.cost import Cost
     from teamtui.protocol.model import TeamModel
     from teamtui.protocol.state import TeamState
+
+    # What needs the person in a live team, counted by the caller (the room's rule lives above this layer).
+    CountNeeds = Callable[[FleetTeam, TeamState, float], int]
 
 LAYOUT_LABELS = {"claude": "Claude Code", "native": "native", "run": "run by teamtui", "workflow": "workflow run"}
 
@@ -178,9 +182,15 @@ def read_transcripts(state: TeamState, *, priced: bool = True) -> None:
 
 
 def summarize_team(
-    team: FleetTeam, *, now: float | None = None, transcripts: bool = True, health_timeout: float = 60.0
+    team: FleetTeam,
+    *,
+    now: float | None = None,
+    transcripts: bool = True,
+    health_timeout: float = 60.0,
+    needs: CountNeeds | None = None,
 ) -> FleetRow:
-    """The row of one team, read now; a team that does not read gives a row with its problem, never raises."""
+    """The row of one team, read now; a team that does not read gives a row with its problem, never raises.
+    `needs`: what needs the person in a live team, counted as the room counts it (else the transcripts' alone)."""
     now = time.time() if now is None else now
     try:
         state = _load(team, health_timeout)
@@ -194,7 +204,13 @@ def summarize_team(
             read_transcripts(state)
         except Exception:  # noqa: BLE001 - a transcript that does not read leaves the figures blank
             pass
-    return row_of(team, state, now=now)
+    row = row_of(team, state, now=now)
+    if needs is not None and state is not None and not row.ended:
+        try:
+            row.needs_you = needs(team, state, now)
+        except Exception:  # noqa: BLE001 - one team's needs that do not read leave the transcripts' count
+            pass
+    return row
 
 
 def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str | None = None) -> FleetRow:
@@ -240,11 +256,14 @@ def fleet_rows(
     now: float | None = None,
     transcripts: bool = True,
     health_timeout: float = 60.0,
+    needs: CountNeeds | None = None,
 ) -> list[FleetRow]:
     """Every team's row, in the overview's order."""
     teams = fleet.teams if isinstance(fleet, Discovery) else list(fleet)
     now = time.time() if now is None else now
-    return order_rows(summarize_team(t, now=now, transcripts=transcripts, health_timeout=health_timeout) for t in teams)
+    return order_rows(
+        summarize_team(t, now=now, transcripts=transcripts, health_timeout=health_timeout, needs=needs) for t in teams
+    )
 
 
 def row_json(row: FleetRow) -> dict[str, Any]:

@@ -54,10 +54,12 @@ class AnswerFlow:
         *,
         palette: Callable[[], Palette],
         changed: Callable[[], None],
+        task_of: Callable[[Need], str] = lambda need: "",
         cursor_blink: bool = True,
     ):
         self.app = app
         self.answers_for = answers_for  # the capability that answers a need (its team's, or its machine's)
+        self.task_of = task_of  # the task the need's teammate holds, as its team's board has it ("" for none)
         self.palette = palette
         self.changed = changed  # after an outcome: the needs looked at again
         self.cursor_blink = cursor_blink
@@ -74,10 +76,12 @@ class AnswerFlow:
             why = item.note if item is not None and item.note else "nothing to answer from here"
             self._say(f"{need.team_name}: {need.text}: {why}", "information")
             return
-        self.show(answers, item)
+        self.show(answers, item, self.task_of(need))
 
-    def show(self, answers: Answers, item: Item) -> None:
-        screen = AnswerScreen(item, self.palette(), team=item.team, where=answers.where, cursor_blink=self.cursor_blink)
+    def show(self, answers: Answers, item: Item, task: str = "") -> None:
+        screen = AnswerScreen(
+            item, self.palette(), team=item.team, where=answers.where, task=task, cursor_blink=self.cursor_blink
+        )
 
         def chosen(choice: tuple[str, str] | None) -> None:
             if choice is not None:

@@ -96,7 +96,12 @@ class FleetControl:
         # Answering what needs the person (controllers/answers.py); the requests of no team listed,
         # by their need's key, and the capability that answers them (their machine's).
         self.answering = AnswerFlow(
-            app, self.answers_for, palette=self._palette, changed=self._hooks_changed, cursor_blink=cursor_blink
+            app,
+            self.answers_for,
+            palette=self._palette,
+            changed=self._hooks_changed,
+            task_of=self.task_of,
+            cursor_blink=cursor_blink,
         )
         self._loose: dict[Key, Answers] = {}
         self.presence: RoomPresence | None = None  # held while the room runs: hooks wait for its answer
@@ -374,6 +379,12 @@ class FleetControl:
         if session is not None:
             return session.actions.answers if session.live else None
         return self._loose.get(need.team)
+
+    def task_of(self, need: Need) -> str:
+        """The task `need`'s teammate holds on its team's board ("#2 Write tests"); "" for none."""
+        session = self.fleet.sessions.get(need.team)
+        task = session.state.board.current_tasks().get(need.member) if session is not None and need.member else None
+        return f"#{task.id} {task.subject}" if task is not None else ""
 
     def answer(self, need: Need) -> None:
         self.answering.start(need)

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from teamtui.session.team import TeamSession
 from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.safe import inert
 
 
 class MessageDialogs:
@@ -32,7 +33,8 @@ class MessageDialogs:
         session = self.screen.session
         self.screen.apply_changes(session.send(name, text))
         if _confirmed(session):  # else the other machine's answer says what became of it
-            self.screen.toast("Message written to ", name, "information", suffix="'s inbox")
+            unread = _unread(session, "it stays in the inbox")
+            self.screen.toast("Message written to ", name, "warning" if unread else "information", f"'s inbox{unread}")
 
     def broadcast(self) -> None:
         from teamtui.tui.screens.message import MessageModal
@@ -55,7 +57,13 @@ class MessageDialogs:
         recipients, changes = session.broadcast(text)
         self.screen.apply_changes(changes)
         if _confirmed(session):  # else the other machine's answer says what became of it
-            self.screen.toast("Broadcast written to ", ", ".join(recipients) or "nobody", "information")
+            unread = _unread(session, "it stays in their inboxes")
+            self.screen.toast(
+                "Broadcast written to ",
+                ", ".join(recipients) or "nobody",
+                "warning" if unread else "information",
+                unread,
+            )
 
     def _write(self, what: str, text: str | None, write: Callable[[str], None]) -> None:
         if text is None or self.screen.session is None:
@@ -64,6 +72,14 @@ class MessageDialogs:
             write(text)
         except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
             self.screen.toast(f"{what} not sent: ", str(exc), "error")
+
+
+def _unread(session: TeamSession, kept: str) -> str:
+    """What follows "written to …" when the lead has ended (the check `S` makes: shutdown_flow.py):
+    the message is kept, but nobody may read it now; "" while the lead runs."""
+    if not session.lead_gone():
+        return ""
+    return f". {inert(session.state.lead)} has ended: nobody may read it now ({kept})."
 
 
 def _confirmed(session: TeamSession) -> bool:

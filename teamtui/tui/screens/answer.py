@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from teamtui.session.alerts import names_member
 from teamtui.session.requests import Item
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
@@ -40,6 +41,8 @@ ASKS_TEXT = {
     "block": ("Why it stays off the board", True),
     "message": ("The message", True),
 }
+# The items about one teammate: the dialog names it and the task it holds.
+ABOUT_TEAMMATE = ("stuck", "gone")
 _ICON = {"permission": "?", "perm": "?", "held": "⏸", "stuck": "!", "gone": "⚠", "wait": "…"}
 _WHAT_ORDER = (
     "command",
@@ -109,15 +112,20 @@ class AnswerScreen(ModalScreen[tuple[str, str] | None]):
         Binding("escape", "cancel", "Cancel", id="answer.cancel"),
     ]
 
-    def __init__(self, item: Item, palette: Palette, *, team: str, where: str = "", cursor_blink: bool = True):
+    def __init__(
+        self, item: Item, palette: Palette, *, team: str, where: str = "", task: str = "", cursor_blink: bool = True
+    ):
         super().__init__()
         self.item, self.palette, self.team, self.where = item, palette, team, where
+        self.held_task = task  # a stuck or gone teammate's: the task it holds ("#2 Write tests"), "" for none
         self.cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
         item = self.item
         with VerticalScroll(classes="dialog wide", id="answer-dialog"):
             title = Text(f"{_ICON.get(item.kind, '!')} ", style=f"bold {self.palette.theme_color('warning')}")
+            if item.kind in ABOUT_TEAMMATE and item.who and not names_member(item.who, item.text):
+                title.append_text(safe_text(f"{item.who}: ", "bold"))  # "no activity …" alone says not whose
             title.append_text(safe_text(item.text, "bold"))
             yield Static(title, classes="dialog-title", id="answer-title")
             yield Static(self._sub(), classes="dialog-sub")
@@ -128,6 +136,11 @@ class AnswerScreen(ModalScreen[tuple[str, str] | None]):
         t = Text()
         t.append("team ", style="dim")
         t.append_text(safe_text(self.item.team or "none listed"))
+        if self.item.kind in ABOUT_TEAMMATE and self.item.who:
+            t.append(" · teammate ", style="dim")
+            t.append_text(safe_text(self.item.who, "bold"))
+            t.append(" · task ", style="dim")
+            t.append_text(safe_text(self.held_task) if self.held_task else Text("none held", style="dim"))
         if self.where:
             t.append(" · on ", style="dim")
             t.append_text(safe_text(self.where))

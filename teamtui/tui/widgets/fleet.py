@@ -248,10 +248,22 @@ class FleetNeeds(OptionList, Painted):
         if sig == self._shown:
             return
         self._shown = sig
+        keep, at = (self.highlighted_option.id if self.highlighted_option is not None else None), self.highlighted
         self.needs = list(needs)
         self.clear_options()
-        self.add_options([Option(self._line(n, now), id=f"{row_key(n.team)}\x01{n.key}") for n in needs])
+        ids = [f"{row_key(n.team)}\x01{n.key}" for n in needs]
+        self.add_options([Option(self._line(n, now), id=i) for n, i in zip(needs, ids, strict=True)])
+        # The item highlighted stays so across redraws (an age moved); one answered leaves its place to the next.
+        if keep in ids:
+            self.highlighted = ids.index(keep)
+        elif needs and (at is not None or self.has_focus):
+            self.highlighted = min(at or 0, len(needs) - 1)
         self.border_subtitle = "" if needs else "nothing needs you"
+
+    def on_focus(self) -> None:
+        """Tabbed to: the first item highlighted, so enter and `a` act on what is seen."""
+        if self.highlighted is None and self.needs:
+            self.highlighted = 0
 
     def _line(self, need: Need, now: float) -> Text:
         p = self.palette
