@@ -95,12 +95,17 @@ def _create(store: NativeTeam, spec: TeamFile, say: Callable[..., None]) -> None
 
 def _resume(store: NativeTeam, spec: TeamFile, say: Callable[..., None]) -> list[Message]:
     """The team as the last run left it. No teammate of it runs now: what they still held goes back
-    to the board uncounted, and answers to the last run's shutdown requests are that run's, not ours."""
+    to the board uncounted, and the last run's shutdown requests and their answers are that run's,
+    not ours (a request left unread, or an answer in the lead's inbox, would stop this run's teammate)."""
     _limit_failures(store, spec)
     for mate in spec.teammates:
         taken = take_back(store, mate.name, "its run ended", max_failures=spec.team.max_failures, count=False)
         for level, text, notify in taken.lines(mate.name, "its run ended"):
             say(level, text, notify)
+        # Read now, the last lead's request would stop the teammate this run starts.
+        unread = store.take_out(mate.name, lambda m: m.type == "shutdown_request" and m.sender == store.lead_name)
+        if unread:
+            say("info", f"{mate.name}: the last run's shutdown request, never read, taken out of its inbox")
     left = [m for m in store.drain(store.lead_name).messages if m.type not in SHUTDOWN_REPLY_TYPES]
     all_tasks, _ = store.list_tasks(include_internal=True)
     board = Board(all_tasks)

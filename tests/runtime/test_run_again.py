@@ -9,6 +9,7 @@ import os
 import signal
 from pathlib import Path
 
+from teamtui.protocol.native import NativeTeam
 from teamtui.runtime.resume import FRESH_REMOVES
 
 from .helpers import processes_of, run_cmd, start_run, tasks_on_disk, team_toml, wait_until
@@ -127,3 +128,41 @@ def test_a_run_resumed_after_its_lead_was_killed_takes_back_what_its_teammates_h
     assert "#1 released from a: back on the board" in res.stdout
     assert "all 2 tasks completed" in res.stdout
     assert processes_of(tmp_path) == []
+
+
+def test_the_last_run_s_shutdown_request_and_answers_do_not_stop_the_resumed_team(tmp_path):
+    tf = tmp_path / "team.toml"
+    tf.write_text(team_toml("stale", teammates=["a"], tasks=[("long", []), ("next", [1])]))
+    proc = start_run(tf, WORK="60")
+    try:
+        wait_until([tmp_path], lambda: tasks_on_disk(tmp_path).get("1", {}).get("status") == "in_progress")
+        # Busy for a minute, `a` never reads the lead's request: the ladder's SIGTERM ends it.
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert '"shutdown_request"' in (tmp_path / ".teams/stale/a_inbox.jsonl").read_text()
+    # And an answer to it that came after its lead had gone.
+    NativeTeam(tmp_path, "stale").send_shutdown_response("a", "0ld0ld00", approve=True)
+    res = run_cmd(["run", str(tf), "--headless"], WORK="0.05")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "a: the last run's shutdown request, never read, taken out of its inbox" in res.stdout
+    assert "agreed to a shutdown request from outside the lead" not in res.stdout
+    assert "all 2 tasks completed" in res.stdout
+    assert processes_of(tmp_path) == []
+
+
+def test_taking_the_requests_out_of_an_inbox_keeps_every_other_line_as_it_was(tmp_path):
+    team = NativeTeam.create_team(tmp_path, "kept")
+    team.add_member("a")
+    team.send("a", "before", "ann")
+    team.send_shutdown_request("a", "lead", "done", 30)
+    inbox = team.inbox_path("a")
+    with inbox.open("ab") as fh:
+        fh.write(b"{not json\n")
+    team.send("a", "after", "lead")
+    before = inbox.read_bytes().splitlines(keepends=True)
+    taken = team.take_out("a", lambda m: m.type == "shutdown_request" and m.sender == "lead")
+    assert [m.type for m in taken] == ["shutdown_request"]
+    assert inbox.read_bytes() == b"".join(before[0:1] + before[2:])
