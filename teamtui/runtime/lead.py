@@ -34,7 +34,7 @@ from teamtui.runtime.ladder import Progress
 from teamtui.runtime.resume import open_team, tasks as n_tasks
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.spawn import Spawner
-from teamtui.runtime.stuck import cannot_finish, why_stuck
+from teamtui.runtime.stuck import NEEDS_A_PERSON, cannot_finish, why_stuck
 from teamtui.runtime.supervisor import Supervisor
 from teamtui.runtime.team_shutdown import EXIT_DONE, EXIT_INTERRUPTED, EXIT_STUCK, RunResult, TeamShutdown
 from teamtui.runtime.teamfile import TeamFile, TeammateSpec
@@ -271,6 +271,8 @@ class Lead:
         stuck = cannot_finish(self.store, board)
         if stuck:
             self._say("error", f"the team cannot finish: {stuck}", notify=True)
+            if stuck.endswith(NEEDS_A_PERSON):
+                self._say("info", "to go on: fix the cause, `teamtui task retry ID`, then run the team file again")
             self.team_shutdown.start(stuck, EXIT_STUCK)
             return
         if not alive and not spare:

@@ -38,6 +38,7 @@ def test_running_a_team_file_again_resumes_the_team_with_the_tasks_retried(tmp_p
     assert first.returncode == 1, first.stdout + first.stderr
     assert f"team 'again' created at {tmp_path} with 3 tasks" in first.stdout
     assert "#1 fix failed 3 times" in first.stderr and "#2 docs failed 3 times" in first.stderr
+    assert "to go on: fix the cause, `teamtui task retry ID`, then run the team file again" in first.stdout
 
     # The README's way on: fix the cause, `teamtui task retry ID`, and run again. Only #1 is retried.
     (tmp_path / "ok.1").touch()
