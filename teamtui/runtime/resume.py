@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from teamtui.protocol.board import Board
-from teamtui.protocol.errors import ConflictError, ProtocolError
+from teamtui.protocol.errors import ConflictError, ParseError, ProtocolError
 from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.native.leadpid import claim_lead, lead_file, running_lead
@@ -42,7 +42,10 @@ def open_team(store: NativeTeam, spec: TeamFile, *, fresh: bool, say: Callable[.
     if not store.config_path.exists():
         _create(store, spec, say)
         return Opened(False, [])
-    return Opened(True, _resume(store, spec, say))
+    try:
+        return Opened(True, _resume(store, spec, say))
+    except ParseError as exc:
+        raise ProtocolError(f"{exc}: the team cannot be resumed (--fresh starts it over)") from None
 
 
 def led_elsewhere(store: NativeTeam, pid: int) -> str:

@@ -167,3 +167,20 @@ def test_taking_the_requests_out_of_an_inbox_keeps_every_other_line_as_it_was(tm
     taken = team.take_out("a", lambda m: m.type == "shutdown_request" and m.sender == "lead")
     assert [m.type for m in taken] == ["shutdown_request"]
     assert inbox.read_bytes() == b"".join(before[0:1] + before[2:])
+
+
+def test_a_team_whose_config_cannot_be_read_is_not_resumed_and_says_fresh_starts_it_over(tmp_path):
+    tf = tmp_path / "team.toml"
+    tf.write_text(per_task_team("broken", [("fix", [])]))
+    (tmp_path / "ok.1").touch()
+    assert run_cmd(["run", str(tf), "--headless"]).returncode == 0
+    config = tmp_path / ".teams/broken/config.json"
+    config.write_text("{not json")
+    res = run_cmd(["run", str(tf), "--headless"])
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr.startswith(f"teamtui: {config}: invalid JSON")
+    assert res.stderr.endswith(": the team cannot be resumed (--fresh starts it over)\n")
+    assert config.read_text() == "{not json"  # never rewritten
+    again = run_cmd(["run", str(tf), "--headless", "--fresh"])
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert json.loads(config.read_text())["name"] == "broken"
