@@ -184,3 +184,15 @@ def test_a_team_whose_config_cannot_be_read_is_not_resumed_and_says_fresh_starts
     again = run_cmd(["run", str(tf), "--headless", "--fresh"])
     assert again.returncode == 0, again.stdout + again.stderr
     assert json.loads(config.read_text())["name"] == "broken"
+
+
+def test_a_task_held_after_one_failure_says_1_time(tmp_path):
+    tf = tmp_path / "team.toml"
+    tf.write_text(
+        per_task_team("once", [("fix", [])]).replace("shutdown_grace = 1\n", "shutdown_grace = 1\nmax_failures = 1\n")
+    )
+    res = run_cmd(["run", str(tf), "--headless"])
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "#1 fix failed 1 time (last: exit code 127: agent not found): it needs a person" in res.stderr
+    assert "1 times" not in res.stdout + res.stderr
+    assert "failed 1 time (last" in tasks_on_disk(tmp_path)["1"]["metadata"]["blocked_reason"]
