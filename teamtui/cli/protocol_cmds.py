@@ -256,7 +256,9 @@ def cmd_task_fail(ctx: Context) -> int:
     failure = record_failure(store, ctx.args.id, ctx.args.reason, max_failures=limit, owner=by)
     tid = inert(failure.task.id)
     if failure.held:
-        out(f"{tid} failed {failure.count} times: held as blocked until `teamtui task retry {tid}`")
+        out(
+            f"{tid} failed {failure.count} time{'s' if failure.count != 1 else ''}: held as blocked until `teamtui task retry {tid}`"
+        )
     else:
         out(f"{tid} failed ({failure.count}/{limit}): back on the board")
     return 0

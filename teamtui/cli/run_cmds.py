@@ -31,9 +31,18 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         parents=parents,
         help="run a team from a TOML team file",
         description="Create the team and its tasks, start its teammates and lead them. "
-        "The team lives in --root (default: the team file's folder).",
+        "The team lives in --root (default: the team file's folder). "
+        "Run again, it resumes the team as the last run left it (its board, held tasks and inboxes); "
+        "it refuses a team another live `teamtui run` leads.",
     )
     p.add_argument("teamfile", type=Path, help="the TOML team file")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        # The words of teamtui.runtime.resume.FRESH_REMOVES (a test holds them equal), without its imports.
+        help="start the team over from the team file instead of resuming it: first remove its task board "
+        "(.tasks/), and its inboxes, logs, shutdown summaries and member list (.teams/<team>/)",
+    )
     p.add_argument(
         "--headless", action="store_true", help="no dashboard: print progress; exit 0 when every task is completed"
     )
@@ -70,7 +79,7 @@ def cmd_run(ctx: Context) -> int:
     if ctx.team:
         spec.team.name = ctx.team
     root = ctx.root if ctx.root is not None else spec.base_dir
-    return run_team(spec, root, headless=ctx.args.headless, mode=teammate_mode(ctx))
+    return run_team(spec, root, headless=ctx.args.headless, mode=teammate_mode(ctx), fresh=ctx.args.fresh)
 
 
 def cmd_demo(ctx: Context) -> int:
@@ -104,9 +113,9 @@ def _run_demo(ctx: Context, root: Path, mode: ModeDecision) -> int:
     return run_team(spec, root, headless=ctx.args.headless, mode=mode)
 
 
-def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision) -> int:
-    """Run the team; in tmux mode (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs
-    in its own pane, closed with the team."""
+def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision, fresh: bool = False) -> int:
+    """Run the team (resumed when it is on disk; with `fresh`, removed and made again); in tmux mode
+    (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs in its own pane, closed with the team."""
     from teamtui.protocol.fleet.registry import registered_run
     from teamtui.tmux.mode import make_panes
 
@@ -118,8 +127,8 @@ def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision) 
                 _say(f"teamtui: {inert(notice)}", sys.stderr)
             spawner = _tmux_spawner(panes, spec)
             if headless:
-                return run_headless(spec, root, spawner=spawner)
-            return run_with_dashboard(spec, root, spawner=spawner, panes=LeadPanes(panes), notice=notice)
+                return run_headless(spec, root, spawner=spawner, fresh=fresh)
+            return run_with_dashboard(spec, root, spawner=spawner, fresh=fresh, panes=LeadPanes(panes), notice=notice)
         finally:
             panes.close_all()  # after the lead is done: every pane it opened goes, whatever ended the run
 
@@ -189,13 +198,13 @@ def _report(result: RunResult) -> int:
     return result.code
 
 
-def run_headless(spec: TeamFile, root: Path, *, spawner=None) -> int:
+def run_headless(spec: TeamFile, root: Path, *, spawner=None, fresh: bool = False) -> int:
     import asyncio
 
     from teamtui.runtime.lead import Lead
     from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
 
-    lead = Lead(spec, root, spawner=spawner, on_event=_print_event)
+    lead = Lead(spec, root, spawner=spawner, on_event=_print_event, fresh=fresh)
 
     async def main() -> RunResult:
         loop = asyncio.get_running_loop()
@@ -212,7 +221,7 @@ def _hangup(lead: Lead) -> None:
     lead.stop("terminal closed (SIGHUP)", 128 + signal.SIGHUP)
 
 
-def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs: object) -> int:
+def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, fresh: bool = False, **app_kwargs: object) -> int:
     """The lead runs in a background thread with its own event loop; the dashboard owns the main thread."""
     import asyncio
     import threading
@@ -223,7 +232,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
         from teamtui.tui.app import TeamTUI  # fail early, before the team exists
     except ImportError as exc:
         print(f"teamtui: the dashboard is not available ({exc}); running headless", file=sys.stderr)
-        return run_headless(spec, root, spawner=spawner)
+        return run_headless(spec, root, spawner=spawner, fresh=fresh)
 
     app_box: list[TeamTUI] = []
     pending: list[LeadEvent] = []
@@ -240,7 +249,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
             return
         _print_event(ev)
 
-    lead = Lead(spec, root, spawner=spawner, on_event=on_event)
+    lead = Lead(spec, root, spawner=spawner, on_event=on_event, fresh=fresh)
     outcome: list[RunResult | BaseException] = []
     finished = threading.Event()
 
@@ -256,7 +265,7 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
     thread = threading.Thread(target=lead_thread, name="teamtui-lead")
     thread.start()
     lead.started.wait()
-    if outcome:  # failed before the team existed (e.g. the team is already there)
+    if outcome:  # failed before the team existed (e.g. another run leads it)
         thread.join()
         return _finish(outcome)
 

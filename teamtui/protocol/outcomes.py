@@ -91,7 +91,9 @@ def record_failure(
             meta[RELEASED_FROM] = [*released_from(task), task.owner]
         held = count >= limit and not held_reason(task)
         if held:
-            meta[BLOCKED_REASON] = f"failed {count} times (last: {reason}); `teamtui task retry {task.id}` to try again"
+            meta[BLOCKED_REASON] = (
+                f"failed {count} time{'s' if count != 1 else ''} (last: {reason}); `teamtui task retry {task.id}` to try again"
+            )
         seen.update(count=count, held=held, owner=task.owner)
         return {"owner": "", "status": TaskStatus.PENDING.value, "metadata": meta}
 

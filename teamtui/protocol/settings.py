@@ -41,6 +41,7 @@ from teamtui.protocol.config_file import (
     read_config,
     save_theme,
 )
+from teamtui.protocol.near_miss import did_you_mean, norm
 
 # Every table: no key it does not name; floats finite; schemas built on first use.
 _TABLE = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
@@ -569,10 +570,6 @@ def _got(value: Any, secret: bool) -> str:
 # ------------------------------------------------------------------ did you mean
 
 
-def _norm(key: str) -> str:
-    return re.sub(r"[-. ]", "_", key.strip().lower())
-
-
 def _known_keys() -> list[tuple[Any, str, str]]:
     """(table, key, how to name it) for every key of the file, the top-level ones first."""
     out: list[tuple[Any, str, str]] = []
@@ -586,8 +583,6 @@ def _known_keys() -> list[tuple[Any, str, str]]:
 
 def _did_you_mean(key: str, table: Any) -> str:
     """ " (did you mean [notify] command?)" for a near miss, else ""."""
-    import difflib
-
     # Each known key under the forms it may be mistyped as: itself, and `table_key` at the top
     # (notify_command for [notify] command). The keys of the table it was found in come first.
     forms: dict[str, str] = {}
@@ -595,10 +590,9 @@ def _did_you_mean(key: str, table: Any) -> str:
         if where is Settings and table is not Settings:
             words = f"{k}, at the top of the file before any [table]"
         if where is not Settings:
-            forms.setdefault(f"{_TABLE_NAMES[where].strip('[]')}_{_norm(k)}", words)
-        forms.setdefault(_norm(k), words)
-    match = difflib.get_close_matches(_norm(key), list(forms), n=1, cutoff=0.75)
-    return f" (did you mean {forms[match[0]]}?)" if match else ""
+            forms.setdefault(f"{_TABLE_NAMES[where].strip('[]')}_{norm(k)}", words)
+        forms.setdefault(norm(k), words)
+    return did_you_mean(key, forms)
 
 
 __all__ = [

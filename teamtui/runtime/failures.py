@@ -37,7 +37,8 @@ def given_up(team: Any, tasks: Iterable[Task]) -> dict[str, str]:
     for t in tasks:
         if t.status != TaskStatus.COMPLETED and held_reason(t):
             last = t.metadata.get(LAST_FAILURE, "") if isinstance(t.metadata, dict) else ""
-            out[t.id] = f"#{t.id} {t.subject} failed {failure_count(t)} times (last: {last or '?'})"
+            n = failure_count(t)
+            out[t.id] = f"#{t.id} {t.subject} failed {n} time{'s' if n != 1 else ''} (last: {last or '?'})"
     return out
 
 

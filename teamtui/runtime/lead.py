@@ -21,7 +21,6 @@ from pathlib import Path
 from teamtui.protocol.board import Board
 from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, TaskStatus
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.native.leadpid import mark_lead
 from teamtui.protocol.shutdown import Outcome as ShutdownOutcome, ShutdownRun, agrees
 from teamtui.protocol.touching import load_touches, note_broadcasts
 from teamtui.protocol.watch import watch_dirs
@@ -32,9 +31,10 @@ from teamtui.runtime.channel import InboxChannel, TeammateChannel
 from teamtui.runtime.hooks import Hooks
 from teamtui.runtime.jsonrpc_teammate import JsonRpcTeammate
 from teamtui.runtime.ladder import Progress
+from teamtui.runtime.resume import open_team, tasks as n_tasks
 from teamtui.runtime.slot import Slot
 from teamtui.runtime.spawn import Spawner
-from teamtui.runtime.stuck import cannot_finish, why_stuck
+from teamtui.runtime.stuck import NEEDS_A_PERSON, cannot_finish, why_stuck
 from teamtui.runtime.supervisor import Supervisor
 from teamtui.runtime.team_shutdown import EXIT_DONE, EXIT_INTERRUPTED, EXIT_STUCK, RunResult, TeamShutdown
 from teamtui.runtime.teamfile import TeamFile, TeammateSpec
@@ -73,8 +73,10 @@ class Lead:
         spawner: Spawner | None = None,
         on_event: Callable[[LeadEvent], None] | None = None,
         on_lead_messages: Callable[[list[Message]], None] | None = None,
+        fresh: bool = False,
     ):
         self.spec = spec
+        self.fresh = fresh  # remove the team on disk first, instead of resuming it
         self.settings = spec.team
         self.root = Path(root)
         self.store = NativeTeam(self.root, spec.team.name)
@@ -170,9 +172,10 @@ class Lead:
 
     async def run(self) -> RunResult:
         self._loop = asyncio.get_running_loop()
-        problem = self.supervisor.worktrees.problem() or self._create()
+        problem = self.supervisor.worktrees.problem()
+        if not problem:
+            problem = self._open()
         self.started.set()
-        self.hooks.fire("team-created", team_name=self.store.name)
         if problem:
             self._say("error", f"the team cannot finish: {problem}", notify=True)
             self.team_shutdown.result = RunResult(EXIT_STUCK, problem)
@@ -192,17 +195,13 @@ class Lead:
         return await self.team_shutdown.wind_up()
 
     # ------------------------------------------------------------------ setup
-    def _create(self) -> str:
-        """Team and tasks on disk; returns why the board can never finish ('' when it can)."""
-        self.store.create(description=self.spec.team.description)
-        # The CLI's `task fail` counts against the team file's limit; `teamtui shutdown` asks this lead.
-        self.store.update_config(lambda data: data.update(max_failures=self.settings.max_failures))
-        mark_lead(self.store)
-        for t in self.spec.tasks:
-            self.store.create_task(
-                t.subject, description=t.description, blocked_by=[str(b) for b in t.blocked_by], files=t.files
-            )
-        self._say("info", f"team {self.store.name!r} created at {self.root} with {len(self.spec.tasks)} tasks")
+    def _open(self) -> str:
+        """Team and tasks on disk (made, or resumed as the last run left them); returns why the
+        board can never finish ('' when it can)."""
+        opened = open_team(self.store, self.spec, fresh=self.fresh, say=self._say)
+        if not opened.resumed:
+            self.hooks.fire("team-created", team_name=self.store.name)
+        self.receive(opened.leftovers)
         tasks, _ = self.store.list_tasks(include_internal=True)
         self.board_events.start(tasks)
         return why_stuck(Board(tasks), structural_only=True)
@@ -263,21 +262,24 @@ class Lead:
         """Not shutting down: finish, give up, assign and scale."""
         if board.all_completed():
             done, total = board.progress()
-            self._say("info", f"all {total} tasks completed")
-            self.team_shutdown.start(f"all {total} tasks completed", EXIT_DONE, wire_reason="phase_complete")
+            said = f"all {total} tasks completed" if total != 1 else "the 1 task completed"
+            self._say("info", said)
+            self.team_shutdown.start(said, EXIT_DONE, wire_reason="phase_complete")
             return
         alive = [s for s in self.slots if s.alive]
         spare = [s for s in self.slots if not s.alive and not s.retired and s.runs <= self.settings.restarts]
         stuck = cannot_finish(self.store, board)
         if stuck:
             self._say("error", f"the team cannot finish: {stuck}", notify=True)
+            if stuck.endswith(NEEDS_A_PERSON):
+                self._say("info", "to go on: fix the cause, `teamtui task retry ID`, then run the team file again")
             self.team_shutdown.start(stuck, EXIT_STUCK)
             return
         if not alive and not spare:
             if all(s.retired for s in self.slots if s.runs):
                 done, total = board.progress()
                 self.team_shutdown.start(
-                    f"the teammates were shut down from outside the lead [{done}/{total} tasks completed]", EXIT_DONE
+                    f"the teammates were shut down from outside the lead [{done}/{n_tasks(total)} completed]", EXIT_DONE
                 )
                 return
             reason = "all teammates are gone (crashed or exited, restarts used up)"

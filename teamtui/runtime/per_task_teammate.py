@@ -96,7 +96,7 @@ class PerTaskTeammate(Teammate):
                 return outcome
             if n >= self.max_failures:
                 self.log(
-                    f"#{task.id} failed {n} times, last: {outcome.reason}; blocked: per-task teammates leave it for a person",
+                    f"#{task.id} failed {n} time{'s' if n != 1 else ''}, last: {outcome.reason}; blocked: per-task teammates leave it for a person",
                     "error",
                 )
             else:

@@ -7,6 +7,8 @@ from teamtui.protocol.board import Board, TaskState
 from teamtui.protocol.native import NativeTeam
 from teamtui.runtime.failures import given_up
 
+NEEDS_A_PERSON = ": it needs a person"
+
 
 def why_stuck(board: Board, structural_only: bool = False) -> str:
     """Why the unfinished tasks can never all complete ('' when they still can)."""
@@ -34,4 +36,4 @@ def cannot_finish(store: NativeTeam, board: Board) -> str:
 def needs_a_person(store: NativeTeam, board: Board) -> str:
     """The tasks held after failing too often, as one line ('' when none is)."""
     held = given_up(store, board.tasks.values())
-    return "; ".join(held.values()) + ": it needs a person" if held else ""
+    return "; ".join(held.values()) + NEEDS_A_PERSON if held else ""

@@ -130,6 +130,6 @@ class TeamShutdown:
         unmark_lead(self.store)
         self.say(
             "info" if self.result.code == 0 else "error",
-            f"team stopped: {self.result.reason} [{done}/{total} tasks completed]",
+            f"team stopped: {self.result.reason} [{done}/{total} task{'s' if total != 1 else ''} completed]",
         )
         return self.result

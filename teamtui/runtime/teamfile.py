@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, 
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.names import check_name
+from teamtui.protocol.near_miss import did_you_mean, norm
 
 HookEvent = Literal[
     "team-created", "teammate-spawned", "teammate-idle", "task-assigned", "task-completed", "team-shutdown"
@@ -160,15 +161,48 @@ def parse_team_file(text: str, path: Path) -> TeamFile:
     try:
         tf = TeamFile.model_validate({**data, "base_dir": path.resolve().parent})
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errors = exc.errors()
+        # A mistyped key is both a key missing and one too many: the one too many says which.
+        err = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
         loc = tuple(err.get("loc", ()))
         where = ".".join(str(p) for p in loc if p != "[key]") or "file"
         msg = err.get("msg", "invalid").removeprefix("Value error, ")
         if loc[:1] == ("hooks",) and "[key]" in loc:
-            msg = f"unknown hook event {loc[1]!r} (known: {', '.join(HOOK_EVENTS)})"
+            near = did_you_mean(str(loc[1]), {norm(e): e for e in HOOK_EVENTS})
+            msg = f"unknown hook event {loc[1]!r}{near}; known: {', '.join(HOOK_EVENTS)}"
+        elif err.get("type") == "extra_forbidden" and loc:
+            msg = _unknown_key(loc)
         raise TeamFileError(path, locate(text, loc), f"{where}: {msg}") from None
     _check_tasks(tf, text, path)
     return tf
+
+
+# Each table of a team file, as a person writes its header.
+_TABLES: dict[str, tuple[type[BaseModel], str]] = {
+    "team": (TeamSection, "[team]"),
+    "teammates": (TeammateSpec, "[[teammates]]"),
+    "tasks": (TaskSpec, "[[tasks]]"),
+}
+
+
+def _unknown_key(loc: tuple[Any, ...]) -> str:
+    """What pydantic calls an extra input, said as a key the file may not hold, with a near miss:
+    first among its own table's keys, then the other tables' (named with their header), then the tables."""
+    key = str(loc[-1])
+    table = _TABLES.get(str(loc[0])) if len(loc) > 1 else None
+    forms: dict[str, str] = {}
+    if table is not None:
+        forms.update({norm(k): k for k in table[0].model_fields})
+    for model, header in _TABLES.values():
+        if table is None or model is not table[0]:
+            for k in model.model_fields:
+                forms.setdefault(norm(k), f"{k} under {header}")
+    for name, (_, header) in _TABLES.items():
+        forms.setdefault(norm(name), header)
+    forms.setdefault("hooks", "[hooks]")
+    if table is None:
+        return f"not a table of a team file{did_you_mean(key, forms)}"
+    return f"not a key of {table[1]}{did_you_mean(key, forms)}"
 
 
 def _check_tasks(tf: TeamFile, text: str, path: Path) -> None:

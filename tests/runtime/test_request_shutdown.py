@@ -205,5 +205,5 @@ def test_a_silent_teammate_holding_a_task_disappears_and_comes_back(tmp_path, mo
     texts = team.texts()
     gone = texts.index("a disappeared: no activity for 0.5s while holding a task")
     back = texts.index("a is active again")
-    assert gone < back < texts.index("all 1 tasks completed")
+    assert gone < back < texts.index("the 1 task completed")
     assert team.result[0].code == 0

@@ -217,14 +217,6 @@ def test_team_that_cannot_finish_exits_nonzero_with_reason(tmp_path, tasks, comm
     assert processes_of(tmp_path) == []
 
 
-def test_existing_team_is_refused(tmp_path):
-    tf = tmp_path / "team.toml"
-    tf.write_text(team_toml("twice", teammates=["a"], tasks=[("x", [])]))
-    assert run_cmd(["run", str(tf), "--headless"], WORK="0").returncode == 0
-    res = run_cmd(["run", str(tf), "--headless"])
-    assert res.returncode == 1 and "already exists" in res.stderr
-
-
 def test_teammates_stopped_from_outside_are_not_respawned(tmp_path):
     """The dashboard's S sends its own requests: a teammate that agreed is let go, not restarted."""
     from teamtui.protocol.native import NativeTeam

@@ -48,12 +48,22 @@ def test_good_file_loads(tmp_path):
     "old, new, line, reason",
     [
         ('assign = "lead"', 'assign = "boss"', 3, "team.assign"),
-        ('color = "blue"', 'color = "blue"\ncolour = "red"', 9, "teammates.0.colour: Extra inputs are not permitted"),
+        (
+            'color = "blue"',
+            'color = "blue"\ncolour = "red"',
+            9,
+            "teammates.0.colour: not a key of [[teammates]] (did you mean color?)",
+        ),
         ('command = "./agents/reviewer.sh"\n', "", 5, "teammates.0.command: Field required"),
         ("blocked_by = [1]", 'blocked_by = ["one"]', 15, "tasks.1.blocked_by.0"),
         ("blocked_by = [1]", "blocked_by = [2]", 15, "task 2 blocks itself"),
         ('name = "hunter"', 'name = "../etc"', 6, "teammates.0.name"),
-        ("task-completed =", "task-complete =", 19, "unknown hook event 'task-complete'"),
+        (
+            "task-completed =",
+            "task-complete =",
+            19,
+            "unknown hook event 'task-complete' (did you mean task-completed?)",
+        ),
         ('subject = "Write integration tests"', 'subject = "Write integration tests', 14, "TOML syntax"),
     ],
 )
@@ -65,6 +75,35 @@ def test_bad_file_refused_with_line_and_reason(tmp_path, old, new, line, reason)
     assert exc.value.line == line, str(exc.value)
     assert reason in exc.value.reason
     assert str(exc.value).startswith(f"{path}:{line}: ")
+
+
+@pytest.mark.parametrize(
+    "old, new, line, reason",
+    [
+        # A required key mistyped: the key too many is named (not the one missing), with its near miss.
+        ('name = "refactor-auth"', 'nmae = "refactor-auth"', 2, "team.nmae: not a key of [team] (did you mean name?)"),
+        (
+            "blocked_by = [1]",
+            "blockedby = [1]",
+            15,
+            "tasks.1.blockedby: not a key of [[tasks]] (did you mean blocked_by?)",
+        ),
+        # A key of another table: named with its header.
+        (
+            'color = "blue"',
+            'color = "blue"\nmax_failure = 2',
+            9,
+            "teammates.0.max_failure: not a key of [[teammates]] (did you mean max_failures under [team]?)",
+        ),
+        ("[[tasks]]", "[[task]]", 11, "task: not a table of a team file (did you mean [[tasks]]?)"),
+        ('assign = "lead"', "zzz = 1", 3, "team.zzz: not a key of [team]"),
+    ],
+)
+def test_a_mistyped_key_gets_a_did_you_mean(tmp_path, old, new, line, reason):
+    path = write(tmp_path, GOOD.replace(old, new, 1))
+    with pytest.raises(TeamFileError) as exc:
+        load_team_file(path)
+    assert str(exc.value) == f"{path}:{line}: {reason}"
 
 
 def test_duplicate_teammate_refused(tmp_path):

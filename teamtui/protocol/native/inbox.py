@@ -27,6 +27,7 @@ from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 # The envelope (sender, content, timestamp) is the message's, not the protocol payload's.
@@ -152,6 +153,30 @@ class NativeInbox(NativeLayout):
                     self._drain_lines(member, data, out)
                     fh.truncate(0)
         return out
+
+    def take_out(self, member: str, drop: Callable[[Message], bool]) -> list[Message]:
+        """Remove the messages `drop` picks from the member's inbox under its lock, every other line
+        kept as it is and in order (one that does not parse too); returns those removed."""
+        path = self.inbox_path(member)
+        if not path.exists():
+            return []
+        ensure_inside(path, self.root)
+        taken: list[Message] = []
+        with FileLock(self.inbox_lock_path(member)):
+            fd = open_regular(path, os.O_RDWR)
+            with os.fdopen(fd, "r+b") as fh:
+                kept = []
+                for no, line in enumerate(fh.read().splitlines(keepends=True), 1):
+                    items = self.decode_inbox_line(member, line.rstrip(b"\n"), no)
+                    if len(items) == 1 and isinstance(items[0], Message) and drop(items[0]):
+                        taken.append(items[0])
+                    else:
+                        kept.append(line)
+                if taken:
+                    fh.seek(0)
+                    fh.truncate(0)
+                    fh.write(b"".join(kept))
+        return taken
 
     def _drain_lines(self, member: str, data: bytes, out: InboxRead) -> None:
         lines = data.split(b"\n")

@@ -25,6 +25,22 @@ def mark_lead(store: TeamStore, pid: int | None = None) -> None:
     write_json_atomic(ensure_inside(lead_file(store), store.root), {"pid": pid, "started": processes.start_of(pid)})
 
 
+def claim_lead(store: TeamStore) -> int | None:
+    """Mark this process as the team's lead unless another live lead holds it: that lead's pid, or
+    None once marked. Under a lock of its own, so two runs started at once never both lead."""
+    from teamtui.protocol.fsio import ensure_dir
+    from teamtui.protocol.locks import FileLock
+
+    store.root.mkdir(parents=True, exist_ok=True)  # leading a team may make its root, as creating it does
+    ensure_dir(store.team_dir, store.root)
+    with FileLock(lead_file(store).with_suffix(".lock")):
+        other = running_lead(store)
+        if other is not None and other != os.getpid():
+            return other
+        mark_lead(store)
+    return None
+
+
 def unmark_lead(store: TeamStore, pid: int | None = None) -> None:
     """Remove the mark if it is this process's (a newer lead's mark stays)."""
     pid = os.getpid() if pid is None else pid
