@@ -390,17 +390,20 @@ def test_send_on_a_claude_code_team_reads_its_sender_without_the_settings_model(
     assert (inbox[-1]["from"], inbox[-1]["text"]) == ("teamtui", "again")
 
 
-def test_status_of_a_claude_code_team_reads_its_transcripts_without_pricing_them(
-    claude_root: Path, tmp_path: Path
+@pytest.mark.parametrize("json_too", [False, True], ids=["status", "status --json"])
+def test_status_of_a_claude_code_team_prices_its_transcripts_only_for_json(
+    claude_root: Path, tmp_path: Path, json_too: bool
 ) -> None:
-    # Its transcripts are read (tokens); genai-prices (and the pydantic it brings) only where a cost is shown.
+    # Its transcripts are read (tokens); genai-prices (and the pydantic it brings) only where a cost
+    # is shown: --json's members have theirs, the plain status has none.
     out = tmp_path / "imports.json"
     env = {**os.environ, "TEAMTUI_ROOT": str(claude_root), "TEAMTUI_TEAM": "work-team", "IMPORTS_OUT": str(out)}
-    proc = subprocess.run(
-        [sys.executable, "-c", DRIVER, "status", "--json"], env=env, capture_output=True, text=True, timeout=60
-    )
+    argv = ["status", "--json"] if json_too else ["status"]
+    proc = subprocess.run([sys.executable, "-c", DRIVER, *argv], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["code"] == 0, proc.stderr
     assert "teamtui.protocol.claude.transcripts.feed" in result["modules"]
-    assert _loaded(result["modules"], ("genai_prices", "pydantic", "pydantic_core", "httpx2")) == []
+    assert ("genai_prices" in result["modules"]) is json_too
+    if not json_too:
+        assert _loaded(result["modules"], ("genai_prices", "pydantic", "pydantic_core", "httpx2")) == []

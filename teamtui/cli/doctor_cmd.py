@@ -49,14 +49,25 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p.set_defaults(handler=cmd_doctor)
 
 
-def _room_problems(ctx: Context) -> list[str]:
+def _room_problems(ctx: Context, settings: Any) -> list[str]:
     """Every problem the control room would say (a root, a teams folder, a team folder), in full:
-    its header shows the first few."""
+    its header shows the first few. Not config.toml's: those are said once, under settings."""
     from teamtui.protocol.fleet.discover import discover_fleet
 
     roots = [*ctx.args.roots, *([ctx.root] if ctx.root is not None else [])]
-    fleet = discover_fleet(roots, ended=False)
-    return [*fleet.problems, *(f"team {t.name} ({t.root}): {t.problem}" for t in fleet.teams if t.problem)]
+    fleet = discover_fleet(roots, settings=settings, ended=False)
+    return [
+        *(p for p in fleet.problems if p not in settings.problems),
+        *(f"team {t.name} ({t.root}): {t.problem}" for t in fleet.teams if t.problem),
+    ]
+
+
+def _config_problems(settings: Any, config: Path) -> list[str]:
+    """What config.toml holds that teamtui cannot use: the settings' problems, and the [keymap]
+    remaps the app refuses (its own check: protocol/keymap.py)."""
+    from teamtui.protocol.keymap import checked_keymap
+
+    return [*settings.problems, *checked_keymap(settings.keymap, config)[1]]
 
 
 def _stores(ctx: Context) -> tuple[Path, list[Any]]:
@@ -132,19 +143,20 @@ def cmd_doctor(ctx: Context) -> int:
     from teamtui.protocol.cost import cost_json, price_data
     from teamtui.protocol.settings import config_path, load_settings
 
-    problems = _room_problems(ctx)
     config = config_path()
     settings = load_settings(config)
+    problems = _room_problems(ctx, settings)
+    config_problems = _config_problems(settings, config)
     prices = price_data()  # loads genai-prices: every transcript is priced as it is read
     root, stores = _stores(ctx)
     teams = [_check(s) for s in stores if s.has_transcripts]
-    found = any(t["report"] for t in teams) or bool(problems) or bool(settings.problems)
+    found = any(t["report"] for t in teams) or bool(problems) or bool(config_problems)
     if ctx.args.json:
         out(
             json.dumps(
                 {
                     "problems": problems,
-                    "settings": {"path": str(config), "problems": settings.problems},
+                    "settings": {"path": str(config), "problems": config_problems},
                     "prices": {
                         "source": "genai-prices",
                         "version": prices.version,
@@ -189,11 +201,11 @@ def cmd_doctor(ctx: Context) -> int:
         for problem in problems:
             out(f"  - {inert(problem)}")
         out()
-    if settings.problems:
+    if config_problems:
         out(
-            f"settings: {len(settings.problems)} problem{'s' if len(settings.problems) != 1 else ''} (each left out, the rest applies)"
+            f"settings: {len(config_problems)} problem{'s' if len(config_problems) != 1 else ''} (each left out, the rest applies)"
         )
-        for problem in settings.problems:
+        for problem in config_problems:
             out(f"  - {inert(problem)}")
     else:
         out(

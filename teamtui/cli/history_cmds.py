@@ -109,10 +109,9 @@ def _cost_text(spent: Any) -> str:
     """What a team cost as the history kept it: $12.34, "$12.34 + price unknown", or "no cost"."""
     if spent is None:
         return "no cost"
-    from teamtui.protocol.cost import money
+    from teamtui.protocol.cost import kept_text
 
-    usd, unknown = spent
-    return f"{money(usd)} + price unknown" if unknown else money(usd)
+    return kept_text(*spent)
 
 
 def _cost_json(spent: Any) -> dict[str, Any] | None:

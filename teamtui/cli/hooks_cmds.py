@@ -91,6 +91,8 @@ def cmd_hooks_uninstall(ctx: Context) -> int:
         out(f"no teamtui hook in {inert(path)} (nothing changed)")
         return 0
     out(f"removed teamtui's hooks from {inert(path)}: {', '.join(change.events)}")
+    if change.removed:
+        out("  it held nothing else: the file is removed")
     if change.backup is not None:
         out(f"  the previous file is kept as {inert(change.backup)}")
     return 0

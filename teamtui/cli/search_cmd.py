@@ -47,7 +47,7 @@ def _when(ts: float) -> str:
 
 
 def _one_line(text: str, limit: int) -> str:
-    s = inert(text)
+    s = inert(" ".join(text.splitlines()))
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
@@ -59,9 +59,14 @@ def cmd_search(ctx: Context) -> int:
     since = parse_since(args.since, time.time()) if args.since else None
     if args.limit < 1:
         raise CliError("--limit must be at least 1", EXIT_USAGE)
+    team = getattr(args, "team", None)
     con = _open_history()
+    if team is not None and con.execute("SELECT 1 FROM teams WHERE name = ? LIMIT 1", (team,)).fetchone() is None:
+        from teamtui.protocol.history import db_path
+
+        raise CliError(f"no team {team!r} in the history ({db_path()})", EXIT_ERROR)
     try:
-        hits = search(con, args.query, team=getattr(args, "team", None), since=since, limit=args.limit)
+        hits = search(con, args.query, team=team, since=since, limit=args.limit)
     except QueryError as exc:
         raise CliError(f"search: {exc}", EXIT_USAGE) from exc
     if args.json:
@@ -76,10 +81,11 @@ def cmd_search(ctx: Context) -> int:
         if h.kind == "message" and h.ref:
             who = f"{who} → {_one_line(h.ref, 30)}"
         text = "".join(
-            f"{on}{inert(s).replace(chr(9), ' ')}{off}" if hit else inert(s).replace("\t", " ") for s, hit in h.segments
+            f"{on}{inert(s).replace(chr(9), ' ')}{off}" if hit else inert(s).replace("\t", " ")
+            for s, hit in h.one_line()
         )
-        team = _one_line(h.team, 40) + (f"@{_one_line(h.host, 30)}" if h.host else "")
-        out(f"{_when(h.at)}  {team}  {who}  {h.kind}: {text}")
+        where = _one_line(h.team, 40) + (f"@{_one_line(h.host, 30)}" if h.host else "")
+        out(f"{_when(h.at)}  {where}  {who}  {h.kind}: {text}")
     return 0
 
 

@@ -25,11 +25,14 @@ STATUS_JSON_HELP = """\
                 "color": str, "current_task": {"id": str, "subject": str} | null, "unread": int,
                 Claude Code teams only, from the member's transcript (a figure it does not give is left out):
                 "tokens": {"input": int, "output": int, "cache_creation": int, "cache_read": int, "total": int} | null,
+                "cost": null | {"usd": str, "unknown_models": [str], "unpriced_tokens": int, "days": {"YYYY-MM-DD": str}},
                 "context": {"tokens": int, "window": int, "share": float} | null,
                 "activity": {"kind": "tool"|"thinking"|"idle", "text": str, "ts": float} | null}],
    "tasks": {"done": int, "total": int},
-   Claude Code teams only: "lead_usage": {"tokens": ..., "context": ..., "activity": ...}, "tokens_total": int | null,
-   "errors": [{"path": str, "line": int|null, "reason": str}]}"""
+   Claude Code teams only: "lead_usage": {"tokens": ..., "cost": ..., "context": ..., "activity": ...}, "tokens_total": int | null,
+   "errors": [{"path": str, "line": int|null, "reason": str}]}
+  A member's cost is the team panel's Cost, as status --all --json gives a team's: usd is genai-prices' sum,
+  unrounded; a model it has no price for is in unknown_models, its tokens in unpriced_tokens."""
 
 STATUS_ALL_HELP = """\
 --all lists every team of this machine instead of one: Claude Code's (~/.claude or $CLAUDE_CONFIG_DIR),
@@ -78,7 +81,7 @@ def _usage_json(state, member: str) -> dict[str, Any]:
     """tokens, context and activity of `member` as its transcript gives them (None: no transcript)."""
     stats = state.transcripts.stats(member)
     if stats is None:
-        return {"tokens": None, "context": None, "activity": None}
+        return {"tokens": None, "cost": None, "context": None, "activity": None}
     t = stats.tokens
     tokens = {
         k: v
@@ -100,7 +103,9 @@ def _usage_json(state, member: str) -> dict[str, Any]:
             context["share"] = round(stats.context_share, 4)
     a = stats.activity
     activity = {"kind": a.kind, "text": a.label(), "ts": a.ts} if a is not None else None
-    return {"tokens": tokens or None, "context": context, "activity": activity}
+    from teamtui.protocol.cost import cost_json
+
+    return {"tokens": tokens or None, "cost": cost_json(stats.cost), "context": context, "activity": activity}
 
 
 def cmd_status(ctx: Context) -> int:
@@ -118,7 +123,8 @@ def cmd_status(ctx: Context) -> int:
     if state.transcripts is not None:  # only where the layout has them: a native status reads no more
         from teamtui.protocol.fleet.overview import read_transcripts
 
-        read_transcripts(state, priced=False)  # as the room does: the same tasks, needs and tokens
+        # As the room does: the same tasks, needs and tokens; priced where a cost is shown (--json's members).
+        read_transcripts(state, priced=ctx.args.json)
     done, total = state.board.progress()
     views = state.member_views()
     cfg = state.config

@@ -283,6 +283,14 @@ def short_money(usd: Decimal) -> str:
     return money(usd) if usd >= Decimal("0.005") or usd == ZERO else "<$.01"
 
 
+def kept_text(usd: Decimal, unknown: bool) -> str:
+    """What a team or teammate cost as the history kept it (no model names): $12.34, <$0.01,
+    $12.34 + price unknown, price unknown (as cost_text)."""
+    if not unknown:
+        return money(usd)
+    return "price unknown" if usd == ZERO else f"{money(usd)} + price unknown"
+
+
 def unknown_text(cost: Cost) -> str:
     return f"price unknown (model {', '.join(cost.unknown)})"
 

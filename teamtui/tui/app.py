@@ -20,6 +20,7 @@ from textual.driver import Driver
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from teamtui.protocol.keymap import checked_keymap
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.settings import Settings, config_path as default_config_path, load_settings, save_theme
 from teamtui.protocol.shutdown import ShutdownRun
@@ -30,7 +31,6 @@ from teamtui.tmux.api import NullPanes, TeammatePanes
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
 from teamtui.tui.controllers.fleet_control import FleetControl
-from teamtui.tui.keys import checked_keymap
 from teamtui.tui.messages import AnswerRequested, FleetChanged, LeadMessagesDrained
 from teamtui.tui.safe import inert
 from teamtui.tui.screens.dashboard import DashboardScreen

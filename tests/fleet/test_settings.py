@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,29 @@ def test_a_command_that_reads_the_file_says_its_problems_on_stderr(cli, tmp_path
     code, out, err = cli("status", "--all", "--root", str(tmp_path))
     assert code == 0
     assert f"teamtui: {path}: fleet_keep_hour is not a setting (did you mean fleet_keep_hours?); ignored" in err
+
+
+def test_doctor_says_a_config_problem_once(cli, claude_root: Path) -> None:
+    """The control room's problems start with config.toml's: doctor says those under settings only."""
+    path = _config("fleet_keep_hour = 2\n")
+    code, out, _err = cli("doctor", "--root", str(claude_root))
+    line = f"{path}: fleet_keep_hour is not a setting (did you mean fleet_keep_hours?); ignored"
+    assert code == 1 and out.count(line) == 1 and "control room:" not in out, out
+    said = json.loads(cli("doctor", "--root", str(claude_root), "--json")[1])
+    assert said["problems"] == [] and said["settings"]["problems"] == [line]
+
+
+def test_doctor_says_the_keymap_problem_the_app_finds(cli, claude_root: Path) -> None:
+    """A remap to a key a terminal sends as another: the app refuses it (a toast, the room's line);
+    doctor says the very same words, not `config.toml: ok`."""
+    from teamtui.tui.app import TeamTUI
+
+    path = _config('[keymap]\nfilter_tasks = "ctrl+m"\nbroadcast = "w"\n')
+    app = TeamTUI.watching(claude_root, None, None, config_path=path, cursor_blink=False)
+    [refused] = app.settings.problems
+    assert 'filter_tasks = "ctrl+m" is ignored: a terminal sends ctrl+m as enter' in refused
+    code, out, _err = cli("doctor", "--root", str(claude_root))
+    assert code == 1, "a refused remap is a finding"
+    assert f"settings: 1 problem (each left out, the rest applies)\n  - {refused}\n" in out
+    assert ": ok" not in out.split("prices:")[0]
+    assert json.loads(cli("doctor", "--root", str(claude_root), "--json")[1])["settings"]["problems"] == [refused]

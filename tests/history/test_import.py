@@ -193,13 +193,16 @@ def test_history_and_search_on_the_command_line(state_home: Path, root: Path, tm
     assert missing.returncode == 1 and "no team 'nobody' in the history" in missing.stderr
     found = cli("search", "deploy")
     assert found.returncode == 0, found.stderr
-    assert f"{TEAM}  teamtui → alice  message: line one\\n\\x1b[31mred <b>«deploy»</b> broke" in found.stdout
+    assert f"{TEAM}  teamtui → alice  message: line one \\x1b[31mred <b>«deploy»</b> broke" in found.stdout
     as_json = json.loads(cli("search", "deploy", "--json").stdout)["results"]
     [hit] = as_json
     assert (hit["team"], hit["who"], hit["to"], hit["kind"]) == (TEAM, "teamtui", "alice", "message")
     a, b = hit["marked"][0]
     assert hit["text"][a:b] == "deploy"
-    assert cli("search", "deploy", "--team", "other").stdout.strip() == "no match"
+    assert cli("search", "nowhere-said").stdout.strip() == "no match"
+    unknown = cli("search", "deploy", "--team", "other")
+    assert unknown.returncode == 1 and unknown.stdout == ""
+    assert unknown.stderr == f"teamtui: no team 'other' in the history ({db_path()})\n"
     assert json.loads(cli("search", "deploy", "--since", "1h", "--json").stdout)["results"]
     assert json.loads(cli("search", "deploy", "--since", "2099-01-01", "--json").stdout)["results"] == []
     bad = cli("search", '"deploy')
@@ -246,3 +249,29 @@ def team_ident(team) -> tuple:
     from teamtui.protocol.history.ops import TeamIdent
 
     return TeamIdent(team.host, team.layout, team.root, team.name)
+
+
+def test_search_limit_keeps_the_newest_and_a_task_is_one_line(state_home: Path) -> None:
+    """`--limit 3`: the three newest in time, though the older ones were written last; a task's
+    subject and description on one line."""
+    from teamtui.protocol.history.ops import TeamIdent
+
+    now = time.time()
+    team = TeamIdent("", "native", "/p", "web")
+    writer = HistoryWriter(db_path(), import_journals=False)
+    writer.put(("header", team, now - 999, ("lead", "", None, [], {}, True)))
+    writer.put(("entries", team, now, ("log", [("ada", now - 60 + i, "info", f"deploy new {i}", i) for i in range(4)])))
+    writer.put(
+        ("entries", team, now, ("log", [("bob", now - 900 + i, "info", f"deploy old {i}", i) for i in range(4)]))
+    )
+    writer.put(("task", team, now - 58.5, ("task", "7", "Deploy the site", "first\nthen", "pending", "", [])))
+    assert writer.flush()
+    writer.close()
+    found = cli("search", "deploy", "--limit", "3")
+    assert found.returncode == 0, found.stderr
+    lines = found.stdout.splitlines()
+    assert [line.split("  ")[-1] for line in lines] == [
+        "log: «deploy» new 3",
+        "log: «deploy» new 2",
+        "task: #7 «Deploy» the site first then",
+    ]

@@ -205,3 +205,32 @@ async def test_the_report_renders_in_a_real_browser_fetching_nothing_and_running
     assert sorted(shown["members"]) == sorted(['"><img src=x onerror=alert(1)>', "ada"])
     assert shown["messages"] == 10 and shown["firstMessage"] == "MSG0 </td><script>window.__pwned=2</script>"
     assert shown["change"] == "src/<parser>.py" and "$0.42" in shown["cost"] and "1,500" in shown["cost"]
+
+
+def test_the_report_says_a_cost_as_the_command_line_does(tmp_path: Path) -> None:
+    """Under a cent: `<$0.01` in `teamtui history` and in the page (its summary and its table),
+    never `$0.00`; a model without a price is said as `+ price unknown` in both."""
+    con = connect(db_path())
+    team, day = TeamIdent("", "native", str(tmp_path / "proj"), "cheap"), time.strftime("%Y-%m-%d")
+    con.execute("BEGIN")
+    txn = Txn(con)
+    txn.apply(("header", team, NOW - 60, ("lead", "", None, [("ada", "", "", "", "", NOW - 60)], {}, True)))
+    txn.apply(("cost_day", team, NOW, ("ada", day, "0.0012", (100, 80, 0, 0), "claude-haiku-4-5", [])))
+    txn.apply(("cost_day", team, NOW, ("bob", day, None, (5, 5, 0, 0), "mystery-1", ["mystery-1"])))
+    txn.finish()
+    con.execute("COMMIT")
+    con.close()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    def cli(*argv: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "teamtui", *argv], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "  <$0.01 + price unknown  " in cli("history")
+    page = tmp_path / "report.html"
+    cli("history", "cheap", "--html", str(page))
+    html = page.read_text()
+    assert "· &lt;$0.01 + price unknown (190 tokens)</p>" in html and "$0.00" not in html
+    assert "<td>ada</td><td>180</td><td>&lt;$0.01</td>" in html
+    assert "<td>bob</td><td>10</td><td>price unknown</td>" in html

@@ -135,3 +135,27 @@ def test_a_prefix_needs_three_letters(con: sqlite3.Connection) -> None:
         search(con, "bu*")
     assert [h.kind for h in search(con, "bui*", team="alpha")] == ["message", "message"]
     assert [h.kind for h in search(con, '"the bui"*', team="alpha")] == ["message", "message"]
+
+
+def test_the_limit_keeps_the_newest_by_time_not_the_last_written(tmp_path: Path) -> None:
+    """A batch written out of time order (a team first seen, a journal read in late): the newest
+    three are the three latest in time, whichever was written last."""
+    c = connect(tmp_path / "h.sqlite3")
+    txn = Txn(c)
+    c.execute("BEGIN")
+    team = TeamIdent("", "native", "/p", "t")
+    txn.apply(
+        ("entries", team, NOW, ("log", [("ada", NOW - 100 + i, "info", f"deploy step {i}", i) for i in range(5)]))
+    )
+    # Read in after: older records, written last.
+    txn.apply(("entries", team, NOW, ("log", [("bob", NOW - 900 + i, "info", f"deploy old {i}", i) for i in range(5)])))
+    txn.finish()
+    c.execute("COMMIT")
+    assert [h.text for h in search(c, "deploy", limit=3)] == ["deploy step 4", "deploy step 3", "deploy step 2"]
+
+
+def test_a_result_on_one_line_has_its_line_breaks_as_spaces(con: sqlite3.Connection) -> None:
+    [task] = search(con, "cafe")
+    assert "\n" in task.text, "the task's subject, then its description"
+    assert "".join(s for s, _ in task.one_line()) == task.text.replace("\n", " ")
+    assert [hit for _, hit in task.one_line()] == [hit for _, hit in task.segments]

@@ -114,6 +114,22 @@ def test_status_all_json_is_genai_prices_own_to_the_last_digit(tmp_path: Path, c
     assert money(want.usd) + "+?" in out and f"? price unknown (model {UNKNOWN_MODEL})" in out
 
 
+def test_status_json_gives_each_members_cost_as_the_team_panel_has_it(tmp_path: Path, cli) -> None:
+    """`status --json` of one team: each member's cost, the figure the team panel's Cost column
+    shows (genai-prices' own, above), unrounded as status --all --json gives a team's."""
+    root, paths = claude_team(tmp_path)
+    code, out, err = cli("status", "--json", "--root", str(root), "--team", TEAM)
+    assert code == 0, err
+    said = json.loads(out)
+    costs = {m["name"]: m["cost"] for m in said["members"]} | {said["lead"]: said["lead_usage"]["cost"]}
+    assert set(costs) == set(paths) == {"team-lead", "alice", "bob"}
+    for member in paths:
+        mine = library(paths, member)
+        assert Decimal(costs[member]["usd"]) == mine.usd, member
+        assert costs[member]["unknown_models"] == list(mine.unknown), member
+        assert costs[member]["unpriced_tokens"] == mine.unpriced_tokens, member
+
+
 # ------------------------------------------------------------------ budgets call the person
 
 

@@ -238,3 +238,36 @@ def test_search_snapshot(snap_compare, tmp_path: Path) -> None:
     path = tmp_path / "h.sqlite3"
     fill(path)
     assert snap_compare(search_app(path, "build"), run_before=results_shown, terminal_size=SIZE)
+
+
+async def test_results_fit_one_line_each_the_text_taking_the_width(tmp_path: Path) -> None:
+    """At 160 columns: each result one line; the columns as wide as what they hold, the text the
+    rest; a long text cut with its match in view; a task's description after a space, not `\\n`."""
+    path = tmp_path / "h.sqlite3"
+    con = connect(path)
+    con.execute("BEGIN")
+    txn = Txn(con)
+    pay = TeamIdent("", "native", "/src/pay", "pay")
+    txn.apply(("header", pay, T0, ("lead", "", None, [("ada", "", "", "", "", T0)], {}, True)))
+    long = " ".join(f"word{i}" for i in range(60)) + " the build broke " + " ".join(f"tail{i}" for i in range(30))
+    txn.apply(("entries", pay, T0 + 60, ("log", [("ada", T0 + 60, "info", long, 1)])))
+    txn.apply(("task", pay, T0 + 120, ("task", "2", "Fix the build", "on main\nthen tag", "pending", "ada", [])))
+    txn.finish()
+    con.execute("COMMIT")
+    con.close()
+    app = search_app(path, "build")
+    async with app.run_test(size=(160, 30)) as pilot:
+        await results_shown(pilot)
+        from textual.geometry import Region
+        from textual.widgets import OptionList
+
+        results = app.screen.query_one(OptionList)
+        lines = [
+            s.text for s in results.render_lines(Region(0, 0, results.outer_size.width, results.outer_size.height))
+        ]
+        shown = [line.strip("│╭╮╰╯─ ") for line in lines[1:3]]
+        assert shown[0].split() == "08:02:00 pay ada task #2 Fix the build on main then tag".split(), lines
+        assert shown[0].startswith("08:02:00  pay  ada  task  #2 Fix"), "each column as wide as what it holds"
+        assert "build" in shown[1] and shown[1].startswith("08:01:00  pay  ada  log   …"), shown[1]
+        assert shown[1].endswith("…") and len(shown[1]) > 140, "the text takes the rest of the line"
+        assert not lines[3].strip("│ "), "one line each"

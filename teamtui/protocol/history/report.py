@@ -12,7 +12,10 @@ from __future__ import annotations
 import html
 import time
 from collections import Counter
+from collections.abc import Iterable
+from decimal import Decimal
 
+from teamtui.protocol.cost import kept_text
 from teamtui.protocol.history.timeline import GONE, IDLE, WAITING, WORKING, TeamHistory, Timeline, build_timeline
 from teamtui.protocol.text import inert
 
@@ -55,7 +58,7 @@ def render(h: TeamHistory, *, now: float | None = None) -> str:
     """The page."""
     now = time.time() if now is None else now
     tl = build_timeline(h, resolution=(max(h.end, h.ended_at or 0.0) - h.start) / (WIDTH - LABEL))
-    usd = sum(c[2] or 0.0 for c in h.costs)
+    usd, unknown = _spent(c[2] for c in h.costs)
     tokens = sum(c[3] or 0 for c in h.costs)
     state = f"ended {_when(h.ended_at)}" if h.ended_at else f"last seen {_when(h.end)}"
     where = f"{h.host}:{h.root}" if h.host else h.root
@@ -68,7 +71,9 @@ def render(h: TeamHistory, *, now: float | None = None) -> str:
         f'<p class="meta" id="summary">{_e(h.layout)} team · lead {_e(h.lead)} · {_e(where)}<br>'
         f"first seen {_when(h.start)} · {state} · {len(h.members)} members · "
         f"{len({(e[1], e[2]) for e in h.task_events})} tasks · {len(h.messages)} messages · "
-        f"{len(h.changes)} file changes" + (f" · ${usd:.2f} ({tokens:,} tokens)" if h.costs else "") + "</p>",
+        f"{len(h.changes)} file changes"
+        + (f" · {_e(kept_text(usd, unknown))} ({tokens:,} tokens)" if h.costs else "")
+        + "</p>",
         "<h2>Timeline</h2>",
         _legend(),
         _svg(tl),
@@ -277,11 +282,27 @@ def _changes(h: TeamHistory) -> str:
     return _table("changes", "Changes", ["When", "Who", "Change", "File"], rows, "No file changes recorded.")
 
 
+def _spent(usds: Iterable[float | None]) -> tuple[Decimal, bool]:
+    """The sum of what was priced, and whether something was not (a model without a price)."""
+    total, unknown = Decimal(0), False
+    for usd in usds:
+        if usd is None:
+            unknown = True
+        else:
+            total += Decimal(str(usd))
+    return total, unknown
+
+
 def _costs(h: TeamHistory) -> str:
-    per: dict[str, list[float]] = {}
+    per: dict[str, list[tuple[float | None, int]]] = {}
     for _, member, usd, tokens in h.costs:
-        acc = per.setdefault(member, [0.0, 0.0])
-        acc[0] += usd or 0.0
-        acc[1] += tokens or 0
-    rows = [[f"<td>{_e(m)}</td>", f"<td>{int(v[1]):,}</td>", f"<td>${v[0]:.2f}</td>"] for m, v in sorted(per.items())]
+        per.setdefault(member, []).append((usd, tokens or 0))
+    rows = [
+        [
+            f"<td>{_e(m)}</td>",
+            f"<td>{sum(t for _, t in v):,}</td>",
+            f"<td>{_e(kept_text(*_spent(u for u, _ in v)))}</td>",
+        ]
+        for m, v in sorted(per.items())
+    ]
     return _table("cost", "Cost", ["Who", "Tokens", "USD"], rows, "No cost recorded.")

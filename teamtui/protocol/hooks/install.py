@@ -6,20 +6,22 @@ per-tool event), each `{"type": "command", "command": "<absolute path of teamtui
 "timeout": …}` in a group of its own. An entry is teamtui's when its command runs a `teamtui`
 (by path, or `python -m teamtui`) with the single argument `hook`; nothing else is touched:
 every other key, every hook of the user's, stays as it was. Writing twice changes nothing (no
-write, no backup); before a write the previous file is kept as `<name>.teamtui-<time>.bak` (the
-newest few are kept); a file that does not parse, or whose `hooks` is not what Claude Code
-reads, is left untouched and the reason given.
+write, no backup); before a write the previous file is kept as `<name>.teamtui.bak`, one backup
+that each write replaces; an uninstall that leaves nothing removes the file it would have left as
+`{}` (install made it: it leaves no file that was not there), and a backup holding only teamtui's
+hooks with it. A file that does not parse, or whose `hooks` is not what Claude Code reads, is left
+untouched and the reason given.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,6 @@ from teamtui.protocol.hooks.event import INSTALLED_EVENTS
 # MAX_ANSWER_WAIT (settings.py) and stops by itself; the margin is for its start and its answer.
 PERMISSION_TIMEOUT = 3660
 EVENT_TIMEOUT = 10
-KEEP_BACKUPS = 5
 
 
 class SettingsFileError(Exception):
@@ -182,6 +183,12 @@ class Change:
     changed: bool
     backup: Path | None = None
     events: list[str] = field(default_factory=list)  # the events whose lists changed
+    removed: bool = False  # nothing was left: the file is gone
+
+
+def backup_of(path: Path) -> Path:
+    """The one backup of a settings file teamtui changed: the file as it was before the last change."""
+    return path.with_name(f"{path.name}.teamtui.bak")
 
 
 def _write(path: Path, before: dict[str, Any], after: dict[str, Any], existed: bool) -> Change:
@@ -197,9 +204,9 @@ def _write(path: Path, before: dict[str, Any], after: dict[str, Any], existed: b
     mode = 0o600
     if existed:
         mode = path.stat().st_mode & 0o777
-        backup = path.with_name(f"{path.name}.teamtui-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(2).hex()}.bak")
+        backup = backup_of(path)
         shutil.copy2(path, backup)
-        _prune_backups(path)
+        _drop_old_backups(path)
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     try:
@@ -217,9 +224,9 @@ def _write(path: Path, before: dict[str, Any], after: dict[str, Any], existed: b
     return Change(path, True, backup, changed_events)
 
 
-def _prune_backups(path: Path) -> None:
-    backups = sorted(path.parent.glob(f"{path.name}.teamtui-*.bak"))
-    for old in backups[: max(0, len(backups) - KEEP_BACKUPS + 1)]:
+def _drop_old_backups(path: Path) -> None:
+    """Earlier versions kept a timestamped backup per write (`<name>.teamtui-<time>.bak`): one is kept now."""
+    for old in path.parent.glob(f"{glob.escape(path.name)}.teamtui-*.bak"):
         try:
             old.unlink()
         except OSError:
@@ -235,7 +242,28 @@ def uninstall(path: Path) -> Change:
     if not path.exists():
         return Change(path, False)
     data = read_settings(path)
-    return _write(path, data, uninstalled(data), True)
+    after = uninstalled(data)
+    if after or after == data:
+        return _write(path, data, after, True)
+    return _remove(path, data)
+
+
+def _remove(path: Path, before: dict[str, Any]) -> Change:
+    """Nothing is left but `{}`: the file goes (and its folder, when empty), and the backup when
+    it holds nothing of the user's either."""
+    path.unlink()
+    backup = backup_of(path)
+    try:
+        if not uninstalled(read_settings(backup)):
+            backup.unlink(missing_ok=True)
+    except (SettingsFileError, OSError):
+        pass  # a backup it cannot read is the user's to judge
+    _drop_old_backups(path)
+    try:
+        path.parent.rmdir()  # only when empty: the folder install made for it
+    except OSError:
+        pass
+    return Change(path, True, backup if backup.exists() else None, sorted(before.get("hooks") or {}), removed=True)
 
 
 @dataclass

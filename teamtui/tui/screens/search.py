@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -44,22 +46,83 @@ def _when(ts: float, now: float) -> str:
         return "-"
 
 
-def hit_line(hit: SearchHit, palette: Palette, now: float) -> Text:
-    """One result: when, team, who (→ to), kind, and the text with the match marked."""
-    t = Text()
-    t.append(f"{_when(hit.at, now):>16}  ", style=palette.theme_color("secondary"))
-    team = inert(hit.team) + (f"@{inert(hit.host)}" if hit.host else "")
-    t.append(team[:28].ljust(28), style="bold")
-    t.append("  ")
+# The widest a team or a who column grows; the text takes the rest of the line.
+WIDEST = 28
+GAP = "  "
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Each column as wide as its widest entry among the results shown (team and who at most WIDEST)."""
+
+    when: int
+    team: int
+    who: int
+    kind: int
+
+    @classmethod
+    def of(cls, hits: list[SearchHit], now: float) -> Columns:
+        return cls(
+            when=max((cell_len(_when(h.at, now)) for h in hits), default=0),
+            team=min(WIDEST, max((cell_len(_team(h)) for h in hits), default=0)),
+            who=min(WIDEST, max((cell_len(_who(h)) for h in hits), default=0)),
+            kind=max((cell_len(h.kind) for h in hits), default=0),
+        )
+
+    @property
+    def before_text(self) -> int:
+        return self.when + self.team + self.who + self.kind + 4 * len(GAP)
+
+
+def _team(hit: SearchHit) -> str:
+    return inert(hit.team) + (f"@{inert(hit.host)}" if hit.host else "")
+
+
+def _who(hit: SearchHit) -> str:
     who = inert(hit.who) or "-"
-    if hit.kind == "message" and hit.ref:
-        who = f"{who} → {inert(hit.ref)}"
-    t.append(who[:28].ljust(28), style=palette.member_color(hit.who) if hit.who else "")
-    t.append(f"  {hit.kind:<10} ", style=palette.theme_color("secondary"))
-    for text, marked in hit.segments:
-        shown = inert(text).replace("\t", " ")
-        t.append(shown, style=f"bold reverse {palette.theme_color('accent')}" if marked else "")
+    return f"{who} → {inert(hit.ref)}" if hit.kind == "message" and hit.ref else who
+
+
+def _cell(text: str, width: int) -> str:
+    return set_cell_size(text, width) if cell_len(text) <= width else set_cell_size(text, width - 1) + "…"
+
+
+def hit_line(hit: SearchHit, palette: Palette, now: float, cols: Columns | None = None, width: int = 0) -> Text:
+    """One result on one line: when, team, who (→ to), kind, and the text with the match marked.
+    Within `width` (0: no limit) the text is cut to fit, its first match kept in view."""
+    cols = cols or Columns.of([hit], now)
+    secondary = palette.theme_color("secondary")
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(_when(hit.at, now).rjust(cols.when) + GAP, style=secondary)
+    t.append(_cell(_team(hit), cols.team), style="bold")
+    t.append(GAP)
+    t.append(_cell(_who(hit), cols.who), style=palette.member_color(hit.who) if hit.who else "")
+    t.append(GAP + hit.kind.ljust(cols.kind) + GAP, style=secondary)
+    body = Text()
+    for text, marked in hit.one_line():
+        body.append(
+            inert(text).replace("\t", " "), style=f"bold reverse {palette.theme_color('accent')}" if marked else ""
+        )
+    room = width - cols.before_text
+    if width and body.cell_len > room > 0:
+        body = _around_first_match(body, hit, room)
+    t.append_text(body)
+    if width:
+        t.truncate(width, overflow="ellipsis")
     return t
+
+
+def _around_first_match(body: Text, hit: SearchHit, room: int) -> Text:
+    """`body` cut to `room` cells with its first match in view (a third of the way in, when it is far)."""
+    start = 0
+    for text, marked in hit.one_line():
+        if marked:
+            break
+        start += len(inert(text))
+    if start > room // 2:
+        body = Text("…") + body[start - room // 3 :]
+    body.truncate(room, overflow="ellipsis")
+    return body
 
 
 class SearchScreen(Screen[SearchHit | None]):
@@ -198,10 +261,23 @@ class SearchScreen(Screen[SearchHit | None]):
                 words = why or f"{len(self.remote.get(host, []))} there"
                 said.append(f" · {inert(host)}: {inert(words)}", style=warn if why and why != "asking…" else "")
             status.update(said)
+        self._list(keep=False)
+
+    def _list(self, keep: bool = True) -> None:
         now = self.clock()
         results = self.query_one(OptionList)
+        cols, width = Columns.of(self.hits, now), results.scrollable_content_region.width
+        highlighted = results.highlighted if keep else None
         results.clear_options()
-        results.add_options([Option(hit_line(h, self.palette, now), id=str(i)) for i, h in enumerate(hits)])
+        results.add_options(
+            [Option(hit_line(h, self.palette, now, cols, width), id=str(i)) for i, h in enumerate(self.hits)]
+        )
+        if highlighted is not None and highlighted < len(self.hits):
+            results.highlighted = highlighted
+
+    def on_resize(self) -> None:
+        if self.hits:
+            self.call_after_refresh(self._list)  # once the list has its new width
 
     @on(OptionList.OptionSelected, "#search-results")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

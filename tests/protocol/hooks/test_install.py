@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from teamtui.protocol.hooks.event import INSTALLED_EVENTS
-from teamtui.protocol.hooks.install import is_ours
+from teamtui.protocol.hooks.install import is_ours, uninstalled
 from tests.conftest import Run
 
 # A user's settings as they might be: other keys, and a hook of their own on two events we use.
@@ -68,9 +68,9 @@ def test_install_adds_exactly_the_events_and_keeps_everything_of_the_users(cli: 
     assert data["hooks"]["Notification"][0] == USERS["hooks"]["Notification"][0]
     assert data["hooks"]["PreToolUse"] == USERS["hooks"]["PreToolUse"]
     assert data["hooks"]["PermissionRequest"][0]["matcher"] == "*"
-    backups = list(path.parent.glob("settings.json.teamtui-*.bak"))
-    assert len(backups) == 1 and json.loads(backups[0].read_text()) == USERS
-    assert "the previous file is kept as" in out
+    backups = list(path.parent.glob("settings.json.teamtui*.bak"))
+    assert backups == [path.parent / "settings.json.teamtui.bak"] and json.loads(backups[0].read_text()) == USERS
+    assert f"the previous file is kept as {backups[0]}" in out
 
 
 def test_install_twice_changes_nothing_and_keeps_no_second_backup(cli: Run, home: Path) -> None:
@@ -81,7 +81,7 @@ def test_install_twice_changes_nothing_and_keeps_no_second_backup(cli: Run, home
     code, out, _ = cli("hooks", "install")
     assert code == 0 and "nothing changed" in out
     assert path.read_bytes() == once
-    assert len(list(path.parent.glob("settings.json.teamtui-*.bak"))) == 1
+    assert len(list(path.parent.glob("settings.json.teamtui*.bak"))) == 1
 
 
 def test_install_into_no_file_creates_one_private_to_the_user(cli: Run, home: Path) -> None:
@@ -139,6 +139,53 @@ def test_uninstall_of_a_file_that_held_only_teamtuis_hooks_leaves_no_hooks_key(c
     cli("hooks", "install")
     cli("hooks", "uninstall")
     assert json.loads(path.read_text()) == {"model": "opus"}
+
+
+def test_one_backup_however_often_it_writes_each_named_where_it_is(cli: Run, home: Path) -> None:
+    """Install, uninstall, install, uninstall: one backup, the file before the last write, and
+    each write says where it is; a backup an earlier version left per write goes."""
+    path = settings_at(home)
+    _write(path, USERS)
+    legacy = path.parent / "settings.json.teamtui-20261101-120000-ab12.bak"
+    legacy.write_text("{}")
+    backup = path.parent / "settings.json.teamtui.bak"
+    for command in ("install", "uninstall", "install", "uninstall"):
+        code, out, err = cli("hooks", command)
+        assert code == 0, err
+        assert f"the previous file is kept as {backup}" in out
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json", "settings.json.teamtui.bak"]
+    assert json.loads(path.read_text()) == USERS
+    assert json.loads(backup.read_text()) != USERS and uninstalled(json.loads(backup.read_text())) == USERS, (
+        "the file as it was before the last uninstall"
+    )
+
+
+def test_install_then_uninstall_in_a_project_without_settings_leaves_nothing(cli: Run, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    for _ in range(2):
+        assert cli("hooks", "install", "--project", str(project))[0] == 0
+    code, out, err = cli("hooks", "uninstall", "--project", str(project))
+    assert code == 0, err
+    assert "the file is removed" in out and "kept as" not in out
+    assert list(project.iterdir()) == [], "no settings.local.json holding {}, no backup, no .claude"
+    assert cli("hooks", "uninstall", "--project", str(project))[1].startswith("no teamtui hook")
+
+
+def test_uninstall_keeps_a_folder_and_a_backup_that_hold_the_users(cli: Run, tmp_path: Path) -> None:
+    """The file held only teamtui's hooks by the uninstall, but the backup still holds a key of the
+    user's (removed by hand since): that backup stays, and so does the folder with other files."""
+    project = tmp_path / "proj"
+    local = project / ".claude" / "settings.local.json"
+    _write(local, {"model": "opus"})
+    (project / ".claude" / "commands").mkdir()
+    cli("hooks", "install", "--project", str(project))
+    local.write_text(json.dumps({"hooks": json.loads(local.read_text())["hooks"]}))
+    code, out, _ = cli("hooks", "uninstall", "--project", str(project))
+    backup = local.with_name("settings.local.json.teamtui.bak")
+    assert code == 0 and "the file is removed" in out and f"kept as {backup}" in out
+    assert not local.exists() and json.loads(backup.read_text()) == {"model": "opus"}
+    assert sorted(p.name for p in local.parent.iterdir()) == ["commands", "settings.local.json.teamtui.bak"]
 
 
 def test_claude_config_dir_is_where_the_user_settings_are(
