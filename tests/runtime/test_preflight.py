@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
 from teamtui.runtime.preflight import program_of
 
-from .helpers import run_cmd, tasks_on_disk, team_toml
+from .helpers import env_for_run, run_cmd, tasks_on_disk, team_toml
 
 # No `claude` on this PATH, whatever the machine has: the system's folders only.
 BARE_PATH = "/usr/bin:/bin"
@@ -119,3 +121,21 @@ def test_a_demo_is_refused_a_folder_another_team_uses(tmp_path):
     assert res.returncode == 1
     assert "already holds team 'alpha'" in res.stderr and "pass another --dir, or none for a fresh folder" in res.stderr
     assert sorted(os.listdir(tmp_path / ".teams")) == ["alpha"]
+
+
+def test_a_relative_root_of_its_own_runs_the_team_to_the_end(tmp_path):
+    # As the refusal above suggests: `--root DIR` with DIR relative to where teamtui runs.
+    beta = tmp_path / "beta.toml"
+    beta.write_text(team_toml("beta", teammates=["b"], tasks=[("beta's task", [])]))
+    (tmp_path / "own").mkdir()
+    res = subprocess.run(
+        [sys.executable, "-m", "teamtui", "run", str(beta), "--headless", "--root", "own"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env_for_run(WORK="0"),
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"created at {tmp_path / 'own'} with 1 tasks" in res.stdout
+    assert [t["status"] for t in tasks_on_disk(tmp_path / "own").values()] == ["completed"]
