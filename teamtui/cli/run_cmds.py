@@ -122,7 +122,7 @@ def refuse_unstartable(spec: TeamFile, root: Path, *, elsewhere: str) -> None:
     if others:
         held = ", ".join(repr(o) for o in others)
         raise CliError(
-            f"{root} already holds team{'s' if len(others) > 1 else ''} {held}, and every team in one folder "
+            f"{inert(root)} already holds team{'s' if len(others) > 1 else ''} {held}, and every team in one folder "
             f"shares its task board (.tasks/, as the native layout has it): {name!r} would see and work "
             f"{'their' if len(others) > 1 else 'its'} tasks; {elsewhere}, or remove "
             f"{' and '.join(f'.teams/{o}' for o in others)} and .tasks/ once done with them"
@@ -234,8 +234,8 @@ def run_headless(spec: TeamFile, root: Path, *, spawner=None) -> int:
         lead.on_teammate_messages = record.ingest
         run = loop.create_task(lead.run())
         await asyncio.sleep(0)  # lead.run goes as far as its first wait: the team is on disk, or it failed
-        if lead.started.is_set():
-            record.start()
+        if lead.started.is_set() and (why := record.start()):
+            _say(f"teamtui: {inert(why)}", sys.stderr)
         try:
             return await run
         finally:

@@ -30,10 +30,15 @@ class RunRecording:
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Read the team as it is and follow it (on the running loop): the team must be on disk."""
-        self.state.load_all()
+    def start(self) -> str:
+        """Read the team as it is and follow it (on the running loop): the team must be on disk.
+        Returns why it is not recorded ('' when it is): a recording never stops the lead."""
+        try:
+            self.state.load_all()
+        except Exception as exc:  # noqa: BLE001 - said by the caller; the team runs on unrecorded
+            return f"the team is not recorded in the history: {exc}"
         self._task = asyncio.get_running_loop().create_task(self._follow())
+        return ""
 
     def ingest(self, recipient: str, messages: list[Message]) -> None:
         """Messages the lead drained from `recipient`'s inbox (on the lead's loop)."""
