@@ -79,6 +79,7 @@ def cmd_run(ctx: Context) -> int:
     if ctx.team:
         spec.team.name = ctx.team
     root = ctx.root if ctx.root is not None else spec.base_dir
+    refuse_unstartable(spec, root, elsewhere="give it a folder of its own (--root DIR)")
     return run_team(spec, root, headless=ctx.args.headless, mode=teammate_mode(ctx), fresh=ctx.args.fresh)
 
 
@@ -109,8 +110,32 @@ def _run_demo(ctx: Context, root: Path, mode: ModeDecision) -> int:
     spec = demo_team(root, teammates=ctx.args.teammates, speed=ctx.args.speed)
     if (root / ".teams" / spec.team.name).exists():
         raise CliError(f"{root} already holds a demo team: pass another --dir, or none for a fresh folder")
+    refuse_unstartable(spec, root, elsewhere="pass another --dir, or none for a fresh folder")
     print(f"teamtui demo: team {spec.team.name!r} in {root}", flush=True)
     return run_team(spec, root, headless=ctx.args.headless, mode=mode)
+
+
+def refuse_unstartable(spec: TeamFile, root: Path, *, elsewhere: str) -> None:
+    """CliError, before anything starts, for a team that cannot work: a teammate's program that is
+    not there (each said on its own line), or a root whose one task board another team uses."""
+    from teamtui.runtime.preflight import board_sharers, missing_programs
+
+    name = spec.team.name
+    missing = missing_programs(spec)
+    for m in missing:
+        _say(f"teamtui: {inert(m)}", sys.stderr)
+    if missing:
+        fix = "install it" if len(missing) == 1 else "install them"
+        raise CliError(f"team {name!r} not started: {fix}, or correct the command in the team file")
+    others = board_sharers(root, name)
+    if others:
+        held = ", ".join(repr(o) for o in others)
+        raise CliError(
+            f"{inert(root)} already holds team{'s' if len(others) > 1 else ''} {held}, and every team in one folder "
+            f"shares its task board (.tasks/, as the native layout has it): {name!r} would see and work "
+            f"{'their' if len(others) > 1 else 'its'} tasks; {elsewhere}, or remove "
+            f"{' and '.join(f'.teams/{o}' for o in others)} and .tasks/ once done with them"
+        )
 
 
 def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision, fresh: bool = False) -> int:
@@ -202,6 +227,7 @@ def run_headless(spec: TeamFile, root: Path, *, spawner=None, fresh: bool = Fals
     import asyncio
 
     from teamtui.runtime.lead import Lead
+    from teamtui.runtime.recording import RunRecording
     from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
 
     lead = Lead(spec, root, spawner=spawner, on_event=_print_event, fresh=fresh)
@@ -211,7 +237,18 @@ def run_headless(spec: TeamFile, root: Path, *, spawner=None, fresh: bool = Fals
         loop.add_signal_handler(signal.SIGINT, lead.stop, "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
         loop.add_signal_handler(signal.SIGTERM, lead.stop, "terminated (SIGTERM)", 128 + signal.SIGTERM)
         loop.add_signal_handler(signal.SIGHUP, _hangup, lead)
-        return await lead.run()
+        # Recorded in the history as a dashboard would record it: with no dashboard, nothing else does.
+        record = RunRecording(root, spec.team.name, health_timeout=spec.team.health_timeout)
+        lead.on_lead_messages = lambda messages: record.ingest("lead", messages)
+        lead.on_teammate_messages = record.ingest
+        run = loop.create_task(lead.run())
+        await asyncio.sleep(0)  # lead.run goes as far as its first wait: the team is on disk, or it failed
+        if lead.started.is_set() and (why := record.start()):
+            _say(f"teamtui: {inert(why)}", sys.stderr)
+        try:
+            return await run
+        finally:
+            await record.finish()
 
     return _report(asyncio.run(main()))
 

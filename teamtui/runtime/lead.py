@@ -78,7 +78,8 @@ class Lead:
         self.spec = spec
         self.fresh = fresh  # remove the team on disk first, instead of resuming it
         self.settings = spec.team
-        self.root = Path(root)
+        # Absolute: the watcher reports absolute paths, which a relative root's files never match.
+        self.root = Path(os.path.abspath(root))
         self.store = NativeTeam(self.root, spec.team.name)
         self.on_event = on_event
         # The lead drains its own inbox, so a dashboard watching the file could miss what was in it.

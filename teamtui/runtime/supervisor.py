@@ -19,6 +19,16 @@ from teamtui.runtime.spawn import ProcessSpawner, Spawner, TeammateProcess
 from teamtui.runtime.teamfile import TeamFile, TeammateSpec
 
 
+def search_path(env: dict[str, str]) -> str | None:
+    """The PATH a teammate whose environment is `env` gets (None: none set): its own, after the
+    lead's bin folder when that holds `teamtui` (so a shell teammate finds the same `teamtui` and
+    python as the lead)."""
+    bindir = os.path.dirname(sys.executable)
+    if shutil.which("teamtui", path=bindir):
+        return bindir + os.pathsep + env.get("PATH", "")
+    return env.get("PATH")
+
+
 class Supervisor:
     def __init__(
         self, team: TeamFile, store: NativeTeam, root: Path, spawner: Spawner | None, on_exit: Callable[[Slot], None]
@@ -51,10 +61,9 @@ class Supervisor:
     def env(self, spec: TeammateSpec) -> dict[str, str]:
         env = dict(os.environ)
         env.update(spec.env)
-        bindir = os.path.dirname(sys.executable)
-        # So a shell teammate finds the same `teamtui` (and python) as the lead.
-        if shutil.which("teamtui", path=bindir):
-            env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        path = search_path(env)
+        if path is not None:
+            env["PATH"] = path
         # Teammates written in Python import the same teamtui as the lead, installed or not.
         pkg_parent = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH", "")) if p)

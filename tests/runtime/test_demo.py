@@ -90,3 +90,6 @@ def test_a_demo_in_its_own_temp_folder_removes_it_at_exit(tmp_path):
     assert made.startswith(str(tmp_path / "teamtui-demo-"))
     assert not any(tmp_path.iterdir()), "the demo left its folder behind"
     assert f"removed {made}" in res.stdout
+    # Its folder went, its record stays: the history lists it.
+    listed = run_cmd(["history"]).stdout
+    assert listed.startswith("demo  native  ") and made in listed
