@@ -7,7 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
-from teamtui.cli.common import CliError, Context, inert
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
 from teamtui.cli.mode import teammate_mode
 from teamtui.cli.terminal import detach_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
@@ -75,9 +75,9 @@ def cmd_run(ctx: Context) -> int:
 
 def cmd_demo(ctx: Context) -> int:
     if not 4 <= ctx.args.teammates <= 6:
-        raise CliError("--teammates must be between 4 and 6")
-    if ctx.args.speed <= 0:
-        raise CliError("--speed must be more than 0")
+        raise CliError(f"--teammates must be between 4 and 6, got {ctx.args.teammates}", EXIT_USAGE)
+    if not ctx.args.speed > 0:  # NaN too
+        raise CliError("--speed must be more than 0", EXIT_USAGE)
     mode = teammate_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
     import shutil
     import tempfile
