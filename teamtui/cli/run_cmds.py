@@ -9,7 +9,7 @@ from pathlib import Path
 
 from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
 from teamtui.cli.mode import teammate_mode
-from teamtui.cli.terminal import detach_terminal
+from teamtui.cli.terminal import detach_terminal, need_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
 
 # The runtime (and pydantic, asyncio, watchfiles with it) is imported by the functions that run a
@@ -70,7 +70,10 @@ def cmd_run(ctx: Context) -> int:
     if ctx.team:
         spec.team.name = ctx.team
     root = ctx.root if ctx.root is not None else spec.base_dir
-    return run_team(spec, root, headless=ctx.args.headless, mode=teammate_mode(ctx))
+    mode = teammate_mode(ctx)
+    if not ctx.args.headless:  # before the team is made
+        need_terminal("--headless prints progress instead")
+    return run_team(spec, root, headless=ctx.args.headless, mode=mode)
 
 
 def cmd_demo(ctx: Context) -> int:
@@ -79,6 +82,8 @@ def cmd_demo(ctx: Context) -> int:
     if not ctx.args.speed > 0:  # NaN too
         raise CliError("--speed must be more than 0", EXIT_USAGE)
     mode = teammate_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
+    if not ctx.args.headless:
+        need_terminal("--headless prints progress instead")
     import shutil
     import tempfile
 
