@@ -384,3 +384,28 @@ def test_real_process_teammate_needs_no_flags(native_root: Path) -> None:
     assert [m["type"] for m in json.loads(drained.stdout)["messages"]] == ["shutdown_request"]
     bad = teamtui("send", "../x", "hi")
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1
+
+
+def test_claiming_as_someone_not_in_the_team_is_refused_as_sending_to_them_is(native_root: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TEAMTUI_ROOT": str(native_root), "TEAMTUI_TEAM": TEAM}
+    env.pop("TEAMTUI_NAME", None)
+
+    def teamtui(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "teamtui", *argv], env=env, capture_output=True, text=True, timeout=60
+        )
+
+    before = _snapshot(native_root)
+    members = "(members: lead, hunter, scout, tracer)"
+    sent = teamtui("send", "nobody", "hi")
+    assert (sent.returncode, sent.stdout) == (1, "")
+    assert sent.stderr == f"teamtui: 'nobody' is not a member of team '{TEAM}' {members}; nothing was sent\n"
+    for argv in (("task", "claim", "--as", "nobody"), ("task", "claim", "3", "--as", "nobody")):
+        claimed = teamtui(*argv)
+        assert (claimed.returncode, claimed.stdout) == (1, ""), argv
+        assert claimed.stderr == f"teamtui: 'nobody' is not a member of team '{TEAM}' {members}; nothing was claimed\n"
+    assert _snapshot(native_root) == before
+    # A member, and the lead, still claim.
+    assert teamtui("task", "claim", "--as", "scout").stdout == "3\n"
+    lead = teamtui("task", "claim", "--as", "lead")
+    assert lead.returncode in (0, 3), lead.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
 from teamtui.cli.mode import teammate_mode
-from teamtui.cli.terminal import detach_terminal
+from teamtui.cli.terminal import detach_terminal, need_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
 
 TYPE_CHECKING = False
@@ -96,6 +96,7 @@ def open_dashboard(ctx: Context) -> int:
 
     settings = load_settings()
     mode = teammate_mode(ctx, settings)  # refuse `--teammate-mode tmux` outside tmux before the dashboard loads
+    need_terminal("`teamtui status --all` prints the teams as text")
     from teamtui.tui.app import TeamTUI
 
     # Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast.

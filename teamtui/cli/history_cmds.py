@@ -6,7 +6,7 @@ import argparse
 import json
 import time
 
-from teamtui.cli.common import EXIT_ERROR, CliError, Context, inert, out
+from teamtui.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context, inert, out
 
 TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def cmd_history(ctx: Context) -> int:
     from teamtui.protocol.history.query import records, spend_by_team, teams
 
     if ctx.args.name is None and (ctx.args.html or ctx.args.activity):
-        raise CliError("--html and --activity need a TEAM: teamtui history TEAM --html FILE", EXIT_ERROR)
+        raise CliError("--html and --activity need a TEAM: teamtui history TEAM --html FILE", EXIT_USAGE)
     con = _open_history()
     if ctx.args.name is None:
         found = teams(con)

@@ -222,8 +222,13 @@ def cmd_task_create(ctx: Context) -> int:
 
 
 def cmd_task_claim(ctx: Context) -> int:
+    from teamtui.protocol.names import check_name
+
     store = ctx.store()
     owner = _me(ctx, ctx.args.owner, "--as NAME")
+    _require(store, store.writes_tasks, "claiming tasks")
+    check_name(owner, "owner")
+    store.check_recipient(owner, "nothing was claimed")  # as `send` refuses one: a task held by a phantom
     task = store.claim_task(ctx.args.id, owner)
     if task is None:
         raise CliError("no task is ready to claim", EXIT_NONE_READY)

@@ -7,9 +7,9 @@ import signal
 import sys
 from pathlib import Path
 
-from teamtui.cli.common import CliError, Context, inert
+from teamtui.cli.common import EXIT_USAGE, CliError, Context, inert
 from teamtui.cli.mode import teammate_mode
-from teamtui.cli.terminal import detach_terminal
+from teamtui.cli.terminal import detach_terminal, need_terminal
 from teamtui.tmux.mode import add_teammate_mode_option
 
 # The runtime (and pydantic, asyncio, watchfiles with it) is imported by the functions that run a
@@ -79,16 +79,21 @@ def cmd_run(ctx: Context) -> int:
     if ctx.team:
         spec.team.name = ctx.team
     root = ctx.root if ctx.root is not None else spec.base_dir
+    mode = teammate_mode(ctx)
+    if not ctx.args.headless:  # before the team is made
+        need_terminal("--headless prints progress instead")
     refuse_unstartable(spec, root, elsewhere="give it a folder of its own (--root DIR)")
-    return run_team(spec, root, headless=ctx.args.headless, mode=teammate_mode(ctx), fresh=ctx.args.fresh)
+    return run_team(spec, root, headless=ctx.args.headless, mode=mode, fresh=ctx.args.fresh)
 
 
 def cmd_demo(ctx: Context) -> int:
     if not 4 <= ctx.args.teammates <= 6:
-        raise CliError("--teammates must be between 4 and 6")
-    if ctx.args.speed <= 0:
-        raise CliError("--speed must be more than 0")
+        raise CliError(f"--teammates must be between 4 and 6, got {ctx.args.teammates}", EXIT_USAGE)
+    if not ctx.args.speed > 0:  # NaN too
+        raise CliError("--speed must be more than 0", EXIT_USAGE)
     mode = teammate_mode(ctx)  # refuse `--teammate-mode tmux` outside tmux before making a folder
+    if not ctx.args.headless:
+        need_terminal("--headless prints progress instead")
     import shutil
     import tempfile
 

@@ -24,7 +24,8 @@ def register(sub, parents, only: str | None = None) -> None:
         "line every few seconds; read requests (send, broadcast, shutdown, diff) as JSON lines on stdin and answer "
         "each. "
         "Another machine's `teamtui watch` runs it over ssh ([[hosts]] in its config.toml, or ssh://host/ROOT). "
-        "With --team or --layout, only the teams of that name or layout. Ends when stdin closes. "
+        "With --team or --layout, only the teams of that name or layout. Ends when stdin closes: at once when it is "
+        "/dev/null or none, after its requests when it is a file (under nohup, cron or a service: --publish). "
         "With --publish nats://HOST:PORT, the same lines go to that NATS server (JetStream) as this host's, for every "
         "control room with [[nats]] in its config.toml, and requests come from there: it runs until stopped, "
         "reconnecting when the server is away (README: NATS).",

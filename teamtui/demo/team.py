@@ -61,6 +61,7 @@ def demo_team(root: Path, *, teammates: int = 5, speed: float = 1.0) -> TeamFile
             description="teamtui's built-in demo team",
             assign="self",
             max_teammates=teammates,
+            start_all=True,  # `--teammates N` shows N, not as many as the board has work for at once
             shutdown_deadline=max(1.0, 15.0 / speed),
             shutdown_grace=max(0.5, 3.0 / speed),
             restarts=1,

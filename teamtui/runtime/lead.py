@@ -298,8 +298,10 @@ class Lead:
         free = sum(1 for s in alive if s.name not in busy)
         running = len(alive)
         for slot in spare:
-            if running >= self.settings.max_teammates or ready <= free:
+            if running >= self.settings.max_teammates:
                 break
+            if ready <= free and not (self.settings.start_all and slot.runs == 0):
+                continue  # start_all: one never started goes on; a crashed one still waits for work
             if self.teammates.start(slot):
                 running += 1
                 free += 1

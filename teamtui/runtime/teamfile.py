@@ -40,6 +40,8 @@ class TeamSection(_Strict):
     description: str = ""
     assign: Literal["self", "lead"] = "self"
     max_teammates: int = Field(5, ge=1, le=64)
+    # Every teammate at once (up to max_teammates), idle until work is ready; else more start as it does.
+    start_all: StrictBool = False
     # Health: a teammate holding a task with no activity for this long is "disappeared".
     health_timeout: float = Field(60.0, gt=0)
     # Then: only flag it; release its task to the board; or release it and restart the teammate.

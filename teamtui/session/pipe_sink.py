@@ -35,11 +35,14 @@ class PipeSink:
 
         stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
         loop = asyncio.get_running_loop()
-        reader = self.reader = asyncio.StreamReader(limit=MAX_REQUEST * 2)
-        try:
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-        except (ValueError, OSError):
-            self.reader = None
+        self.reader = None
+        if stdin is not None and _pollable(stdin):  # else read in a thread (serve): a file, /dev/null
+            reader = asyncio.StreamReader(limit=MAX_REQUEST * 2)
+            try:
+                await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+                self.reader = reader
+            except (ValueError, OSError):
+                pass
         try:
             transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
         except (ValueError, OSError):
@@ -65,26 +68,44 @@ class PipeSink:
 
     async def serve(self, streamer: Streamer) -> None:
         """Requests, one JSON line each, until stdin closes."""
-        import asyncio
-
         from teamtui.protocol.stream import MAX_REQUEST, LineSplitter
 
-        if self.reader is None:  # stdin is a regular file: read it in a thread
-            data = await asyncio.to_thread((self.stdin or sys.stdin).buffer.read)
-            chunks: list[bytes] | None = [data]
-        else:
-            chunks = None
         splitter = LineSplitter(MAX_REQUEST)
-        while True:
-            if chunks is not None:
-                if not chunks:
-                    return
-                data = chunks.pop()
-            else:
-                assert self.reader is not None
-                data = await self.reader.read(1 << 16)
-            if not data:
-                return
+        while data := await self._read():
             for raw in splitter.feed(data):
                 streamer.request(raw)
             await self.flush()
+
+    async def _read(self) -> bytes:
+        """The next piece of stdin; b"" once it is closed, and for a stdin that cannot be read
+        (none, nohup's write-only /dev/null, a folder): no request can come from it."""
+        import asyncio
+
+        try:
+            if self.reader is not None:
+                return await self.reader.read(1 << 16)
+            stdin = self.stdin or sys.stdin
+            if stdin is None:
+                return b""
+            source = stdin.buffer if hasattr(stdin, "buffer") else stdin
+            # A plain file, in a thread; a piece at a time, as from the pipe.
+            return await asyncio.to_thread(source.read1 if hasattr(source, "read1") else source.read, 1 << 16)
+        except (OSError, ValueError):
+            return b""
+
+
+def _pollable(stdin: Any) -> bool:
+    """Whether the loop's selector takes `stdin`: epoll refuses /dev/null and regular files (EPERM),
+    and asyncio's pipe reader would say so only in a traceback, after it was made."""
+    import selectors
+
+    try:
+        fd = stdin.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True

@@ -42,7 +42,9 @@ async def test_a_published_team_is_a_row_with_its_state(server: Server, hosts) -
         # The host's hello is a message of its own subject: it may land a moment after the team's.
         await feed.until(lambda: bool(host.connected and host.remote_version), "the host's hello")
         assert source.dropped == 0 and host.dropped == 0
+    # Its stdin is /dev/null, as under a service: no request comes from there, and it goes on, quietly.
     assert box.proc is not None and box.proc.poll() is None, box.said()
+    assert "Traceback" not in box.said()
 
 
 async def test_a_change_there_reaches_its_row(server: Server, hosts) -> None:

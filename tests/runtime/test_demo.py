@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from .helpers import ROOT, env_for_run, processes_of, run_cmd, tasks_on_disk
 
 
@@ -46,6 +48,33 @@ def test_demo_headless_completes_every_task(tmp_path):
     }
     assert {"info", "error"} <= levels
     assert processes_of(tmp_path) == []
+
+
+@pytest.mark.parametrize("teammates", [4, 6])
+def test_demo_starts_as_many_teammates_as_it_is_told(tmp_path, teammates):
+    # Three tasks are ready at first: the lead's own rule alone started four of six.
+    res = run_cmd(
+        ["demo", "--headless", "--speed", "20", "--teammates", str(teammates), "--dir", str(tmp_path)], timeout=90
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    started = {line.split(" started ", 1)[1].split()[0] for line in res.stdout.splitlines() if " started " in line}
+    assert started == {"ada", "otto", "hunter", "scribe", "mira", "rex"} if teammates == 6 else len(started) == 4
+    members = json.loads((tmp_path / ".teams/demo/config.json").read_text())["members"]
+    assert len({m["name"] for m in members} - {"lead"}) == teammates
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--teammates", "9"], "--teammates must be between 4 and 6, got 9"),
+        (["--teammates", "3"], "--teammates must be between 4 and 6, got 3"),
+        (["--speed", "0"], "--speed must be more than 0"),
+    ],
+)
+def test_a_demo_out_of_its_limits_is_a_usage_error(tmp_path, args, said):
+    res = run_cmd(["demo", "--headless", "--dir", str(tmp_path / "never"), *args])
+    assert (res.returncode, res.stdout, res.stderr) == (2, "", f"teamtui: {said}\n")
+    assert not (tmp_path / "never").exists()
 
 
 def test_three_teammates_are_busy_before_the_first_task_completes(tmp_path):

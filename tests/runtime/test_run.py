@@ -74,6 +74,28 @@ def test_scaling_starts_only_what_ready_work_needs(tmp_path):
     assert res.stdout.count("started ") == 1
 
 
+def test_start_all_starts_every_teammate_up_to_the_cap(tmp_path):
+    # The same chain: with start_all every teammate starts with the team, max_teammates still caps it.
+    tf = tmp_path / "team.toml"
+    tf.write_text(
+        team_toml(
+            "all",
+            teammates=["a", "b", "c", "d", "e"],
+            tasks=[("x", []), ("y", [1]), ("z", [2])],
+            settings="start_all = true\nmax_teammates = 4\n",
+        )
+    )
+    res = run_cmd(["run", str(tf), "--headless"], WORK="0.05")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert [line.split(" started ", 1)[1].split()[0] for line in res.stdout.splitlines() if " started " in line] == [
+        "a",
+        "b",
+        "c",
+        "d",
+    ]
+    assert all(t["status"] == "completed" for t in tasks_on_disk(tmp_path).values())
+
+
 def test_max_teammates_caps_the_team(tmp_path):
     tf = tmp_path / "team.toml"
     tf.write_text(

@@ -19,11 +19,12 @@ if TYPE_CHECKING:
     from teamtui.protocol.store import TeamStore
 
 
-def refuse_stranger(cfg: TeamConfig, to: str) -> None:
-    """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
+def refuse_stranger(cfg: TeamConfig, to: str, undone: str = "nothing was sent") -> None:
+    """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom (a
+    task's owner, `undone` "nothing was claimed": a teammate nobody in the team knows of)."""
     if to != cfg.lead and cfg.member(to) is None:
         names = ", ".join([cfg.lead, *(m.name for m in cfg.members[:10])]) + (", ..." if len(cfg.members) > 10 else "")
-        raise NotMemberError(f"{to!r} is not a member of team {cfg.name!r} (members: {names}); nothing was sent")
+        raise NotMemberError(f"{to!r} is not a member of team {cfg.name!r} (members: {names}); {undone}")
 
 
 def broadcast_recipients(cfg: TeamConfig, sender: str) -> list[str]:
@@ -102,9 +103,9 @@ class TeamWriter(TeamFiles):
         unless the layout says when (a native team's: protocol/native/leadpid.py)."""
         return False
 
-    def check_recipient(self, to: str) -> None:
+    def check_recipient(self, to: str, undone: str = "nothing was sent") -> None:
         """Refuse a recipient that is neither a member nor the lead: its inbox would be a phantom."""
-        refuse_stranger(self.read_config(ONE_SHOT_SETTLE), to)  # a peer may be mid-rewrite
+        refuse_stranger(self.read_config(ONE_SHOT_SETTLE), to, undone)  # a peer may be mid-rewrite
 
     def members_for_broadcast(self, sender: str) -> list[str]:
         return broadcast_recipients(self.read_config(ONE_SHOT_SETTLE), sender)
