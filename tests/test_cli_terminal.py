@@ -106,4 +106,4 @@ def test_what_prints_text_still_works_into_a_pipe(tmp_path: Path, native_root: P
     code, out, shown = on_a_terminal_piped(["status", "--root", str(native_root)], tmp_path)
     assert (code, shown) == (0, b"") and b"refactor-auth" in out
     code, out, shown = on_a_terminal_piped(["run", str(team_file), "--headless"], tmp_path)
-    assert (code, shown) == (0, b"") and b"all 1 tasks completed" in out
+    assert (code, shown) == (0, b"") and b"the 1 task completed" in out

@@ -137,5 +137,5 @@ def test_a_relative_root_of_its_own_runs_the_team_to_the_end(tmp_path):
         cwd=tmp_path,
     )
     assert res.returncode == 0, res.stdout + res.stderr
-    assert f"created at {tmp_path / 'own'} with 1 tasks" in res.stdout
+    assert f"created at {tmp_path / 'own'} with 1 task" in res.stdout
     assert [t["status"] for t in tasks_on_disk(tmp_path / "own").values()] == ["completed"]
