@@ -96,12 +96,13 @@ def open_dashboard(ctx: Context) -> int:
 
     settings = load_settings()
     mode = teammate_mode(ctx, settings)  # refuse `--teammate-mode tmux` outside tmux before the dashboard loads
+    hosts = _hosts(ctx, settings)  # a bad ssh:// ROOT is a usage error, whatever the terminal
     need_terminal("`teamtui status --all` prints the teams as text")
     from teamtui.tui.app import TeamTUI
 
     # Panes beside the dashboard in tmux mode, else none; and a notice for the UI to toast.
     panes, notice = make_panes(mode, ctx.team or "", max_panes=max_panes or settings.max_panes)
-    fleet = _fleet(ctx, settings, roots, health, lines)
+    fleet = _fleet(ctx, settings, roots, hosts, health, lines)
     app = TeamTUI(fleet, focus=ctx.team, panes=panes, log_limit=lines, notice=notice)
 
     # SIGTERM and SIGHUP (terminal closed) end the app like `q`, so its panes close too.
@@ -120,7 +121,14 @@ def open_dashboard(ctx: Context) -> int:
     return int(app.return_code or 0)
 
 
-def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | None, lines: int | None) -> Fleet:
+def _fleet(
+    ctx: Context,
+    settings: Settings,
+    roots: list[Path],
+    hosts: list[HostSettings],
+    health: float | None,
+    lines: int | None,
+) -> Fleet:
     """Every team this control room shows: this machine's (those under the ROOTs and --root too;
     with --team or --layout only those), each [[hosts]] machine's or ssh:// ROOT's over ssh, and
     the hosts publishing to each [[nats]] server."""
@@ -134,7 +142,7 @@ def _fleet(ctx: Context, settings: Settings, roots: list[Path], health: float | 
         team=ctx.team,
         layout=ctx.layout,
         only_root=Path(ctx.root) if ctx.root is not None and chosen else None,
-        hosts=_hosts(ctx, settings),
+        hosts=hosts,
         nats=settings.nats,
         log_limit=lines,
         health_timeout=health,

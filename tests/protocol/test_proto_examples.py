@@ -37,12 +37,21 @@ _V332_CONFIGS = sorted(V332_EDITS.glob("teams/*/config.json"))
 _V332_INBOXES = sorted(V332_EDITS.glob("teams/*/inboxes/*.json"))
 
 
+# Shared examples of programs teamtui does not read yet (FORMATS.md §6, §7): each is copied here,
+# with its round-trips, when its reader lands; a new shared folder must be one or the other.
+NOT_YET_READ = {"claude-2.1.332-background", "codex-0.171.0", "gemini-cli-0.61.0", "opencode-1.18.33"}
+
+
 def test_fixture_copy_matches_the_shared_examples() -> None:
     if not SHARED_EXAMPLES.is_dir():
         pytest.skip(f"{SHARED_EXAMPLES} is not beside this clone; the copy in {EXAMPLES} is what runs")
-    assert _all_files(EXAMPLES) == _all_files(SHARED_EXAMPLES)
-    for rel in _all_files(EXAMPLES):
-        assert filecmp.cmp(EXAMPLES / rel, SHARED_EXAMPLES / rel, shallow=False), rel
+    copied = {p.name for p in EXAMPLES.iterdir() if p.is_dir()}
+    shared = {p.name for p in SHARED_EXAMPLES.iterdir() if p.is_dir()}
+    assert copied | NOT_YET_READ == shared and not copied & NOT_YET_READ
+    for folder in sorted(copied):
+        assert _all_files(EXAMPLES / folder) == _all_files(SHARED_EXAMPLES / folder), folder
+        for rel in _all_files(EXAMPLES / folder):
+            assert filecmp.cmp(EXAMPLES / folder / rel, SHARED_EXAMPLES / folder / rel, shallow=False), rel
 
 
 def test_every_example_file_is_covered_by_a_round_trip_below() -> None:
