@@ -2,7 +2,7 @@
 modal and the shutdown view.
 
 Deterministic: frozen team copy with fixed mtimes, fixed clock, UTC, no cursor blink, 140x42
-(88x44 narrow); the dashboard and the control room also at 120x30 and 80x24.
+(88x44 narrow); the dashboard and the control room also at 120x30 and 80x24 (the room at 100x30 too).
 Regenerate with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the SVGs.
 """
 
@@ -83,7 +83,8 @@ def test_claude_code_dashboard_at_common_sizes(snap_compare, tmp_path, size):
     assert snap_compare(app, run_before=transcripts_shown, terminal_size=size)
 
 
-@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+# The room also at 100 columns: the Files column comes from there on.
+@pytest.mark.parametrize("size", [(120, 30), (100, 30), (80, 24)], ids=["120x30", "100x30", "80x24"])
 def test_room_at_common_sizes(snap_compare, fleet_shot, size):
     from teamtui.tui.screenshots import fleet_shown, make_fleet_app
 

@@ -47,7 +47,7 @@ class FleetScreen(Screen[None]):
                                   background: $surface; color: $warning; }
     FleetScreen #fleet-teams { height: auto; max-height: 70%; scrollbar-size-horizontal: 0; }
     FleetScreen #fleet-empty { height: auto; padding: 1 2; display: none; }
-    FleetScreen #fleet-needs { height: 1fr; min-height: 4; border: round $panel; background: $background;
+    FleetScreen #fleet-needs { height: 1fr; min-height: 3; border: round $panel; background: $background;
                                border-title-color: $secondary; border-title-style: bold; border-subtitle-color: $secondary; }
     FleetScreen #fleet-needs:focus { border: round $primary; }
     """

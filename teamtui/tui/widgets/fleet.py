@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, fields
+from typing import Any
 
 from rich.text import Text
 from textual import events, on
@@ -18,12 +19,13 @@ from teamtui.session.alerts import Need, names_member
 from teamtui.tui.format import compact_count, short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
+from teamtui.tui.widgets.cells import Fits, MiddleCut
 from teamtui.tui.widgets.painted import Painted
 from teamtui.tui.widgets.table import TeamTable, cut, wants
 
 COLUMNS = ("Team", "Kind", "Lead", "Members", "Tasks", "Files", "Needs", "Tokens", "Cost", "Active", "Where")
 _ROW_FIELDS = tuple(f.name for f in fields(FleetRow))  # what a row's cells are made from (with `now`)
-_ACTIVE = COLUMNS.index("Active")
+_ACTIVE, _MEMBERS = COLUMNS.index("Active"), COLUMNS.index("Members")
 _NEEDS, _BUDGET = _ROW_FIELDS.index("needs_you"), _ROW_FIELDS.index("budget")
 
 
@@ -32,7 +34,7 @@ class _Made:
 
     __slots__ = ("ago", "cells", "fields", "palette", "row", "widths")
 
-    def __init__(self, row: FleetRow, palette: Palette, cells: list[Text], ago: str):
+    def __init__(self, row: FleetRow, palette: Palette, cells: list[Any], ago: str):
         self.row, self.palette, self.cells, self.ago = row, palette, cells, ago
         self.fields = tuple(getattr(row, f) for f in _ROW_FIELDS)
         self.widths = [wants(c) for c in cells]
@@ -53,10 +55,13 @@ class _Made:
 # who works in it, its kind and its name; the figures are never cut.
 GIVE_WAY = ("Where", "Members", "Kind", "Team")
 KEEP = ("Lead", "Tasks", "Files", "Needs", "Tokens", "Cost", "Active")
-# A table narrower than this leaves the Files column out (at 80 columns the figures already fill
-# the row): the team's own changes view and `teamtui changes` say them there.
-FILES_FROM = 100
-NARROW = tuple(c for c in COLUMNS if c != "Files")
+# What a team's name keeps while another column can give way: two `session-…` names stay tellable apart.
+TEAM_LEAST = 16
+# The terminal width from which a column is shown (at 80 columns the figures already fill the row):
+# the files changed are in the team's own changes view and `teamtui changes`, the tokens beside the cost
+# on its dashboard, where it works in its header.
+SHOWN_FROM = {"Files": 100, "Where": 100, "Tokens": 120}
+FILES_FROM = SHOWN_FROM["Files"]
 _LEAD_ROLE = {"alive": "success", "ended": "error", "unknown": "secondary"}
 _NEED_ICON = {
     "permission": "?",
@@ -69,6 +74,11 @@ _NEED_ICON = {
     "lead_ended": "✗",
     "collision": "⇄",
 }
+
+
+def shown_columns(width: int) -> tuple[str, ...]:
+    """The columns a table `width` wide shows."""
+    return tuple(c for c in COLUMNS if width >= SHOWN_FROM.get(c, 0))
 
 
 def row_key(key: tuple[str, str, str]) -> str:
@@ -106,10 +116,9 @@ class FleetTable(TeamTable):
             self.add_column(column, key=column)
 
     def on_resize(self, event: events.Resize) -> None:
-        """Across FILES_FROM the Files column comes or goes: the columns and rows are laid out again
+        """Across SHOWN_FROM a column comes or goes: the columns and rows are laid out again
         (TeamTable's own on_resize then shares the width: Textual calls each class's handler)."""
-        width = self.content_region.width
-        shown = COLUMNS if width >= FILES_FROM else NARROW
+        shown = shown_columns(self.outer_size.width)
         if shown != self.shown:
             self.shown = shown
             self.clear(columns=True)
@@ -123,7 +132,7 @@ class FleetTable(TeamTable):
         keys = [k for k, _ in rows]
         current = [str(r.value) for r in self.rows]
         picked = [i for i, c in enumerate(COLUMNS) if c in self.shown]
-        cells: dict[str, list[Text]] = {}
+        cells: dict[str, list[Any]] = {}
         widths: list[list[int]] = []
         fresh: list[str] = []
         for key, row in rows:
@@ -142,11 +151,9 @@ class FleetTable(TeamTable):
         if len(self._made) > len(cells):
             for key in [k for k in self._made if k not in cells]:
                 del self._made[key]
-        self.share_width(
-            {c: max((w[i] for w in widths), default=0) for i, c in enumerate(COLUMNS) if c in self.shown},
-            GIVE_WAY,
-            KEEP,
-        )
+        wanted = {c: max((w[i] for w in widths), default=0) for i, c in enumerate(COLUMNS) if c in self.shown}
+        short = max((wants(made.cells[_MEMBERS].forms[-1]) for made in self._made.values()), default=0)
+        self.share_width(wanted, GIVE_WAY, KEEP, least={"Team": min(wanted["Team"], TEAM_LEAST), "Members": short})
         if keys != current:
             keep = self.selected
             self.clear()
@@ -161,15 +168,13 @@ class FleetTable(TeamTable):
                     # The cost fills in after the first frame (genai-prices loads then): its column widens.
                     self.update_cell(key, column, cell, update_width=column == "Cost")
 
-    def _cells(self, row: FleetRow, now: float) -> list[Text]:
+    def _cells(self, row: FleetRow, now: float) -> list[Any]:
         """Every cell through safe_text (what a file or a peer said is never markup, escape or bidi
         control), each cut to its column's width."""
         p = self.palette
         dim = "dim" if row.ended else ""
         name = safe_text(row.name, f"bold {dim}")
-        if row.problem:
-            name.append("  ")
-            name.append_text(safe_text(row.problem, p.theme_color("error")))
+        problem = Text("  ").append_text(safe_text(row.problem, p.theme_color("error"))) if row.problem else None
         # A workflow run has no lead of its own to show: its status says more (running, failed, ...).
         said = row.run_status or row.lead
         role = (
@@ -180,8 +185,10 @@ class FleetTable(TeamTable):
             else "secondary"
         )
         lead = safe_text(said, f"{p.theme_color(role)} {dim}")
-        members = Text(
-            f"{row.working} working · {row.idle} idle" + (f" · {row.gone} gone" if row.gone else ""), style=dim
+        gone = (f" · {row.gone} gone", f" {row.gone}g") if row.gone else ("", "")
+        members = Fits(  # in a narrow column: "2w 1i" (working, idle), never "0 working…"
+            Text(f"{row.working} working · {row.idle} idle{gone[0]}", style=dim),
+            Text(f"{row.working}w {row.idle}i{gone[1]}", style=dim),
         )
         tasks = Text(f"{row.tasks_done}/{row.tasks_total}" if row.tasks_total else "—", style=dim)
         files = Text(str(row.files) if row.files else "—" if row.files == 0 else "", style=dim)
@@ -190,17 +197,17 @@ class FleetTable(TeamTable):
         active = Text(self._ago(row, now), style=dim)
         where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
         return [
-            cut(name),
+            MiddleCut(name, problem),
             cut(safe_text(row.label, dim)),
             lead,
-            cut(members),
+            members,
             tasks,
             files,
             needs,
             tokens,
             self._cost(row),
             active,
-            cut(where),
+            MiddleCut(where, head_share=0.25),  # a path's end tells two apart: more of it kept
         ]
 
     @staticmethod
@@ -259,6 +266,8 @@ class FleetNeeds(OptionList, Painted):
         elif needs and (at is not None or self.has_focus):
             self.highlighted = min(at or 0, len(needs) - 1)
         self.border_subtitle = "" if needs else "nothing needs you"
+        # As tall as its items (one line each, and the border), where the screen has the rows: no empty rows.
+        self.styles.max_height = max(len(needs), 1) + 2
 
     def on_focus(self) -> None:
         """Tabbed to: the first item highlighted, so enter and `a` act on what is seen."""

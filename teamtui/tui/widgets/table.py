@@ -140,6 +140,7 @@ class TeamTable(DataTable, Painted):
         self._wants: dict[str, int] = {}  # what each column holds (its header's and longest cell's width)
         self._give_way: tuple[str, ...] = ()  # the long text columns, in the order they shrink
         self._keep: tuple[str, ...] = ()  # the columns never cut
+        self._least: dict[str, int] = {}  # what a column of long text keeps while another can give way
         self._drawn: dict[RowKey | None, dict[tuple, Strip]] = {}  # row (None: the header) -> its lines as drawn
         self._tops: list[int] | None = None  # each row's first line below the header (None: to be counted)
         self._top_keys: list[RowKey] = []
@@ -148,18 +149,25 @@ class TeamTable(DataTable, Painted):
 
     # ------------------------------------------------------------------ sharing the width
     def share_width(
-        self, wants: dict[str, int], give_way: tuple[str, ...], keep: tuple[str, ...] = (), grow: bool = False
+        self,
+        wants: dict[str, int],
+        give_way: tuple[str, ...],
+        keep: tuple[str, ...] = (),
+        grow: bool = False,
+        least: dict[str, int] | None = None,
     ) -> None:
         """Columns share the table's width by what they hold (`wants`: column key → the width of its
         longest cell). With too little room the `give_way` columns (the long text) shrink first, in
-        order, to LEAST_TEXT; then the others but `keep` (a time, a state: cut, they would mislead),
-        widest first, to their header's width; then the long text to its header's. Room to spare goes
-        to the first of `give_way`. `grow`: the widths only grow (some rows were drawn, not all)."""
+        order, to LEAST_TEXT (or their `least`); then the others but `keep` (a time, a state: cut, they
+        would mislead), widest first, to their header's width; then the long text to its `least`, then
+        to its header's. Room to spare goes to the first of `give_way`. `grow`: the widths only grow
+        (some rows were drawn, not all)."""
         if grow:  # the columns measured now grow; the others keep what they held
             wants = {**self._wants, **{k: max(w, self._wants.get(k, 0)) for k, w in wants.items()}}
-        if wants == self._wants and give_way == self._give_way:
+        least = least or {}
+        if wants == self._wants and give_way == self._give_way and least == self._least:
             return
-        self._wants, self._give_way, self._keep = wants, give_way, keep
+        self._wants, self._give_way, self._keep, self._least = wants, give_way, keep, least
         self._share()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -173,21 +181,24 @@ class TeamTable(DataTable, Painted):
         widths = {k: max(self._wants.get(k, 0), header[k], 1) for k in columns}
         room = self.content_region.width - self.styles.scrollbar_size_vertical - 2 * self.cell_padding * len(columns)
         excess = sum(widths.values()) - room
-        for i, key in enumerate(self._give_way):  # the long text first, to a few words
-            least = max(LEAST_TEXT, header[key], room // 3 if i == 0 else 0)
+        floor = {k: max(header[k], self._least.get(k, 0)) for k in columns}
+        text = [k for k in self._give_way if k in columns]  # (a narrow table leaves some out)
+        for i, key in enumerate(text):  # the long text first, to a few words
+            least = max(LEAST_TEXT, floor[key], room // 3 if i == 0 else 0)
             less = max(0, min(excess, widths[key] - least))
             widths[key] -= less
             excess -= less
         others = [k for k in widths if k not in self._give_way and k not in self._keep]
-        for shrinking in (others, list(self._give_way)):  # then the others, widest first; then the text again
+        # Then the others, widest first; then the text again, to what it keeps, then to its header.
+        for shrinking, bound in ((others, header), (text, floor), (text, header)):
             while excess > 0:
-                widest = max((k for k in shrinking if widths[k] > header[k]), key=lambda k: widths[k], default=None)
+                widest = max((k for k in shrinking if widths[k] > bound[k]), key=lambda k: widths[k], default=None)
                 if widest is None:
                     break  # all at their header's width: the rest is cut at the right
                 widths[widest] -= 1
                 excess -= 1
-        if excess < 0 and self._give_way:
-            widths[self._give_way[0]] -= excess  # the room to spare
+        if excess < 0 and text:
+            widths[text[0]] -= excess  # the room to spare
         changed = False
         for name, column in columns.items():
             if column.width != widths[name] or column.auto_width:

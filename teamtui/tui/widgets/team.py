@@ -44,7 +44,8 @@ TRANSCRIPT_COLUMNS = (
 _STATUS_ROLE = {MemberStatus.WORKING: "warning", MemberStatus.IDLE: "success", MemberStatus.SHUTDOWN: "error"}
 GIVE_WAY = ("task", "name")
 GIVE_WAY_WITH_TRANSCRIPTS = ("task", "doing", "name")
-KEEP = ("icon", "active", "unread", "tokens", "cost", "context")  # figures: cut, they would mislead
+# Figures and states: cut, they would mislead ("workin"); the names and the task give way instead.
+KEEP = ("icon", "status", "active", "unread", "tokens", "cost", "context")
 
 
 class TeamPanel(TeamTable):
@@ -181,6 +182,7 @@ class TeamPanel(TeamTable):
             backend = _BACKEND.get(_backend(v))
             if backend:  # Claude Code: where the teammate runs (a tmux pane, or inside the lead)
                 status.append("·" + backend, style=palette.theme_color("secondary"))
+        cut(status)
         task = self._task_cell(v)
         unread = (
             Text(str(v.unread), style=f"bold {palette.theme_color('accent')}", justify="right")
