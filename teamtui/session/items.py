@@ -65,6 +65,13 @@ class Need:
         return f"lead:{team}"
 
 
+def host_of(key: Key) -> str:
+    """The machine a team's key names (session/stream_reader.py host_key: "ssh:HOST", "nats:HOST");
+    "" for a team of this machine."""
+    where, sep, host = key[0].partition(":")
+    return host if sep and where in ("ssh", "nats") else ""
+
+
 def kind_of_id(item_id: str) -> str:
     """The kind of item an id names: "permission" for a hook's (32 hex), else its first part."""
     if is_request_id(item_id):

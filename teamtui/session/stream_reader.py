@@ -159,7 +159,9 @@ class StreamedHost(SourceBase):
 
     def _row(self, key: Key, said: dict[str, Any], now: float) -> FleetRow:
         session = self.sessions.get(key)
-        ended = bool(said.get("ended")) or (session is not None and not session.live)
+        # The row's `ended` is also true of a live team whose lead ended (FleetRow.ended): whether the
+        # team itself ended is its session's (its `live`), else its members would all count as gone.
+        ended = not session.live if session is not None else bool(said.get("ended"))
         team = RemoteTeam(
             Path(key[1]),
             key[2],
