@@ -100,6 +100,7 @@ class StreamedHost(SourceBase):
         self._progress: dict[str, Callable[[dict[str, Any]], None]] = {}
         # What its hooks say waits for the person there, by the remote's key of its team (None: no team).
         self._hook_items: dict[Key | None, list[Item]] = {}
+        self._hooks_line: dict[str, Any] | None = None  # the last `hooks` line: read again when a team of it appears
         self._remote_keys: dict[Key, Key] = {}  # each team's key here -> the remote's own key of it
         self.answers = RemoteAnswers(Asks(self, None))  # its requests of no team it lists
         self._seen: set[Key] = set()  # teams of the snapshot under way
@@ -275,7 +276,7 @@ class StreamedHost(SourceBase):
             self._connected(key, False, f"{why}: nothing can be sent")
             batch.changes[key] = Batch([])
         if self._hook_items:  # nothing there can be answered from here until it is back
-            self._hook_items = {}
+            self._hook_items, self._hooks_line = {}, None
             batch.hooks = True
         self._unanswered(batch, "the connection was lost")
 
@@ -415,6 +416,10 @@ class StreamedHost(SourceBase):
         self._connected(key, self.connected, self.status)
         if appeared:
             batch.appeared.append(key)
+            if self._hooks_line is not None and self._hook_items.get(None):
+                # Its requests, listed before the team (a NATS host's state read before a newer snapshot
+                # of the team): under their team now, not among the requests of no team as well.
+                self._hooks(self._hooks_line, batch)
         self._changed(batch, key, changes, full=full)
 
     def _drop(self, key: Key) -> bool:
@@ -471,6 +476,7 @@ class StreamedHost(SourceBase):
 
     def _hooks(self, obj: dict[str, Any], batch: FleetBatch) -> None:
         """The remote's open permission requests and waiting sessions, each under its team."""
+        self._hooks_line = obj
         found = hook_items(obj, set(self._remote_keys.values()))
         if found != self._hook_items:
             self._hook_items = found
