@@ -143,3 +143,13 @@ def test_a_notification_for_a_need_carries_the_id_that_answers_it() -> None:
     event = NotifyEvent(NotifyKind.NEEDS_YOU, TEAM, "#3 held", host="h", at=1.0, request_id=f"held:{TEAM}:3")
     assert json.loads(event.cleaned().to_json())["id"] == f"held:{TEAM}:3"
     assert "id" not in json.loads(NotifyEvent(NotifyKind.TEAM_FINISHED, TEAM, host="h", at=1.0).to_json())
+
+
+def test_an_id_alone_says_what_it_takes_or_where_it_is_answered(cli: Run, team: NativeTeam) -> None:
+    _held(team)
+    code, _, err = cli("answer", f"held:{TEAM}:3")
+    assert code == 2 and f"held:{TEAM}:3 takes retry, block (`teamtui answer held:{TEAM}:3 retry`)" in err
+    code, _, err = cli("answer", f"plan:{TEAM}:p-1", "allow")
+    assert code == 2 and "takes no answer from here: approve or reject the plan in the lead's terminal" in err
+    code, _, err = cli("answer", f"wait:{TEAM}:lead")
+    assert code == 2 and "it waits in the lead's terminal" in err and "()" not in err

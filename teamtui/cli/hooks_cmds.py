@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 REQUESTS_HELP = """\
 Each line: ID, team, who, what waits, and the answers it takes (`teamtui answer ID ANSWER`).
 A permission request a hook waits on has a 32-hex id; the others are KIND:TEAM:WHAT (pane, held,
-stuck, gone; perm and plan are answered in the lead's terminal only).
+stuck, gone; perm, plan, wait, lead and collision are answered elsewhere: the line says where).
 --json prints {"requests": [{id, kind, team, who, text, since, answers, note, detail?}],
 "problems": [...]}; --follow (with or without --json) holds the room lock, so hooks wait for an
 answer, and prints each new permission request as it comes (a JSON object a line with --json)."""
@@ -33,6 +33,8 @@ ANSWER by kind of request:
   held:TEAM:TASK                  retry | block --message WHY
   stuck:TEAM:NAME                 message --message TEXT | restart (where `teamtui run` leads the team)
   gone:TEAM:NAME                  release | message --message TEXT | restart (…)
+  perm:TEAM:ID                    allow | deny, while the lead's dialog shows it (else in the lead's terminal)
+  plan:, wait:, lead:, collision: take no answer from here: `teamtui answer ID` says where they are answered
 Exit status: 0 the answer was taken; 1 it was not (already answered, nobody waits any more, the
 lead's dialog shows another request, …: the line on stderr says which); 2 a bad id or answer."""
 
@@ -268,7 +270,8 @@ def cmd_answer(ctx: Context) -> int:
         from teamtui.protocol.hooks.answers import AnswerRefused, answer
 
         if decision not in ("allow", "deny", "lead"):
-            raise CliError(f"a permission request takes allow, deny or lead, not {decision!r}", EXIT_USAGE)
+            shown = f", not {decision!r}" if decision else ""
+            raise CliError(f"a permission request takes allow, deny or lead{shown}", EXIT_USAGE)
         try:
             answer(_spool(), item_id, decision, message=message, via="cli", where=where)
         except AnswerRefused as exc:
@@ -276,20 +279,30 @@ def cmd_answer(ctx: Context) -> int:
         said = {"allow": "allowed", "deny": "denied", "lead": "left to the lead's terminal"}[decision]
         out(f"{said}: request {item_id}")
         return 0
+    from teamtui.session.items import HOW
     from teamtui.session.requests import NotAnswered, answer_item, parse_id
 
     try:
-        _kind, team, _ = parse_id(item_id)
+        kind, team, target = parse_id(item_id)
     except ValueError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
+    if kind in HOW and kind != "perm":  # answered elsewhere whatever it is now: say where
+        raise CliError(f"{item_id} takes no answer from here: {HOW[kind]}", EXIT_USAGE)
     try:
         items, _problems, sessions = _fleet_items(ctx, only_team=team)
-        item = next((i for i in items if i.id == item_id), None)
+        if kind == "perm":  # a pane teammate's request: pressed while the lead's dialog shows this very one
+            item = next((i for i in items if i.kind == "pane" and i.detail.get("request_id") == target), None)
+            if item is None:
+                raise NotAnswered(f"the lead's dialog does not show {item_id} now: {HOW['perm']}")
+        else:
+            item = next((i for i in items if i.id == item_id), None)
         if item is None:
             raise NotAnswered(f"{item_id} waits no more (or never did): see `teamtui requests`")
         if decision not in item.answers:
-            can = ", ".join(item.answers) or f"no answer from here ({item.note})"
-            raise CliError(f"{item_id} takes {can}, not {decision!r}", EXIT_USAGE)
+            if not item.answers:
+                raise CliError(f"{item_id} takes no answer from here: {item.note or HOW.get(kind, '')}", EXIT_USAGE)
+            shown = f", not {decision!r}" if decision else f" (`teamtui answer {item_id} {item.answers[0]}`)"
+            raise CliError(f"{item_id} takes {', '.join(item.answers)}{shown}", EXIT_USAGE)
         from teamtui.protocol.settings import load_settings
 
         settings = load_settings()
@@ -367,7 +380,10 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
         p.add_argument(
             "answer",
             metavar="ANSWER",
-            choices=("allow", "deny", "lead", "retry", "block", "release", "message", "restart"),
+            nargs="?",
+            default="",
+            choices=("", "allow", "deny", "lead", "retry", "block", "release", "message", "restart"),
+            help="without it, the answers ID takes (or how it is answered) are said",
         )
         p.add_argument(
             "--message", "-m", default="", metavar="TEXT", help="the reason for deny or block, or the message to send"

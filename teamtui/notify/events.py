@@ -46,8 +46,11 @@ class NotifyEvent:
     host: str = field(default_factory=local_host)
     # Epoch seconds.
     at: float = field(default_factory=time.time)
-    # What `teamtui answer ID ...` answers it by, when it can be answered ("" otherwise).
+    # The id of the item it is about (`teamtui requests` lists it), "" when none; the answers
+    # `teamtui answer ID ANSWER` takes for it (on the team's machine), and how it is answered when none.
     request_id: str = ""
+    answers: tuple[str, ...] = ()
+    how: str = ""
 
     def cleaned(self) -> NotifyEvent:
         """The event with every field safe to show and bounded: team names and texts come from
@@ -59,6 +62,8 @@ class NotifyEvent:
             plain(self.host, MAX_NAME),
             float(self.at),
             plain(self.request_id, 200),  # KIND:TEAM:WHAT, or 32 hex
+            tuple(plain(a, 20) for a in self.answers[:10]),
+            plain(self.how, MAX_TEXT),
         )
 
     def to_json(self) -> str:
@@ -72,6 +77,9 @@ class NotifyEvent:
         }
         if self.request_id:
             record["id"] = self.request_id
+            record["answers"] = list(self.answers)
+            if self.how:
+                record["how"] = self.how
         return json.dumps(record, separators=(",", ":")) + "\n"
 
     def headline(self) -> tuple[str, str]:

@@ -18,7 +18,7 @@ row shows the furthest (`budget_mark`) and the room's top line today's spend (`s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from teamtui.notify.events import NotifyEvent, NotifyKind
@@ -28,12 +28,12 @@ from teamtui.protocol.edits import Dismissed
 from teamtui.protocol.models import MemberStatus, TaskStatus
 from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
 from teamtui.session.changes import changes_of, fleet_collisions
-from teamtui.session.items import Need
+from teamtui.session.items import Need, offered
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from teamtui.protocol.settings import BudgetSettings
@@ -183,18 +183,20 @@ class Alerts:
         needs = needs_of(key, session, now) + self.fleet.get(key, [])
         first = key not in self._seen
         name = session.name
-        events = self.announce(key, name, needs, now)
+        host = session.panes_on  # another machine's team: its events name that machine
+        events = self.announce(key, name, needs, now, runs_lead=lambda: _runs_lead(session), host=host)
         seen = self._seen[key]
         record_needs(session, needs, now)
         done = session.live and finished(session, now)
         if not first and done and not seen.finished:
-            events.append(self._event(NotifyKind.TEAM_FINISHED, name, _finished_text(session), now))
+            events.append(self._event(NotifyKind.TEAM_FINISHED, name, _finished_text(session), now, host=host))
         seen.finished = done
         holding = _holding(session)
         if not first:
             for member, task in seen.holding.items():
                 if member not in holding and _left(session, member) and not _completed(session, task):
-                    events.append(self._event(NotifyKind.TEAMMATE_CRASHED, name, f"{member} left holding #{task}", now))
+                    said = f"{member} left holding #{task}"
+                    events.append(self._event(NotifyKind.TEAMMATE_CRASHED, name, said, now, host=host))
         seen.holding = holding
         return needs, events + self._budgets(key, session, now)
 
@@ -235,15 +237,32 @@ class Alerts:
             changes_of(session).dismiss(need.key)
         return True
 
-    def announce(self, key: Key, name: str, needs: list[Need], now: float) -> list[NotifyEvent]:
-        """The needs new since the last look at `key` (none at the first: they were there already)."""
+    def announce(
+        self,
+        key: Key,
+        name: str,
+        needs: list[Need],
+        now: float,
+        *,
+        runs_lead: Callable[[], bool] | None = None,
+        host: str = "",
+    ) -> list[NotifyEvent]:
+        """The needs new since the last look at `key` (none at the first: they were there already),
+        each with its id and the answers `teamtui answer` takes for it (`runs_lead`: whether a
+        `teamtui run` leads the team, so a teammate can be restarted; asked only when it matters;
+        `host`: the machine the team is on, "" for this one)."""
         first = key not in self._seen
         seen = self._seen.setdefault(key, _Seen())
-        events = [
-            self._event(EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU), name, spoken(n), now, n.answer_id)
-            for n in needs
-            if not first and n.key not in seen.needs
-        ]
+        events = []
+        for n in needs if not first else ():
+            if n.key in seen.needs:
+                continue
+            rid = n.answer_id
+            restarts = runs_lead is not None and rid.startswith(("stuck:", "gone:")) and runs_lead()
+            answers, how = offered(rid, runs_lead=restarts)
+            kind = EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU)
+            event = self._event(kind, name, spoken(n), now, rid, host=host)
+            events.append(replace(event, answers=answers, how=how))
         seen.needs = {n.key for n in needs}
         return events
 
@@ -272,9 +291,12 @@ class Alerts:
         called += [("every team", c) for c in self.book.first_time([day] if day is not None else [], now)]
         return [self._event(NotifyKind.BUDGET, team, c.text(), now) for team, c in called]
 
-    def _event(self, kind: NotifyKind, team: str, text: str, now: float, request_id: str = "") -> NotifyEvent:
-        if self.host:
-            return NotifyEvent(kind, team, text, host=self.host, at=now, request_id=request_id)
+    def _event(
+        self, kind: NotifyKind, team: str, text: str, now: float, request_id: str = "", *, host: str = ""
+    ) -> NotifyEvent:
+        host = host or self.host
+        if host:
+            return NotifyEvent(kind, team, text, host=host, at=now, request_id=request_id)
         return NotifyEvent(kind, team, text, at=now, request_id=request_id)
 
 
@@ -292,6 +314,15 @@ def _labels(teams: Mapping[Key, TeamSession]) -> dict[Key, str]:
     """Each team as a collision names it: its name, with its folder when two share a name."""
     names = [s.name for s in teams.values()]
     return {k: s.name if names.count(s.name) == 1 else f"{s.name} in {k[1]}" for k, s in teams.items()}
+
+
+def _runs_lead(session: TeamSession) -> bool:
+    """A `teamtui run` leads the team (on this machine): a teammate of it can be restarted."""
+    store = getattr(session.actions.answers, "store", None)
+    try:
+        return store is not None and store.running_lead() is not None
+    except OSError:
+        return False
 
 
 def _holding(session: TeamSession) -> dict[str, str]:

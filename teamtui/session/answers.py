@@ -19,7 +19,7 @@ from teamtui.protocol.hooks.answers import ALLOWED, DENIED, MOVED as ASK_MOVED, 
 from teamtui.protocol.hooks.asks import DECISIONS, LEAD, is_request_id
 from teamtui.protocol.store import TeamStore
 from teamtui.session.hook_feed import HookFeed, Waiting
-from teamtui.session.items import ALREADY, MOVED, REFUSED, TAKEN, Item, Need, Outcome
+from teamtui.session.items import ALREADY, HOW, MOVED, REFUSED, TAKEN, Item, Need, Outcome
 from teamtui.session.requests import NotAnswered, answer_item, item_of_ask, item_of_need, parse_id, team_items
 
 TYPE_CHECKING = False
@@ -49,7 +49,7 @@ def waiting_item(w: Waiting, lead: str) -> Item:
         f"{who} waits for you: {w.text}",
         w.since,
         (),
-        "it waits in the lead's terminal",
+        HOW["wait"],
     )
 
 

@@ -6,10 +6,32 @@ became of an answer (session/answers.py). Plain records, so that a team's capabi
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from teamtui.protocol.hooks.asks import is_request_id
+
 Key = tuple[str, str, str]
+
+# The answers each kind of item takes (`teamtui answer ID ANSWER`); "restart" is added to stuck and
+# gone where a `teamtui run` leads the team.
+ANSWERS: dict[str, tuple[str, ...]] = {
+    "permission": ("allow", "deny", "lead"),
+    "pane": ("allow", "deny"),
+    "held": ("retry", "block"),
+    "stuck": ("message",),
+    "gone": ("release", "message"),
+}
+
+# How the person answers a kind that takes no answer from outside the room: one line each.
+HOW: dict[str, str] = {
+    "perm": "answer it in the lead's terminal (while the lead's dialog shows it, `teamtui answer ID allow|deny` presses it there)",
+    "plan": "approve or reject the plan in the lead's terminal",
+    "wait": "it waits in the lead's terminal: answer it there",
+    "lead": "nothing to answer: the lead ended while teammates worked; start the lead again in its terminal",
+    "collision": "nothing to answer: two teammates changed one file; tell one of them (`teamtui send`), or press d on it in the room",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +60,32 @@ class Need:
             return f"gone:{team}:{self.member}"
         if self.kind in ("permission", "plan"):
             return f"{'perm' if self.kind == 'permission' else 'plan'}:{team}:{rest}"
+        if self.kind == "collision":  # one per file and pair: its key holds paths, its id a digest of it
+            return f"collision:{team}:{hashlib.sha256(self.key.encode()).hexdigest()[:12]}"
         return f"lead:{team}"
+
+
+def host_of(key: Key) -> str:
+    """The machine a team's key names (session/stream_reader.py host_key: "ssh:HOST", "nats:HOST");
+    "" for a team of this machine."""
+    where, sep, host = key[0].partition(":")
+    return host if sep and where in ("ssh", "nats") else ""
+
+
+def kind_of_id(item_id: str) -> str:
+    """The kind of item an id names: "permission" for a hook's (32 hex), else its first part."""
+    if is_request_id(item_id):
+        return "permission"
+    return item_id.split(":", 1)[0]
+
+
+def offered(item_id: str, *, runs_lead: bool) -> tuple[tuple[str, ...], str]:
+    """(the answers `teamtui answer` takes for the item `item_id`, how it is answered when it takes none)."""
+    kind = kind_of_id(item_id)
+    answers = ANSWERS.get(kind, ())
+    if kind in ("stuck", "gone") and runs_lead:
+        answers += ("restart",)
+    return answers, "" if answers else HOW.get(kind, "")
 
 
 @dataclass
@@ -83,4 +130,17 @@ class Outcome:
     state: str = TAKEN
 
 
-__all__ = ["ALREADY", "Item", "Key", "MOVED", "Need", "Outcome", "REFUSED", "TAKEN"]
+__all__ = [
+    "ALREADY",
+    "ANSWERS",
+    "HOW",
+    "Item",
+    "Key",
+    "MOVED",
+    "Need",
+    "Outcome",
+    "REFUSED",
+    "TAKEN",
+    "kind_of_id",
+    "offered",
+]

@@ -25,17 +25,8 @@ from teamtui.protocol.hooks.answers import OPEN, PermissionAsk, list_asks
 from teamtui.protocol.hooks.asks import is_request_id
 from teamtui.protocol.store import TeamStore
 from teamtui.session.alerts import Need, needs_of
-from teamtui.session.items import Item
+from teamtui.session.items import ANSWERS, Item, kind_of_id, offered
 from teamtui.session.team import TeamSession
-
-# The answers each kind of item takes.
-ANSWERS: dict[str, tuple[str, ...]] = {
-    "permission": ("allow", "deny", "lead"),
-    "pane": ("allow", "deny"),
-    "held": ("retry", "block"),
-    "stuck": ("message",),
-    "gone": ("release", "message"),
-}
 
 
 class NotAnswered(Exception):
@@ -113,13 +104,8 @@ def _dialog(store: TeamStore) -> Any:
 
 
 def _of_need(team: str, need: Need, runs_it: bool) -> Item:
-    restart = ("restart",) if runs_it else ()
-    kind = need.answer_id.split(":", 1)[0]
-    answers: tuple[str, ...] = ANSWERS.get(kind, ())
-    if kind in ("stuck", "gone"):
-        answers += restart
-    note = "answer it in the lead's terminal" if kind in ("perm", "plan") else ""
-    return Item(need.answer_id, kind, team, need.member, need.text, need.since, answers, note)
+    answers, how = offered(need.answer_id, runs_lead=runs_it)
+    return Item(need.answer_id, kind_of_id(need.answer_id), team, need.member, need.text, need.since, answers, how)
 
 
 def item_of_need(need: Need, *, runs_lead: bool) -> Item:
@@ -139,7 +125,11 @@ def parse_id(item_id: str) -> tuple[str, str, str]:
         return "permission", "", item_id
     kind, sep, rest = item_id.partition(":")
     team, sep2, target = rest.partition(":")
-    if not sep or kind not in ("pane", "held", "stuck", "gone", "perm", "plan", "lead") or not team:
+    if (
+        not sep
+        or kind not in ("pane", "held", "stuck", "gone", "perm", "plan", "lead", "wait", "collision")
+        or not team
+    ):
         raise ValueError(f"{item_id!r} is not a request id (see `teamtui requests`)")
     return kind, team, target
 
@@ -162,8 +152,9 @@ def answer_item(
     from teamtui.protocol.errors import ProtocolError
 
     if decision not in item.answers:
-        can = ", ".join(item.answers) or "nothing from here" + (f" ({item.note})" if item.note else "")
-        raise NotAnswered(f"{item.id} takes {can}, not {decision!r}")
+        if not item.answers:
+            raise NotAnswered(f"{item.id} takes no answer from here: {item.note or 'see `teamtui requests`'}")
+        raise NotAnswered(f"{item.id} takes {', '.join(item.answers)}, not {decision!r}")
     target = item.id.split(":", 2)[-1]
     try:
         if item.kind == "pane":

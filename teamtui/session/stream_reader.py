@@ -100,6 +100,7 @@ class StreamedHost(SourceBase):
         self._progress: dict[str, Callable[[dict[str, Any]], None]] = {}
         # What its hooks say waits for the person there, by the remote's key of its team (None: no team).
         self._hook_items: dict[Key | None, list[Item]] = {}
+        self._hooks_line: dict[str, Any] | None = None  # the last `hooks` line: read again when a team of it appears
         self._remote_keys: dict[Key, Key] = {}  # each team's key here -> the remote's own key of it
         self.answers = RemoteAnswers(Asks(self, None))  # its requests of no team it lists
         self._seen: set[Key] = set()  # teams of the snapshot under way
@@ -159,7 +160,9 @@ class StreamedHost(SourceBase):
 
     def _row(self, key: Key, said: dict[str, Any], now: float) -> FleetRow:
         session = self.sessions.get(key)
-        ended = bool(said.get("ended")) or (session is not None and not session.live)
+        # The row's `ended` is also true of a live team whose lead ended (FleetRow.ended): whether the
+        # team itself ended is its session's (its `live`), else its members would all count as gone.
+        ended = not session.live if session is not None else bool(said.get("ended"))
         team = RemoteTeam(
             Path(key[1]),
             key[2],
@@ -273,7 +276,7 @@ class StreamedHost(SourceBase):
             self._connected(key, False, f"{why}: nothing can be sent")
             batch.changes[key] = Batch([])
         if self._hook_items:  # nothing there can be answered from here until it is back
-            self._hook_items = {}
+            self._hook_items, self._hooks_line = {}, None
             batch.hooks = True
         self._unanswered(batch, "the connection was lost")
 
@@ -413,6 +416,10 @@ class StreamedHost(SourceBase):
         self._connected(key, self.connected, self.status)
         if appeared:
             batch.appeared.append(key)
+            if self._hooks_line is not None and self._hook_items.get(None):
+                # Its requests, listed before the team (a NATS host's state read before a newer snapshot
+                # of the team): under their team now, not among the requests of no team as well.
+                self._hooks(self._hooks_line, batch)
         self._changed(batch, key, changes, full=full)
 
     def _drop(self, key: Key) -> bool:
@@ -469,6 +476,7 @@ class StreamedHost(SourceBase):
 
     def _hooks(self, obj: dict[str, Any], batch: FleetBatch) -> None:
         """The remote's open permission requests and waiting sessions, each under its team."""
+        self._hooks_line = obj
         found = hook_items(obj, set(self._remote_keys.values()))
         if found != self._hook_items:
             self._hook_items = found

@@ -336,7 +336,8 @@ class FleetControl:
                 Need(key, f"{i.team or 'a Claude Code session'}{elsewhere}", "ask", i.who, i.text, i.id, i.since)
                 for i in answers.items()
             ]
-            for event in self.alerts.announce(key, needs[0].team_name if needs else source, needs, now):
+            name = needs[0].team_name.removesuffix(elsewhere) if needs else source  # the event names its host
+            for event in self.alerts.announce(key, name, needs, now, host=source if answers.where else ""):
                 self._call(event)
             loose[key] = answers
             if needs:

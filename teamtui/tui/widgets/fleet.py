@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need, names_member
+from teamtui.session.items import host_of
 from teamtui.tui.format import compact_count, short_ago
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
@@ -279,6 +280,10 @@ class FleetNeeds(OptionList, Painted):
         role = "error" if need.kind in ("failed", "silent", "lead_ended", "disappeared") else "warning"
         t = Text(f"{_NEED_ICON.get(need.kind, '!')} ", style=f"bold {p.theme_color(role)}")
         t.append_text(safe_text(need.team_name, "bold"))
+        host = host_of(need.team)  # another machine's team: which one (a row of each may share a name)
+        if host:
+            t.append(" on ")
+            t.append_text(safe_text(host))
         t.append(" · ")
         text = need.text
         if need.member:  # the member's name once, in its colour: "alice asks permission …", "bob: no activity …"
