@@ -101,12 +101,12 @@ def _run_demo(ctx: Context, root: Path, mode: ModeDecision) -> int:
     if (root / ".teams" / spec.team.name).exists():
         raise CliError(f"{root} already holds a demo team: pass another --dir, or none for a fresh folder")
     print(f"teamtui demo: team {spec.team.name!r} in {root}", flush=True)
-    return run_team(spec, root, headless=ctx.args.headless, mode=mode)
+    return run_team(spec, root, headless=ctx.args.headless, mode=mode, simulated=True)
 
 
-def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision) -> int:
+def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision, simulated: bool = False) -> int:
     """Run the team; in tmux mode (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs
-    in its own pane, closed with the team."""
+    in its own pane, closed with the team. `simulated`: the demo's team (q stops it, no question)."""
     from teamtui.protocol.fleet.registry import registered_run
     from teamtui.tmux.mode import make_panes
 
@@ -119,7 +119,9 @@ def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision) 
             spawner = _tmux_spawner(panes, spec)
             if headless:
                 return run_headless(spec, root, spawner=spawner)
-            return run_with_dashboard(spec, root, spawner=spawner, panes=LeadPanes(panes), notice=notice)
+            return run_with_dashboard(
+                spec, root, spawner=spawner, simulated=simulated, panes=LeadPanes(panes), notice=notice
+            )
         finally:
             panes.close_all()  # after the lead is done: every pane it opened goes, whatever ended the run
 
@@ -212,9 +214,13 @@ def _hangup(lead: Lead) -> None:
     lead.stop("terminal closed (SIGHUP)", 128 + signal.SIGHUP)
 
 
-def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs: object) -> int:
-    """The lead runs in a background thread with its own event loop; the dashboard owns the main thread."""
+def run_with_dashboard(
+    spec: TeamFile, root: Path, *, spawner=None, simulated: bool = False, **app_kwargs: object
+) -> int:
+    """The lead runs in a background thread with its own event loop; the dashboard owns the main thread.
+    Leaving the dashboard stops the team, or (asked so on q) the lead goes on headless in this process."""
     import asyncio
+    import os
     import threading
 
     from teamtui.runtime.lead import Lead
@@ -260,7 +266,10 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
         thread.join()
         return _finish(outcome)
 
-    app = connect_dashboard(lead, spec, root, **app_kwargs)
+    from teamtui.tui.screens.leave_lead import KEEP, Leading
+
+    leading = Leading(spec.team.name, lambda: not finished.is_set(), pid=os.getpid(), simulated=simulated)
+    app = connect_dashboard(lead, spec, root, leading=leading, **app_kwargs)
     app_box.append(app)
 
     def on_sigterm(signum: int, frame: object) -> None:
@@ -271,26 +280,45 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, **app_kwargs
 
     old_term = signal.signal(signal.SIGTERM, on_sigterm)
     old_hup = signal.signal(signal.SIGHUP, on_sigterm)
+    kept = False
     try:
-        app.run()
+        kept = app.run() == KEEP
     finally:
         app_box.clear()
-        # Leaving the dashboard (q, S, or a signal) shuts the team down gracefully.
-        lead.stop("dashboard closed", 0, escalate=False)
+        if kept and not finished.is_set():
+            _leading_on(lead, spec)
+        else:
+            # Leaving the dashboard (q, S, or a signal) shuts the team down gracefully.
+            kept = False
+            lead.stop("dashboard closed", 0, escalate=False)
         for ev in pending:
             _print_event(ev)
-        _wait_for_lead(lead, finished)
+        _wait_for_lead(lead, finished, stopping=not kept)
         thread.join()
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
     return _finish(outcome)
 
 
-def _wait_for_lead(lead: Lead, finished: threading.Event) -> None:
+def _leading_on(lead: Lead, spec: TeamFile) -> None:
+    """The dashboard closed and the lead goes on headless: say where its output goes and how to stop it."""
+    import os
+
+    pid, log = os.getpid(), lead.store.log_paths("lead")[0]
+    _say(
+        f"teamtui: the dashboard is closed; this process (pid {pid}) leads team {inert(spec.team.name)!r} "
+        "on, headless, until the team is done"
+    )
+    _say(f"teamtui: its progress follows here and goes to {inert(str(log))}")
+    _say(f"teamtui: to stop the team: Ctrl-C here, or kill {pid} (a graceful shutdown)")
+
+
+def _wait_for_lead(lead: Lead, finished: threading.Event, *, stopping: bool = True) -> None:
     """Block until the lead's thread is done: only then may its team's folder go (the demo's).
 
-    A Ctrl-C climbs the ladder a rung; an error a signal handler raises meanwhile cannot cut the
-    wait short (Thread.join cannot be trusted after one: Python 3.11 may call the thread stopped)."""
+    A Ctrl-C starts the team's shutdown (`stopping`: under way already) or climbs the ladder a rung;
+    an error a signal handler raises meanwhile cannot cut the wait short (Thread.join cannot be
+    trusted after one: Python 3.11 may call the thread stopped)."""
     from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
 
     failed: Exception | None = None
@@ -298,7 +326,9 @@ def _wait_for_lead(lead: Lead, finished: threading.Event) -> None:
         try:
             finished.wait()
         except KeyboardInterrupt:
-            lead.stop("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
+            # As headless: the first stops the team, each one after climbs the ladder.
+            lead.stop("interrupted again (Ctrl-C)" if stopping else "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
+            stopping = True
         except Exception as exc:  # noqa: BLE001 - raised again once the lead is done
             failed = failed or exc
     if failed is not None:

@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from teamtui.session.requests import Item
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
@@ -107,6 +108,7 @@ class AnswerScreen(ModalScreen[tuple[str, str] | None]):
             for answer, (key, said) in ANSWER_KEYS.items()
         ),
         Binding("escape", "cancel", "Cancel", id="answer.cancel"),
+        INTERRUPT,
     ]
 
     def __init__(self, item: Item, palette: Palette, *, team: str, where: str = "", cursor_blink: bool = True):
@@ -177,7 +179,7 @@ class AnswerScreen(ModalScreen[tuple[str, str] | None]):
 class ReasonScreen(ModalScreen[str | None]):
     """The reason for a denial or a block, or a message: enter gives it, escape goes back."""
 
-    BINDINGS = [Binding("escape", "cancel", "Back", id="reason.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Back", id="reason.cancel"), INTERRUPT]
 
     def __init__(self, about: str, prompt: str, *, required: bool, cursor_blink: bool = True):
         super().__init__()

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from teamtui.protocol.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.safe import safe_text
 
 
@@ -23,7 +24,7 @@ class ShutdownParams:
 
 
 class ShutdownConfirm(ModalScreen[ShutdownParams | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel"), INTERRUPT]
 
     def __init__(
         self,

@@ -28,7 +28,7 @@ from teamtui.protocol.budgets import level
 from teamtui.protocol.cost import money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
-from teamtui.tui.keys import config_of, user_keymap
+from teamtui.tui.keys import config_of, described, user_keymap
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
@@ -293,7 +293,7 @@ class FleetScreen(Screen[None]):
                 ("d", "Dismiss the collision selected under Needs you", "dismiss_need"),
                 ("slash", "Search every team's history (enter: open the team)", "search"),
                 ("tab", "Teams / Needs you", ""),  # focus moves: not a binding [keymap] knows
-                ("q", "Quit", "quit"),
+                ("q", described(self.app, "quit", "Quit", how="help"), "quit"),
             )
         ]
         self.app.push_screen(HelpScreen(keys, config_of(self.app), self.palette))

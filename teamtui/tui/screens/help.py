@@ -9,12 +9,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from teamtui.tui.keys import REMAP_EXAMPLE, key_label
+from teamtui.tui.keys import INTERRUPT, REMAP_EXAMPLE, key_label
 from teamtui.tui.palette import Palette
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="modal.close")]
+    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="modal.close"), INTERRUPT]
 
     def __init__(self, keys: list[tuple[str, str, str]], config_path: object, palette: Palette):
         super().__init__()
