@@ -29,8 +29,8 @@ DASHBOARD_KEYS = [
     # A terminal tool ends on Ctrl-C (Textual's default only hints at Ctrl-Q); inputs keep it for copy.
     Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
 ]
-# Ctrl-C quits on every screen, dialogs too (an app's bindings do not reach past a modal screen;
-# a focused input keeps ctrl+c for copy).
+# Ctrl-C quits on every screen, and on the dialogs one does not type in (an app's bindings do not
+# reach past a modal screen); a dialog with a text field keeps it, so a message half typed is not lost.
 INTERRUPT = Binding("ctrl+c", "app.quit", "Quit", show=False, id="interrupt")
 DASHBOARD_HELP = {
     "message": "Message the selected teammate",

@@ -171,3 +171,12 @@ async def test_ctrl_c_on_the_shutdown_view_of_a_led_team_asks(frozen_native, con
         assert isinstance(app.screen, LeaveLead)
         await pilot.press("escape")
         assert isinstance(app.screen, ShutdownView)  # back where it was asked
+
+
+async def test_ctrl_c_in_a_dialog_one_types_in_keeps_the_text(frozen_native, config_file):
+    app = watched(frozen_native, config_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await _dashboard(pilot)
+        await pilot.press("m", *"half a thought", "ctrl+c")
+        assert type(app.screen).__name__ == "MessageModal" and app.is_running
+        assert app.screen.query_one("Input").value == "half a thought"

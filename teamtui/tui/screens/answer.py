@@ -179,7 +179,7 @@ class AnswerScreen(ModalScreen[tuple[str, str] | None]):
 class ReasonScreen(ModalScreen[str | None]):
     """The reason for a denial or a block, or a message: enter gives it, escape goes back."""
 
-    BINDINGS = [Binding("escape", "cancel", "Back", id="reason.cancel"), INTERRUPT]
+    BINDINGS = [Binding("escape", "cancel", "Back", id="reason.cancel")]
 
     def __init__(self, about: str, prompt: str, *, required: bool, cursor_blink: bool = True):
         super().__init__()

@@ -12,7 +12,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from teamtui.protocol.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON
-from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.safe import safe_text
 
 
@@ -24,7 +23,7 @@ class ShutdownParams:
 
 
 class ShutdownConfirm(ModalScreen[ShutdownParams | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel"), INTERRUPT]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
     def __init__(
         self,

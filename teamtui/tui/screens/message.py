@@ -10,12 +10,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.safe import safe_text
 
 
 class MessageModal(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel"), INTERRUPT]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="modal.cancel")]
 
     def __init__(self, title: Text, recipients: list[str], sender: str, *, cursor_blink: bool = True):
         super().__init__()
