@@ -285,19 +285,36 @@ def run_with_dashboard(
         kept = app.run() == KEEP
     finally:
         app_box.clear()
+        old_int = signal.getsignal(signal.SIGINT)
         if kept and not finished.is_set():
+            # Headless from here: Ctrl-C is the lead's, as under --headless (never a KeyboardInterrupt
+            # between two lines here, which would leave the lead's thread running on its own).
+            signal.signal(signal.SIGINT, _ctrl_c(lead))
             _leading_on(lead, spec)
         else:
             # Leaving the dashboard (q, S, or a signal) shuts the team down gracefully.
-            kept = False
             lead.stop("dashboard closed", 0, escalate=False)
         for ev in pending:
             _print_event(ev)
-        _wait_for_lead(lead, finished, stopping=not kept)
+        _wait_for_lead(lead, finished)
         thread.join()
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
+        signal.signal(signal.SIGINT, old_int)
     return _finish(outcome)
+
+
+def _ctrl_c(lead: Lead):
+    """A SIGINT handler for a lead gone headless: the first Ctrl-C stops the team, each one after climbs the ladder."""
+    from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
+
+    seen: list[int] = []
+
+    def on_sigint(signum: int, frame: object) -> None:
+        lead.stop("interrupted again (Ctrl-C)" if seen else "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
+        seen.append(signum)
+
+    return on_sigint
 
 
 def _leading_on(lead: Lead, spec: TeamFile) -> None:
@@ -313,12 +330,11 @@ def _leading_on(lead: Lead, spec: TeamFile) -> None:
     _say(f"teamtui: to stop the team: Ctrl-C here, or kill {pid} (a graceful shutdown)")
 
 
-def _wait_for_lead(lead: Lead, finished: threading.Event, *, stopping: bool = True) -> None:
+def _wait_for_lead(lead: Lead, finished: threading.Event) -> None:
     """Block until the lead's thread is done: only then may its team's folder go (the demo's).
 
-    A Ctrl-C starts the team's shutdown (`stopping`: under way already) or climbs the ladder a rung;
-    an error a signal handler raises meanwhile cannot cut the wait short (Thread.join cannot be
-    trusted after one: Python 3.11 may call the thread stopped)."""
+    A Ctrl-C climbs the ladder a rung; an error a signal handler raises meanwhile cannot cut the
+    wait short (Thread.join cannot be trusted after one: Python 3.11 may call the thread stopped)."""
     from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
 
     failed: Exception | None = None
@@ -326,9 +342,7 @@ def _wait_for_lead(lead: Lead, finished: threading.Event, *, stopping: bool = Tr
         try:
             finished.wait()
         except KeyboardInterrupt:
-            # As headless: the first stops the team, each one after climbs the ladder.
-            lead.stop("interrupted again (Ctrl-C)" if stopping else "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
-            stopping = True
+            lead.stop("interrupted again (Ctrl-C)", EXIT_INTERRUPTED)  # climbs the ladder
         except Exception as exc:  # noqa: BLE001 - raised again once the lead is done
             failed = failed or exc
     if failed is not None:

@@ -28,16 +28,17 @@ def _team(tmp_path: Path) -> tuple[Path, Path]:
     return tf, go
 
 
-def _name(pid: int) -> str:
+def _parent(pid: int) -> int:
     try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return "sleep"  # gone meanwhile: one of the sleeps
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0  # gone meanwhile: one of the sleeps
 
 
 def _teammate(root: Path) -> int:
-    """The teammate's own process (its shell, waiting for the go; not the sleeps it runs meanwhile)."""
-    found = [pid for pid in processes_of(root) if _name(pid) != "sleep"]
+    """The teammate's own process: its shell, waiting for the go (not the sleeps it forks meanwhile)."""
+    pids = processes_of(root)
+    found = [pid for pid in pids if _parent(pid) not in pids and _parent(pid) != 0]
     assert len(found) == 1, found
     return found[0]
 
