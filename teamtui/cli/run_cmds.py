@@ -117,7 +117,7 @@ def _run_demo(ctx: Context, root: Path, mode: ModeDecision) -> int:
         raise CliError(f"{root} already holds a demo team: pass another --dir, or none for a fresh folder")
     refuse_unstartable(spec, root, elsewhere="pass another --dir, or none for a fresh folder")
     print(f"teamtui demo: team {spec.team.name!r} in {root}", flush=True)
-    return run_team(spec, root, headless=ctx.args.headless, mode=mode)
+    return run_team(spec, root, headless=ctx.args.headless, mode=mode, simulated=True)
 
 
 def refuse_unstartable(spec: TeamFile, root: Path, *, elsewhere: str) -> None:
@@ -143,9 +143,12 @@ def refuse_unstartable(spec: TeamFile, root: Path, *, elsewhere: str) -> None:
         )
 
 
-def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision, fresh: bool = False) -> int:
+def run_team(
+    spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision, fresh: bool = False, simulated: bool = False
+) -> int:
     """Run the team (resumed when it is on disk; with `fresh`, removed and made again); in tmux mode
-    (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs in its own pane, closed with the team."""
+    (`mode`, from teamtui.cli.mode.teammate_mode) each teammate runs in its own pane, closed with the team.
+    `simulated`: the demo's team (q stops it, no question)."""
     from teamtui.protocol.fleet.registry import registered_run
     from teamtui.tmux.mode import make_panes
 
@@ -158,7 +161,9 @@ def run_team(spec: TeamFile, root: Path, *, headless: bool, mode: ModeDecision, 
             spawner = _tmux_spawner(panes, spec)
             if headless:
                 return run_headless(spec, root, spawner=spawner, fresh=fresh)
-            return run_with_dashboard(spec, root, spawner=spawner, fresh=fresh, panes=LeadPanes(panes), notice=notice)
+            return run_with_dashboard(
+                spec, root, spawner=spawner, fresh=fresh, simulated=simulated, panes=LeadPanes(panes), notice=notice
+            )
         finally:
             panes.close_all()  # after the lead is done: every pane it opened goes, whatever ended the run
 
@@ -263,9 +268,13 @@ def _hangup(lead: Lead) -> None:
     lead.stop("terminal closed (SIGHUP)", 128 + signal.SIGHUP)
 
 
-def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, fresh: bool = False, **app_kwargs: object) -> int:
-    """The lead runs in a background thread with its own event loop; the dashboard owns the main thread."""
+def run_with_dashboard(
+    spec: TeamFile, root: Path, *, spawner=None, fresh: bool = False, simulated: bool = False, **app_kwargs: object
+) -> int:
+    """The lead runs in a background thread with its own event loop; the dashboard owns the main thread.
+    Leaving the dashboard stops the team, or (asked so on q) the lead goes on headless in this process."""
     import asyncio
+    import os
     import threading
 
     from teamtui.runtime.lead import Lead
@@ -311,7 +320,10 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, fresh: bool 
         thread.join()
         return _finish(outcome)
 
-    app = connect_dashboard(lead, spec, root, **app_kwargs)
+    from teamtui.tui.screens.leave_lead import KEEP, Leading
+
+    leading = Leading(spec.team.name, lambda: not finished.is_set(), pid=os.getpid(), simulated=simulated)
+    app = connect_dashboard(lead, spec, root, leading=leading, **app_kwargs)
     app_box.append(app)
 
     def on_sigterm(signum: int, frame: object) -> None:
@@ -322,19 +334,54 @@ def run_with_dashboard(spec: TeamFile, root: Path, *, spawner=None, fresh: bool 
 
     old_term = signal.signal(signal.SIGTERM, on_sigterm)
     old_hup = signal.signal(signal.SIGHUP, on_sigterm)
+    kept = False
     try:
-        app.run()
+        kept = app.run() == KEEP
     finally:
         app_box.clear()
-        # Leaving the dashboard (q, S, or a signal) shuts the team down gracefully.
-        lead.stop("dashboard closed", 0, escalate=False)
+        old_int = signal.getsignal(signal.SIGINT)
+        if kept and not finished.is_set():
+            # Headless from here: Ctrl-C is the lead's, as under --headless (never a KeyboardInterrupt
+            # between two lines here, which would leave the lead's thread running on its own).
+            signal.signal(signal.SIGINT, _ctrl_c(lead))
+            _leading_on(lead, spec)
+        else:
+            # Leaving the dashboard (q, S, or a signal) shuts the team down gracefully.
+            lead.stop("dashboard closed", 0, escalate=False)
         for ev in pending:
             _print_event(ev)
         _wait_for_lead(lead, finished)
         thread.join()
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
+        signal.signal(signal.SIGINT, old_int)
     return _finish(outcome)
+
+
+def _ctrl_c(lead: Lead):
+    """A SIGINT handler for a lead gone headless: the first Ctrl-C stops the team, each one after climbs the ladder."""
+    from teamtui.runtime.team_shutdown import EXIT_INTERRUPTED
+
+    seen: list[int] = []
+
+    def on_sigint(signum: int, frame: object) -> None:
+        lead.stop("interrupted again (Ctrl-C)" if seen else "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
+        seen.append(signum)
+
+    return on_sigint
+
+
+def _leading_on(lead: Lead, spec: TeamFile) -> None:
+    """The dashboard closed and the lead goes on headless: say where its output goes and how to stop it."""
+    import os
+
+    pid, log = os.getpid(), lead.store.log_paths("lead")[0]
+    _say(
+        f"teamtui: the dashboard is closed; this process (pid {pid}) leads team {inert(spec.team.name)!r} "
+        "on, headless, until the team is done"
+    )
+    _say(f"teamtui: its progress follows here and goes to {inert(str(log))}")
+    _say(f"teamtui: to stop the team: Ctrl-C here, or kill {pid} (a graceful shutdown)")
 
 
 def _wait_for_lead(lead: Lead, finished: threading.Event) -> None:

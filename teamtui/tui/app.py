@@ -31,17 +31,19 @@ from teamtui.tmux.api import NullPanes, TeammatePanes
 from teamtui.tui.collector import QuietCollector
 from teamtui.tui.commands import TeamCommands
 from teamtui.tui.controllers.fleet_control import FleetControl
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.messages import AnswerRequested, FleetChanged, LeadMessagesDrained
 from teamtui.tui.safe import inert
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
+from teamtui.tui.screens.leave_lead import KEEP, STOP, Leading, LeaveLead
 from teamtui.tui.themes import load_themes
 
 # A batch bringing this many teams at once (a source's first screen) is frozen out of full collections.
 MANY_TEAMS = 100
 
 
-class TeamTUI(App[None]):
+class TeamTUI(App[str | None]):
     CSS_PATH = "app.tcss"
     TITLE = "teamtui"
     COMMANDS = {TeamCommands}
@@ -56,6 +58,7 @@ class TeamTUI(App[None]):
         Binding("right_square_bracket", "next_team", "Next team", id="next_team", show=False),
         Binding("left_square_bracket", "previous_team", "Previous team", id="previous_team", show=False),
         Binding("z", "mute", "Mute", id="mute", show=False),
+        INTERRUPT,  # on the full screens without one of their own (changes, timeline): Textual's only hinted at ctrl+q
     ]
 
     def __init__(
@@ -70,15 +73,20 @@ class TeamTUI(App[None]):
         cursor_blink: bool = True,
         sync_panes: bool = True,
         notice: str = "",
+        leading: Leading | None = None,
     ):
         """`fleet`: every team to show. `focus`: the team asked for by name (--team, run, demo): its
-        dashboard opens as soon as it is there; with one team and no focus, that team's does."""
+        dashboard opens as soon as it is there; with one team and no focus, that team's does.
+        `leading`: this process leads that team (run, demo): quitting asks what becomes of it."""
         self.config_path = config_path or default_config_path()
         self.settings: Settings = load_settings(self.config_path)
         self.loaded_themes = load_themes()
         super().__init__()
         self.panes: TeammatePanes = panes or NullPanes()
         self.startup_notice = notice
+        self.leading = leading
+        # What q and ctrl+c are called where they do more than quit (keys.described).
+        self.key_words: dict[str, dict[str, str]] = leading.key_words() if leading is not None else {}
         self.clock = clock or fleet.clock
         # Called after each feed batch with (changes, seconds reading files, seconds updating widgets): for benchmarks.
         self.on_batch: Callable[[list, float, float], None] | None = None
@@ -289,8 +297,20 @@ class TeamTUI(App[None]):
 
     # ------------------------------------------------------------------ leaving
     async def action_quit(self) -> None:
+        """Quit; on the team this process leads (`teamtui run`), first ask: stop it, keep it
+        running headless (the app returns KEEP), or stay. The demo's team just stops."""
+        leading = self.leading
+        if leading is not None and not leading.simulated and leading.running():
+            if not isinstance(self.screen, LeaveLead):  # asked already: a second q or ctrl+c waits for the answer
+                self.push_screen(LeaveLead(leading), self._leave_chosen)
+            return
         self.close_panes()
         self.exit()
+
+    def _leave_chosen(self, choice: str | None) -> None:
+        if choice in (STOP, KEEP):
+            self.close_panes()
+            self.exit(KEEP if choice == KEEP else None)
 
     def close_panes(self) -> None:
         """Close every pane this dashboard opened; safe to call more than once."""

@@ -29,6 +29,9 @@ DASHBOARD_KEYS = [
     # A terminal tool ends on Ctrl-C (Textual's default only hints at Ctrl-Q); inputs keep it for copy.
     Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
 ]
+# Ctrl-C quits on every screen, and on the dialogs one does not type in (an app's bindings do not
+# reach past a modal screen); a dialog with a text field keeps it, so a message half typed is not lost.
+INTERRUPT = Binding("ctrl+c", "app.quit", "Quit", show=False, id="interrupt")
 DASHBOARD_HELP = {
     "message": "Message the selected teammate",
     "broadcast": "Broadcast to every teammate",
@@ -81,6 +84,13 @@ class _KeyedApp(Protocol):
 def user_keymap(app: App) -> Mapping[str, str]:
     """The [keymap] the app applied (binding id -> key): TeamTUI keeps it; another app has none."""
     return cast(_KeyedApp, app).user_keymap if hasattr(app, "user_keymap") else {}
+
+
+def described(app: App, binding_id: str | None, default: str, *, how: str = "bar") -> str:
+    """What a key does in this app, for the key bar ("bar", "narrow") or the help ("help"): q and
+    ctrl+c end the demo (TeamTUI.key_words: binding id -> {how: words}); else `default`."""
+    words = cast(dict[str, dict[str, str]], getattr(app, "key_words", {})).get(binding_id or "", {})
+    return words.get(how, default)
 
 
 def config_of(app: App) -> Path | None:

@@ -86,8 +86,11 @@ def test_run_opens_a_pane_per_teammate_running_it_and_closes_each_when_it_shuts_
     )
     assert sorted(r["@teamtui-teammate"] for r in tmux_server.marked("pane-team").values()) == ["ada", "cy", "dee"]
 
+    # q on the team this process leads asks first; s stops the team, as q did before the question.
     tmux_server.run("send-keys", "-t", dashboard, "q")
-    wait_for(lambda: not tmux_server.marked(), "every pane to close after q", 40)
+    wait_for(lambda: "Leave the dashboard" in tmux_server.screen(dashboard), "the question on q", 20)
+    tmux_server.run("send-keys", "-t", dashboard, "s")
+    wait_for(lambda: not tmux_server.marked(), "every pane to close after q, s", 40)
     wait_for(lambda: not running(pid), "teamtui to exit", 20)
     wait_for(lambda: not processes_of(root), "no teammate process left", 10)
     # The panes closed after the lead's two-phase shutdown of the team ran, not instead of it.

@@ -57,7 +57,7 @@ class FleetControl:
 
     def __init__(
         self,
-        app: App[None],
+        app: App[Any],
         fleet: Fleet,
         *,
         panes: TeammatePanes,

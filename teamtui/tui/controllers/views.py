@@ -68,7 +68,9 @@ class Views:
 
         app = self.screen.app
         keymap = user_keymap(app)
-        app_keys = [b for b in app.BINDINGS if isinstance(b, Binding)]
+        listed = {bid for _key, _desc, bid in keys}
+        # The app's ctrl+c is the dashboard's own (one line for it): it is bound there for the dialogs.
+        app_keys = [b for b in app.BINDINGS if isinstance(b, Binding) and b.id not in listed]
         keys = keys + [
             (keymap.get(b.id or "", b.key), ROOM_HELP.get(b.id or "", b.description), b.id or "") for b in app_keys
         ]

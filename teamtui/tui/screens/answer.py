@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 
 from teamtui.session.alerts import names_member
 from teamtui.session.requests import Item
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
@@ -110,6 +111,7 @@ class AnswerScreen(ModalScreen[tuple[str, str] | None]):
             for answer, (key, said) in ANSWER_KEYS.items()
         ),
         Binding("escape", "cancel", "Cancel", id="answer.cancel"),
+        INTERRUPT,
     ]
 
     def __init__(

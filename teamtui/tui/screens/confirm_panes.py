@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.safe import safe_text
 
 
@@ -17,6 +18,7 @@ class ClosePanesConfirm(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Close panes", id="panes.close"),
         Binding("n,escape", "answer(False)", "Keep", id="panes.keep"),
+        INTERRUPT,
     ]
 
     def __init__(self, panes: dict[str, str], *, title: str = "Deadline passed: close their panes?", why: str = ""):

@@ -35,7 +35,7 @@ from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
 from teamtui.tui.controllers.task_filter import TaskFilter
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.controllers.views import Views
-from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, user_keymap
+from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, described, user_keymap
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
@@ -192,7 +192,11 @@ class DashboardScreen(TeamScreen):
         """(key, description, binding id) of every action, after the user's keymap."""
         keymap = user_keymap(self.app)
         return [
-            (keymap.get(b.id or "", b.key), self.LONG.get(b.id or "", b.description), b.id or "")
+            (
+                keymap.get(b.id or "", b.key),
+                described(self.app, b.id, self.LONG.get(b.id or "", b.description), how="help"),
+                b.id or "",
+            )
             for b in DASHBOARD_KEYS
         ]
 

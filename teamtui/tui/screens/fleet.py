@@ -28,7 +28,7 @@ from teamtui.protocol.budgets import level
 from teamtui.protocol.cost import cost_text, money
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.alerts import Need
-from teamtui.tui.keys import config_of, unlisted_keys, user_keymap
+from teamtui.tui.keys import config_of, described, unlisted_keys, user_keymap
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert, safe_text
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable, row_key
@@ -308,7 +308,7 @@ class FleetScreen(Screen[None]):
                 ("d", "Dismiss the collision selected under Needs you", "dismiss_need"),
                 ("slash", "Search every team's history (enter: open the team)", "search"),
                 ("tab", "Teams / Needs you", ""),  # focus moves: not a binding [keymap] knows
-                ("q", "Quit", "quit"),
+                ("q", described(self.app, "quit", "Quit", how="help"), "quit"),
             )
         ]
         bindings = [b for b in [*self.BINDINGS, *self.app.BINDINGS] if isinstance(b, Binding)]

@@ -10,7 +10,7 @@ from textual.containers import Container, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from teamtui.tui.keys import REMAP_EXAMPLE, key_label
+from teamtui.tui.keys import INTERRUPT, REMAP_EXAMPLE, key_label
 from teamtui.tui.palette import Palette
 
 
@@ -48,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen #help-unlisted { margin-bottom: 1; }
     HelpScreen #help-notes { margin-top: 1; }
     """
-    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="modal.close")]
+    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="modal.close"), INTERRUPT]
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from teamtui.protocol.claude.transcripts import NeedsYou
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
@@ -20,6 +21,7 @@ class RequestDetail(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape,enter", "close", "Close", id="request.close"),
         Binding("p", "pane", "Go to the pane", id="request.pane"),
+        INTERRUPT,
     ]
 
     def __init__(self, item: NeedsYou, palette: Palette, where: str, elsewhere: str = ""):

@@ -1,6 +1,7 @@
 """A live graceful shutdown: each teammate's state, a countdown, then the verification summary.
 
-It only renders a ShutdownRun (teamtui.protocol.shutdown); Esc hides it and the run goes on.
+It only renders a ShutdownRun (teamtui.protocol.shutdown); Esc or q hides it (as q closes the help
+and the timeline) and the run goes on; ctrl+c quits, as on every screen (the app's binding).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from teamtui.protocol.shutdown import Outcome, ShutdownRun, said
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 
@@ -31,7 +33,7 @@ OUTCOME_ICON = {Outcome.REQUESTED: "…", Outcome.CLEAN: "✓", Outcome.TIMED_OU
 
 
 class ShutdownView(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "Hide", id="shutdown.hide")]
+    BINDINGS = [Binding("escape,q", "close", "Hide", id="shutdown.hide"), INTERRUPT]
 
     def __init__(self, run: ShutdownRun, tasks: list, *, clock: Callable[[], float], palette: Palette):
         super().__init__()
@@ -46,6 +48,7 @@ class ShutdownView(ModalScreen[None]):
         self._countdown = Static(id="shutdown-countdown", classes="dialog-sub")
         self._table: DataTable = DataTable(id="shutdown-table", cursor_type="none", show_cursor=False)
         self._summary = Static(id="shutdown-summary")
+        self._hint = Static(self._hint_text(), classes="dialog-hint")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="shutdown-dialog"):
@@ -53,7 +56,11 @@ class ShutdownView(ModalScreen[None]):
             yield self._countdown
             yield self._table
             yield self._summary
-            yield Static(Text("esc hide (the shutdown goes on)", style="dim"), classes="dialog-hint")
+            yield self._hint
+
+    def _hint_text(self) -> Text:
+        # Once the run is finished there is nothing left to go on behind the view.
+        return Text("esc/q close" if self.run.done else "esc/q hide (the shutdown goes on)", style="dim")
 
     @property
     def _drawable(self) -> bool:
@@ -76,6 +83,7 @@ class ShutdownView(ModalScreen[None]):
             return
         palette = self.palette
         w = self._countdown
+        self._hint.update(self._hint_text())
         if self.run.done:
             if self._ticker is not None:
                 self._ticker.stop()

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from teamtui.protocol.board import Board
+from teamtui.tui.keys import INTERRUPT
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.tasks import LABEL
@@ -37,7 +38,7 @@ def chain(board: Board, task_id: str, seen: set[str] | None = None, depth: int =
 
 
 class TaskDetail(ModalScreen[None]):
-    BINDINGS = [Binding("escape,enter", "close", "Close", id="modal.close")]
+    BINDINGS = [Binding("escape,enter", "close", "Close", id="modal.close"), INTERRUPT]
 
     def __init__(self, board: Board, task_id: str, palette: Palette):
         super().__init__()

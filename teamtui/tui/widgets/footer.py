@@ -16,6 +16,8 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+from teamtui.tui.keys import described
+
 # Keys left out of a narrow screen's bar (its keys would not all fit): still bound, and in the help.
 WIDE_ONLY = {"overview"}
 DIM = Style(dim=True)
@@ -88,7 +90,8 @@ class KeyFooter(Widget):
         for _node, binding, enabled, _tooltip in screen.active_bindings.values():
             if narrow and binding.id in WIDE_ONLY:
                 continue
-            slot = Slot(binding.key, self.app.get_key_display(binding), binding.description, binding.action, enabled)
+            said = described(self.app, binding.id, binding.description, how="narrow" if narrow else "bar")
+            slot = Slot(binding.key, self.app.get_key_display(binding), said, binding.action, enabled)
             if binding.action == "command_palette":
                 if self.app.ENABLE_COMMAND_PALETTE and not narrow:
                     palette = slot
