@@ -16,7 +16,7 @@ from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.fleet import FleetNeeds
 from tests.edits_team import ALICE, ALICE_EDIT, BOB, BOB_EDIT, claude_team, edit_again, lines_of
 
-from .conftest import until
+from .conftest import record_toasts, toasts, until
 
 COLLISION = ("needs_you", "alice and bob both changed app.py")
 
@@ -132,3 +132,21 @@ async def test_two_teams_on_one_file_since_before_the_room_started_are_listed_no
         await until(pilot, lambda: edits_of(app, "bob") == 3, "read")  # blue's two, red's one
         await pilot.pause(0.5)
     assert not [c for c in calls(tmp_path) if c[0] == "needs_you"]
+
+
+async def test_a_damaged_record_is_moved_aside_and_said_once_and_the_room_calls_on(tmp_path):
+    from teamtui.notify.said import said_path
+
+    said_path().parent.mkdir(parents=True)
+    said_path().write_text("{half a file", encoding="utf-8")
+    root, bob = claude_team(tmp_path)
+    app = room(tmp_path, root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        damaged = [t for t in toasts(app) if "was damaged" in t and "moved aside" in t]  # said at the first look
+        shown = record_toasts(app)
+        await until(pilot, lambda: settled(app), "the team read")
+        edit_again(root, BOB, bob[BOB_EDIT], 0)
+        await until(pilot, lambda: calls(tmp_path) == [COLLISION], "the collision called")
+        assert len(damaged) == 1 and not [t for t in shown if "damaged" in t]  # once
+    assert [p.name.split("-")[0] for p in said_path().parent.glob("said.json.damaged-*")] == ["said.json.damaged"]
+    assert "collision:/src/app/app.py:alice:bob" in said_path().read_text(encoding="utf-8")
