@@ -7,8 +7,12 @@ failures, a lead that ended while teammates still worked, two teammates on one f
 two live teams of this machine on one file of one working tree (`look_fleet`: the first team's
 item). `Alerts.look` compares a team's items with the last look and turns what is new into
 notification events, and adds a team that just finished and a teammate that left holding a task
-(crashed). What a team already had when the control room first looked is listed, never announced.
-A collision the person dismisses (`dismiss`) is not called again while both stay on the file.
+(crashed). What a team already had when the control room first looked is listed, never announced:
+that first look waits for its transcripts to be read (before, a team shows none of its edits,
+requests or tasks), and a collision between two teams is already there when either had not been
+looked at. A collision the person dismisses (`dismiss`, or in the changes view) is not called
+again while both stay on the file. What was said and dismissed is remembered across the room's
+starts (notify/said.py), by host, team and its life, kind and item: never said twice.
 
 Budgets (config.toml [budgets], protocol/budgets.py) are read on the same looks: a team's, each
 teammate's, and every team's today. A threshold reached (80 %, 100 %) calls the person once per
@@ -21,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
-from teamtui.notify.events import NotifyEvent, NotifyKind
+from teamtui.notify.events import NotifyEvent, NotifyKind, local_host
+from teamtui.notify.said import SaidBook
 from teamtui.protocol.budgets import BudgetBook, TeamBill, day_crossing, row_mark, team_crossings
 from teamtui.protocol.cost import Cost
 from teamtui.protocol.edits import Dismissed
@@ -160,15 +165,25 @@ def finished(session: TeamSession, now: float) -> bool:
 class _Seen:
     needs: set[str] = field(default_factory=set)
     finished: bool = False
+    heads: bool = False  # its transcripts' heads were still to be read
     holding: dict[str, str] = field(default_factory=dict)  # member -> the in-progress task it held
 
 
 class Alerts:
     """Per team, what was there at the last look: what is new since is announced once."""
 
-    def __init__(self, host: str = "", budgets: BudgetSettings | None = None, book: BudgetBook | None = None):
+    def __init__(
+        self,
+        host: str = "",
+        budgets: BudgetSettings | None = None,
+        book: BudgetBook | None = None,
+        said: SaidBook | None = None,
+    ):
         self.host = host  # "" : this machine's name (NotifyEvent's default)
         self._seen: dict[Key, _Seen] = {}
+        self.said = said or SaidBook()  # what earlier rooms said and the person dismissed
+        self._scopes: dict[Key, str] = {}  # each team's scope in `said` (host, key, life), at its last look
+        self._dismissals: dict[Key, int] = {}  # each team's dismissed collisions, as many as were kept
         self.budgets = budgets  # config.toml's [budgets]; None: none are read
         self.book = book or BudgetBook()
         self._costs: dict[Key, Cost | None] = {}  # each team's cost at its last look (the day's sum)
@@ -180,25 +195,66 @@ class Alerts:
         self._fleet_mark: tuple = ()
 
     def look(self, key: Key, session: TeamSession, now: float) -> tuple[list[Need], list[NotifyEvent]]:
+        scope = self._scopes[key] = self._scope(key, session)
+        self._keep_dismissals(key, scope, session)
         needs = needs_of(key, session, now) + self.fleet.get(key, [])
-        first = key not in self._seen
+        record_needs(session, needs, now)
+        if not _read(session):  # its edits, requests and tasks not known yet: not its first look either
+            self.said.save()
+            return needs, self._budgets(key, session, now)
+        # What its transcripts' heads held (read after their ends) was there at the first look too.
+        heads = _heads_pending(session)
+        first = key not in self._seen or (self._seen[key].heads and not heads)
         name = session.name
         host = session.panes_on  # another machine's team: its events name that machine
-        events = self.announce(key, name, needs, now, runs_lead=lambda: _runs_lead(session), host=host)
+        events = self.announce(key, name, needs, now, quiet=first, runs_lead=lambda: _runs_lead(session), host=host)
         seen = self._seen[key]
-        record_needs(session, needs, now)
+        seen.heads = heads
         done = session.live and finished(session, now)
-        if not first and done and not seen.finished:
+        if not first and done and not seen.finished and self._new(scope, NotifyKind.TEAM_FINISHED, "finished"):
             events.append(self._event(NotifyKind.TEAM_FINISHED, name, _finished_text(session), now, host=host))
         seen.finished = done
         holding = _holding(session)
         if not first:
             for member, task in seen.holding.items():
-                if member not in holding and _left(session, member) and not _completed(session, task):
+                if (
+                    member not in holding
+                    and _left(session, member)
+                    and not _completed(session, task)
+                    and self._new(scope, NotifyKind.TEAMMATE_CRASHED, f"{member}#{task}")
+                ):
                     said = f"{member} left holding #{task}"
                     events.append(self._event(NotifyKind.TEAMMATE_CRASHED, name, said, now, host=host))
         seen.holding = holding
+        self.said.save()
         return needs, events + self._budgets(key, session, now)
+
+    def _scope(self, key: Key, session: TeamSession) -> str:
+        """What a thing said is about: the host, the team, and its life (a team made again is another)."""
+        cfg = session.state.config
+        life = cfg.created_at if cfg is not None and cfg.created_at else ""
+        return f"{self.host or local_host()}|{'/'.join(key)}@{life}"
+
+    def _new(self, scope: str, kind: NotifyKind, item: str, ever: bool = False) -> bool:
+        """Not said by an earlier room (`ever`: nor by this one: a collision is called once per file
+        and pair, however often it goes and comes back); remembered as said now."""
+        said = f"{scope}|{kind.value}|{item}"
+        if self.said.said_before(said) or (ever and self.said.said(said)):
+            return False
+        self.said.say(said)
+        return True
+
+    def _keep_dismissals(self, key: Key, scope: str, session: TeamSession) -> None:
+        """The team's collisions dismissed in an earlier room dismissed again; those dismissed in
+        this one (here, or in its changes view) remembered."""
+        changes = changes_of(session)
+        if key not in self._dismissals:
+            for dismissed in self.said.dismissed(scope):
+                changes.dismiss(dismissed)
+        if len(changes.dismissed.keys) != self._dismissals.get(key):
+            for dismissed in changes.dismissed.keys:
+                self.said.dismiss(scope, dismissed)
+            self._dismissals[key] = len(changes.dismissed.keys)
 
     def look_fleet(self, sessions: Mapping[Key, TeamSession]) -> set[Key]:
         """The collisions between teams of this machine again (what each team changed moves
@@ -216,9 +272,13 @@ class Alerts:
         key_of = {label[k]: k for k in teams}
         found: dict[Key, list[Need]] = {}
         for c in fleet_collisions((label[k], changes_of(s)) for k, s in teams.items()):
-            if c.key in self.fleet_dismissed:
+            key, other = key_of[c.a.team], key_of[c.b.team]
+            scope = self._scopes.get(key) or self._scope(key, teams[key])
+            if c.key in self.fleet_dismissed or self.said.is_dismissed(scope, c.key):
                 continue
-            key = key_of[c.a.team]
+            known = self._seen.get(other)
+            if key in self._seen and (known is None or known.heads):  # there before the other team's first look
+                self._seen[key].needs.add(c.key)
             found.setdefault(key, []).append(Need(key, teams[key].name, "collision", c.a.member, c.text, c.key))
         moved = {k for k in found.keys() | self.fleet.keys() if found.get(k) != self.fleet.get(k)}
         self.fleet = found
@@ -231,6 +291,10 @@ class Alerts:
             return False
         if any(n.key == need.key for n in self.fleet.get(need.team, ())):
             self.fleet_dismissed.add(need.key)
+            scope = self._scopes.get(need.team)
+            if scope is not None:
+                self.said.dismiss(scope, need.key)
+                self.said.save()
             self._fleet_mark = ()
             self.fleet[need.team] = [n for n in self.fleet[need.team] if n.key != need.key]
         elif session is not None:
@@ -244,23 +308,25 @@ class Alerts:
         needs: list[Need],
         now: float,
         *,
+        quiet: bool = False,
         runs_lead: Callable[[], bool] | None = None,
         host: str = "",
     ) -> list[NotifyEvent]:
-        """The needs new since the last look at `key` (none at the first: they were there already),
-        each with its id and the answers `teamtui answer` takes for it (`runs_lead`: whether a
-        `teamtui run` leads the team, so a teammate can be restarted; asked only when it matters;
-        `host`: the machine the team is on, "" for this one)."""
-        first = key not in self._seen
+        """The needs new since the last look at `key` (none at the first, or when `quiet`: they were
+        there already), each with its id and the answers `teamtui answer` takes for it (`runs_lead`:
+        whether a `teamtui run` leads the team, so a teammate can be restarted; asked only when it
+        matters; `host`: the machine the team is on, "" for this one)."""
+        first = quiet or key not in self._seen
         seen = self._seen.setdefault(key, _Seen())
+        scope = self._scopes.get(key) or f"{self.host or local_host()}|{'/'.join(key)}"
         events = []
         for n in needs if not first else ():
-            if n.key in seen.needs:
+            kind = EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU)
+            if n.key in seen.needs or not self._new(scope, kind, n.key, ever=n.kind == "collision"):
                 continue
             rid = n.answer_id
             restarts = runs_lead is not None and rid.startswith(("stuck:", "gone:")) and runs_lead()
             answers, how = offered(rid, runs_lead=restarts)
-            kind = EVENT_OF.get(n.kind, NotifyKind.NEEDS_YOU)
             event = self._event(kind, name, spoken(n), now, rid, host=host)
             events.append(replace(event, answers=answers, how=how))
         seen.needs = {n.key for n in needs}
@@ -268,6 +334,8 @@ class Alerts:
 
     def forget(self, key: Key) -> None:
         self._seen.pop(key, None)
+        self._scopes.pop(key, None)
+        self._dismissals.pop(key, None)
         self._marks.pop(key, None)  # its cost stays in today's sum: what it spent was spent
 
     def budget_mark(self, key: Key) -> str:
@@ -323,6 +391,17 @@ def _runs_lead(session: TeamSession) -> bool:
         return store is not None and store.running_lead() is not None
     except OSError:
         return False
+
+
+def _read(session: TeamSession) -> bool:
+    """A live team's transcripts were read once, and taken (or it has none): what it has is known.
+    (`started` alone is not: a first read sets it on its thread, before its edits are taken.)"""
+    feed = session.state.transcripts
+    return not session.live or feed is None or bool(feed.started and getattr(feed, "ready", True))
+
+
+def _heads_pending(session: TeamSession) -> bool:
+    return bool(getattr(session.state.transcripts, "heads_pending", False))
 
 
 def _holding(session: TeamSession) -> dict[str, str]:

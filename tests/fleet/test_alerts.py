@@ -11,6 +11,7 @@ from teamtui.protocol.outcomes import record_failure
 from teamtui.session.alerts import Alerts
 from teamtui.session.local_team import open_local
 from teamtui.session.team import TeamSession
+from tests.edits_team import ALICE, ALICE_EDIT, BOB, BOB_EDIT, claude_team, edit_again
 
 KEY = ("native", "/r", "t")
 
@@ -104,3 +105,85 @@ def test_a_teammate_that_leaves_holding_a_task_is_announced_as_crashed(tmp_path)
     _needs, events = look_again(alerts, session)
     assert [e.kind for e in events] == [NotifyKind.TEAMMATE_CRASHED]
     assert "ana" in events[0].text
+
+
+# ---------------------------------------------------------------------- what was said, across starts
+
+
+def opened(root: Path, tmp_path: Path):
+    """The team as a room opens it (a source over its folder), its transcripts read."""
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.local import LocalSource
+
+    source = LocalSource(load_settings(tmp_path / "none.toml"), roots=[root], cwd=tmp_path, claude_root=tmp_path / "x")
+    source.discover()
+    [(key, session)] = source.sessions.items()
+    state = source.states[key]
+    state.take_transcripts(state.transcripts.read())
+    state.apply_batch([], rescan=True)
+    return key, session, state
+
+
+def test_a_collision_is_called_once_per_file_and_pair_even_after_a_restart(tmp_path):
+    from teamtui.session.alerts import needs_of
+
+    root, bob = claude_team(tmp_path)
+    alice = (root / ALICE).read_text(encoding="utf-8").splitlines(keepends=True)
+    key, session, state = opened(root, tmp_path)
+    alerts = Alerts()
+    assert alerts.look(key, session, 0.0)[1] == []
+    state.apply_batch([edit_again(root, BOB, bob[BOB_EDIT], 0)])
+    needs, events = alerts.look(key, session, 1.0)
+    assert [n.kind for n in needs if n.kind == "collision"] == ["collision"]
+    assert [(e.kind, e.text) for e in events] == [(NotifyKind.NEEDS_YOU, "alice and bob both changed app.py")]
+    # Each edits the file once more: the same file and pair, not a new collision.
+    state.apply_batch([edit_again(root, ALICE, alice[ALICE_EDIT], 1)])
+    assert alerts.look(key, session, 2.0)[1] == []
+    state.apply_batch([edit_again(root, BOB, bob[BOB_EDIT], 2)])
+    assert alerts.look(key, session, 3.0)[1] == []
+    # bob leaves the team (the collision with him goes), comes back and edits it again: still the same one.
+    import json
+
+    config = next(root.glob("teams/*/config.json"))
+    whole = json.loads(config.read_text(encoding="utf-8"))
+    config.write_text(json.dumps({**whole, "members": [m for m in whole["members"] if m["name"] != "bob"]}))
+    state.apply_batch([config])
+    assert not [n for n in alerts.look(key, session, 3.1)[0] if n.kind == "collision"]
+    config.write_text(json.dumps(whole))
+    state.apply_batch([config, edit_again(root, BOB, bob[BOB_EDIT], 3)])
+    needs, events = alerts.look(key, session, 3.2)
+    assert [n.kind for n in needs if n.kind == "collision"] == ["collision"] and events == []
+    # The control room starts again, on a team whose transcripts say less at first (bob's edits
+    # not read yet): they come, and a further edit with them; the collision was said already.
+    (root / BOB).write_text("".join(bob[: BOB_EDIT.start]), encoding="utf-8")
+    key, session, state = opened(root, tmp_path)
+    again = Alerts()
+    assert not [n for n in needs_of(key, session, 4.0) if n.kind == "collision"]
+    assert again.look(key, session, 4.0)[1] == []
+    state.apply_batch([edit_again(root, BOB, bob[BOB_EDIT], 4)])
+    needs, events = again.look(key, session, 5.0)
+    assert [n.kind for n in needs if n.kind == "collision"] == ["collision"] and events == []
+
+
+def test_a_finished_team_is_not_announced_again_by_a_new_room(tmp_path):
+    store = team(tmp_path, ["ana"], ["one"])
+    session, alerts = session_of(store), Alerts(host="box")
+    alerts.look(KEY, session, 0.0)
+    store.complete_task("1")
+    assert [e.kind for e in look_again(alerts, session)[1]] == [NotifyKind.TEAM_FINISHED]
+    # Another room, that first saw the team before its last task was done (it was reopened).
+    store.update_task("1", status="in_progress")
+    session, again = session_of(store), Alerts(host="box")
+    again.look(KEY, session, 0.0)
+    store.complete_task("1")
+    assert look_again(again, session)[1] == []
+    # Another team's life (made again under the same name): its own calls.
+    import shutil
+
+    shutil.rmtree(store.team_dir)
+    shutil.rmtree(store.tasks_dir)
+    store = team(tmp_path, ["ana"], ["one"])
+    session, third = session_of(store), Alerts(host="box")
+    third.look(KEY, session, 0.0)
+    store.complete_task("1")
+    assert [e.kind for e in look_again(third, session)[1]] == [NotifyKind.TEAM_FINISHED]

@@ -274,6 +274,9 @@ class FleetControl:
             screen = self.dashboards.get(row_key(key))
             if screen is not None:
                 screen.show_room_needs(needs)  # its strip lists the room's needs of it (requests, held tasks)
+        problem = self.alerts.said.take_problem()  # what was said could not be kept: told once
+        if problem is not None:
+            self.app.notify(problem, title="notifications", severity="warning", markup=False)
         self._arm_health()
 
     def dismiss(self, need: Need) -> None:

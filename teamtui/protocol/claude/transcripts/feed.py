@@ -136,6 +136,12 @@ class TranscriptFeed:
         return self.team is not None
 
     @property
+    def heads_pending(self) -> bool:
+        """Some transcript's head (what a first read from the end left) is still to be read: the
+        edits, requests and assignments in it are not known yet."""
+        return self.team is not None and any(r.head_pending for r in self.team.readers.values())
+
+    @property
     def counting(self) -> bool:
         """Some transcript's head is still to be counted, or its messages priced (its token sums,
         or its cost, say nothing yet): `count_heads` has work."""
