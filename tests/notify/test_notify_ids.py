@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from teamtui.protocol import processes
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.outcomes import record_failure
 from tests.corpus.ptyrun import REPO, PtyProcess
@@ -40,6 +41,12 @@ def test_each_id_the_json_gives_is_answered_or_says_how(machine) -> None:
     shutil.copytree(EDITS, claude)
     bob = (claude / BOB).read_text(encoding="utf-8").splitlines(keepends=True)
     (claude / BOB).write_text("".join(bob[:HELD_AT]), encoding="utf-8")
+    # Its lead runs (this test's process stands in): a live team's transcripts are followed.
+    team_config = next(claude.glob("teams/*/config.json"))
+    cfg = json.loads(team_config.read_text(encoding="utf-8"))
+    pid = os.getpid()
+    cfg["leadProcess"].update(pid=pid, procStart=processes.start_of(pid), pidSpace=processes.pid_space())
+    team_config.write_text(json.dumps(cfg), encoding="utf-8")
     config = Path(env["XDG_CONFIG_HOME"]) / "teamtui" / "config.toml"
     config.write_text(f"roots = {json.dumps([str(api), str(claude)])}\n" + config.read_text(encoding="utf-8"))
     store = NativeTeam(api, "api-team")
@@ -48,9 +55,12 @@ def test_each_id_the_json_gives_is_answered_or_says_how(machine) -> None:
         app.read_until(lambda out: b"api-team" in out and b"session-48868de5" in out, "both teams' rows", limit=LIMIT)
         for i in range(3):  # from outside, as a runner's failures are
             record_failure(store, "1", f"boom {i}")
+        kinds = lambda: {e.get("id", "").split(":")[0] for e in events_of(machine["events"])}  # noqa: E731
+        # Bob's edits once the room has read both teams: what a team holds at its first read is
+        # listed, never called (a restarted room must not call old news again).
+        wait_for(lambda: "held" in kinds(), "the held task reaches the command", app)
         with (claude / BOB).open("a", encoding="utf-8") as f:
             f.write("".join(bob[HELD_AT:]))
-        kinds = lambda: {e.get("id", "").split(":")[0] for e in events_of(machine["events"])}  # noqa: E731
         try:
             wait_for(lambda: {"held", "collision"} <= kinds(), "both items reach the command", app)
         except AssertionError:
