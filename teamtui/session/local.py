@@ -364,11 +364,12 @@ class LocalSource(SourceBase):
                     if batch.ready:
                         if self.hooks is not None:  # every open request, and the spool's new lines
                             out.hooks = await asyncio.to_thread(self.hooks.load)
-                        # The watches are (again) in place: what changed before they were is read now.
+                        # The watches are (again) in place: what changed before they were is read now,
+                        # the transcripts too, on from their offsets (a line written meanwhile showed no event).
                         for key in [k for k, s in self.sessions.items() if s.live]:
                             state = self.states[key]
                             stale = await asyncio.to_thread(state.stale_paths)
-                            self._apply(key, partial(state.apply_paths, stale), out)
+                            self._apply(key, partial(state.apply_batch, stale, rescan=True), out)
                         self._take_said(out)
                         # A team that came between the last look and the watches being in place: looked for now.
                         had = set(self.sessions)

@@ -142,3 +142,43 @@ async def test_recording_history_wakes_no_watcher_waiting_for_the_runs_registry(
             assert [sorted(p.name for p in b.paths) for b in woke] == [[machine.registry.name]]
     finally:
         writer.close()
+
+
+async def test_a_transcript_line_written_while_the_watch_starts_over_is_read(tmp_path: Path) -> None:
+    """A folder the watcher waited for appears (a team's first failure makes `.tasks/.teamtui/`):
+    the watch starts over, and what a transcript gained in between showed no event. The new
+    watches in place, the transcripts are read on from where they were: bob's edit of alice's
+    file, written in that gap, is in his log and a collision the room calls."""
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.alerts import needs_of
+    from teamtui.session.local import LocalSource
+    from tests.edits_team import BOB, BOB_EDIT, claude_team
+
+    root, bob = claude_team(tmp_path)
+    fleet = LocalSource(load_settings(tmp_path / "none.toml"), roots=[root], cwd=tmp_path, claude_root=root)
+    fleet.discover()
+    ((key, session),) = fleet.sessions.items()
+    feed = session.state.transcripts
+    assert feed is not None
+    stop = asyncio.Event()
+    stream = fleet.follow(stop)
+    try:
+        async with asyncio.timeout(15):
+            while not (feed.ready and not feed.counting):  # the transcripts read, their heads too
+                await anext(stream)
+            logged = session.state.logs["bob"].total
+            (root / "tasks" / key[2]).mkdir(parents=True)  # awaited on .claude/: the watch starts over
+            while not (await anext(stream)).rediscovered:
+                pass
+            # The old watches are still there but about to go: what they see now is never given.
+            with (root / BOB).open("a", encoding="utf-8") as fh:
+                fh.write("".join(bob[BOB_EDIT]))
+            while len(feed.edits.edits("bob", "/src/app/app.py")) == 0:
+                await anext(stream)
+    finally:
+        stop.set()
+        await stream.aclose()
+    assert any("app.py" in e.text for e in session.state.logs["bob"].since(logged))  # his log panel shows it
+    assert [n.text for n in needs_of(key, session, 0.0) if n.kind == "collision"] == [
+        "alice and bob both changed app.py"
+    ]

@@ -57,7 +57,8 @@ def test_each_id_the_json_gives_is_answered_or_says_how(machine) -> None:
             record_failure(store, "1", f"boom {i}")
         kinds = lambda: {e.get("id", "").split(":")[0] for e in events_of(machine["events"])}  # noqa: E731
         # Bob's edits once the room has read both teams: what a team holds at its first read is
-        # listed, never called (a restarted room must not call old news again).
+        # listed, never called (a restarted room must not call old news again). The failures made
+        # api's `.tasks/.teamtui/`: the watch may be starting over as he writes (the gap is read too).
         wait_for(lambda: "held" in kinds(), "the held task reaches the command", app)
         with (claude / BOB).open("a", encoding="utf-8") as f:
             f.write("".join(bob[HELD_AT:]))
