@@ -43,7 +43,7 @@ def test_watch_root_keeps_the_current_folders_teams(tmp_path: Path, monkeypatch)
     monkeypatch.chdir(here)
     args = build_parser().parse_args(["watch", str(other)])
     ctx = Context.from_args(args)
-    fleet = _fleet(ctx, load_settings(tmp_path / "none.toml"), _local_roots(ctx), None, None)
+    fleet = _fleet(ctx, load_settings(tmp_path / "none.toml"), _local_roots(ctx), [], None, None)
     names = {s.name for s in fleet.sessions.values()}
     assert {"in-cwd", "in-root"} <= names
     assert os.path.realpath(here) in {k[1] for k in fleet.sessions}
