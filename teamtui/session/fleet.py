@@ -62,6 +62,11 @@ class Fleet:
         return merged
 
     @property
+    def has_hosts(self) -> bool:
+        """Other machines are asked for (hosts over ssh, NATS servers): the room is the point, not one team."""
+        return any(not isinstance(s, LocalSource) for s in self.sources)
+
+    @property
     def problems(self) -> list[str]:
         down = [f"{name}: {why}" for name, why in self.failed.items()]
         return [*down, *(p for s in self.sources for p in s.problems)]

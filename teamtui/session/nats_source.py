@@ -35,7 +35,7 @@ from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.nats_link import NatsLink, NatsUnavailable, connect, ensure_stream
 from teamtui.session.source import FleetBatch, Key, SourceBase
-from teamtui.session.stream_reader import STALE_ROWS, RemoteTeam, StreamedHost, hhmm, one_line
+from teamtui.session.stream_reader import NOT_CONNECTED, STALE_ROWS, RemoteTeam, StreamedHost, hhmm, one_line
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
@@ -133,7 +133,7 @@ class NatsSource(SourceBase):
         out = [r for h in self.hosts.values() for r in h.rows(now, changed, stale)]
         if not out and self.reason:  # nothing to show: a row saying why
             team = RemoteTeam(Path(""), "", "nats", "nats", problem=self.reason, host=self.name, via="nats")
-            out.append(FleetRow(team, self.name, "NATS", cwd=self.name, problem=self.reason))
+            out.append(FleetRow(team, self.name, "NATS", lead="", cwd=self.name, problem=NOT_CONNECTED, no_team=True))
         return out
 
     def prune(self) -> list[Key]:

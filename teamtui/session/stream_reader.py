@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 Key = tuple[str, str, str]
 TEAMS_CAP = 1000  # teams kept per host (a hostile stream cannot fill memory with teams)
+NOT_CONNECTED = "⚠ not connected"  # a row's word for a host that could not be reached (the room's problems say why)
 STALE_ROWS = 100  # rows older than ROW_FRESH built again per call, at most (touched ones always)
 
 
@@ -121,6 +122,15 @@ class StreamedHost(SourceBase):
         return self.reason or "connecting…"
 
     @property
+    def standing(self) -> str:
+        """The connection's standing in a row's few words ("" when connected): why is among the problems."""
+        if self.connected:
+            return ""
+        if self.down_since is not None:
+            return f"disconnected since {hhmm(self.down_since)}"
+        return NOT_CONNECTED if self.reason else "connecting…"
+
+    @property
     def problems(self) -> list[str]:
         out = [f"{self.name}: {p}" for p in self.remote_problems]
         if not self.connected and self.reason:
@@ -153,9 +163,9 @@ class StreamedHost(SourceBase):
         if len(self._rows) > len(self.rows_said):
             for key in [k for k in self._rows if k not in self.rows_said]:
                 del self._rows[key]
-        if not out and not self.connected:  # a host with nothing to show still has a row: why
+        if not out and not self.connected:  # a host with nothing to show still has a row: how it stands
             team = RemoteTeam(Path(""), "", self.via, self.via, problem=self.status, host=self.name, via=self.via)
-            out.append(FleetRow(team, self.name, "host", cwd=self.name, problem=self.status))
+            out.append(FleetRow(team, self.name, "host", lead="", cwd=self.name, problem=self.standing, no_team=True))
         return out
 
     def _row(self, key: Key, said: dict[str, Any], now: float) -> FleetRow:
@@ -174,8 +184,8 @@ class StreamedHost(SourceBase):
             via=self.via,
         )
         problem = said.get("problem")
-        if not self.connected:
-            problem = self.status if not problem else f"{self.status} · {problem}"
+        if not self.connected:  # in a few words: the whole of why is among the room's problems
+            problem = self.standing if not problem else f"{self.standing} · {problem}"
         row = FleetRow(
             team,
             said.get("team") or key[2],

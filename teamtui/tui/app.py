@@ -76,7 +76,7 @@ class TeamTUI(App[str | None]):
         leading: Leading | None = None,
     ):
         """`fleet`: every team to show. `focus`: the team asked for by name (--team, run, demo): its
-        dashboard opens as soon as it is there; with one team and no focus, that team's does.
+        dashboard opens as soon as it is there; with one team, no focus and no other machine asked for, that team's does.
         `leading`: this process leads that team (run, demo): quitting asks what becomes of it."""
         self.config_path = config_path or default_config_path()
         self.settings: Settings = load_settings(self.config_path)

@@ -12,16 +12,19 @@ import signal
 from pathlib import Path
 
 from teamtui.protocol.native import NativeTeam
+from teamtui.protocol.settings import load_settings
 from teamtui.session.fleet import Fleet
+from teamtui.session.local import LocalSource
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetTable
+from teamtui.tui.widgets.header import TeamHeader
 
 from tests.remote.conftest import empty_local_fleet
 from tests.tui.conftest import cells, toasts
 
-from .conftest import NATIVE_TEAM, Host, Server, room
+from .conftest import EXAMPLES, NATIVE_TEAM, Host, Server, copy_tree, room
 
 SIZE = (180, 40)
 
@@ -86,3 +89,48 @@ def _safe_inbox(host: Host, name: str) -> list[dict]:
         return inbox(host, name)
     except FileNotFoundError:
         return []
+
+
+async def test_a_room_of_nats_hosts_stays_the_room_and_a_dashboard_names_the_host(
+    server: Server, hosts, tmp_path: Path
+) -> None:
+    """No team on this machine: the first published team to arrive is a row, not the screen (the
+    one-team rule is a lone machine's); its dashboard's header says which machine it is on."""
+    box = hosts("box1")
+    box.publish(server.url)
+    app = TeamTUI(
+        Fleet([empty_local_fleet(tmp_path), room(server.url)]),
+        config_path=tmp_path / "none.toml",
+        cursor_blink=False,
+        sync_panes=False,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(FleetTable)
+        await until(pilot, lambda: any(c.startswith(NATIVE_TEAM) for c in cells(table)), "the published team's row")
+        await pilot.pause(0.3)  # time enough for a dashboard to have been pushed
+        assert isinstance(app.screen, FleetScreen)
+        table.move_cursor(row=next(i for i, c in enumerate(cells(table)) if c.startswith(NATIVE_TEAM)))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "its dashboard")
+        header = app.screen.query_one(TeamHeader)
+        await until(pilot, lambda: header.shown.startswith(f" teamtui   {NATIVE_TEAM} on box1  ●"), "the host named")
+
+
+async def test_a_lone_team_of_this_machine_beside_a_nats_server_opens_on_the_room(
+    server: Server, tmp_path: Path
+) -> None:
+    """One team here and a server asked for: the room, not that team's dashboard."""
+    here = tmp_path / "here"
+    copy_tree(EXAMPLES / "native", here)
+    local = LocalSource(
+        load_settings(tmp_path / "none.toml"), roots=[here], cwd=here, claude_root=here, registry=here / "runs"
+    )
+    local.discover()
+    app = TeamTUI(
+        Fleet([local, room(server.url)]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(FleetTable)
+        await until(pilot, lambda: any(c.startswith(NATIVE_TEAM) for c in cells(table)), "this machine's team")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, FleetScreen)

@@ -56,6 +56,7 @@ class FleetRow:
     errors: int = 0  # files of the team that did not read
     problem: str | None = None
     run_status: str | None = None  # a workflow run's: running, completed, failed, killed or cut off
+    no_team: bool = False  # a host's own row while it shows no team (connecting, unreachable): not a team
 
     @property
     def ended(self) -> bool:

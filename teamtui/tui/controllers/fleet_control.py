@@ -3,8 +3,8 @@ demand (kept, with its state, while the person looks elsewhere), the "needs you"
 teams, and the calls to the person (bell, desktop notification, their command).
 
 Every app has one: whatever teamtui was opened on, its teams come through here. A team asked for
-by name (`--team`, `run`, `demo`) or a lone team has its dashboard opened at once; escape shows
-the overview.
+by name (`--team`, `run`, `demo`) or a lone team has its dashboard opened at once (not in a room
+asked to show other machines: that one stays the overview); escape shows the overview.
 """
 
 from __future__ import annotations
@@ -115,11 +115,13 @@ class FleetControl:
         self.look(self.fleet.sessions)
         self._look_loose()
         self.show()
-        if not self._open_focus() and len(self.order) == 1 and self.focus is None:
+        # A room asked to show other machines stays the room, whatever arrives first.
+        lone = self.focus is None and not getattr(self.fleet, "has_hosts", False)
+        if not self._open_focus() and len(self.order) == 1 and lone:
             only = self.fleet.sessions.get(_key_of(self.order[0]))
             if only is not None and only.panes_on == "":
                 self.open_team(self.order[0])  # one team of this machine: its dashboard (escape shows the room)
-        self._waiting = not self.order and self.focus is None  # no team yet: the first to appear is opened
+        self._waiting = not self.order and lone  # no team yet: the first to appear is opened
         self._follow()
         self._listen_to_history()
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)

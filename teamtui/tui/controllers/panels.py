@@ -58,7 +58,7 @@ class Panels:
         session = self.screen.session
         assert session is not None
         self.screen.query_one(TeamHeader).show_team(
-            self.state, gone=gone, ended_at=session.ended_at, run_status=session.run_status()
+            self.state, gone=gone, ended_at=session.ended_at, run_status=session.run_status(), host=session.panes_on
         )
         errors = self.state.all_errors()
         if errors != self._problems_shown:  # redrawing an unchanged list would relayout the screen

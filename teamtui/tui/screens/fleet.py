@@ -192,11 +192,12 @@ class FleetScreen(Screen[None]):
 
     def _header(self) -> None:
         p = self.palette
-        live = sum(1 for _, r in self.rows if not r.ended)
+        teams = [r for _, r in self.rows if not r.no_team]  # a host's own row (no team there yet) is not one
+        live = sum(1 for r in teams if not r.ended)
         t = Text()
         t.append(" teamtui ", style=f"bold {p.theme_color('background')} on {p.theme_color('primary')}")
-        t.append(f"  {len(self.rows)} team{'s' if len(self.rows) != 1 else ''}", style="bold")
-        t.append(f" · {live} live · {len(self.rows) - live} ended", style=p.theme_color("secondary"))
+        t.append(f"  {len(teams)} team{'s' if len(teams) != 1 else ''}", style="bold")
+        t.append(f" · {live} live · {len(teams) - live} ended", style=p.theme_color("secondary"))
         if self.needs:
             t.append(
                 f" · {len(self.needs)} need{'s' if len(self.needs) == 1 else ''} you",

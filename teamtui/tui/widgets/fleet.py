@@ -197,6 +197,8 @@ class FleetTable(TeamTable):
         tokens = Text(compact_count(row.tokens) if row.tokens is not None else "", style=dim)
         active = Text(self._ago(row, now), style=dim)
         where = safe_text(_home_short(row.cwd), f"{p.theme_color('secondary')} {dim}")
+        if row.no_team:  # a host's own row: no members, tasks or lead to count
+            members, tasks = Fits(Text("")), Text("")
         return [
             MiddleCut(name, problem),
             cut(safe_text(row.label, dim)),

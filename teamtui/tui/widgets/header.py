@@ -1,4 +1,4 @@
-"""Team name, active/completed, member count, a progress bar and "Tasks 2/5 done"."""
+"""Team name (and its machine, when another), active/completed, member count, a progress bar and "Tasks 2/5 done"."""
 
 from __future__ import annotations
 
@@ -29,9 +29,15 @@ class TeamHeader(Static, Painted):
     muted_until: float | None = None  # notifications muted (the control room's `z`) until then
 
     def show_team(
-        self, state: TeamModel, gone: bool = False, ended_at: float | None = None, run_status: str | None = None
+        self,
+        state: TeamModel,
+        gone: bool = False,
+        ended_at: float | None = None,
+        run_status: str | None = None,
+        host: str = "",
     ) -> None:
-        self._last = (state, gone, ended_at, run_status)
+        """`host`: the machine the team is on, when not this one."""
+        self._last = (state, gone, ended_at, run_status, host)
         palette = self.palette
         done, total = state.board.progress()
         members = state.config.members if state.config else []
@@ -50,6 +56,9 @@ class TeamHeader(Static, Painted):
             status, role = "inactive", "secondary"
         t = self._badge()
         t.append_text(safe_text(state.name, "bold"))
+        if host:  # another machine's team: which one (its name is the config's, or what its subject said)
+            t.append(" on ", style=palette.theme_color("secondary"))
+            t.append_text(safe_text(host, f"bold {palette.theme_color('secondary')}"))
         t.append("  ")
         t.append("● " + status, style=palette.theme_color(role))
         details = Text(style=palette.theme_color("secondary"))
