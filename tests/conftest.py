@@ -1,10 +1,16 @@
-"""Shared fixtures: real team directories copied from the format examples."""
+"""Shared fixtures: real team directories copied from the format examples; the helpers every
+folder's tests share (copying a checked-in fixture, waiting for a condition, a lead process)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 import shutil
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +18,96 @@ import pytest
 # (tests/protocol/test_examples.py checks the copy still matches when shared/ is there).
 EXAMPLES = Path(__file__).parent / "fixtures" / "examples"
 SHARED_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "formats" / "examples"
+CLAUDE_328 = EXAMPLES / "claude-2.1.328"  # the recorded Claude Code 2.1.328 folders, one a case
+EDITS = EXAMPLES / "claude-2.1.332-edits" / ".claude"
+WORKFLOWS = Path(__file__).parent / "fixtures" / "claude-workflow"
+
+
+def writable(root: Path, touch: bool = False) -> Path:
+    """`root` and all below it made writable (the fixtures are checked in read-only); `touch`: every
+    file written now, so what reads ages by mtime sees it fresh."""
+    now = time.time()
+    for p in [root, *root.rglob("*")]:
+        p.chmod(0o755 if p.is_dir() else 0o644)
+        if touch:
+            os.utime(p, (now, now))
+    return root
+
+
+def copy_fixture(src: Path, dest: Path) -> Path:
+    """A checked-in fixture folder copied to `dest`, writable."""
+    shutil.copytree(src, dest, dirs_exist_ok=True)
+    return writable(dest)
+
+
+def copy_example(name: str, dest: Path) -> Path:
+    """An example team folder (tests/fixtures/examples/NAME) copied to `dest`."""
+    shutil.copytree(EXAMPLES / name, dest)
+    return dest
+
+
+def poll(check: Callable[[], Any], timeout: float, period: float, error: Callable[[], BaseException]) -> Any:
+    """What `check()` returns once it is truthy, checked every `period` s; after `timeout` s, `error()`
+    is raised: a wait for what another process brings about, never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise error()
+        time.sleep(period)
+
+
+async def apoll(
+    cond: Callable[[], object],
+    limit: float,
+    pause: Callable[[], Awaitable[object]],
+    error: Callable[[], BaseException],
+    problem: Callable[[], BaseException | None] = lambda: None,
+) -> None:
+    """Await `pause()` until `cond()` holds; `error()` after `limit` s (loop time), or at once what
+    `problem()` returns: the one async wait behind every `until` of the suite."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit
+    while not cond():
+        failed = problem()
+        if failed is not None:
+            raise failed
+        if loop.time() > end:
+            raise error()
+        await pause()
+
+
+def set_lead(claude: Path, team: str, pid: int, start: str | None = None) -> None:
+    """Point a Claude team's config.json leadProcess at a real process of this machine (its start
+    time read from /proc unless given)."""
+    from teamtui.protocol import processes
+
+    path = claude / "teams" / team / "config.json"
+    cfg = json.loads(path.read_text())
+    cfg["leadProcess"] = {
+        "pid": pid,
+        "pidSpace": "vm#" + processes.pid_space(),
+        "claimedAt": int(time.time() * 1000),
+        "procStart": processes.start_of(pid) if start is None else start,
+    }
+    path.write_text(json.dumps(cfg, indent=2))
+
+
+def ask_permission(inbox: Path, request_id: str, command: str, description: str) -> None:
+    """alice asks, as Claude Code writes it to a lead's inbox, to run a Bash command."""
+    entries = json.loads(inbox.read_text()) if inbox.exists() else []
+    request = {
+        "type": "permission_request",
+        "request_id": request_id,
+        "agent_id": "alice",
+        "tool_name": "Bash",
+        "input": {"command": command},
+        "description": description,
+    }
+    entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
+    inbox.write_text(json.dumps(entries))
 
 
 # A CLI call in this process: (exit code, stdout, stderr).
@@ -37,17 +133,13 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Run:
 @pytest.fixture
 def native_root(tmp_path: Path) -> Path:
     """A project root holding the native example team `refactor-auth`."""
-    root = tmp_path / "native"
-    shutil.copytree(EXAMPLES / "native", root)
-    return root
+    return copy_example("native", tmp_path / "native")
 
 
 @pytest.fixture
 def claude_root(tmp_path: Path) -> Path:
     """A Claude Code folder holding the example team `work-team`."""
-    root = tmp_path / "claude"
-    shutil.copytree(EXAMPLES / "claude", root)
-    return root
+    return copy_example("claude", tmp_path / "claude")
 
 
 @pytest.fixture(autouse=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.claude_versions import PINNED_CLAUDE_CODE
+from tests.conftest import poll
 from tests.interop.fakeapi import FakeApi, Reply, Request, Script
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,14 +38,7 @@ def claude_bin() -> Path | None:
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0, period: float = 0.1) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for: {what}")
-        time.sleep(period)
+    return poll(check, timeout, period, lambda: TimeoutError(f"timed out after {timeout:.0f}s waiting for: {what}"))
 
 
 # ------------------------------------------------------------------ the script the fake model follows
@@ -259,7 +253,7 @@ class Session:
         return rows
 
     # ---------------------------------------------------------------- the lead
-    def start(self) -> "Session":
+    def start(self) -> Session:
         binary = claude_bin()
         if binary is None:
             raise RuntimeError("claude is not installed: run `make interop`")

@@ -29,6 +29,7 @@ import pytest
 from teamtui.protocol.settings import NatsSettings
 from teamtui.session.nats_source import NatsSource
 from teamtui.session.source import FleetBatch
+from tests.conftest import apoll, copy_fixture as copy_tree
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "tests" / "fixtures" / "examples"
@@ -41,12 +42,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def copy_tree(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, dirs_exist_ok=True)
-    for p in [dst, *dst.rglob("*")]:  # the fixtures are checked in read-only
-        p.chmod(0o755 if p.is_dir() else 0o644)
 
 
 @dataclass
@@ -287,16 +282,15 @@ class Feed:
         return [text for b in self.batches for text, _ in b.notices]
 
     async def until(self, cond: Callable[[], bool], what: str, limit: float = 20.0) -> None:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + limit
-        while not cond():
-            if self.error is not None:
-                raise AssertionError(f"the source failed before {what}: {self.error}")
-            if loop.time() > end:
-                raise AssertionError(
-                    f"never happened: {what} (problems {self.source.problems}, notices {self.notices[-5:]})"
-                )
-            await asyncio.sleep(0.02)
+        await apoll(
+            cond,
+            limit,
+            lambda: asyncio.sleep(0.02),
+            lambda: AssertionError(
+                f"never happened: {what} (problems {self.source.problems}, notices {self.notices[-5:]})"
+            ),
+            lambda: None if self.error is None else AssertionError(f"the source failed before {what}: {self.error}"),
+        )
 
 
 @asynccontextmanager

@@ -9,11 +9,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from teamtui.protocol import processes
 from teamtui.protocol.native import NativeTeam
+from tests.conftest import set_lead
 
 from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Host, Server, following, room
 
@@ -31,18 +30,6 @@ def native_inbox(host: Host, member: str) -> list[dict]:
 
 def claude_inbox(host: Host, member: str) -> list[dict]:
     return json.loads((host.claude / "teams" / CLAUDE_TEAM / "inboxes" / f"{member}.json").read_text())
-
-
-def set_lead(claude, team: str, pid: int) -> None:
-    path = claude / "teams" / team / "config.json"
-    cfg = json.loads(path.read_text())
-    cfg["leadProcess"] = {
-        "pid": pid,
-        "pidSpace": "vm#" + processes.pid_space(),
-        "claimedAt": int(time.time() * 1000),
-        "procStart": processes.start_of(pid),
-    }
-    path.write_text(json.dumps(cfg, indent=2))
 
 
 async def test_m_and_b_are_carried_out_by_the_publishing_host_under_its_honest_sender(server: Server, hosts) -> None:

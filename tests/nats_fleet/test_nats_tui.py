@@ -5,7 +5,6 @@ shows on its rows and comes back."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -17,21 +16,12 @@ from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetTable
-
 from tests.remote.conftest import empty_local_fleet
-from tests.tui.conftest import cells, toasts
+from tests.tui.conftest import cells, toasts, until
 
 from .conftest import NATIVE_TEAM, Host, Server, room
 
 SIZE = (180, 40)
-
-
-async def until(pilot, cond, what: str, limit: float = 20.0) -> None:
-    end = asyncio.get_running_loop().time() + limit
-    while not cond():
-        if asyncio.get_running_loop().time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await pilot.pause(0.02)
 
 
 def inbox(host: Host, member: str) -> list[dict]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.server import Tmux
+from tests.conftest import poll
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,11 +80,4 @@ def pane_of(panes: TmuxPanes, name: str) -> str | None:
 
 def wait_for(check: Callable[[], object], what: str, timeout: float = 10.0) -> object:
     """Wait until `check()` is truthy; fail saying `what` did not happen."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for: {what}")
-        time.sleep(0.05)
+    return poll(check, timeout, 0.05, lambda: pytest.fail.Exception(f"timed out waiting for: {what}"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import time
 from collections.abc import Callable, Iterator
@@ -12,6 +11,7 @@ import pytest
 
 from teamtui.tmux.api import PaneSpec
 from teamtui.tui.screenshots import FLEET_BASE, freeze_team
+from tests.conftest import apoll
 
 SIZE = (140, 42)
 
@@ -82,14 +82,10 @@ class RecordingPanes:
         return ()
 
 
-async def until(pilot, cond: Callable[[], bool], what: str, limit: float = 10.0) -> None:
-    """Let the app run until `cond` holds; a generous cap only turns a hang into a failure."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await pilot.pause(0.02)
+async def until(pilot, cond: Callable[[], object], what: str, limit: float = 90.0) -> None:
+    """Let the app run until `cond` holds; a generous cap (the longest any of the suite's copies had)
+    only turns a hang into a failure: a wait ends as soon as the thing is there."""
+    await apoll(cond, limit, lambda: pilot.pause(0.02), lambda: AssertionError(f"never happened: {what}"))
 
 
 async def open_from_strip(pilot, app, kind: str, what: str):

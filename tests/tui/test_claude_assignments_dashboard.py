@@ -6,7 +6,6 @@ a newer Claude Code's transcripts get one quiet line under the header."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from teamtui.protocol.claude.transcripts.known import newest_tested
@@ -16,6 +15,7 @@ from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
+from tests.conftest import copy_fixture
 
 from .conftest import SIZE, cells, until
 
@@ -24,11 +24,7 @@ LEAD = Path("projects") / "-src-app" / "421dba11-a86f-4c03-bd8f-13c51d730076.jso
 
 
 def copy_case(tmp_path: Path, case: str) -> Path:
-    root = tmp_path / case
-    shutil.copytree(FIXTURES / case, root)
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
+    return copy_fixture(FIXTURES / case, tmp_path / case)
 
 
 def make(root: Path, config_file: Path) -> TeamTUI:
