@@ -95,6 +95,40 @@ def set_lead(claude: Path, team: str, pid: int, start: str | None = None) -> Non
     path.write_text(json.dumps(cfg, indent=2))
 
 
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 free now, for a server a test starts."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def native_team(root: Path, name: str, members: list[str], tasks: list[str] = ()):
+    """A native team made as `teamtui` makes one: its members joined, its tasks created, in order."""
+    from teamtui.protocol.native import NativeTeam
+
+    team = NativeTeam(root, name)
+    team.create(description="")
+    for m in members:
+        team.add_member(m)
+    for subject in tasks:
+        team.create_task(subject)
+    return team
+
+
+def local_source(roots: list[Path], empty: Path, cls: type | None = None, **kw: Any):
+    """This machine's source (LocalSource or `cls`) on `roots`, discovered: no config file, and its cwd,
+    Claude folder, runs and journal in the folder `empty` (each overridable by keyword)."""
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.local import LocalSource
+
+    where = {"cwd": empty, "claude_root": empty, "registry": empty / "runs", "journal": empty / "journal", **kw}
+    source = (cls or LocalSource)(load_settings(empty / "none.toml"), roots=roots, **where)
+    source.discover()
+    return source
+
+
 def ask_permission(inbox: Path, request_id: str, command: str, description: str) -> None:
     """alice asks, as Claude Code writes it to a lead's inbox, to run a Bash command."""
     entries = json.loads(inbox.read_text()) if inbox.exists() else []

@@ -148,8 +148,17 @@ def team_script(req: Request) -> Reply:
 # ------------------------------------------------------------------ a session
 
 
+class Folders:
+    """Where a Claude Code run under `base` keeps its private HOME, its Claude folder and its project."""
+
+    base: Path
+    home = property(lambda self: self.base / "home")
+    claude_dir = property(lambda self: self.home / ".claude")
+    cwd = property(lambda self: self.base / "app")
+
+
 @dataclass
-class Session:
+class Session(Folders):
     """One interactive lead in its own tmux server, HOME and project folder."""
 
     base: Path
@@ -161,26 +170,8 @@ class Session:
     # The lead's permission flags; its teammates start with the same mode.
     lead_flags: str = "--dangerously-skip-permissions"
     team_name: str | None = None
-
-    @property
-    def home(self) -> Path:
-        return self.base / "home"
-
-    @property
-    def claude_dir(self) -> Path:
-        return self.home / ".claude"
-
-    @property
-    def cwd(self) -> Path:
-        return self.base / "app"
-
-    @property
-    def record(self) -> Path:
-        return self.base / "requests.jsonl"
-
-    @property
-    def state_dir(self) -> Path:
-        return self.base / "state"
+    record = property(lambda self: self.base / "requests.jsonl")
+    state_dir = property(lambda self: self.base / "state")
 
     def env(self) -> dict[str, str]:
         assert self.api is not None

@@ -29,19 +29,13 @@ import pytest
 from teamtui.protocol.settings import NatsSettings
 from teamtui.session.nats_source import NatsSource
 from teamtui.session.source import FleetBatch
-from tests.conftest import apoll, copy_fixture as copy_tree
+from tests.conftest import apoll, copy_fixture as copy_tree, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "tests" / "fixtures" / "examples"
 NATS_SERVER = shutil.which("nats-server") or "/usr/sbin/nats-server"
 NATIVE_TEAM = "refactor-auth"
 CLAUDE_TEAM = "session-421dba11"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass

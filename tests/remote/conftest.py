@@ -22,22 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol.settings import HostSettings, load_settings
+from teamtui.protocol.settings import HostSettings
 from teamtui.session.local import LocalSource
 from teamtui.session.remote import RemoteHost, host_key
 from teamtui.session.source import FleetBatch
-from tests.conftest import apoll, copy_fixture as copy_tree, set_lead
+from tests.conftest import apoll, copy_fixture as copy_tree, free_port, local_source, set_lead
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 CLAUDE_TEAM = "session-421dba11"
 NATIVE_TEAM = "refactor-auth"
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -188,15 +182,7 @@ def empty_local_fleet(tmp_path: Path) -> LocalSource:
     """This machine's side of a room with no team of its own: what stands beside the hosts."""
     empty = tmp_path / "empty"
     empty.mkdir()
-    local = LocalSource(
-        load_settings(tmp_path / "none.toml"),
-        cwd=empty,
-        claude_root=empty,
-        registry=empty / "runs",
-        journal=empty / "journal",
-    )
-    local.discover()
-    return local
+    return local_source([], empty)
 
 
 class Feed:

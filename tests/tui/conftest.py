@@ -101,6 +101,32 @@ async def open_from_strip(pilot, app, kind: str, what: str):
     return strip
 
 
+def room_on(tmp_path: Path, *roots: Path):
+    """The control room on `roots` alone: no config, no Claude folder, no tmux panes."""
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.fleet import Fleet
+    from teamtui.session.local import LocalSource
+    from teamtui.tui.app import TeamTUI
+
+    settings = load_settings(tmp_path / "none.toml")
+    source = LocalSource(settings, roots=list(roots), cwd=tmp_path, claude_root=tmp_path / "no-claude")
+    source.discover()
+    return TeamTUI(Fleet([source]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+
+
+async def transcripts_loaded(pilot, app) -> None:
+    """The example Claude team's dashboard once its transcripts are read and its three rows (the lead's too) shown."""
+    from teamtui.tui.widgets.team import TeamPanel
+
+    await until(
+        pilot,
+        lambda: (
+            app.state is not None and app.state.transcripts.ready and app.dashboard.query_one(TeamPanel).row_count == 3
+        ),
+        "the transcripts read and the lead's row shown",
+    )
+
+
 def toasts(app) -> list[str]:
     """The messages of the toasts the app has shown (and not yet dismissed)."""
     return [str(n.message) for n in app._notifications]
