@@ -8,7 +8,8 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,92 @@ def local_source(roots: list[Path], empty: Path, cls: type | None = None, **kw: 
     source = (cls or LocalSource)(load_settings(empty / "none.toml"), roots=roots, **where)
     source.discover()
     return source
+
+
+async def shutdown_through_the_lead(session, until, lead_inbox: Callable[[], list[dict]], what: str) -> None:
+    """`S` on a Claude Code team of another machine's: its lead is asked (as teamtui), and the run says so."""
+    news: list = []
+    controller = session.shutdown(None, news.append, lambda d, f: None, lambda w, d: None)
+    controller.start(session.live_teammates(), "done for today", 30.0)
+    await until(lambda: any(n.run is not None and n.run.note for n in news), what)
+    note = next(n.run.note for n in news if n.run is not None and n.run.note)
+    assert note.startswith("asked team-lead (as teamtui) to shut down")
+    asked = [e for e in lead_inbox() if "done for today" in e.get("text", "")]
+    assert asked and asked[-1]["from"] == "teamtui"
+    controller.stop()
+
+
+def find_chromium() -> str:
+    """The Chromium binary; without one the browser test skips (fails on CI, which installs it: .ci/run)."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if found := shutil.which(name):
+            return found
+    why = "no chromium on PATH: `apt-get install -y chromium` (Debian) to run the browser test"
+    if os.environ.get("CI") == "true":
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+@contextmanager
+def headless_chromium(profile: Path, *flags: str) -> Iterator[int]:
+    """A headless Chromium with its own profile (and `flags`, e.g. its window size); its DevTools port."""
+    import signal
+    import subprocess
+
+    proc = subprocess.Popen(
+        [
+            find_chromium(),
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            f"--user-data-dir={profile}",
+            *flags,
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        active = profile / "DevToolsActivePort"  # Chromium writes the port it took here
+        deadline = time.monotonic() + 30
+        while not (active.exists() and active.read_text().count("\n") >= 1):
+            assert proc.poll() is None and time.monotonic() < deadline, "chromium did not start"
+            time.sleep(0.1)
+        yield int(active.read_text().split()[0])
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def join_all(procs: list, guard: float) -> None:
+    """Wait for child processes (`guard` s each: only a hang reaches it), kill what is left, and
+    require every one to have exited 0."""
+    for p in procs:
+        p.join(guard)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    assert [p.exitcode for p in procs] == [0] * len(procs)
+
+
+@contextmanager
+def reaped(proc):
+    """`proc` killed and waited for on the way out, if it still runs (a failed assertion leaves no child)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def ask_permission(inbox: Path, request_id: str, command: str, description: str) -> None:

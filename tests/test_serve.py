@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -27,6 +26,7 @@ from teamtui.cli import build_parser
 from teamtui.cli.common import Context
 from teamtui.cli.serve_cmd import dashboard_command
 from teamtui.protocol.settings import load_settings
+from tests.conftest import headless_chromium
 
 TEAM = "refactor-auth"
 URL = re.compile(r"http://\S+/\?token=(\S+)")
@@ -403,16 +403,6 @@ SCREEN_TEXT = """
 """
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if found := shutil.which(name):
-            return found
-    why = "no chromium on PATH: `apt-get install -y chromium` (Debian) to run the browser test"
-    if os.environ.get("CI") == "true":  # CI installs it (.ci/run): missing there, the test fails, not skips
-        pytest.fail(why)
-    pytest.skip(why)
-
-
 class DevTools:
     """The least of the Chrome DevTools protocol: a command, its result."""
 
@@ -484,41 +474,10 @@ def outside() -> Iterator[int]:
 @pytest.fixture
 def chromium(tmp_path: Path, outside: int) -> Iterator[int]:
     """A headless Chromium; its DevTools port."""
-    profile = tmp_path / "chromium-profile"
-    proc = subprocess.Popen(
-        [
-            _chromium(),
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-extensions",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={profile}",
-            # Another machine never answers: a page that needs one waits (this machine is never proxied).
-            f"--proxy-server=http://127.0.0.1:{outside}",
-            "--window-size=1280,800",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        active = profile / "DevToolsActivePort"  # Chromium writes the port it took here
-        deadline = time.monotonic() + 30
-        while not (active.exists() and active.read_text().count("\n") >= 1):
-            assert proc.poll() is None and time.monotonic() < deadline, "chromium did not start"
-            time.sleep(0.1)
-        yield int(active.read_text().split()[0])
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    # Another machine never answers: a page that needs one waits (this machine is never proxied).
+    proxy = f"--proxy-server=http://127.0.0.1:{outside}"
+    with headless_chromium(tmp_path / "chromium-profile", proxy, "--window-size=1280,800") as port:
+        yield port
 
 
 @pytest.mark.browser

@@ -70,6 +70,33 @@ def who(req: Request) -> str:
     return ""
 
 
+def spawn_alice(done: list[str]) -> Reply:
+    """The lead's turn in a script: spawn alice once, then idle."""
+    if "Agent" not in done:
+        return Reply(
+            tools=[("Agent", {"description": "alice helper", "name": "alice", "prompt": "TMALICE: you are alice."})]
+        )
+    return Reply(text="LEADIDLE")
+
+
+def bash_twice(done: list[str], allowed: str, denied: str, agent: str) -> Reply | None:
+    """An agent's turn: run `allowed`, then `denied` (each a Bash command a person is asked about), then None."""
+    for n, (command, verdict) in enumerate(((allowed, "allowed"), (denied, "denied"))):
+        if done.count("Bash") == n:
+            return Reply(tools=[("Bash", {"command": command, "description": f"{agent} {verdict}"})])
+    return None
+
+
+def start_idle_team(s: Session) -> Session:
+    """`s` started and its lead prompted, once alice and bob are spawned, ran their command and went idle."""
+    s.start()
+    s.prompt_lead()
+    wait_until(lambda: {"alice", "bob"} <= set(s.members()), "the lead to spawn alice and bob", 90)
+    # Both teammates ran their Bash command and answered: the team is idle and waiting.
+    wait_until(lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60)
+    return s
+
+
 def team_script(req: Request) -> Reply:
     """The lead spawns alice and bob, creates a task, messages alice, then waits; each teammate runs
     one Bash command, then answers every later turn with a short text."""

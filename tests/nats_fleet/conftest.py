@@ -307,6 +307,24 @@ async def following(source: NatsSource) -> AsyncIterator[Feed]:
         await asyncio.wait_for(task, 15)
 
 
+def key_of(host: Host, claude: bool = False) -> tuple[str, str, str]:
+    """The room's key of `host`'s native team (or, `claude`, of its Claude Code team)."""
+    if claude:
+        return (f"nats:{host.name}", os.path.realpath(host.claude), CLAUDE_TEAM)
+    return (f"nats:{host.name}", os.path.realpath(host.project), NATIVE_TEAM)
+
+
+@asynccontextmanager
+async def box_followed(server: Server, hosts, stall: float = 3.0) -> AsyncIterator[tuple[Host, NatsSource, Feed]]:
+    """box1 publishing its native team to `server`, and a room following the server once the team is in it."""
+    box = hosts("box1")
+    box.publish(server.url)
+    source = room(server.url, stall=stall)
+    async with following(source) as feed:
+        await feed.until(lambda: key_of(box) in source.sessions, "the published team")
+        yield box, source, feed
+
+
 def room(url: str, *, credentials: str = "", stall: float = 3.0, subjects: str = "teamtui.>") -> NatsSource:
     return NatsSource(NatsSettings(url, credentials=credentials, subjects=subjects), stall=stall)
 

@@ -27,9 +27,8 @@ from teamtui.protocol.edits import (
 )
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.tail import TailReader
-from tests.conftest import copy_fixture
+from tests.conftest import EDITS, copy_fixture
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
 SUBAGENTS = Path("projects/-src-app/48868de5-8ae7-4125-8599-c28685a97f25/subagents")
 ALICE = SUBAGENTS / "agent-aalice-df0585ad00aef93c.jsonl"

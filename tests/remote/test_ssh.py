@@ -24,7 +24,7 @@ from teamtui.protocol.state import TeamState
 from teamtui.session.alerts import Alerts
 from teamtui.session.fleet import Fleet
 from teamtui.session.remote import RemoteHost
-from tests.conftest import ask_permission
+from tests.conftest import ask_permission, shutdown_through_the_lead
 
 from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, empty_local_fleet, following
 
@@ -190,15 +190,9 @@ async def test_a_claude_code_shutdown_goes_through_its_lead_there(remote: Remote
     async with following(host) as feed:
         await feed.until(lambda: host.connected, "connected")
         session = host.sessions[remote.claude_key]
-        news = []
-        controller = session.shutdown(None, news.append, lambda d, f: None, lambda w, d: None)
-        controller.start(session.live_teammates(), "done for today", 30.0)
-        await feed.until(lambda: any(n.run is not None and n.run.note for n in news), "the remote's progress")
-        note = next(n.run.note for n in news if n.run is not None and n.run.note)
-        assert note.startswith("asked team-lead (as teamtui) to shut down")
-        asked = [e for e in claude_inbox(remote, "team-lead") if "done for today" in e.get("text", "")]
-        assert asked and asked[-1]["from"] == "teamtui"
-        controller.stop()
+        await shutdown_through_the_lead(
+            session, feed.until, lambda: claude_inbox(remote, "team-lead"), "the remote's progress"
+        )
 
 
 async def test_killing_the_ssh_client_shows_disconnected_and_it_comes_back(remote: Remote) -> None:

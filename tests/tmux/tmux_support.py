@@ -15,6 +15,8 @@ from teamtui.tmux.server import Tmux
 from tests.conftest import poll
 
 REPO = Path(__file__).resolve().parents[2]
+# New-window/split-window flags: detached, printing "pane id<TAB>pane pid", this checkout importable.
+NEW_PANE = ("-d", "-P", "-F", "#{pane_id}\t#{pane_pid}", "-e", f"PYTHONPATH={REPO}")
 
 
 @dataclass
@@ -41,12 +43,7 @@ class TmuxServer:
         window = self.tmux.pane_info(self.dashboard, "#{window_id}") or ""
         out = self.run(
             "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}\t#{pane_pid}",
-            "-e",
-            f"PYTHONPATH={REPO}",
+            *NEW_PANE,
             "-e",
             f"HOME={os.environ['HOME']}",
             "-e",

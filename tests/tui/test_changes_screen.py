@@ -21,11 +21,10 @@ from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.changes import SEP, ChangesScreen
 from teamtui.tui.widgets.diff import DiffLines
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
-from tests.conftest import copy_fixture
+from tests.conftest import EDITS, copy_fixture
 
 from .conftest import SIZE, cells, until
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
 APP = "/src/app/app.py"
 

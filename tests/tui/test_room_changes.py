@@ -14,10 +14,10 @@ from teamtui.protocol.history.query import open_history
 from teamtui.protocol.history.writer import shared_writer
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable
+from tests.conftest import EDITS
 
 from .conftest import cells, room_on as room, until
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
 
 
