@@ -80,6 +80,17 @@ async def apoll(
         await pause()
 
 
+class BatchFeed:
+    """What a followed source (a remote host, a NATS room) gave: every batch kept, and their notices."""
+
+    def __init__(self) -> None:
+        self.batches: list = []
+
+    @property
+    def notices(self) -> list[str]:
+        return [text for b in self.batches for text, _ in b.notices]
+
+
 def set_lead(claude: Path, team: str, pid: int, start: str | None = None) -> None:
     """Point a Claude team's config.json leadProcess at a real process of this machine (its start
     time read from /proc unless given)."""

@@ -176,13 +176,19 @@ async def test_the_token_in_the_query_opens_the_websocket_too_but_another_sites_
 # ----------------------------------------------------------------------------- starting and stopping
 
 
+async def _a_session(session: aiohttp.ClientSession, served: Served) -> tuple[aiohttp.ClientWebSocketResponse, list]:
+    """A browser's session: the page loaded, its websocket open and the dashboard drawn; the
+    websocket, and the server's processes (its dashboard) then."""
+    async with session.get(served.url):
+        pass
+    ws = await session.ws_connect(_ws_url(served), origin=served.base)
+    await _read_until(ws, TEAM.encode(), served)
+    return ws, psutil.Process(served.proc.pid).children(recursive=True)
+
+
 async def test_ctrl_c_stops_the_server_and_every_sessions_dashboard(served: Served) -> None:
     async with _client() as session:
-        async with session.get(served.url):
-            pass
-        ws = await session.ws_connect(_ws_url(served), origin=served.base)
-        await _read_until(ws, TEAM.encode(), served)
-        dashboards = psutil.Process(served.proc.pid).children(recursive=True)
+        ws, dashboards = await _a_session(session, served)
         assert dashboards, "the session runs a dashboard process"
         started = time.monotonic()
         served.proc.send_signal(signal.SIGINT)
@@ -201,11 +207,7 @@ async def test_ctrl_c_stops_the_server_and_every_sessions_dashboard(served: Serv
 
 async def test_closing_the_browser_tab_ends_its_dashboard_and_the_server_serves_on(served: Served) -> None:
     async with _client() as session:
-        async with session.get(served.url):
-            pass
-        ws = await session.ws_connect(_ws_url(served), origin=served.base)
-        await _read_until(ws, TEAM.encode(), served)
-        dashboards = psutil.Process(served.proc.pid).children(recursive=True)
+        ws, dashboards = await _a_session(session, served)
         await ws.close()
         _, alive = await asyncio.to_thread(psutil.wait_procs, dashboards, 15)
         assert alive == [], f"left running: {alive}"
@@ -482,23 +484,21 @@ def chromium(tmp_path: Path, outside: int) -> Iterator[int]:
 
 @pytest.mark.browser
 async def test_in_a_real_browser_the_dashboard_draws_and_answers_a_key(served: Served, chromium: int) -> None:
-    async with aiohttp.ClientSession() as http:
-        async with http.get(f"http://127.0.0.1:{chromium}/json/list") as resp:
-            target = next(t for t in await resp.json() if t["type"] == "page")
-        async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            browser = DevTools(ws)
-            await browser.send("Page.enable")
-            await browser.send("Emulation.setFocusEmulationEnabled", enabled=True)  # headless: the page has focus
-            await browser.send("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
-            await browser.send("Page.navigate", url=served.url)
-            drawn = await browser.wait_for(TEAM)
-            assert HELP_TEXT not in drawn
-            # Keys go to xterm.js's textarea, as when the user clicks the terminal.
-            await browser.send("Runtime.evaluate", expression="window.__terminal.focus()")
-            key = {"key": "?", "code": "Slash", "windowsVirtualKeyCode": 191, "modifiers": 8}  # shift+/
-            await browser.send("Input.dispatchKeyEvent", type="keyDown", text="?", **key)
-            await browser.send("Input.dispatchKeyEvent", type="keyUp", **key)
-            await browser.wait_for(HELP_TEXT, timeout=20)
+    http, target = await _page(chromium)
+    async with http, http.ws_connect(target, max_msg_size=0) as ws:
+        browser = DevTools(ws)
+        await browser.send("Page.enable")
+        await browser.send("Emulation.setFocusEmulationEnabled", enabled=True)  # headless: the page has focus
+        await browser.send("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
+        await browser.send("Page.navigate", url=served.url)
+        drawn = await browser.wait_for(TEAM)
+        assert HELP_TEXT not in drawn
+        # Keys go to xterm.js's textarea, as when the user clicks the terminal.
+        await browser.send("Runtime.evaluate", expression="window.__terminal.focus()")
+        key = {"key": "?", "code": "Slash", "windowsVirtualKeyCode": 191, "modifiers": 8}  # shift+/
+        await browser.send("Input.dispatchKeyEvent", type="keyDown", text="?", **key)
+        await browser.send("Input.dispatchKeyEvent", type="keyUp", **key)
+        await browser.wait_for(HELP_TEXT, timeout=20)
 
 
 async def _page(chromium: int) -> tuple[aiohttp.ClientSession, str]:

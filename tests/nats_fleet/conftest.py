@@ -28,8 +28,7 @@ import pytest
 
 from teamtui.protocol.settings import NatsSettings
 from teamtui.session.nats_source import NatsSource
-from teamtui.session.source import FleetBatch
-from tests.conftest import apoll, copy_fixture as copy_tree, free_port
+from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "tests" / "fixtures" / "examples"
@@ -263,17 +262,13 @@ def hosts(tmp_path: Path) -> Iterator[Callable[..., Host]]:
 # ------------------------------------------------------------------ the room's side
 
 
-class Feed:
+class Feed(BatchFeed):
     """A NatsSource followed by a task of its own; every batch kept."""
 
     def __init__(self, source: NatsSource):
+        super().__init__()
         self.source = source
-        self.batches: list[FleetBatch] = []
         self.error: BaseException | None = None
-
-    @property
-    def notices(self) -> list[str]:
-        return [text for b in self.batches for text, _ in b.notices]
 
     async def until(self, cond: Callable[[], bool], what: str, limit: float = 20.0) -> None:
         await apoll(

@@ -25,8 +25,7 @@ import pytest
 from teamtui.protocol.settings import HostSettings
 from teamtui.session.local import LocalSource
 from teamtui.session.remote import RemoteHost, host_key
-from teamtui.session.source import FleetBatch
-from tests.conftest import apoll, copy_fixture as copy_tree, free_port, local_source, set_lead
+from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port, local_source, set_lead
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 CLAUDE_TEAM = "session-421dba11"
@@ -185,17 +184,13 @@ def empty_local_fleet(tmp_path: Path) -> LocalSource:
     return local_source([], empty)
 
 
-class Feed:
+class Feed(BatchFeed):
     """A host followed by a task of its own; every batch kept."""
 
     def __init__(self, host: RemoteHost):
+        super().__init__()
         self.host = host
-        self.batches: list[FleetBatch] = []
         self.at: list[float] = []  # when each batch came (loop time)
-
-    @property
-    def notices(self) -> list[str]:
-        return [text for b in self.batches for text, _ in b.notices]
 
     async def until(self, cond: Callable[[], bool], what: str, limit: float = 20.0) -> None:
         await apoll(

@@ -87,6 +87,14 @@ def edit_config(root: Path, change) -> None:
     os.replace(tmp, path)
 
 
+def in_tmux(root: Path, socket: str, monkeypatch, alice: str | None = None, bob: str | None = None) -> None:
+    """alice's and bob's panes (those given) named in the team's config, and this process inside the
+    team's tmux server (as a dashboard started there)."""
+    panes = {1: alice, 2: bob}
+    edit_config(root, lambda cfg: [cfg["members"][i].__setitem__("tmuxPaneId", p) for i, p in panes.items() if p])
+    monkeypatch.setenv("TMUX", f"{socket},1,0")
+
+
 def drop_member(name: str):
     return lambda cfg: cfg.__setitem__("members", [m for m in cfg["members"] if m["name"] != name])
 
@@ -132,8 +140,7 @@ async def test_S_asks_the_lead_and_follows_the_teammates_leaving(claude_home, tm
     socket, tmux = tmux_socket
     # bob's pane is a real pane of the team's tmux server; the dashboard runs inside that server.
     bob_pane = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
-    edit_config(claude_home, lambda cfg: cfg["members"][2].__setitem__("tmuxPaneId", bob_pane))
-    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    in_tmux(claude_home, socket, monkeypatch, bob=bob_pane)
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
@@ -192,8 +199,7 @@ async def test_S_asks_the_lead_and_follows_the_teammates_leaving(claude_home, tm
 async def test_x_asks_the_lead_for_one_teammate_and_keeps_panes_on_no(claude_home, tmp_path, tmux_socket, monkeypatch):
     socket, tmux = tmux_socket
     pane = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
-    edit_config(claude_home, lambda cfg: cfg["members"][1].__setitem__("tmuxPaneId", pane))
-    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    in_tmux(claude_home, socket, monkeypatch, alice=pane)
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
