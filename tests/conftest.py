@@ -8,8 +8,8 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,18 @@ class BatchFeed:
     @property
     def notices(self) -> list[str]:
         return [text for b in self.batches for text, _ in b.notices]
+
+
+@asynccontextmanager
+async def running(follow: Callable[[asyncio.Event], Awaitable[None]]) -> AsyncIterator[None]:
+    """`follow(stop)` as a task of its own while the block runs; then stopped (15 s at the most)."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(follow(stop))
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
 
 
 def set_lead(claude: Path, team: str, pid: int, start: str | None = None) -> None:

@@ -28,7 +28,7 @@ import pytest
 
 from teamtui.protocol.settings import NatsSettings
 from teamtui.session.nats_source import NatsSource
-from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port
+from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port, running
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "tests" / "fixtures" / "examples"
@@ -284,22 +284,17 @@ class Feed(BatchFeed):
 
 @asynccontextmanager
 async def following(source: NatsSource) -> AsyncIterator[Feed]:
-    stop = asyncio.Event()
     feed = Feed(source)
 
-    async def run() -> None:
+    async def run(stop: asyncio.Event) -> None:
         try:
             async for batch in source.follow(stop):
                 feed.batches.append(batch)
         except Exception as exc:  # noqa: BLE001 - kept for the test to say
             feed.error = exc
 
-    task = asyncio.create_task(run())
-    try:
+    async with running(run):
         yield feed
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
 
 
 def key_of(host: Host, claude: bool = False) -> tuple[str, str, str]:

@@ -25,7 +25,7 @@ import pytest
 from teamtui.protocol.settings import HostSettings
 from teamtui.session.local import LocalSource
 from teamtui.session.remote import RemoteHost, host_key
-from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port, local_source, set_lead
+from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port, local_source, running, set_lead
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 CLAUDE_TEAM = "session-421dba11"
@@ -203,17 +203,12 @@ class Feed(BatchFeed):
 
 @asynccontextmanager
 async def following(host: RemoteHost) -> AsyncIterator[Feed]:
-    stop = asyncio.Event()
     feed = Feed(host)
 
-    async def run() -> None:
+    async def run(stop: asyncio.Event) -> None:
         async for batch in host.follow(stop):
             feed.batches.append(batch)
             feed.at.append(asyncio.get_running_loop().time())
 
-    task = asyncio.create_task(run())
-    try:
+    async with running(run):
         yield feed
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)

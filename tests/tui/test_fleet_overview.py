@@ -122,6 +122,16 @@ async def test_enter_opens_the_dashboard_escape_returns_and_the_state_is_kept(ma
         await until(pilot, lambda: app.screen is first, "and back")
 
 
+async def opened_at_the_request(pilot) -> None:
+    """Until the need chosen in the room opens: its team's dashboard, or the request itself."""
+    app = pilot.app
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
+        "its team opened at the request",
+    )
+
+
 def alice_asks(machine: dict[str, Path]) -> None:
     """A permission request of alice's in the Claude Code team's lead inbox."""
     inbox = machine["claude"] / "teams" / "session-421dba11" / "inboxes" / "team-lead.json"
@@ -143,11 +153,7 @@ async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine,
         needs.focus()
         needs.highlighted = at
         await pilot.press("enter")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
-            "its team opened at the request",
-        )
+        await opened_at_the_request(pilot)
 
 
 async def test_tab_to_needs_you_highlights_its_first_item_and_enter_opens_it(machine, tmp_path):
@@ -169,11 +175,7 @@ async def test_tab_to_needs_you_highlights_its_first_item_and_enter_opens_it(mac
         await pilot.pause()
         assert needs.highlighted == 0
         await pilot.press("enter")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
-            "its team opened at the request",
-        )
+        await opened_at_the_request(pilot)
 
 
 async def test_a_half_written_or_hostile_team_folder_is_a_row_with_its_problem(machine, tmp_path):

@@ -232,13 +232,17 @@ def write_inbox(team: ClaudeTeam, member: str, entry: dict) -> None:
         tmp.replace(path)
 
 
+async def needs_strip(pilot, app: TeamTUI) -> NeedsYouStrip:
+    """The dashboard's needs strip, once the team and its transcripts are read."""
+    await transcripts_loaded(pilot, app)
+    return app.dashboard.query_one(NeedsYouStrip)
+
+
 async def test_a_permission_request_waits_in_the_strip_until_answered(tmp_path, config_file):
-    root = copy_case(tmp_path, "tmux-running")
-    team = ClaudeTeam(root, "session-421dba11")
-    app = make(root, config_file)
+    team = ClaudeTeam(copy_case(tmp_path, "tmux-running"), "session-421dba11")
+    app = make(team.root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await transcripts_loaded(pilot, app)
-        strip = app.dashboard.query_one(NeedsYouStrip)
+        strip = await needs_strip(pilot, app)
         assert not strip.display and strip.items == []
         request = {
             "type": "permission_request",
@@ -275,12 +279,10 @@ async def test_a_permission_request_waits_in_the_strip_until_answered(tmp_path, 
 
 
 async def test_an_interrupted_teammate_needs_you_until_it_writes_again(tmp_path, config_file):
-    root = copy_case(tmp_path, "tmux-running")
-    team = ClaudeTeam(root, "session-421dba11")
-    app = make(root, config_file)
+    team = ClaudeTeam(copy_case(tmp_path, "tmux-running"), "session-421dba11")
+    app = make(team.root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await transcripts_loaded(pilot, app)
-        strip = app.dashboard.query_one(NeedsYouStrip)
+        strip = await needs_strip(pilot, app)
         notice = {"type": "idle_notification", "from": "bob", "timestamp": iso_now(), "idleReason": "interrupted"}
         write_inbox(
             team, "team-lead", {"from": "bob", "text": json.dumps(notice), "timestamp": iso_now(), "read": False}
