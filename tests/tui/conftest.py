@@ -101,6 +101,19 @@ async def open_from_strip(pilot, app, kind: str, what: str):
     return strip
 
 
+def make(root: Path, config: Path, team: str | None = None, **kw):
+    """The dashboard as `teamtui watch` opens it on `root` (on `team`, else what it finds there), with
+    `config` as its config file and no cursor blink (a blink is a frame a snapshot may catch)."""
+    from teamtui.tui.app import TeamTUI
+
+    return TeamTUI.watching(root, team, None, config_path=config, cursor_blink=False, **kw)
+
+
+def make_in(root: Path, tmp_path: Path, team: str | None = None):
+    """As `make`, its config file under `tmp_path` (cfg/config.toml, not there: the defaults)."""
+    return make(root, tmp_path / "cfg" / "config.toml", team)
+
+
 def room_on(tmp_path: Path, *roots: Path):
     """The control room on `roots` alone: no config, no Claude folder, no tmux panes."""
     from teamtui.protocol.settings import load_settings

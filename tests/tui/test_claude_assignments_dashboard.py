@@ -17,7 +17,7 @@ from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 from tests.conftest import copy_fixture
 
-from .conftest import SIZE, cells, transcripts_loaded, until
+from .conftest import SIZE, cells, make, transcripts_loaded, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 LEAD = Path("projects") / "-src-app" / "421dba11-a86f-4c03-bd8f-13c51d730076.jsonl"
@@ -25,10 +25,6 @@ LEAD = Path("projects") / "-src-app" / "421dba11-a86f-4c03-bd8f-13c51d730076.jso
 
 def copy_case(tmp_path: Path, case: str) -> Path:
     return copy_fixture(FIXTURES / case, tmp_path / case)
-
-
-def make(root: Path, config_file: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config_file, cursor_blink=False)
 
 
 def row_of(app: TeamTUI, name: str) -> list[str]:

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.claude import journal
-from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
-from tests.tui.conftest import SIZE, cells, until
+from tests.tui.conftest import SIZE, cells, make_in as make, until
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "inprocess-running"
 TEAM = "session-8dd2dc96"
@@ -29,10 +28,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("projects"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     return root
-
-
-def make(root: Path, tmp_path: Path, team: str | None = None) -> TeamTUI:
-    return TeamTUI.watching(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def header(app) -> str:

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.shutdown import Outcome
-from teamtui.tui.app import TeamTUI
-from tests.tui.conftest import SIZE, until
+from tests.tui.conftest import SIZE, make_in as make, until
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
 TEAM = "session-421dba11"
@@ -56,10 +55,6 @@ def claude_home(tmp_path: Path):
     finally:
         lead.kill()
         lead.wait()
-
-
-def make(root: Path, tmp_path: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def entries(root: Path, who: str) -> list[dict]:

@@ -23,7 +23,7 @@ from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.team import TeamPanel
 from tests.costgen import assistant_messages, bash_use
 
-from .conftest import SIZE, cells, log_lines, transcripts_loaded, until
+from .conftest import SIZE, cells, log_lines, make, transcripts_loaded, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 CASES = {
@@ -36,10 +36,6 @@ def copy_case(tmp_path: Path, case: str) -> Path:
     root = tmp_path / case
     shutil.copytree(FIXTURES / case, root)
     return root
-
-
-def make(root: Path, config_file: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config_file, cursor_blink=False)
 
 
 def transcript_of(app: TeamTUI, member: str) -> Path:

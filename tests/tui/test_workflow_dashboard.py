@@ -15,7 +15,7 @@ from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 from tests.conftest import writable
 
-from .conftest import SIZE, cells, log_lines, named_cells, until
+from .conftest import SIZE, cells, log_lines, make_in as make, named_cells, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
@@ -27,10 +27,6 @@ def copy_case(tmp_path: Path, case: str) -> Path:
     root = tmp_path / "claude"
     shutil.copytree(FIXTURES / case / "projects", root / "projects", dirs_exist_ok=True)
     return writable(root, touch=True)
-
-
-def make(root: Path, tmp_path: Path, team: str | None = None) -> TeamTUI:
-    return TeamTUI.watching(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def header(app: TeamTUI) -> str:
