@@ -12,7 +12,7 @@ from teamtui.protocol.native import NativeTeam
 from teamtui.session.fleet import Fleet
 from teamtui.session.local import LocalSource
 from teamtui.session.source import FleetBatch
-from tests.conftest import local_source
+from tests.conftest import apoll, local_source
 
 
 def native(root: Path, name: str) -> NativeTeam:
@@ -58,9 +58,7 @@ async def test_a_failing_source_is_said_restarted_and_stops_no_other(tmp_path: P
             seen.append(batch)
 
     async def until(what, why: str) -> None:
-        async with asyncio.timeout(20):
-            while not what():
-                await asyncio.sleep(0.02)
+        await apoll(what, 20, lambda: asyncio.sleep(0.02), lambda: AssertionError(f"never happened: {why}"))
 
     def notices() -> list[str]:
         return [text for b in seen for text, _ in b.notices]
