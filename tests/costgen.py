@@ -106,6 +106,33 @@ class LibraryCost:
 _KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
+def assistant_messages(path: Path):
+    """Each JSON line of transcript `path` with its assistant message (None for any other line)."""
+    for raw in path.read_bytes().splitlines():
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        yield rec, rec.get("message") if isinstance(rec, dict) and rec.get("type") == "assistant" else None
+
+
+def bash_use(tid: str, command: str, usage: dict, timestamp: str) -> bytes:
+    """One transcript line: the assistant calling Bash to run `command` (tool use id `tid`)."""
+    msg = {
+        "id": f"msg_{tid}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-5-5",
+        "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": command}}],
+        "stop_reason": "tool_use",
+        "usage": usage,
+    }
+    return (
+        json.dumps({"type": "assistant", "message": msg, "timestamp": timestamp}, separators=(",", ":")).encode()
+        + b"\n"
+    )
+
+
 def library_cost(*paths: Path) -> LibraryCost:
     """genai-prices' own result for the messages of `paths`: each id's last usage, priced alone."""
     from genai_prices import extract_usage
@@ -113,12 +140,7 @@ def library_cost(*paths: Path) -> LibraryCost:
     out = LibraryCost()
     for path in paths:
         messages: dict[str, tuple[str, dict, str]] = {}
-        for raw in path.read_bytes().splitlines():
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                continue
-            msg = rec.get("message") if isinstance(rec, dict) and rec.get("type") == "assistant" else None
+        for rec, msg in assistant_messages(path):
             if not isinstance(msg, dict) or not isinstance(msg.get("usage"), dict):
                 continue
             if not any(isinstance(msg["usage"].get(k), int) for k in _KEYS):

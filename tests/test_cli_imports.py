@@ -17,6 +17,7 @@ import pytest
 
 from teamtui.cli import COMMANDS, build_parser
 from teamtui.protocol import NativeTeam
+from tests.conftest import reaped
 
 TEAM = "refactor-auth"
 
@@ -203,16 +204,12 @@ def test_follow_watches_without_ui_or_tmux(native_root: Path, tmp_path: Path) ->
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
+    with reaped(proc):
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("following hunter")
         # Before or after its watcher is in place, the teammate shutting down ends it.
         NativeTeam(native_root, TEAM).update_member("hunter", status="shutdown")
         rest, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0, err
     assert "hunter shut down; following ends." in rest
     result = json.loads(out.read_text())

@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -27,6 +26,7 @@ from teamtui.cli import build_parser
 from teamtui.cli.common import Context
 from teamtui.cli.serve_cmd import dashboard_command
 from teamtui.protocol.settings import load_settings
+from tests.conftest import headless_chromium
 
 TEAM = "refactor-auth"
 URL = re.compile(r"http://\S+/\?token=(\S+)")
@@ -176,13 +176,19 @@ async def test_the_token_in_the_query_opens_the_websocket_too_but_another_sites_
 # ----------------------------------------------------------------------------- starting and stopping
 
 
+async def _a_session(session: aiohttp.ClientSession, served: Served) -> tuple[aiohttp.ClientWebSocketResponse, list]:
+    """A browser's session: the page loaded, its websocket open and the dashboard drawn; the
+    websocket, and the server's processes (its dashboard) then."""
+    async with session.get(served.url):
+        pass
+    ws = await session.ws_connect(_ws_url(served), origin=served.base)
+    await _read_until(ws, TEAM.encode(), served)
+    return ws, psutil.Process(served.proc.pid).children(recursive=True)
+
+
 async def test_ctrl_c_stops_the_server_and_every_sessions_dashboard(served: Served) -> None:
     async with _client() as session:
-        async with session.get(served.url):
-            pass
-        ws = await session.ws_connect(_ws_url(served), origin=served.base)
-        await _read_until(ws, TEAM.encode(), served)
-        dashboards = psutil.Process(served.proc.pid).children(recursive=True)
+        ws, dashboards = await _a_session(session, served)
         assert dashboards, "the session runs a dashboard process"
         started = time.monotonic()
         served.proc.send_signal(signal.SIGINT)
@@ -201,11 +207,7 @@ async def test_ctrl_c_stops_the_server_and_every_sessions_dashboard(served: Serv
 
 async def test_closing_the_browser_tab_ends_its_dashboard_and_the_server_serves_on(served: Served) -> None:
     async with _client() as session:
-        async with session.get(served.url):
-            pass
-        ws = await session.ws_connect(_ws_url(served), origin=served.base)
-        await _read_until(ws, TEAM.encode(), served)
-        dashboards = psutil.Process(served.proc.pid).children(recursive=True)
+        ws, dashboards = await _a_session(session, served)
         await ws.close()
         _, alive = await asyncio.to_thread(psutil.wait_procs, dashboards, 15)
         assert alive == [], f"left running: {alive}"
@@ -403,16 +405,6 @@ SCREEN_TEXT = """
 """
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if found := shutil.which(name):
-            return found
-    why = "no chromium on PATH: `apt-get install -y chromium` (Debian) to run the browser test"
-    if os.environ.get("CI") == "true":  # CI installs it (.ci/run): missing there, the test fails, not skips
-        pytest.fail(why)
-    pytest.skip(why)
-
-
 class DevTools:
     """The least of the Chrome DevTools protocol: a command, its result."""
 
@@ -484,62 +476,29 @@ def outside() -> Iterator[int]:
 @pytest.fixture
 def chromium(tmp_path: Path, outside: int) -> Iterator[int]:
     """A headless Chromium; its DevTools port."""
-    profile = tmp_path / "chromium-profile"
-    proc = subprocess.Popen(
-        [
-            _chromium(),
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-extensions",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={profile}",
-            # Another machine never answers: a page that needs one waits (this machine is never proxied).
-            f"--proxy-server=http://127.0.0.1:{outside}",
-            "--window-size=1280,800",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        active = profile / "DevToolsActivePort"  # Chromium writes the port it took here
-        deadline = time.monotonic() + 30
-        while not (active.exists() and active.read_text().count("\n") >= 1):
-            assert proc.poll() is None and time.monotonic() < deadline, "chromium did not start"
-            time.sleep(0.1)
-        yield int(active.read_text().split()[0])
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    # Another machine never answers: a page that needs one waits (this machine is never proxied).
+    proxy = f"--proxy-server=http://127.0.0.1:{outside}"
+    with headless_chromium(tmp_path / "chromium-profile", proxy, "--window-size=1280,800") as port:
+        yield port
 
 
 @pytest.mark.browser
 async def test_in_a_real_browser_the_dashboard_draws_and_answers_a_key(served: Served, chromium: int) -> None:
-    async with aiohttp.ClientSession() as http:
-        async with http.get(f"http://127.0.0.1:{chromium}/json/list") as resp:
-            target = next(t for t in await resp.json() if t["type"] == "page")
-        async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            browser = DevTools(ws)
-            await browser.send("Page.enable")
-            await browser.send("Emulation.setFocusEmulationEnabled", enabled=True)  # headless: the page has focus
-            await browser.send("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
-            await browser.send("Page.navigate", url=served.url)
-            drawn = await browser.wait_for(TEAM)
-            assert HELP_TEXT not in drawn
-            # Keys go to xterm.js's textarea, as when the user clicks the terminal.
-            await browser.send("Runtime.evaluate", expression="window.__terminal.focus()")
-            key = {"key": "?", "code": "Slash", "windowsVirtualKeyCode": 191, "modifiers": 8}  # shift+/
-            await browser.send("Input.dispatchKeyEvent", type="keyDown", text="?", **key)
-            await browser.send("Input.dispatchKeyEvent", type="keyUp", **key)
-            await browser.wait_for(HELP_TEXT, timeout=20)
+    http, target = await _page(chromium)
+    async with http, http.ws_connect(target, max_msg_size=0) as ws:
+        browser = DevTools(ws)
+        await browser.send("Page.enable")
+        await browser.send("Emulation.setFocusEmulationEnabled", enabled=True)  # headless: the page has focus
+        await browser.send("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
+        await browser.send("Page.navigate", url=served.url)
+        drawn = await browser.wait_for(TEAM)
+        assert HELP_TEXT not in drawn
+        # Keys go to xterm.js's textarea, as when the user clicks the terminal.
+        await browser.send("Runtime.evaluate", expression="window.__terminal.focus()")
+        key = {"key": "?", "code": "Slash", "windowsVirtualKeyCode": 191, "modifiers": 8}  # shift+/
+        await browser.send("Input.dispatchKeyEvent", type="keyDown", text="?", **key)
+        await browser.send("Input.dispatchKeyEvent", type="keyUp", **key)
+        await browser.wait_for(HELP_TEXT, timeout=20)
 
 
 async def _page(chromium: int) -> tuple[aiohttp.ClientSession, str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from teamtui.protocol.locks import FileLock
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.state import TeamState
+from tests.protocol.proto_workers import claimer, native_drainer as drainer  # noqa: F401 - the protocol tests' own
 
 
 def writer(root: str, team: str, sinks: list[str], w: int, count: int, start) -> None:
@@ -17,23 +18,6 @@ def writer(root: str, team: str, sinks: list[str], w: int, count: int, start) ->
     start.wait()
     for i in range(count):
         store.send(sinks[i % len(sinks)], f"w{w}-{i}", f"w{w}")
-
-
-def drainer(root: str, team: str, member: str, out_path: str, stop) -> None:
-    store = NativeTeam(Path(root), team)
-    contents: list[str] = []
-    errors: list[str] = []
-    drains = 0
-    while True:
-        last = stop.is_set()
-        read = store.drain(member)
-        drains += 1
-        contents += [m.content for m in read.messages]
-        errors += [str(e) for e in read.errors]
-        if last:
-            break
-        time.sleep(0.002)
-    Path(out_path).write_text(json.dumps({"contents": contents, "errors": errors, "drains": drains}))
 
 
 def monitor(root: str, team: str, sinks: list[str], out_path: str, stop) -> None:
@@ -64,15 +48,6 @@ def _hold(lock, marker: str) -> None:
 
 def hold_inbox_lock(root: str, team: str, member: str, marker: str) -> None:
     _hold(FileLock(NativeTeam(Path(root), team).inbox_lock_path(member)), marker)
-
-
-def claimer(root: str, team: str, owner: str, out_path: str, start) -> None:
-    store = NativeTeam(Path(root), team)
-    start.wait()
-    claimed = []
-    while (task := store.claim_task(None, owner)) is not None:
-        claimed.append(task.id)
-    Path(out_path).write_text(json.dumps(claimed))
 
 
 def writer_with_keeper(

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.native import NativeTeam
+from tests.conftest import join_all
 from tests.corpus import race_workers
 
 CTX = mp.get_context("spawn")
@@ -22,12 +23,7 @@ JOIN_GUARD = 600  # only reached if something hangs
 
 
 def _join(procs) -> None:
-    for p in procs:
-        p.join(JOIN_GUARD)
-    for p in procs:
-        if p.is_alive():
-            p.kill()
-    assert [p.exitcode for p in procs] == [0] * len(procs)
+    join_all(procs, JOIN_GUARD)
 
 
 @pytest.mark.stress

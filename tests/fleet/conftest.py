@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol import processes
+from tests.conftest import copy_fixture as copy_tree, set_lead
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 CLAUDE_EXAMPLES = EXAMPLES / "claude-2.1.328"
@@ -57,25 +57,6 @@ class Machine:
         path = self.home / ".config" / "teamtui" / "config.toml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-
-
-def copy_tree(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, dirs_exist_ok=True)
-    for p in [dst, *dst.rglob("*")]:  # the fixtures are checked in read-only
-        p.chmod(0o755 if p.is_dir() else 0o644)
-
-
-def set_lead(claude: Path, team: str, pid: int, start: str) -> None:
-    """Point config.json's leadProcess at a real process of this machine."""
-    path = claude / "teams" / team / "config.json"
-    cfg = json.loads(path.read_text())
-    cfg["leadProcess"] = {
-        "pid": pid,
-        "pidSpace": "vm#" + processes.pid_space(),
-        "claimedAt": int(time.time() * 1000),
-        "procStart": start,
-    }
-    path.write_text(json.dumps(cfg, indent=2))
 
 
 def date_tree(folder: Path, when: float) -> None:

@@ -11,19 +11,14 @@ from teamtui.protocol.outcomes import record_failure
 from teamtui.session.alerts import Alerts
 from teamtui.session.local_team import open_local
 from teamtui.session.team import TeamSession
+from tests.conftest import native_team
 from tests.edits_team import ALICE, ALICE_EDIT, BOB, BOB_EDIT, claude_team, edit_again
 
 KEY = ("native", "/r", "t")
 
 
 def team(root: Path, members: list[str], tasks: list[str]) -> NativeTeam:
-    t = NativeTeam(root, "t")
-    t.create(description="")
-    for m in members:
-        t.add_member(m)
-    for subject in tasks:
-        t.create_task(subject)
-    return t
+    return native_team(root, "t", members, tasks)
 
 
 def session_of(store: NativeTeam, clock=None, timeout: float = 60.0) -> TeamSession:

@@ -26,9 +26,9 @@ from teamtui.session.alerts import Alerts, needs_of
 from teamtui.session.changes import changes_of, fleet_collisions
 from teamtui.session.local_team import open_local
 from teamtui.session.team import TeamSession
+from tests.conftest import EDITS
 
 KEY = ("native", "/r", "t")
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 CLAUDE_TEAM = "session-48868de5"
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,6 +6,7 @@ root reads every folder whatever its mode."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -108,15 +109,7 @@ def test_a_root_made_unreadable_while_the_room_runs_stops_nothing_else_and_comes
                 batches.append(batch)
                 seen.set()
 
-        async def until(what, limit: float = 15.0) -> bool:
-            try:
-                async with asyncio.timeout(limit):
-                    while not what():
-                        seen.clear()
-                        await seen.wait()
-                return True
-            except TimeoutError:
-                return False
+        until = functools.partial(until_batch, seen)
 
         def logged(team: str, text: str) -> bool:
             session = fleet.sessions.get(keys[team])
@@ -152,6 +145,18 @@ def test_a_root_made_unreadable_while_the_room_runs_stops_nothing_else_and_comes
     }
 
 
+async def until_batch(seen: asyncio.Event, what, limit: float = 15.0) -> bool:
+    """Whether `what()` came to hold within `limit` s, checked after each batch the follower sets `seen` for."""
+    try:
+        async with asyncio.timeout(limit):
+            while not what():
+                seen.clear()
+                await seen.wait()
+        return True
+    except TimeoutError:
+        return False
+
+
 def follow_in_child(fleet: LocalSource, scenario) -> dict[str, object]:
     """Run `scenario(until, logged)` while `fleet.follow` runs; what it found, and whether the
     follower was still alive at the end."""
@@ -165,15 +170,7 @@ def follow_in_child(fleet: LocalSource, scenario) -> dict[str, object]:
             async for _batch in fleet.follow(stop):
                 seen.set()
 
-        async def until(what, limit: float = 15.0) -> bool:
-            try:
-                async with asyncio.timeout(limit):
-                    while not what():
-                        seen.clear()
-                        await seen.wait()
-                return True
-            except TimeoutError:
-                return False
+        until = functools.partial(until_batch, seen)
 
         def logged(team: str, text: str) -> bool:
             key = keys.get(team) or next((k for k, t in fleet.teams.items() if t.name == team), None)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from teamtui.protocol import processes
 from teamtui.protocol.fleet import discover_fleet, live_runs, register_run, registry_dir
+from tests.conftest import reaped
 
 from .conftest import NATIVE_TEAM, Machine, dead_pid
 
@@ -144,7 +145,7 @@ def test_teamtui_demo_registers_while_it_leads(machine: Machine, tmp_path: Path)
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
+    with reaped(proc):
         seen = None
         while seen is None and proc.poll() is None:
             seen = next((t for t in discover_fleet(ended=False).teams if t.source == "run"), None)
@@ -156,10 +157,6 @@ def test_teamtui_demo_registers_while_it_leads(machine: Machine, tmp_path: Path)
             proc.pid,
         )
         out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 0, err
     assert "all 15 tasks completed" in out
     assert list(machine.registry.iterdir()) == []

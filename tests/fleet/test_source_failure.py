@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.settings import load_settings
 from teamtui.session.fleet import Fleet
 from teamtui.session.local import LocalSource
 from teamtui.session.source import FleetBatch
+from tests.conftest import apoll, local_source
 
 
 def native(root: Path, name: str) -> NativeTeam:
@@ -26,16 +26,8 @@ def native(root: Path, name: str) -> NativeTeam:
 def source(tmp_path: Path, root: Path, name: str) -> LocalSource:
     empty = tmp_path / f"nothing-{name}"
     empty.mkdir()
-    src = LocalSource(
-        load_settings(tmp_path / "none.toml"),
-        roots=[root],
-        cwd=empty,
-        claude_root=empty,
-        registry=empty / "runs",
-        journal=empty / "journal",
-    )
+    src = local_source([root], empty)
     src.name = name
-    src.discover()
     return src
 
 
@@ -66,9 +58,7 @@ async def test_a_failing_source_is_said_restarted_and_stops_no_other(tmp_path: P
             seen.append(batch)
 
     async def until(what, why: str) -> None:
-        async with asyncio.timeout(20):
-            while not what():
-                await asyncio.sleep(0.02)
+        await apoll(what, 20, lambda: asyncio.sleep(0.02), lambda: AssertionError(f"never happened: {why}"))
 
     def notices() -> list[str]:
         return [text for b in seen for text, _ in b.notices]

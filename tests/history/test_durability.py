@@ -24,6 +24,7 @@ from teamtui.protocol.history.query import open_history, teams
 from teamtui.protocol.history.recorder import HistoryRecorder
 from teamtui.protocol.history.writer import HistoryWriter
 from teamtui.protocol.state import TeamState
+from tests.conftest import copy_fixture
 
 from .conftest import rows
 
@@ -102,10 +103,7 @@ def test_two_processes_record_into_one_database_at_once(tmp_path: Path, db: Path
 def journaled_team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A Claude Code team in the journal (its folder since deleted), and a native team's folder in the cwd."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
-    root = tmp_path / "claude"
-    shutil.copytree(EXAMPLES / "claude-2.1.328" / "tmux-running", root)
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    root = copy_fixture(EXAMPLES / "claude-2.1.328" / "tmux-running", tmp_path / "claude")
     store = ClaudeTeam(root, "session-421dba11")
     state = TeamState(store, journal=TeamJournal.open(store))
     state.load_all()

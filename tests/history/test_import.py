@@ -22,6 +22,7 @@ from teamtui.protocol.history.query import ended_teams, load_state, open_history
 from teamtui.protocol.history.recorder import HistoryRecorder
 from teamtui.protocol.history.writer import HistoryWriter
 from teamtui.protocol.state import TeamState
+from tests.conftest import copy_fixture
 
 from .conftest import rows
 
@@ -39,10 +40,7 @@ def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    r = tmp_path / "claude"
-    shutil.copytree(FIXTURES / "tmux-running", r)
-    for p in [r, *r.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    r = copy_fixture(FIXTURES / "tmux-running", tmp_path / "claude")
     return r
 
 

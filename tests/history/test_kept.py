@@ -27,9 +27,9 @@ from teamtui.protocol.history.query import (
 from teamtui.protocol.history.recorder import ident_of
 from teamtui.protocol.history.writer import shared_writer
 from teamtui.session.local_team import open_local
+from tests.conftest import EDITS
 from tests.tui.test_cost_screens import TEAM as COST_TEAM, claude_team, library
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 EDITS_TEAM = "session-48868de5"
 
 

@@ -20,6 +20,7 @@ from teamtui.protocol.history.writer import HistoryWriter
 from teamtui.protocol.layout import open_team
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.workflow import run_name
+from tests.conftest import writable
 
 from .conftest import rows
 
@@ -28,12 +29,6 @@ CLAUDE = EXAMPLES / "claude-2.1.328"
 WORKFLOW = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
 TEAM = "refactor-auth"
 CLAUDE_TEAM = "session-421dba11"
-
-
-def _writable(root: Path) -> Path:
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
 
 
 def recorded(store, writer: HistoryWriter) -> TeamState:
@@ -86,7 +81,7 @@ def test_a_native_team_is_recorded_as_it_changes(native_root: Path, writer: Hist
 def test_a_claude_code_team_its_receipts_transcripts_assignments_and_end(
     tmp_path: Path, writer: HistoryWriter, db: Path
 ) -> None:
-    root = _writable(shutil.copytree(CLAUDE / "tmux-running", tmp_path / "claude"))
+    root = writable(shutil.copytree(CLAUDE / "tmux-running", tmp_path / "claude"))
     store = ClaudeTeam(root, CLAUDE_TEAM)
     state = recorded(store, writer)
     state.load_transcripts()
@@ -123,7 +118,7 @@ def test_a_workflow_run_is_recorded_with_its_steps_and_agents_transcripts(
 ) -> None:
     root = tmp_path / "wf"
     shutil.copytree(WORKFLOW / "completed" / "projects", root / "projects")
-    _writable(root)
+    writable(root)
     store = open_team(root, run_name("probe-flow", "wf_4e0e88a0-7e7"))
     state = recorded(store, writer)
     state.load_transcripts()

@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -22,58 +20,18 @@ import pytest
 from teamtui.protocol.history import db_path
 from teamtui.protocol.history.db import connect
 from teamtui.protocol.history.ops import TeamIdent, Txn
+from tests.conftest import headless_chromium
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = "<script>window.__pwned=1</script>\x1b[31m"
 NOW = time.time()
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if found := shutil.which(name):
-            return found
-    why = "no chromium on PATH: `apt-get install -y chromium` (Debian) to run the browser test"
-    if os.environ.get("CI") == "true":
-        pytest.fail(why)
-    pytest.skip(why)
-
-
 @pytest.fixture
 def chromium(tmp_path: Path) -> Iterator[int]:
-    profile = tmp_path / "chromium-profile"
-    proc = subprocess.Popen(
-        [
-            _chromium(),
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-extensions",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={profile}",
-            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-            "--window-size=1400,900",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        active = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not (active.exists() and active.read_text().count("\n") >= 1):
-            assert proc.poll() is None and time.monotonic() < deadline, "chromium did not start"
-            time.sleep(0.1)
-        yield int(active.read_text().split()[0])
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    rules = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+    with headless_chromium(tmp_path / "chromium-profile", rules, "--window-size=1400,900") as port:
+        yield port
 
 
 class Browser:

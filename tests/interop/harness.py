@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from teamtui.protocol.claude_versions import PINNED_CLAUDE_CODE
+from tests.conftest import poll
 from tests.interop.fakeapi import FakeApi, Reply, Request, Script
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,14 +38,7 @@ def claude_bin() -> Path | None:
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = 30.0, period: float = 0.1) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for: {what}")
-        time.sleep(period)
+    return poll(check, timeout, period, lambda: TimeoutError(f"timed out after {timeout:.0f}s waiting for: {what}"))
 
 
 # ------------------------------------------------------------------ the script the fake model follows
@@ -74,6 +68,33 @@ def who(req: Request) -> str:
         if marker in system:
             return name
     return ""
+
+
+def spawn_alice(done: list[str]) -> Reply:
+    """The lead's turn in a script: spawn alice once, then idle."""
+    if "Agent" not in done:
+        return Reply(
+            tools=[("Agent", {"description": "alice helper", "name": "alice", "prompt": "TMALICE: you are alice."})]
+        )
+    return Reply(text="LEADIDLE")
+
+
+def bash_twice(done: list[str], allowed: str, denied: str, agent: str) -> Reply | None:
+    """An agent's turn: run `allowed`, then `denied` (each a Bash command a person is asked about), then None."""
+    for n, (command, verdict) in enumerate(((allowed, "allowed"), (denied, "denied"))):
+        if done.count("Bash") == n:
+            return Reply(tools=[("Bash", {"command": command, "description": f"{agent} {verdict}"})])
+    return None
+
+
+def start_idle_team(s: Session) -> Session:
+    """`s` started and its lead prompted, once alice and bob are spawned, ran their command and went idle."""
+    s.start()
+    s.prompt_lead()
+    wait_until(lambda: {"alice", "bob"} <= set(s.members()), "the lead to spawn alice and bob", 90)
+    # Both teammates ran their Bash command and answered: the team is idle and waiting.
+    wait_until(lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60)
+    return s
 
 
 def team_script(req: Request) -> Reply:
@@ -154,8 +175,17 @@ def team_script(req: Request) -> Reply:
 # ------------------------------------------------------------------ a session
 
 
+class Folders:
+    """Where a Claude Code run under `base` keeps its private HOME, its Claude folder and its project."""
+
+    base: Path
+    home = property(lambda self: self.base / "home")
+    claude_dir = property(lambda self: self.home / ".claude")
+    cwd = property(lambda self: self.base / "app")
+
+
 @dataclass
-class Session:
+class Session(Folders):
     """One interactive lead in its own tmux server, HOME and project folder."""
 
     base: Path
@@ -167,26 +197,8 @@ class Session:
     # The lead's permission flags; its teammates start with the same mode.
     lead_flags: str = "--dangerously-skip-permissions"
     team_name: str | None = None
-
-    @property
-    def home(self) -> Path:
-        return self.base / "home"
-
-    @property
-    def claude_dir(self) -> Path:
-        return self.home / ".claude"
-
-    @property
-    def cwd(self) -> Path:
-        return self.base / "app"
-
-    @property
-    def record(self) -> Path:
-        return self.base / "requests.jsonl"
-
-    @property
-    def state_dir(self) -> Path:
-        return self.base / "state"
+    record = property(lambda self: self.base / "requests.jsonl")
+    state_dir = property(lambda self: self.base / "state")
 
     def env(self) -> dict[str, str]:
         assert self.api is not None
@@ -259,7 +271,7 @@ class Session:
         return rows
 
     # ---------------------------------------------------------------- the lead
-    def start(self) -> "Session":
+    def start(self) -> Session:
         binary = claude_bin()
         if binary is None:
             raise RuntimeError("claude is not installed: run `make interop`")

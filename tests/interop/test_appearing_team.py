@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.interop.harness import REPO, Session, claude_bin, tmux_env, wait_until
+from tests.interop.test_real_claude import teamtui_in_tmux
 
 pytestmark = pytest.mark.interop
 
@@ -57,13 +57,7 @@ def watched_early(tmp_path: Path) -> Iterator[tuple[Session, str]]:
         "160",
         "-y",
         "48",
-        "-c",
-        str(s.cwd),
-        "env",
-        *(f"{k}={v}" for k, v in env.items()),
-        sys.executable,
-        "-m",
-        "teamtui",
+        *teamtui_in_tmux(s, env),
     )
     try:
         yield s, socket

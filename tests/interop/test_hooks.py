@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.interop.fakeapi import Reply, Request
-from tests.interop.harness import Session, wait_until, who
+from tests.interop.harness import Session, bash_twice, spawn_alice, wait_until, who
 from tests.interop.test_real_claude import claude_installed, start_teamtui, teamtui_env  # noqa: F401 - fixture
 from tests.sigint import sigint_default
 
@@ -110,32 +110,13 @@ def hook_script(req: Request) -> Reply:
     Claude Code asks (it lets a plain `echo` run unasked)."""
     agent, done = who(req), req.tool_calls()
     if agent == "team-lead":
-        if done.count("Bash") == 0:
-            return Reply(
-                tools=[
-                    ("Bash", {"command": "echo LEAD-RAN-$((40+2)) | tee lead-ran.txt", "description": "lead allowed"})
-                ]
-            )
-        if done.count("Bash") == 1:
-            return Reply(tools=[("Bash", {"command": "touch LEAD-DENIED.txt", "description": "lead denied"})])
-        if "Agent" not in done:
-            return Reply(
-                tools=[("Agent", {"description": "alice helper", "name": "alice", "prompt": "TMALICE: you are alice."})]
-            )
-        return Reply(text="LEADIDLE")
+        return bash_twice(done, "echo LEAD-RAN-$((40+2)) | tee lead-ran.txt", "touch LEAD-DENIED.txt", "lead") or (
+            spawn_alice(done)
+        )
     if agent == "alice":
-        if done.count("Bash") == 0:
-            return Reply(
-                tools=[
-                    (
-                        "Bash",
-                        {"command": "echo ALICE-RAN-$((50+5)) | tee alice-ran.txt", "description": "alice allowed"},
-                    )
-                ]
-            )
-        if done.count("Bash") == 1:
-            return Reply(tools=[("Bash", {"command": "touch ALICE-DENIED.txt", "description": "alice denied"})])
-        return Reply(text="ALICEIDLE")
+        return bash_twice(done, "echo ALICE-RAN-$((50+5)) | tee alice-ran.txt", "touch ALICE-DENIED.txt", "alice") or (
+            Reply(text="ALICEIDLE")
+        )
     return Reply(text="ok")
 
 
@@ -311,21 +292,11 @@ def test_no_room_a_room_that_quits_and_an_answer_in_the_terminal(short_wait: Hoo
 def pane_script(req: Request) -> Reply:
     agent, done = who(req), req.tool_calls()
     if agent == "team-lead":
-        if "Agent" not in done:
-            return Reply(
-                tools=[("Agent", {"description": "alice helper", "name": "alice", "prompt": "TMALICE: you are alice."})]
-            )
-        return Reply(text="LEADIDLE")
+        return spawn_alice(done)
     if agent == "alice":
-        if done.count("Bash") == 0:
-            return Reply(
-                tools=[
-                    ("Bash", {"command": "echo PANE-RAN-$((60+6)) | tee pane-ran.txt", "description": "alice allowed"})
-                ]
-            )
-        if done.count("Bash") == 1:
-            return Reply(tools=[("Bash", {"command": "touch PANE-DENIED.txt", "description": "alice denied"})])
-        return Reply(text="ALICEIDLE")
+        return bash_twice(done, "echo PANE-RAN-$((60+6)) | tee pane-ran.txt", "touch PANE-DENIED.txt", "alice") or (
+            Reply(text="ALICEIDLE")
+        )
     return Reply(text="ok")
 
 

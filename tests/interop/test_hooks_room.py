@@ -6,8 +6,7 @@ request holds the reason)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from tests.interop.fakeapi import Reply, Request
 from tests.interop.harness import who
 from tests.interop.test_hooks import HookSession, ran
 from tests.interop.test_real_claude import claude_installed  # noqa: F401 - fixture
+from tests.tui.conftest import until
 
 pytestmark = pytest.mark.interop
 
@@ -49,15 +49,6 @@ def lead(claude_installed: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         yield s
     finally:
         s.stop()
-
-
-async def until(pilot, cond: Callable[[], object], what: str, limit: float = 90.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await pilot.pause(0.1)
 
 
 async def test_the_leads_bash_allowed_and_denied_from_the_room(lead: HookSession, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.interop.harness import Session, wait_until
+from tests.interop.harness import Session, start_idle_team, wait_until
 from tests.interop.test_real_claude import claude_installed, dashboard  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.interop
@@ -22,13 +22,7 @@ pytestmark = pytest.mark.interop
 def killed_lead(claude_installed: None, tmp_path: Path) -> Iterator[Session]:
     s = Session(tmp_path / "claude-killed", "tmux")
     try:
-        s.start()
-        s.prompt_lead()
-        wait_until(lambda: {"alice", "bob"} <= set(s.members()), "the lead to spawn alice and bob", 90)
-        wait_until(
-            lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60
-        )
-        yield s
+        yield start_idle_team(s)
     finally:
         s.stop()
 

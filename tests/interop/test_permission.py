@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.interop.fakeapi import Reply, Request
-from tests.interop.harness import Session, wait_until, who
+from tests.interop.harness import Session, spawn_alice, wait_until, who
 from tests.interop.test_real_claude import claude_installed, start_teamtui  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.interop
@@ -24,11 +24,7 @@ def asks_permission(req: Request) -> Reply:
     """The lead spawns alice; alice runs one Bash command that needs approval, then idles."""
     agent, done = who(req), req.tool_calls()
     if agent == "team-lead":
-        if "Agent" not in done:
-            return Reply(
-                tools=[("Agent", {"description": "alice helper", "name": "alice", "prompt": "TMALICE: you are alice."})]
-            )
-        return Reply(text="LEADIDLE")
+        return spawn_alice(done)
     if agent == "alice" and "Bash" not in done:
         return Reply(tools=[("Bash", {"command": f"touch {PROBE}", "description": "Make the probe file"})])
     return Reply(text=f"{agent.upper()}IDLE")

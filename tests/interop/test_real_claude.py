@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.interop.harness import REPO, Session, claude_bin, wait_until, who
+from tests.interop.harness import REPO, Session, claude_bin, start_idle_team, wait_until
 
 pytestmark = pytest.mark.interop
 
@@ -37,14 +37,7 @@ def session(
 ) -> Iterator[Session]:
     s = Session(tmp_path_factory.mktemp(f"claude-{request.param}"), request.param)
     try:
-        s.start()
-        s.prompt_lead()
-        wait_until(lambda: {"alice", "bob"} <= set(s.members()), "the lead to spawn alice and bob", 90)
-        # Both teammates ran their Bash command and answered: the team is idle and waiting.
-        wait_until(
-            lambda: len(s.requests("alice")) >= 2 and len(s.requests("bob")) >= 2, "both teammates to go idle", 60
-        )
-        yield s
+        yield start_idle_team(s)
     finally:
         s.stop()
 
@@ -77,24 +70,15 @@ def seen_by(s: Session, agent: str, text: str) -> list[str]:
     return blocks
 
 
+def teamtui_in_tmux(s: Session, env: dict[str, str]) -> list[str]:
+    """The end of a tmux new-window/new-session: `teamtui` with no arguments in the project, under `env`."""
+    return ["-c", str(s.cwd), "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "teamtui"]
+
+
 def start_teamtui(s: Session) -> str:
     """`teamtui` with no arguments in a new window of the lead's tmux server; returns its pane."""
-    env = teamtui_env(s)
     pane = s.tmux(
-        "new-window",
-        "-d",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        "-n",
-        "dash",
-        "-c",
-        str(s.cwd),
-        "env",
-        *(f"{k}={v}" for k, v in env.items()),
-        sys.executable,
-        "-m",
-        "teamtui",
+        "new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "dash", *teamtui_in_tmux(s, teamtui_env(s))
     ).strip()
     # A window made with no client attached gets tmux's default 80×24: give it a real terminal's size.
     s.tmux("resize-window", "-t", pane, "-x", "160", "-y", "48", check=False)
@@ -331,9 +315,9 @@ async def test_each_teammates_scripted_bash_call_shows_in_its_log_panel(session:
     # The fake model had alice and bob each call Bash (team_script); Claude Code wrote it into the
     # teammate's own transcript (tmux) or its subagent transcript (in-process), nowhere in the team
     # folder. The real dashboard (headless, 160x50) on the files the real binary wrote:
-    from tests.tui.conftest import log_lines, until
     from teamtui.tui.app import TeamTUI
     from teamtui.tui.widgets.team import TeamPanel
+    from tests.tui.conftest import log_lines, until
 
     app = TeamTUI.watching(
         session.claude_dir, session.team, "claude", config_path=session.home / "pilot.toml", cursor_blink=False

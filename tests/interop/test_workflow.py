@@ -8,7 +8,6 @@ an agent's API call fails and the script throws, "error" and "failed"; stopped, 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.interop.harness import claude_bin, wait_until
+from tests.interop.harness import wait_until
+from tests.interop.test_real_claude import claude_installed  # noqa: F401 - fixture
 from tests.interop.workflow import AGENTS, BETA_ERROR, DESCRIPTION, PHASES, SCRIPT, WORKFLOW_NAME, WorkflowRun
 
 pytestmark = pytest.mark.interop
@@ -61,14 +61,6 @@ AGENT_ROW_KEYS = {
     "toolCalls",
     "durationMs",
 }
-
-
-@pytest.fixture(scope="module")
-def claude_installed() -> None:
-    if claude_bin() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("Claude Code is not installed (make interop installs it with npm)")
-        pytest.skip("Claude Code is not installed: run `make interop`")
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.interop.fakeapi import FakeApi, Reply, Request
-from tests.interop.harness import Session, claude_bin, wait_until
+from tests.interop.harness import Folders, Session, claude_bin, wait_until
 
 LEAD = "WFLEAD"
 LEAD_PROMPT = f"{LEAD}: use a workflow to probe"
@@ -57,7 +57,7 @@ def agent_of(req: Request) -> str:
 
 
 @dataclass
-class WorkflowRun:
+class WorkflowRun(Folders):
     """One `claude -p` whose model calls Workflow on SCRIPT, in a private HOME under `base`.
 
     fail: beta's request gets an API error (400, which Claude Code gives up on after a few tries:
@@ -92,22 +92,8 @@ class WorkflowRun:
                 return Reply(tools=[("TaskStop", {"task_id": task.group(1)})])
         return Reply(text="WFLEADDONE")
 
-    # ------------------------------------------------------------------ paths
-    @property
-    def home(self) -> Path:
-        return self.base / "home"
-
-    @property
-    def claude_dir(self) -> Path:
-        return self.home / ".claude"
-
-    @property
-    def cwd(self) -> Path:
-        return self.base / "app"
-
-    @property
-    def tmpdir(self) -> Path:
-        return self.base / "tmp"
+    # ------------------------------------------------------------------ paths (home, claude_dir, cwd: Folders)
+    tmpdir = property(lambda self: self.base / "tmp")
 
     def project_dir(self) -> Path:
         """projects/<slug>/: the cwd with every character outside [A-Za-z0-9] made `-`."""

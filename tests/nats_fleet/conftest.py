@@ -28,25 +28,13 @@ import pytest
 
 from teamtui.protocol.settings import NatsSettings
 from teamtui.session.nats_source import NatsSource
-from teamtui.session.source import FleetBatch
+from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port, running
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "tests" / "fixtures" / "examples"
 NATS_SERVER = shutil.which("nats-server") or "/usr/sbin/nats-server"
 NATIVE_TEAM = "refactor-auth"
 CLAUDE_TEAM = "session-421dba11"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def copy_tree(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, dirs_exist_ok=True)
-    for p in [dst, *dst.rglob("*")]:  # the fixtures are checked in read-only
-        p.chmod(0o755 if p.is_dir() else 0o644)
 
 
 @dataclass
@@ -274,49 +262,57 @@ def hosts(tmp_path: Path) -> Iterator[Callable[..., Host]]:
 # ------------------------------------------------------------------ the room's side
 
 
-class Feed:
+class Feed(BatchFeed):
     """A NatsSource followed by a task of its own; every batch kept."""
 
     def __init__(self, source: NatsSource):
+        super().__init__()
         self.source = source
-        self.batches: list[FleetBatch] = []
         self.error: BaseException | None = None
 
-    @property
-    def notices(self) -> list[str]:
-        return [text for b in self.batches for text, _ in b.notices]
-
     async def until(self, cond: Callable[[], bool], what: str, limit: float = 20.0) -> None:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + limit
-        while not cond():
-            if self.error is not None:
-                raise AssertionError(f"the source failed before {what}: {self.error}")
-            if loop.time() > end:
-                raise AssertionError(
-                    f"never happened: {what} (problems {self.source.problems}, notices {self.notices[-5:]})"
-                )
-            await asyncio.sleep(0.02)
+        await apoll(
+            cond,
+            limit,
+            lambda: asyncio.sleep(0.02),
+            lambda: AssertionError(
+                f"never happened: {what} (problems {self.source.problems}, notices {self.notices[-5:]})"
+            ),
+            lambda: None if self.error is None else AssertionError(f"the source failed before {what}: {self.error}"),
+        )
 
 
 @asynccontextmanager
 async def following(source: NatsSource) -> AsyncIterator[Feed]:
-    stop = asyncio.Event()
     feed = Feed(source)
 
-    async def run() -> None:
+    async def run(stop: asyncio.Event) -> None:
         try:
             async for batch in source.follow(stop):
                 feed.batches.append(batch)
         except Exception as exc:  # noqa: BLE001 - kept for the test to say
             feed.error = exc
 
-    task = asyncio.create_task(run())
-    try:
+    async with running(run):
         yield feed
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
+
+
+def key_of(host: Host, claude: bool = False) -> tuple[str, str, str]:
+    """The room's key of `host`'s native team (or, `claude`, of its Claude Code team)."""
+    if claude:
+        return (f"nats:{host.name}", os.path.realpath(host.claude), CLAUDE_TEAM)
+    return (f"nats:{host.name}", os.path.realpath(host.project), NATIVE_TEAM)
+
+
+@asynccontextmanager
+async def box_followed(server: Server, hosts, stall: float = 3.0) -> AsyncIterator[tuple[Host, NatsSource, Feed]]:
+    """box1 publishing its native team to `server`, and a room following the server once the team is in it."""
+    box = hosts("box1")
+    box.publish(server.url)
+    source = room(server.url, stall=stall)
+    async with following(source) as feed:
+        await feed.until(lambda: key_of(box) in source.sessions, "the published team")
+        yield box, source, feed
 
 
 def room(url: str, *, credentials: str = "", stall: float = 3.0, subjects: str = "teamtui.>") -> NatsSource:

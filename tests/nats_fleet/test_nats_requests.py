@@ -9,19 +9,11 @@ import json
 import os
 import subprocess
 import sys
-import time
-from pathlib import Path
 
-from teamtui.protocol import processes
 from teamtui.protocol.native import NativeTeam
+from tests.conftest import EDITS, set_lead, shutdown_through_the_lead
 
-from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Host, Server, following, room
-
-
-def key_of(host: Host, claude: bool = False) -> tuple[str, str, str]:
-    if claude:
-        return (f"nats:{host.name}", os.path.realpath(host.claude), CLAUDE_TEAM)
-    return (f"nats:{host.name}", os.path.realpath(host.project), NATIVE_TEAM)
+from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Host, Server, box_followed, following, key_of, room
 
 
 def native_inbox(host: Host, member: str) -> list[dict]:
@@ -33,24 +25,8 @@ def claude_inbox(host: Host, member: str) -> list[dict]:
     return json.loads((host.claude / "teams" / CLAUDE_TEAM / "inboxes" / f"{member}.json").read_text())
 
 
-def set_lead(claude, team: str, pid: int) -> None:
-    path = claude / "teams" / team / "config.json"
-    cfg = json.loads(path.read_text())
-    cfg["leadProcess"] = {
-        "pid": pid,
-        "pidSpace": "vm#" + processes.pid_space(),
-        "claimedAt": int(time.time() * 1000),
-        "procStart": processes.start_of(pid),
-    }
-    path.write_text(json.dumps(cfg, indent=2))
-
-
 async def test_m_and_b_are_carried_out_by_the_publishing_host_under_its_honest_sender(server: Server, hosts) -> None:
-    box = hosts("box1")
-    box.publish(server.url)
-    source = room(server.url)
-    async with following(source) as feed:
-        await feed.until(lambda: key_of(box) in source.sessions, "the team")
+    async with box_followed(server, hosts) as (box, source, feed):
         session = source.sessions[key_of(box)]
         honest = NativeTeam(box.project, NATIVE_TEAM).outgoing_sender("teamtui")
         assert session.sender == honest
@@ -80,11 +56,7 @@ async def test_m_and_b_are_carried_out_by_the_publishing_host_under_its_honest_s
 
 
 async def test_s_on_a_native_team_runs_the_shutdown_there_and_reports_its_progress(server: Server, hosts) -> None:
-    box = hosts("box1")
-    box.publish(server.url)
-    source = room(server.url)
-    async with following(source) as feed:
-        await feed.until(lambda: key_of(box) in source.sessions, "the team")
+    async with box_followed(server, hosts) as (box, source, feed):
         session = source.sessions[key_of(box)]
         news = []
         controller = session.shutdown(None, news.append, lambda d, f: None, lambda w, d: None)
@@ -111,26 +83,17 @@ async def test_s_on_a_claude_code_team_goes_through_its_lead_there(server: Serve
         async with following(source) as feed:
             await feed.until(lambda: key_of(box, claude=True) in source.sessions, "the Claude Code team")
             session = source.sessions[key_of(box, claude=True)]
-            news = []
-            controller = session.shutdown(None, news.append, lambda d, f: None, lambda w, d: None)
-            controller.start(session.live_teammates(), "done for today", 30.0)
-            await feed.until(lambda: any(n.run is not None and n.run.note for n in news), "the host's progress")
-            note = next(n.run.note for n in news if n.run is not None and n.run.note)
-            assert note.startswith("asked team-lead (as teamtui) to shut down")
-            asked = [e for e in claude_inbox(box, "team-lead") if "done for today" in e.get("text", "")]
-            assert asked and asked[-1]["from"] == "teamtui"
-            controller.stop()
+            await shutdown_through_the_lead(
+                session, feed.until, lambda: claude_inbox(box, "team-lead"), "the host's progress"
+            )
     finally:
         lead.kill()
         lead.wait()
 
 
 async def test_a_request_to_a_host_that_is_away_says_nobody_answered(server: Server, hosts) -> None:
-    box = hosts("box1")
-    box.publish(server.url)
-    source = room(server.url, stall=30.0)  # still counted as up: the request itself finds nobody
-    async with following(source) as feed:
-        await feed.until(lambda: key_of(box) in source.sessions, "the team")
+    # stall=30: still counted as up: the request itself finds nobody
+    async with box_followed(server, hosts, stall=30.0) as (box, source, feed):
         box.stop()
         session = source.sessions[key_of(box)]
         session.send("hunter", "into the void")
@@ -140,7 +103,6 @@ async def test_a_request_to_a_host_that_is_away_says_nobody_answered(server: Ser
         )
 
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 EDITS_TEAM = "session-48868de5"
 APP = "/src/app/app.py"
 

@@ -16,11 +16,7 @@ from teamtui.protocol import stream as wire
 from teamtui.protocol.nats_subjects import STREAM, host_subject, state_subject, team_token
 from teamtui.session.nats_link import NatsUnavailable
 
-from .conftest import NATIVE_TEAM, Host, Server, Users, following, room, stream_made
-
-
-def key_of(host: Host) -> tuple[str, str, str]:
-    return (f"nats:{host.name}", os.path.realpath(host.project), NATIVE_TEAM)
+from .conftest import NATIVE_TEAM, Host, Server, Users, following, key_of, room, stream_made
 
 
 def inbox(host: Host, member: str) -> list[dict]:

@@ -12,11 +12,7 @@ from collections import Counter
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.nats_subjects import STREAM
 
-from .conftest import NATIVE_TEAM, Host, Server, following, room
-
-
-def key_of(host: Host) -> tuple[str, str, str]:
-    return (f"nats:{host.name}", os.path.realpath(host.project), NATIVE_TEAM)
+from .conftest import NATIVE_TEAM, Server, box_followed, following, key_of, room
 
 
 def contents(session) -> list[str]:
@@ -24,11 +20,7 @@ def contents(session) -> list[str]:
 
 
 async def test_a_published_team_is_a_row_with_its_state(server: Server, hosts) -> None:
-    box = hosts("box1")
-    box.publish(server.url)
-    source = room(server.url)
-    async with following(source) as feed:
-        await feed.until(lambda: key_of(box) in source.sessions, "the published team")
+    async with box_followed(server, hosts) as (box, source, feed):
         host = source.hosts["box1"]
         session = source.sessions[key_of(box)]
         state = session.state
@@ -93,12 +85,8 @@ async def test_a_room_that_starts_late_gets_each_teams_last_state(server: Server
 
 
 async def test_the_server_restarted_everything_meanwhile_arrives_once(server: Server, hosts) -> None:
-    box = hosts("box1")
-    box.publish(server.url)
-    team = NativeTeam(box.project, NATIVE_TEAM)
-    source = room(server.url)
-    async with following(source) as feed:
-        await feed.until(lambda: key_of(box) in source.sessions, "the published team")
+    async with box_followed(server, hosts) as (box, source, feed):
+        team = NativeTeam(box.project, NATIVE_TEAM)
         team.send("hunter", "before the restart", sender="scout")
         await feed.until(lambda: "before the restart" in contents(source.sessions[key_of(box)]), "before")
         server.stop()

@@ -15,11 +15,7 @@ from teamtui.protocol.history.timeline import build_timeline
 from teamtui.session.actions import NoHistory
 from tests.remote.test_stream_timeline import history_db, record_past
 
-from .conftest import NATIVE_TEAM, Server, following, room
-
-
-def key_of(host) -> tuple[str, str, str]:
-    return (f"nats:{host.name}", os.path.realpath(host.project), NATIVE_TEAM)
+from .conftest import NATIVE_TEAM, Server, following, key_of, room
 
 
 def record_chatter(path, team: TeamIdent, t0: float, n: int) -> None:

@@ -5,7 +5,6 @@ shows on its rows and comes back."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -20,21 +19,12 @@ from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetTable
 from teamtui.tui.widgets.header import TeamHeader
-
 from tests.remote.conftest import empty_local_fleet
-from tests.tui.conftest import cells, toasts
+from tests.tui.conftest import cells, toasts, until
 
 from .conftest import EXAMPLES, NATIVE_TEAM, Host, Server, copy_tree, room
 
 SIZE = (180, 40)
-
-
-async def until(pilot, cond, what: str, limit: float = 20.0) -> None:
-    end = asyncio.get_running_loop().time() + limit
-    while not cond():
-        if asyncio.get_running_loop().time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await pilot.pause(0.02)
 
 
 def inbox(host: Host, member: str) -> list[dict]:

@@ -23,6 +23,7 @@ from teamtui.notify.osc import BEL, osc9, osc777
 from teamtui.protocol.native import NativeTeam
 from tests.corpus.ptyrun import REPO, PtyProcess
 from tests.notify.attached import AttachedTmux
+from tests.tui.conftest import until as pilot_until
 
 LIMIT = 15.0  # seconds any one thing may take to show up (a busy machine; the whole test stays < 20 s)
 FINISHED = ("teamtui: api-team", "finished: all 1 tasks done")
@@ -227,17 +228,13 @@ async def test_an_event_before_the_channels_are_ready_is_sent_once_they_are(mach
 
 
 async def _early_event(app, fleet, machine, release, sent) -> None:
-    import asyncio
 
     async with app.run_test(size=(160, 40)) as pilot:
         assert app.fleet is not None
         control, key = app.fleet, next(k for k in fleet.sessions if k[2] == "api-team")
 
         async def until(cond, what: str) -> None:
-            end = asyncio.get_running_loop().time() + LIMIT
-            while not cond():
-                assert asyncio.get_running_loop().time() < end, f"never happened: {what}"
-                await pilot.pause(0.05)
+            await pilot_until(pilot, cond, what, LIMIT)
 
         NativeTeam(machine["api"], "api-team").complete_task("1")
         await until(lambda: key in control.alerts._seen and control.alerts._seen[key].finished, "the team finished")

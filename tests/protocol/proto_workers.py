@@ -15,11 +15,14 @@ from teamtui.protocol.locks import DirLock, FileLock
 from teamtui.protocol.native import NativeTeam
 
 
-def native_writer(root: str, team: str, to: str, writer: int, count: int, start) -> None:
-    store = NativeTeam(Path(root), team)
+def _send_all(store: NativeTeam | ClaudeTeam, to: str, prefix: str, writer: int, count: int, start) -> None:
     start.wait()
     for i in range(count):
-        store.send(to, f"w{writer}-{i}", f"w{writer}")
+        store.send(to, f"{prefix}{writer}-{i}", f"w{writer}")
+
+
+def native_writer(root: str, team: str, to: str, writer: int, count: int, start) -> None:
+    _send_all(NativeTeam(Path(root), team), to, "w", writer, count, start)
 
 
 def native_drainer(root: str, team: str, member: str, out_path: str, stop) -> None:
@@ -41,10 +44,7 @@ def native_drainer(root: str, team: str, member: str, out_path: str, stop) -> No
 
 
 def claude_writer(root: str, team: str, to: str, writer: int, count: int, start) -> None:
-    store = ClaudeTeam(Path(root), team)
-    start.wait()
-    for i in range(count):
-        store.send(to, f"c{writer}-{i}", f"w{writer}")
+    _send_all(ClaudeTeam(Path(root), team), to, "c", writer, count, start)
 
 
 def claimer(root: str, team: str, owner: str, out_path: str, start) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,21 +11,18 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.claude import ClaudeTeam, member_backend, member_pane
+from teamtui.protocol.claude.leadproc import LeadProcess, lead_state, parse_lead_process
 from teamtui.protocol.errors import DishonestSenderError, NotMemberError
 from teamtui.protocol.layout import find_team, team_names
-from teamtui.protocol.claude.leadproc import LeadProcess, lead_state, parse_lead_process
 from teamtui.protocol.models import IdleNotification, MemberStatus
 from teamtui.protocol.state import TeamState
+from tests.conftest import copy_fixture
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 
 
 def _copy(tmp_path: Path, which: str) -> Path:
-    root = tmp_path / which
-    shutil.copytree(FIXTURES / which, root)
-    for p in [root, *root.rglob("*")]:  # the fixtures are checked in read-only
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
+    return copy_fixture(FIXTURES / which, tmp_path / which)
 
 
 def _proc_start(pid: int) -> str:

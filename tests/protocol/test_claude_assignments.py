@@ -13,6 +13,7 @@ from teamtui.protocol.claude.transcripts.assignments import PROMPT_KEPT, Assignm
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.state import TeamState
+from tests.conftest import copy_fixture
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 LEAD = "421dba11-a86f-4c03-bd8f-13c51d730076.jsonl"  # the tmux team's lead transcript
@@ -20,11 +21,7 @@ BEFORE_IDLE = 37  # its lines before the teammates' idle notices arrive
 
 
 def copy(tmp_path: Path, case: str) -> Path:
-    root = tmp_path / case
-    shutil.copytree(FIXTURES / case, root)
-    for p in [root, *root.rglob("*")]:  # the fixtures are checked in read-only
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
+    return copy_fixture(FIXTURES / case, tmp_path / case)
 
 
 def lead_file(root: Path) -> Path:

@@ -16,6 +16,7 @@ from teamtui.protocol.claude.transcripts.reader import TranscriptReader
 from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.state import TeamState
+from tests.conftest import copy_fixture
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 WORKFLOWS = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
@@ -26,11 +27,7 @@ NEWER = ".".join(
 
 
 def copy(tmp_path: Path, case: str) -> Path:
-    root = tmp_path / case
-    shutil.copytree(FIXTURES / case, root)
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
+    return copy_fixture(FIXTURES / case, tmp_path / case)
 
 
 def newer_lines() -> bytes:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol.claude import journal
-from teamtui.protocol.claude import ClaudeTeam
+from teamtui.protocol.claude import ClaudeTeam, journal
 from teamtui.protocol.claude.ended import load_state
 from teamtui.protocol.claude.journal import TeamJournal, journal_file, list_teams, read_records
 from teamtui.protocol.settings import load_settings
 from teamtui.protocol.state import TeamState
+from tests.conftest import copy_fixture
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 REPO = Path(__file__).resolve().parents[2]
@@ -26,10 +26,7 @@ TEAM = "session-421dba11"
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    r = tmp_path / "claude"
-    shutil.copytree(FIXTURES / "tmux-running", r)
-    for p in [r, *r.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    r = copy_fixture(FIXTURES / "tmux-running", tmp_path / "claude")
     (r / "tasks" / TEAM).mkdir(parents=True)
     (r / "tasks" / TEAM / "1.json").write_text(
         json.dumps(
@@ -97,10 +94,7 @@ def test_a_team_is_journaled_until_its_end_and_read_back(root: Path) -> None:
 def test_a_leads_assignments_are_journaled_and_an_ended_teams_board_shows_them(tmp_path: Path) -> None:
     """Without a task list the board is the work the lead handed out (its transcript): kept in the
     journal, so the team's board is still there once Claude Code deleted its folder."""
-    root = tmp_path / "claude"
-    shutil.copytree(FIXTURES / "tmux-running", root)
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    root = copy_fixture(FIXTURES / "tmux-running", tmp_path / "claude")
     store = ClaudeTeam(root, TEAM)
     state = TeamState(store, journal=TeamJournal.open(store))
     state.load_all()

@@ -6,7 +6,6 @@ and its head, a line appended), bounded, and safe with hostile input."""
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -28,8 +27,8 @@ from teamtui.protocol.edits import (
 )
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.tail import TailReader
+from tests.conftest import EDITS, copy_fixture
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
 SUBAGENTS = Path("projects/-src-app/48868de5-8ae7-4125-8599-c28685a97f25/subagents")
 ALICE = SUBAGENTS / "agent-aalice-df0585ad00aef93c.jsonl"
@@ -38,11 +37,7 @@ BOB = SUBAGENTS / "agent-abob-464809b8192e779c.jsonl"
 
 @pytest.fixture
 def claude(tmp_path: Path) -> Path:
-    root = tmp_path / ".claude"
-    shutil.copytree(EDITS, root)
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
+    return copy_fixture(EDITS, tmp_path / ".claude")
 
 
 def read_state(root: Path, *, from_end: bool = False) -> TeamState:

@@ -11,13 +11,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import proto_workers
 import pytest
 
-import proto_workers
 from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.errors import LockTimeout
 from teamtui.protocol.locks import STALE_AFTER, DirLock, FileLock
 from teamtui.protocol.native import NativeTeam
+from tests.conftest import join_all
 
 CTX = mp.get_context("spawn")
 # Generous: only reached if something hangs, never a speed assertion.
@@ -25,12 +26,7 @@ JOIN_TIMEOUT = 120
 
 
 def _join_all(procs: list) -> None:
-    for p in procs:
-        p.join(JOIN_TIMEOUT)
-    for p in procs:
-        if p.is_alive():
-            p.kill()
-    assert [p.exitcode for p in procs] == [0] * len(procs)
+    join_all(procs, JOIN_TIMEOUT)
 
 
 def _team(tmp_path: Path, members: tuple[str, ...] = ("sink",)) -> NativeTeam:

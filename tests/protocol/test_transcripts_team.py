@@ -10,26 +10,13 @@ from pathlib import Path
 
 from teamtui.protocol.claude.transcripts import EntryKind, TeamTranscripts
 from teamtui.protocol.watch import watch_dirs
+from tests.costgen import bash_use
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 
 
 def tool_line(tid: str, command: str) -> bytes:
-    msg = {
-        "id": f"msg_{tid}",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-opus-5-5",
-        "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": command}}],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 7, "output_tokens": 11},
-    }
-    return (
-        json.dumps(
-            {"type": "assistant", "message": msg, "timestamp": "2026-11-23T08:00:00.000Z"}, separators=(",", ":")
-        ).encode()
-        + b"\n"
-    )
+    return bash_use(tid, command, {"input_tokens": 7, "output_tokens": 11}, "2026-11-23T08:00:00.000Z")
 
 
 def test_new_lines_and_a_teammate_spawned_while_watching_arrive(tmp_path: Path) -> None:

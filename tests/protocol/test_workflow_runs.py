@@ -24,6 +24,7 @@ from teamtui.protocol.settings import load_settings
 from teamtui.protocol.state import TeamState
 from teamtui.protocol.workflow import WorkflowRun, recent_runs, run_id_of, run_name
 from teamtui.session.local_team import open_local
+from tests.conftest import writable
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
@@ -40,11 +41,7 @@ def copy_case(tmp_path: Path, case: str, dest: str | None = None) -> Path:
     """The fixture's config dir, copied (and made writable), every file written now."""
     root = tmp_path / (dest or case)
     shutil.copytree(FIXTURES / case / "projects", root / "projects", dirs_exist_ok=True)
-    now = time.time()
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-        os.utime(p, (now, now))
-    return root
+    return writable(root, touch=True)
 
 
 def name_of(case: str) -> str:

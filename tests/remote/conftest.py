@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-import json
 import os
 import shlex
 import shutil
@@ -23,28 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol import processes
-from teamtui.protocol.settings import HostSettings, load_settings
+from teamtui.protocol.settings import HostSettings
 from teamtui.session.local import LocalSource
 from teamtui.session.remote import RemoteHost, host_key
-from teamtui.session.source import FleetBatch
+from tests.conftest import BatchFeed, apoll, copy_fixture as copy_tree, free_port, local_source, running, set_lead
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 CLAUDE_TEAM = "session-421dba11"
 NATIVE_TEAM = "refactor-auth"
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
-
-
-def copy_tree(src: Path, dst: Path) -> None:
-    shutil.copytree(src, dst, dirs_exist_ok=True)
-    for p in [dst, *dst.rglob("*")]:  # the fixtures are checked in read-only
-        p.chmod(0o755 if p.is_dir() else 0o644)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -175,18 +161,6 @@ class Remote:
         return RemoteHost(self.spec(**kw), stall=stall, heartbeat=heartbeat, backoff_first=backoff_first)
 
 
-def set_lead(claude: Path, team: str, pid: int) -> None:
-    path = claude / "teams" / team / "config.json"
-    cfg = json.loads(path.read_text())
-    cfg["leadProcess"] = {
-        "pid": pid,
-        "pidSpace": "vm#" + processes.pid_space(),
-        "claimedAt": int(time.time() * 1000),
-        "procStart": processes.start_of(pid),
-    }
-    path.write_text(json.dumps(cfg, indent=2))
-
-
 @pytest.fixture
 def remote(tmp_path: Path, sshd: Sshd) -> Iterator[Remote]:
     home = tmp_path / "remote-home"
@@ -207,51 +181,34 @@ def empty_local_fleet(tmp_path: Path) -> LocalSource:
     """This machine's side of a room with no team of its own: what stands beside the hosts."""
     empty = tmp_path / "empty"
     empty.mkdir()
-    local = LocalSource(
-        load_settings(tmp_path / "none.toml"),
-        cwd=empty,
-        claude_root=empty,
-        registry=empty / "runs",
-        journal=empty / "journal",
-    )
-    local.discover()
-    return local
+    return local_source([], empty)
 
 
-class Feed:
+class Feed(BatchFeed):
     """A host followed by a task of its own; every batch kept."""
 
     def __init__(self, host: RemoteHost):
+        super().__init__()
         self.host = host
-        self.batches: list[FleetBatch] = []
         self.at: list[float] = []  # when each batch came (loop time)
 
-    @property
-    def notices(self) -> list[str]:
-        return [text for b in self.batches for text, _ in b.notices]
-
     async def until(self, cond: Callable[[], bool], what: str, limit: float = 20.0) -> None:
-        loop = asyncio.get_running_loop()
-        end = loop.time() + limit
-        while not cond():
-            if loop.time() > end:
-                raise AssertionError(f"never happened: {what} (status {self.host.status!r}, notices {self.notices})")
-            await asyncio.sleep(0.02)
+        await apoll(
+            cond,
+            limit,
+            lambda: asyncio.sleep(0.02),
+            lambda: AssertionError(f"never happened: {what} (status {self.host.status!r}, notices {self.notices})"),
+        )
 
 
 @asynccontextmanager
 async def following(host: RemoteHost) -> AsyncIterator[Feed]:
-    stop = asyncio.Event()
     feed = Feed(host)
 
-    async def run() -> None:
+    async def run(stop: asyncio.Event) -> None:
         async for batch in host.follow(stop):
             feed.batches.append(batch)
             feed.at.append(asyncio.get_running_loop().time())
 
-    task = asyncio.create_task(run())
-    try:
+    async with running(run):
         yield feed
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)

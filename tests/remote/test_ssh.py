@@ -24,6 +24,7 @@ from teamtui.protocol.state import TeamState
 from teamtui.session.alerts import Alerts
 from teamtui.session.fleet import Fleet
 from teamtui.session.remote import RemoteHost
+from tests.conftest import ask_permission, shutdown_through_the_lead
 
 from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, empty_local_fleet, following
 
@@ -174,17 +175,7 @@ async def test_what_the_transcripts_tell_is_told_there_and_shown_here(remote: Re
         assert {t.subject for t in state.board.tasks.values()} == {t.subject for t in here.board.tasks.values()}
         # A permission request there: listed here, in the team's strip and in the room's needs.
         inbox = remote.claude / "teams" / CLAUDE_TEAM / "inboxes" / f"{here.lead}.json"
-        entries = json.loads(inbox.read_text()) if inbox.exists() else []
-        request = {
-            "type": "permission_request",
-            "request_id": "perm-9",
-            "agent_id": "alice",
-            "tool_name": "Bash",
-            "input": {"command": "rm -rf build"},
-            "description": "clean the build",
-        }
-        entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
-        inbox.write_text(json.dumps(entries))
+        ask_permission(inbox, "perm-9", "rm -rf build", "clean the build")
         await feed.until(lambda: any(n.kind == "permission" for n in there.needs_you(time.time())), "the request, here")
         need = next(n for n in there.needs_you(time.time()) if n.kind == "permission")
         assert need.member == "alice" and "rm -rf build" in need.detail
@@ -199,15 +190,9 @@ async def test_a_claude_code_shutdown_goes_through_its_lead_there(remote: Remote
     async with following(host) as feed:
         await feed.until(lambda: host.connected, "connected")
         session = host.sessions[remote.claude_key]
-        news = []
-        controller = session.shutdown(None, news.append, lambda d, f: None, lambda w, d: None)
-        controller.start(session.live_teammates(), "done for today", 30.0)
-        await feed.until(lambda: any(n.run is not None and n.run.note for n in news), "the remote's progress")
-        note = next(n.run.note for n in news if n.run is not None and n.run.note)
-        assert note.startswith("asked team-lead (as teamtui) to shut down")
-        asked = [e for e in claude_inbox(remote, "team-lead") if "done for today" in e.get("text", "")]
-        assert asked and asked[-1]["from"] == "teamtui"
-        controller.stop()
+        await shutdown_through_the_lead(
+            session, feed.until, lambda: claude_inbox(remote, "team-lead"), "the remote's progress"
+        )
 
 
 async def test_killing_the_ssh_client_shows_disconnected_and_it_comes_back(remote: Remote) -> None:

@@ -23,7 +23,7 @@ from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
-
+from tests.conftest import ask_permission
 from tests.tui.conftest import cells, toasts, until
 
 from .conftest import CLAUDE_TEAM, NATIVE_TEAM, Remote, empty_local_fleet
@@ -108,17 +108,7 @@ async def test_a_remote_claude_code_team_shows_what_its_transcripts_tell(remote:
         # A permission request there: in the team's strip; its detail says where it is answered,
         # and there is no pane here to go to.
         inbox = remote.claude / "teams" / CLAUDE_TEAM / "inboxes" / "team-lead.json"
-        entries = json.loads(inbox.read_text()) if inbox.exists() else []
-        request = {
-            "type": "permission_request",
-            "request_id": "perm-7",
-            "agent_id": "alice",
-            "tool_name": "Bash",
-            "input": {"command": "make clean"},
-            "description": "clean",
-        }
-        entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
-        inbox.write_text(json.dumps(entries))
+        ask_permission(inbox, "perm-7", "make clean", "clean")
         strip = screen.query_one(NeedsYouStrip)
         await until(
             pilot, lambda: any(i.kind == "permission" for i in strip.items), "the request in the strip", limit=15

@@ -13,15 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from teamtui.protocol import stream as wire
-from teamtui.protocol import stream_edits as edits_wire
+from teamtui.protocol import stream as wire, stream_edits as edits_wire
 from teamtui.protocol.edits import MAX_DIFF_LINES, MAX_LINE_CHARS, Edit, Hunk
 from teamtui.session.changes import changes_of
+from tests.conftest import EDITS
 
 from .conftest import Remote, copy_tree, following
 from .test_stream_cmd import Stream, stream_env, streaming
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
 APP = "/src/app/app.py"
 

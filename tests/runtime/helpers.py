@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from watchfiles import watch
 
@@ -108,3 +113,24 @@ def wait_until(dirs: list[Path], predicate, timeout: float = 30.0) -> None:
         if not changes or time.monotonic() > deadline:  # an empty batch means watch() timed out
             break
     raise AssertionError(f"condition not reached within {timeout:g}s")
+
+
+@contextmanager
+def lead_with_dashboard(teamfile: Path, root: Path) -> Iterator[tuple[Any, Any, list, threading.Thread]]:
+    """`teamtui run TEAMFILE`'s lead in a thread of this process, once started, and its dashboard
+    (not yet running): (lead, app, [the run's outcome, once over], the thread). Stopped on the way out."""
+    from teamtui.cli.run_cmds import connect_dashboard
+    from teamtui.runtime.lead import Lead
+    from teamtui.runtime.teamfile import load_team_file
+
+    spec = load_team_file(teamfile)
+    lead = Lead(spec, root)
+    outcome: list = []
+    thread = threading.Thread(target=lambda: outcome.append(asyncio.run(lead.run())))
+    thread.start()
+    try:
+        assert lead.started.wait(10)
+        yield lead, connect_dashboard(lead, spec, root, cursor_blink=False), outcome, thread
+    finally:
+        lead.stop("test over", 0)
+        thread.join(30)

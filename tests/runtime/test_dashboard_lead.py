@@ -3,15 +3,10 @@ drains from its own inbox still reaches the screen."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 
-from teamtui.cli.run_cmds import connect_dashboard
-from teamtui.runtime.lead import Lead
 from teamtui.protocol.shutdown import Outcome
-from teamtui.runtime.teamfile import load_team_file
-from tests.runtime.helpers import processes_of, team_toml
+from tests.runtime.helpers import lead_with_dashboard, processes_of, team_toml
 from tests.tui.conftest import until
 
 
@@ -27,14 +22,7 @@ async def test_S_in_the_dashboard_is_run_by_the_lead(tmp_path, monkeypatch):
         )
     )
     monkeypatch.setenv("WORK", "4")
-    spec = load_team_file(tf)
-    lead = Lead(spec, tmp_path)
-    outcome: list = []
-    thread = threading.Thread(target=lambda: outcome.append(asyncio.run(lead.run())))
-    thread.start()
-    try:
-        assert lead.started.wait(10)
-        app = connect_dashboard(lead, spec, tmp_path, cursor_blink=False)
+    with lead_with_dashboard(tf, tmp_path) as (lead, app, outcome, thread):
         async with app.run_test(size=(140, 42)) as pilot:
             await until(
                 pilot,
@@ -59,9 +47,6 @@ async def test_S_in_the_dashboard_is_run_by_the_lead(tmp_path, monkeypatch):
             await until(
                 pilot, lambda: sum(m.type == "shutdown_response" for m in app.state.messages) == 2, "replies shown"
             )
-        thread.join(30)
-    finally:
-        lead.stop("test over", 0)
         thread.join(30)
     assert not thread.is_alive()
     # Each teammate got exactly one shutdown request: the dashboard sent none of its own.

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
-from teamtui.cli.run_cmds import connect_dashboard
-from teamtui.runtime.lead import Lead
-from teamtui.runtime.teamfile import load_team_file
 from tests.tui.conftest import until
 
-from .helpers import processes_of, run_cmd, tasks_on_disk
+from .helpers import lead_with_dashboard, processes_of, run_cmd, tasks_on_disk
 
 AGENT = Path(__file__).with_name("agents") / "jsonrpc_teammate.js"
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -102,14 +97,7 @@ async def test_a_message_from_the_dashboard_reaches_a_jsonrpc_teammate(tmp_path)
     tf = tmp_path / "team.toml"
     mates = {"ada": {"JRPC_WORK_MS": "4000"}, "bob": {"JRPC_WORK_MS": "4000", "JRPC_TELL": "ada:the schema is in db/"}}
     tf.write_text(rpc_toml("dash", mates, [("long", []), ("longer", [])], "restarts = 0\n"))
-    spec = load_team_file(tf)
-    lead = Lead(spec, tmp_path)
-    outcome: list = []
-    thread = threading.Thread(target=lambda: outcome.append(asyncio.run(lead.run())))
-    thread.start()
-    try:
-        assert lead.started.wait(10)
-        app = connect_dashboard(lead, spec, tmp_path, cursor_blink=False)
+    with lead_with_dashboard(tf, tmp_path) as (lead, app, _outcome, thread):
         async with app.run_test(size=(140, 42)) as pilot:
             await until(
                 pilot,
@@ -133,9 +121,6 @@ async def test_a_message_from_the_dashboard_reaches_a_jsonrpc_teammate(tmp_path)
                 "shown",
                 limit=10,
             )
-    finally:
-        lead.stop("test over", 0)
-        thread.join(30)
     assert not thread.is_alive()
     assert processes_of(tmp_path) == []
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.processes import running
-from tests.tmux.tmux_support import REPO, TmuxServer, wait_for
+from tests.tmux.tmux_support import NEW_PANE, TmuxServer, wait_for
 
 pytestmark = pytest.mark.tmux
 
@@ -30,12 +30,7 @@ def _child_of(pid: int) -> int | None:
 def test_a_pane_closed_from_outside_ends_its_teammate(tmux_server: TmuxServer, tmp_path: Path, closed_by: str) -> None:
     out = tmux_server.run(
         "split-window",
-        "-d",
-        "-P",
-        "-F",
-        "#{pane_id}\t#{pane_pid}",
-        "-e",
-        f"PYTHONPATH={REPO}",
+        *NEW_PANE,
         sys.executable,
         "-m",
         "teamtui.tmux.runner",

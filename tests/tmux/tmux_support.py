@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +12,11 @@ import pytest
 
 from teamtui.tmux.panes import TmuxPanes
 from teamtui.tmux.server import Tmux
+from tests.conftest import poll
 
 REPO = Path(__file__).resolve().parents[2]
+# New-window/split-window flags: detached, printing "pane id<TAB>pane pid", this checkout importable.
+NEW_PANE = ("-d", "-P", "-F", "#{pane_id}\t#{pane_pid}", "-e", f"PYTHONPATH={REPO}")
 
 
 @dataclass
@@ -41,12 +43,7 @@ class TmuxServer:
         window = self.tmux.pane_info(self.dashboard, "#{window_id}") or ""
         out = self.run(
             "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}\t#{pane_pid}",
-            "-e",
-            f"PYTHONPATH={REPO}",
+            *NEW_PANE,
             "-e",
             f"HOME={os.environ['HOME']}",
             "-e",
@@ -80,11 +77,4 @@ def pane_of(panes: TmuxPanes, name: str) -> str | None:
 
 def wait_for(check: Callable[[], object], what: str, timeout: float = 10.0) -> object:
     """Wait until `check()` is truthy; fail saying `what` did not happen."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for: {what}")
-        time.sleep(0.05)
+    return poll(check, timeout, 0.05, lambda: pytest.fail.Exception(f"timed out waiting for: {what}"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import time
 from collections.abc import Callable, Iterator
@@ -12,6 +11,7 @@ import pytest
 
 from teamtui.tmux.api import PaneSpec
 from teamtui.tui.screenshots import FLEET_BASE, freeze_team
+from tests.conftest import apoll
 
 SIZE = (140, 42)
 
@@ -82,14 +82,10 @@ class RecordingPanes:
         return ()
 
 
-async def until(pilot, cond: Callable[[], bool], what: str, limit: float = 10.0) -> None:
-    """Let the app run until `cond` holds; a generous cap only turns a hang into a failure."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await pilot.pause(0.02)
+async def until(pilot, cond: Callable[[], object], what: str, limit: float = 90.0) -> None:
+    """Let the app run until `cond` holds; a generous cap (the longest any of the suite's copies had)
+    only turns a hang into a failure: a wait ends as soon as the thing is there."""
+    await apoll(cond, limit, lambda: pilot.pause(0.02), lambda: AssertionError(f"never happened: {what}"))
 
 
 async def open_from_strip(pilot, app, kind: str, what: str):
@@ -103,6 +99,45 @@ async def open_from_strip(pilot, app, kind: str, what: str):
     await pilot.press("a")
     await until(pilot, lambda: isinstance(app.screen, AnswerScreen), f"{what}, in full")
     return strip
+
+
+def make(root: Path, config: Path, team: str | None = None, **kw):
+    """The dashboard as `teamtui watch` opens it on `root` (on `team`, else what it finds there), with
+    `config` as its config file and no cursor blink (a blink is a frame a snapshot may catch)."""
+    from teamtui.tui.app import TeamTUI
+
+    return TeamTUI.watching(root, team, None, config_path=config, cursor_blink=False, **kw)
+
+
+def make_in(root: Path, tmp_path: Path, team: str | None = None):
+    """As `make`, its config file under `tmp_path` (cfg/config.toml, not there: the defaults)."""
+    return make(root, tmp_path / "cfg" / "config.toml", team)
+
+
+def room_on(tmp_path: Path, *roots: Path):
+    """The control room on `roots` alone: no config, no Claude folder, no tmux panes."""
+    from teamtui.protocol.settings import load_settings
+    from teamtui.session.fleet import Fleet
+    from teamtui.session.local import LocalSource
+    from teamtui.tui.app import TeamTUI
+
+    settings = load_settings(tmp_path / "none.toml")
+    source = LocalSource(settings, roots=list(roots), cwd=tmp_path, claude_root=tmp_path / "no-claude")
+    source.discover()
+    return TeamTUI(Fleet([source]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
+
+
+async def transcripts_loaded(pilot, app) -> None:
+    """The example Claude team's dashboard once its transcripts are read and its three rows (the lead's too) shown."""
+    from teamtui.tui.widgets.team import TeamPanel
+
+    await until(
+        pilot,
+        lambda: (
+            app.state is not None and app.state.transcripts.ready and app.dashboard.query_one(TeamPanel).row_count == 3
+        ),
+        "the transcripts read and the lead's row shown",
+    )
 
 
 def toasts(app) -> list[str]:

@@ -141,11 +141,16 @@ async def test_denied_with_a_reason_from_the_teams_dashboard(claude: Path, tmp_p
         assert app.screen is screen
 
 
+async def asked_on_dashboard(pilot, claude: Path, request: dict):
+    """Once the team's dashboard is up, a hook of `claude`'s asks `request`: the hook's process."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, DashboardScreen), "the team's dashboard")
+    return start_hook(hook_env(claude), request)
+
+
 async def test_left_to_the_leads_terminal(claude: Path, tmp_path: Path) -> None:
     app = room(claude, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team's dashboard")
-        hook = start_hook(hook_env(claude), ALICE_ASKS)
+        hook = await asked_on_dashboard(pilot, claude, ALICE_ASKS)
         try:
             await open_from_strip(pilot, app, "ask", "the request in the strip")
             await pilot.press("l")
@@ -167,8 +172,7 @@ async def test_hostile_request_text_is_shown_inert(claude: Path, tmp_path: Path)
     )
     app = room(claude, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DashboardScreen), "the team's dashboard")
-        hook = start_hook(hook_env(claude), hostile)
+        hook = await asked_on_dashboard(pilot, claude, hostile)
         try:
             await open_from_strip(pilot, app, "ask", "the request in the strip")
             body = app.screen.query_one("#answer-body").render()

@@ -6,23 +6,17 @@ import asyncio
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from teamtui.protocol.layout import find_team
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.shutdown import Outcome
-from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.fleet import FleetTable
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
-from .conftest import SIZE, RecordingPanes, cells, log_lines, until
-
-
-def make(root: Path, config: Path, **kw) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False, **kw)
+from .conftest import SIZE, RecordingPanes, cells, log_lines, make, until
 
 
 def inbox_lines(path: Path) -> list[dict]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -22,21 +21,17 @@ from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.changes import SEP, ChangesScreen
 from teamtui.tui.widgets.diff import DiffLines
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
+from tests.conftest import EDITS, copy_fixture
 
 from .conftest import SIZE, cells, until
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
 APP = "/src/app/app.py"
 
 
 @pytest.fixture
 def team(tmp_path: Path) -> Path:
-    root = tmp_path / ".claude"
-    shutil.copytree(EDITS, root)
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
+    return copy_fixture(EDITS, tmp_path / ".claude")
 
 
 def make(root: Path, tmp_path: Path, **kw) -> TeamTUI:

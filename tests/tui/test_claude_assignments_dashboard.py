@@ -6,7 +6,6 @@ a newer Claude Code's transcripts get one quiet line under the header."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from teamtui.protocol.claude.transcripts.known import newest_tested
@@ -16,33 +15,16 @@ from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
+from tests.conftest import copy_fixture
 
-from .conftest import SIZE, cells, until
+from .conftest import SIZE, cells, make, transcripts_loaded, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 LEAD = Path("projects") / "-src-app" / "421dba11-a86f-4c03-bd8f-13c51d730076.jsonl"
 
 
 def copy_case(tmp_path: Path, case: str) -> Path:
-    root = tmp_path / case
-    shutil.copytree(FIXTURES / case, root)
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    return root
-
-
-def make(root: Path, config_file: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config_file, cursor_blink=False)
-
-
-async def loaded(pilot, app: TeamTUI) -> None:
-    await until(
-        pilot,
-        lambda: (
-            app.state is not None and app.state.transcripts.ready and app.dashboard.query_one(TeamPanel).row_count == 3
-        ),
-        "the transcripts read and the lead's row shown",
-    )
+    return copy_fixture(FIXTURES / case, tmp_path / case)
 
 
 def row_of(app: TeamTUI, name: str) -> list[str]:
@@ -70,7 +52,7 @@ def idle_arrives(sender: str, result: str) -> bytes:
 async def test_the_board_shows_the_leads_assignments_and_says_so(tmp_path, config_file):
     app = make(copy_case(tmp_path, "tmux-running"), config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: board.row_count == 2, "the two assignments on the board")
         assert cells(board) == ["✓ | a1 | probe alice | alice | completed", "✓ | a2 | probe bob | bob | completed"]
@@ -94,7 +76,7 @@ async def test_current_task_is_the_open_assignment_until_the_teammate_goes_idle(
     lead.write_bytes(b"".join(lead.read_bytes().splitlines(keepends=True)[:37]))  # before the idle notices
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         await until(pilot, lambda: row_of(app, "alice")[2].startswith("#a1 pr"), "alice's current task")
         assert row_of(app, "bob")[2].startswith("#a2 pr")
         assert cells(app.dashboard.query_one(TaskBoard))[0] == "● | a1 | probe alice | alice | in progress"
@@ -113,7 +95,7 @@ async def test_current_task_is_the_open_assignment_until_the_teammate_goes_idle(
 async def test_a_real_task_list_wins_on_the_board(tmp_path, config_file):
     app = make(copy_case(tmp_path, "inprocess-running"), config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         board = app.dashboard.query_one(TaskBoard)
         await until(pilot, lambda: board.border_title == "Tasks · task list", "the board's title")
         assert [c.split(" | ")[1] for c in cells(board)] == ["1", "2"]
@@ -123,7 +105,7 @@ async def test_a_newer_claude_code_gets_one_quiet_line(tmp_path, config_file):
     root = copy_case(tmp_path, "tmux-running")
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         line = app.dashboard.query_one(DriftLine)
         assert not line.display
         rec = {"type": "thinking-trace", "sessionId": "421dba11-a86f-4c03-bd8f-13c51d730076", "version": "2.1.999"}

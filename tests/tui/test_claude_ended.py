@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.claude import journal
-from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.footer import KeyFooter
 from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
-from tests.tui.conftest import SIZE, cells, until
+from tests.tui.conftest import SIZE, cells, make_in as make, until
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "inprocess-running"
 TEAM = "session-8dd2dc96"
@@ -29,10 +28,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("projects"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     return root
-
-
-def make(root: Path, tmp_path: Path, team: str | None = None) -> TeamTUI:
-    return TeamTUI.watching(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def header(app) -> str:
@@ -47,24 +42,17 @@ def end_team(root: Path) -> None:
     shutil.rmtree(aside)
 
 
+def message_alice(home: Path, sender: str, text: str) -> Path:
+    """alice's inbox holding one unread message of `sender`'s, as Claude Code writes it."""
+    inbox = home / "teams" / TEAM / "inboxes" / "alice.json"
+    entry = {"from": sender, "text": text, "timestamp": "2026-11-23T07:02:21.005Z", "msgV": 1}
+    inbox.write_text(json.dumps([{**entry, "msg_id": str(uuid.uuid4()), "type": "message", "read": False}]))
+    return inbox
+
+
 async def test_the_team_stays_on_screen_marked_ended(home, tmp_path):
     app = make(home, tmp_path)
-    inbox = home / "teams" / TEAM / "inboxes" / "alice.json"
-    inbox.write_text(
-        json.dumps(
-            [
-                {
-                    "from": "team-lead",
-                    "text": "LEADMSG hello alice",
-                    "timestamp": "2026-11-23T07:02:21.005Z",
-                    "msgV": 1,
-                    "msg_id": str(uuid.uuid4()),
-                    "type": "message",
-                    "read": False,
-                }
-            ]
-        )
-    )
+    message_alice(home, "team-lead", "LEADMSG hello alice")
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and len(app.state.messages) == 1, "the message seen")
         assert "● active" in header(app) or "● inactive" in header(app)
@@ -81,22 +69,7 @@ async def test_the_team_stays_on_screen_marked_ended(home, tmp_path):
 
 async def test_watch_team_opens_an_ended_team_read_only_from_the_journal(home, tmp_path):
     app = make(home, tmp_path)
-    inbox = home / "teams" / TEAM / "inboxes" / "alice.json"
-    inbox.write_text(
-        json.dumps(
-            [
-                {
-                    "from": "teamtui",
-                    "text": "KEEP ME",
-                    "timestamp": "2026-11-23T07:02:21.005Z",
-                    "msgV": 1,
-                    "msg_id": str(uuid.uuid4()),
-                    "type": "message",
-                    "read": False,
-                }
-            ]
-        )
-    )
+    inbox = message_alice(home, "teamtui", "KEEP ME")
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and len(app.state.messages) == 1, "the message seen")
         inbox.write_text("[]")  # alice took it: delivered

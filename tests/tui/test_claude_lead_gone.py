@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.tui.conftest import SIZE, until
-from tests.tui.test_claude_shutdown import TEAM, claude_home, edit_config, make, set_lead, tmux_socket  # noqa: F401
+from tests.tui.test_claude_shutdown import (  # noqa: F401
+    TEAM,
+    claude_home,
+    edit_config,
+    in_tmux,
+    make,
+    set_lead,
+    tmux_socket,
+)
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="whether a lead lives is read from /proc")
 
@@ -51,14 +59,7 @@ async def test_S_says_the_lead_has_ended_and_closes_the_open_teammate_panes_on_y
     alice = teammate_pane(tmux, "alice")
     # bob's pane id now belongs to another program: it is not offered, and never closed.
     other = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
-    edit_config(
-        ended_lead,
-        lambda cfg: (
-            cfg["members"][1].__setitem__("tmuxPaneId", alice),
-            cfg["members"][2].__setitem__("tmuxPaneId", other),
-        ),
-    )
-    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    in_tmux(ended_lead, socket, monkeypatch, alice=alice, bob=other)
     lead_inbox = inbox(ended_lead, "team-lead")
     app = make(ended_lead, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -82,14 +83,7 @@ async def test_x_says_the_lead_has_ended_and_keeps_the_pane_on_no(ended_lead, tm
     socket, tmux = tmux_socket
     alice = teammate_pane(tmux, "alice")
     bob = teammate_pane(tmux, "bob")
-    edit_config(
-        ended_lead,
-        lambda cfg: (
-            cfg["members"][1].__setitem__("tmuxPaneId", alice),
-            cfg["members"][2].__setitem__("tmuxPaneId", bob),
-        ),
-    )
-    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    in_tmux(ended_lead, socket, monkeypatch, alice=alice, bob=bob)
     app = make(ended_lead, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)

@@ -9,15 +9,10 @@ import shutil
 import time
 from pathlib import Path
 
-from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.fleet import FleetTable
-from tests.tui.conftest import SIZE, cells, named_cells, until
+from tests.tui.conftest import SIZE, cells, make_in as make, named_cells, until
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
-
-
-def make(root: Path, tmp_path: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
 
 
 def my_start() -> str:

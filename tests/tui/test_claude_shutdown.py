@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.shutdown import Outcome
-from teamtui.tui.app import TeamTUI
-from tests.tui.conftest import SIZE, until
+from tests.tui.conftest import SIZE, make_in as make, until
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
 TEAM = "session-421dba11"
@@ -58,10 +57,6 @@ def claude_home(tmp_path: Path):
         lead.wait()
 
 
-def make(root: Path, tmp_path: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
-
-
 def entries(root: Path, who: str) -> list[dict]:
     return json.loads((root / "teams" / TEAM / "inboxes" / f"{who}.json").read_text())
 
@@ -85,6 +80,14 @@ def edit_config(root: Path, change) -> None:
     tmp = path.with_name("config.json.tmp." + uuid.uuid4().hex[:8])
     tmp.write_text(json.dumps(cfg))
     os.replace(tmp, path)
+
+
+def in_tmux(root: Path, socket: str, monkeypatch, alice: str | None = None, bob: str | None = None) -> None:
+    """alice's and bob's panes (those given) named in the team's config, and this process inside the
+    team's tmux server (as a dashboard started there)."""
+    panes = {1: alice, 2: bob}
+    edit_config(root, lambda cfg: [cfg["members"][i].__setitem__("tmuxPaneId", p) for i, p in panes.items() if p])
+    monkeypatch.setenv("TMUX", f"{socket},1,0")
 
 
 def drop_member(name: str):
@@ -132,8 +135,7 @@ async def test_S_asks_the_lead_and_follows_the_teammates_leaving(claude_home, tm
     socket, tmux = tmux_socket
     # bob's pane is a real pane of the team's tmux server; the dashboard runs inside that server.
     bob_pane = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
-    edit_config(claude_home, lambda cfg: cfg["members"][2].__setitem__("tmuxPaneId", bob_pane))
-    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    in_tmux(claude_home, socket, monkeypatch, bob=bob_pane)
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")
@@ -192,8 +194,7 @@ async def test_S_asks_the_lead_and_follows_the_teammates_leaving(claude_home, tm
 async def test_x_asks_the_lead_for_one_teammate_and_keeps_panes_on_no(claude_home, tmp_path, tmux_socket, monkeypatch):
     socket, tmux = tmux_socket
     pane = tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "sleep 3600").strip()
-    edit_config(claude_home, lambda cfg: cfg["members"][1].__setitem__("tmuxPaneId", pane))
-    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    in_tmux(claude_home, socket, monkeypatch, alice=pane)
     app = make(claude_home, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team loaded")

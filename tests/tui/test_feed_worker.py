@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.settings import load_settings
 from teamtui.session.fleet import Fleet
 from teamtui.session.local import LocalSource
 from teamtui.session.source import FleetBatch
 from teamtui.tui.app import TeamTUI
+from tests.conftest import local_source
 
 from .conftest import until
 
@@ -39,15 +39,7 @@ async def test_a_dead_feed_worker_is_said_and_the_feed_starts_again(tmp_path: Pa
     team = NativeTeam(root, "api-team")
     team.create(description="")
     team.add_member("ana")
-    source = DiesOnce(
-        load_settings(tmp_path / "none.toml"),
-        roots=[root],
-        cwd=empty,
-        claude_root=empty,
-        registry=empty / "runs",
-        journal=empty / "journal",
-    )
-    source.discover()
+    source = local_source([root], empty, DiesOnce)
     app = TeamTUI(Fleet([source]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
     async with app.run_test(size=(140, 36)) as pilot:
         await until(pilot, lambda: any("failed" in str(n.message) for n in app._notifications), "the death said")

@@ -3,7 +3,6 @@ kept while the person looks elsewhere; what needs the person across teams."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -19,21 +18,12 @@ from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable
 from teamtui.tui.widgets.footer import KeyFooter
+from tests.conftest import ask_permission, native_team as native
 
 from .conftest import cells, until
 
 SIZE = (160, 40)
 CLAUDE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
-
-
-def native(root: Path, name: str, members: list[str], tasks: list[str] = ()) -> NativeTeam:
-    team = NativeTeam(root, name)
-    team.create(description="")
-    for m in members:
-        team.add_member(m)
-    for subject in tasks:
-        team.create_task(subject)
-    return team
 
 
 @pytest.fixture
@@ -132,20 +122,20 @@ async def test_enter_opens_the_dashboard_escape_returns_and_the_state_is_kept(ma
         await until(pilot, lambda: app.screen is first, "and back")
 
 
+async def opened_at_the_request(pilot) -> None:
+    """Until the need chosen in the room opens: its team's dashboard, or the request itself."""
+    app = pilot.app
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
+        "its team opened at the request",
+    )
+
+
 def alice_asks(machine: dict[str, Path]) -> None:
     """A permission request of alice's in the Claude Code team's lead inbox."""
     inbox = machine["claude"] / "teams" / "session-421dba11" / "inboxes" / "team-lead.json"
-    entries = json.loads(inbox.read_text()) if inbox.exists() else []
-    request = {
-        "type": "permission_request",
-        "request_id": "perm-1",
-        "agent_id": "alice",
-        "tool_name": "Bash",
-        "input": {"command": "rm -rf build"},
-        "description": "clean the build",
-    }
-    entries.append({"from": "alice", "text": json.dumps(request), "timestamp": time.time() * 1000, "read": False})
-    inbox.write_text(json.dumps(entries))
+    ask_permission(inbox, "perm-1", "rm -rf build", "clean the build")
 
 
 async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine, tmp_path):
@@ -163,11 +153,7 @@ async def test_what_needs_you_across_teams_is_listed_and_opens_its_team(machine,
         needs.focus()
         needs.highlighted = at
         await pilot.press("enter")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
-            "its team opened at the request",
-        )
+        await opened_at_the_request(pilot)
 
 
 async def test_tab_to_needs_you_highlights_its_first_item_and_enter_opens_it(machine, tmp_path):
@@ -189,11 +175,7 @@ async def test_tab_to_needs_you_highlights_its_first_item_and_enter_opens_it(mac
         await pilot.pause()
         assert needs.highlighted == 0
         await pilot.press("enter")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, DashboardScreen) or app.screen.__class__.__name__ == "RequestDetail",
-            "its team opened at the request",
-        )
+        await opened_at_the_request(pilot)
 
 
 async def test_a_half_written_or_hostile_team_folder_is_a_row_with_its_problem(machine, tmp_path):

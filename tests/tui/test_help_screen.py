@@ -11,13 +11,9 @@ from textual.widgets import Static
 
 from teamtui.tui.app import TeamTUI
 
-from .conftest import help_rows, on_screen, until
+from .conftest import help_rows, make, on_screen, until
 
 BINDING_NAMES = ("question_mark", "slash", "right_square_bracket", "left_square_bracket")
-
-
-def make(root: Path, config: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False)
 
 
 async def open_help(app: TeamTUI, pilot, room: bool = False) -> None:

@@ -14,11 +14,7 @@ from teamtui.tui.keys import key_label
 from teamtui.tui.widgets.filter import FilterInput
 from teamtui.tui.widgets.footer import KeyFooter
 
-from .conftest import SIZE, help_rows
-
-
-def make(root: Path, config: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False)
+from .conftest import SIZE, help_rows, make
 
 
 async def _help_text(app: TeamTUI, pilot) -> str:

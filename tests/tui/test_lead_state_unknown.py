@@ -13,8 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from teamtui.protocol.settings import load_settings
-from teamtui.session.local import LocalSource
+from tests.conftest import local_source
 
 TEAM = "session-421dba11"
 EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
@@ -32,15 +31,7 @@ def _team_led_by(tmp_path: Path, **lead) -> Path:
 
 def _lead(root: Path) -> str:
     """What the room's row says of the team's lead."""
-    source = LocalSource(
-        load_settings(root / "none.toml"),
-        roots=[root],
-        cwd=root,
-        only_root=root,
-        registry=root / "r",
-        journal=root / "j",
-    )
-    source.discover()
+    source = local_source([root], root, claude_root=None, only_root=root, registry=root / "r", journal=root / "j")
     (row,) = source.rows(time.time())
     return row.lead
 

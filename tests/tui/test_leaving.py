@@ -68,21 +68,23 @@ async def test_q_on_a_led_team_asks_and_escape_stays(frozen_native, config_file)
         assert isinstance(app.screen, DashboardScreen) and app.is_running
 
 
-async def test_s_in_the_question_stops_the_team(frozen_native, config_file):
-    app = led(frozen_native, config_file)
+async def left_with(root: Path, config_file: Path, *keys: str) -> TeamTUI:
+    """A led team's dashboard, left with `keys` (the question and its answer): the app, once ended."""
+    app = led(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
         await _dashboard(pilot)
-        await pilot.press("q", "s")
+        await pilot.press(*keys)
         await until(pilot, lambda: not app.is_running, "the app ends")
+    return app
+
+
+async def test_s_in_the_question_stops_the_team(frozen_native, config_file):
+    app = await left_with(frozen_native, config_file, "q", "s")
     assert app.return_value is None  # run_with_dashboard stops the lead, as before
 
 
 async def test_k_in_the_question_keeps_the_team_running_headless(frozen_native, config_file):
-    app = led(frozen_native, config_file)
-    async with app.run_test(size=SIZE) as pilot:
-        await _dashboard(pilot)
-        await pilot.press("ctrl+c", "k")
-        await until(pilot, lambda: not app.is_running, "the app ends")
+    app = await left_with(frozen_native, config_file, "ctrl+c", "k")
     assert app.return_value == KEEP  # run_with_dashboard leaves the lead running
 
 

@@ -24,6 +24,14 @@ async def main_log(app: TeamTUI, pilot) -> TeammateLog:
     return log
 
 
+async def eighty_lines(app: TeamTUI, pilot) -> TeammateLog:
+    """The large log panel once 80 lines ("first 0".."first 79") are shown in it: more than it has rows."""
+    log = await main_log(app, pilot)
+    add(app, log, [f"first {i}" for i in range(80)])
+    await pilot.pause()
+    return log
+
+
 def add(app: TeamTUI, log: TeammateLog, texts: list[str]) -> None:
     """Lines into the selected teammate's buffer, then shown, as a feed batch would."""
     buffer = app.state.logs[app.selected]
@@ -55,9 +63,7 @@ async def test_follows_the_end_and_scrolled_up_keeps_the_reader_in_place(tmp_pat
     big_team(tmp_path / "root", 2, 3)
     app = make(tmp_path / "root", tmp_path, log_limit=100)
     async with app.run_test(size=SIZE) as pilot:
-        log = await main_log(app, pilot)
-        add(app, log, [f"first {i}" for i in range(80)])
-        await pilot.pause()
+        log = await eighty_lines(app, pilot)
         assert log.scroll_y == log.max_scroll_y > 0 and "first 79" in log_lines(log)[-1], "at the end"
         log.scroll_to(y=40, animate=False, immediate=True)
         top = log_lines(log)[40]
@@ -128,9 +134,7 @@ async def test_following_the_end_survives_the_panel_getting_shorter(tmp_path):
     big_team(tmp_path / "root", 2, 3)
     app = make(tmp_path / "root", tmp_path, log_limit=100)
     async with app.run_test(size=SIZE) as pilot:
-        log = await main_log(app, pilot)
-        add(app, log, [f"first {i}" for i in range(80)])
-        await pilot.pause()
+        log = await eighty_lines(app, pilot)
         assert log.scroll_y == log.max_scroll_y > 0, "at the end"
         width, height = log.size.width, log.size.height
         await pilot.resize_terminal(SIZE[0], SIZE[1] - 4)  # same width, fewer rows

@@ -19,16 +19,12 @@ from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
 
-from .conftest import SIZE, RecordingPanes, cells, log_lines, until
+from .conftest import SIZE, RecordingPanes, cells, log_lines, make, until
 
 
 def posted(seen: list[Message], kind: type) -> list:
     """Each message of this kind once (the hook sees a bubbling message at every node it reaches)."""
     return list({id(m): m for m in seen if isinstance(m, kind)}.values())
-
-
-def make(root: Path, config: Path, **kw) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False, **kw)
 
 
 def led(root: Path, config: Path, **kw) -> TeamTUI:

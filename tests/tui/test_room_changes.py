@@ -12,15 +12,12 @@ from pathlib import Path
 from teamtui.protocol.history import db_path
 from teamtui.protocol.history.query import open_history
 from teamtui.protocol.history.writer import shared_writer
-from teamtui.protocol.settings import load_settings
-from teamtui.session.fleet import Fleet
-from teamtui.session.local import LocalSource
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.fleet import FleetNeeds, FleetTable
+from tests.conftest import EDITS
 
-from .conftest import cells, until
+from .conftest import cells, room_on as room, until
 
-EDITS = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.332-edits" / ".claude"
 TEAM = "session-48868de5"
 
 
@@ -28,13 +25,6 @@ def copy_team(tmp_path: Path, where: str) -> Path:
     root = tmp_path / where / ".claude"
     shutil.copytree(EDITS, root)
     return root
-
-
-def room(tmp_path: Path, *roots: Path) -> TeamTUI:
-    settings = load_settings(tmp_path / "none.toml")
-    source = LocalSource(settings, roots=list(roots), cwd=tmp_path, claude_root=tmp_path / "no-claude")
-    source.discover()
-    return TeamTUI(Fleet([source]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
 
 
 def row_cells(app: TeamTUI) -> list[dict[str, str]]:

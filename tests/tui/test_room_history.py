@@ -8,13 +8,10 @@ from pathlib import Path
 
 from teamtui.protocol.history import db_path
 from teamtui.protocol.native import NativeTeam
-from teamtui.protocol.settings import load_settings
-from teamtui.session.fleet import Fleet
-from teamtui.session.local import LocalSource
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.problems import ProblemList
 
-from .conftest import record_toasts, until
+from .conftest import record_toasts, room_on as room, until
 
 
 def native_team(root: Path, name: str = "crew") -> NativeTeam:
@@ -23,13 +20,6 @@ def native_team(root: Path, name: str = "crew") -> NativeTeam:
     team.add_member("ana")
     team.create_task("write the parser")
     return team
-
-
-def room(tmp_path: Path, *roots: Path) -> TeamTUI:
-    settings = load_settings(tmp_path / "none.toml")
-    source = LocalSource(settings, roots=list(roots), cwd=tmp_path, claude_root=tmp_path / "no-claude")
-    source.discover()
-    return TeamTUI(Fleet([source]), config_path=tmp_path / "none.toml", cursor_blink=False, sync_panes=False)
 
 
 def problem_lines(app: TeamTUI) -> list[str]:

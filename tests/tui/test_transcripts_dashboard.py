@@ -21,8 +21,9 @@ from teamtui.tui.messages import FleetChanged
 from teamtui.tui.screens.request import RequestDetail
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.team import TeamPanel
+from tests.costgen import assistant_messages, bash_use
 
-from .conftest import SIZE, cells, log_lines, until
+from .conftest import SIZE, cells, log_lines, make, transcripts_loaded, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
 CASES = {
@@ -37,38 +38,21 @@ def copy_case(tmp_path: Path, case: str) -> Path:
     return root
 
 
-def make(root: Path, config_file: Path) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config_file, cursor_blink=False)
-
-
 def transcript_of(app: TeamTUI, member: str) -> Path:
     return app.state.transcripts.team.sources[member].path
 
 
 def bash_line(command: str, tid: str) -> bytes:
-    msg = {
-        "id": f"msg_{tid}",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-opus-5-5",
-        "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": command}}],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 120, "output_tokens": 30, "cache_read_input_tokens": 4000},
-    }
-    rec = {"type": "assistant", "message": msg, "timestamp": iso_now()}
-    return json.dumps(rec, separators=(",", ":")).encode() + b"\n"
+    return bash_use(
+        tid, command, {"input_tokens": 120, "output_tokens": 30, "cache_read_input_tokens": 4000}, iso_now()
+    )
 
 
 def usage_total(path: Path) -> int:
     """The token sum a person would compute from the file: each message id's usage once."""
     by_id: dict[str, int] = {}
     anonymous = 0
-    for raw in path.read_bytes().splitlines():
-        try:
-            rec = json.loads(raw)
-        except ValueError:
-            continue
-        msg = rec.get("message") if isinstance(rec, dict) and rec.get("type") == "assistant" else None
+    for _rec, msg in assistant_messages(path):
         usage = msg.get("usage") if isinstance(msg, dict) else None
         if not isinstance(usage, dict):
             continue
@@ -83,16 +67,6 @@ def usage_total(path: Path) -> int:
     return sum(by_id.values()) + anonymous
 
 
-async def loaded(pilot, app: TeamTUI) -> None:
-    await until(
-        pilot,
-        lambda: (
-            app.state is not None and app.state.transcripts.ready and app.dashboard.query_one(TeamPanel).row_count == 3
-        ),
-        "the transcripts read and the lead's row shown",
-    )
-
-
 def row_of(app: TeamTUI, name: str) -> list[str]:
     panel = app.dashboard.query_one(TeamPanel)
     return [str(getattr(c, "plain", c)) for c in panel.get_row(name)]
@@ -102,7 +76,7 @@ def row_of(app: TeamTUI, name: str) -> list[str]:
 async def test_every_member_has_its_transcript_in_a_log_panel(case, tmp_path, config_file):
     app = make(copy_case(tmp_path, case), config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         assert [v for v in app.state.transcripts.members()] == ["team-lead", "alice", "bob"]
         assert {app.state.transcripts.backend(m) for m in ("alice", "bob")} == {CASES[case][1]}
         # Readable lines, not JSON: the lead spawned both teammates with the Agent tool.
@@ -126,7 +100,7 @@ async def test_a_bash_call_appended_to_a_transcript_shows_in_its_panel_and_row(c
     seen = []
     app = make(copy_case(tmp_path, case), config_file)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         panel = app.dashboard.query_one(TeamPanel)
         panel.move_cursor(row=panel.get_row_index("bob"))
         await until(pilot, lambda: app.selected == "bob", "bob selected")
@@ -159,7 +133,7 @@ async def test_a_teammate_that_left_says_so_instead_of_its_last_tool_call(tmp_pa
     root = copy_case(tmp_path, "tmux-running")
     app = make(root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         assert "left" not in row_of(app, "bob")[3]
         # Claude Code takes bob out of members when he shuts down; his transcript stays.
         config = next(root.glob("teams/*/config.json"))
@@ -176,7 +150,7 @@ async def test_a_teammate_that_left_says_so_instead_of_its_last_tool_call(tmp_pa
 async def test_the_token_column_is_the_transcripts_usage(case, tmp_path, config_file):
     app = make(copy_case(tmp_path, case), config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         for member in ("team-lead", "alice", "bob"):
             assert row_of(app, member)[4] == compact_count(usage_total(transcript_of(app, member)))
         path = transcript_of(app, "alice")
@@ -228,7 +202,7 @@ async def test_the_first_screen_shows_the_logs_and_the_tokens_follow(tmp_path, c
 
     app = make(root, config_file)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        await loaded(pilot, app)
+        await transcripts_loaded(pilot, app)
         expected = usage_total(path)
         await until(pilot, lambda: row_of(app, "alice")[4] == compact_count(expected), "alice's tokens counted")
         assert when_counted, "the heads were counted after the first screen"
@@ -254,13 +228,17 @@ def write_inbox(team: ClaudeTeam, member: str, entry: dict) -> None:
         tmp.replace(path)
 
 
+async def needs_strip(pilot, app: TeamTUI) -> NeedsYouStrip:
+    """The dashboard's needs strip, once the team and its transcripts are read."""
+    await transcripts_loaded(pilot, app)
+    return app.dashboard.query_one(NeedsYouStrip)
+
+
 async def test_a_permission_request_waits_in_the_strip_until_answered(tmp_path, config_file):
-    root = copy_case(tmp_path, "tmux-running")
-    team = ClaudeTeam(root, "session-421dba11")
-    app = make(root, config_file)
+    team = ClaudeTeam(copy_case(tmp_path, "tmux-running"), "session-421dba11")
+    app = make(team.root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        strip = app.dashboard.query_one(NeedsYouStrip)
+        strip = await needs_strip(pilot, app)
         assert not strip.display and strip.items == []
         request = {
             "type": "permission_request",
@@ -297,12 +275,10 @@ async def test_a_permission_request_waits_in_the_strip_until_answered(tmp_path, 
 
 
 async def test_an_interrupted_teammate_needs_you_until_it_writes_again(tmp_path, config_file):
-    root = copy_case(tmp_path, "tmux-running")
-    team = ClaudeTeam(root, "session-421dba11")
-    app = make(root, config_file)
+    team = ClaudeTeam(copy_case(tmp_path, "tmux-running"), "session-421dba11")
+    app = make(team.root, config_file)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        strip = app.dashboard.query_one(NeedsYouStrip)
+        strip = await needs_strip(pilot, app)
         notice = {"type": "idle_notification", "from": "bob", "timestamp": iso_now(), "idleReason": "interrupted"}
         write_inbox(
             team, "team-lead", {"from": "bob", "text": json.dumps(notice), "timestamp": iso_now(), "read": False}

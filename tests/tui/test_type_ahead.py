@@ -15,7 +15,7 @@ from textual import events
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.widgets.tasks import TaskBoard
 
-from .conftest import SIZE, RecordingPanes, cells
+from .conftest import SIZE, RecordingPanes, cells, make
 
 NAMES = {"/": "slash", " ": "space"}
 
@@ -25,13 +25,9 @@ def type_fast(app: TeamTUI, text: str) -> None:
         app.post_message(events.Key(NAMES.get(ch, ch), ch))
 
 
-def make(root, config, panes=None) -> TeamTUI:
-    return TeamTUI.watching(root, None, None, config_path=config, cursor_blink=False, panes=panes)
-
-
 async def test_a_fast_slash_and_query_filters_the_board_and_toggles_nothing(frozen_native, config_file):
     panes = RecordingPanes()
-    app = make(frozen_native, config_file, panes)
+    app = make(frozen_native, config_file, panes=panes)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         type_fast(app, "/tests")

@@ -172,12 +172,18 @@ def cut_without_ellipsis(table) -> list[tuple[str, str, str]]:
     ]
 
 
+async def five_teammates(app, pilot) -> TeamPanel:
+    """The team panel once it shows the demo team's five teammates."""
+    team = app.dashboard.query_one(TeamPanel)
+    await until(pilot, lambda: team.row_count == 5, "the demo team's five teammates")
+    await pilot.pause()
+    return team
+
+
 async def test_at_100_columns_nothing_is_cut_without_an_ellipsis_and_states_are_whole(demo_like: Path) -> None:
     app = make_app(demo_like)
     async with app.run_test(size=(100, 30)) as pilot:
-        team = app.dashboard.query_one(TeamPanel)
-        await until(pilot, lambda: team.row_count == 5, "the demo team's five teammates")
-        await pilot.pause()
+        team = await five_teammates(app, pilot)
         tables = [app.dashboard.query_one(w) for w in (TeamPanel, TaskBoard, MessageTraffic)]
         assert [cut_without_ellipsis(t) for t in tables] == [[], [], []]
         statuses = [shown.strip() for column, _held, shown in drawn_cells(team) if column == "Status"]
@@ -187,9 +193,7 @@ async def test_at_100_columns_nothing_is_cut_without_an_ellipsis_and_states_are_
 async def test_at_200_columns_the_left_side_grows_and_the_current_task_reads_whole(demo_like: Path) -> None:
     app = make_app(demo_like)
     async with app.run_test(size=(200, 40)) as pilot:
-        team = app.dashboard.query_one(TeamPanel)
-        await until(pilot, lambda: team.row_count == 5, "the demo team's five teammates")
-        await pilot.pause()
+        team = await five_teammates(app, pilot)
         assert app.dashboard.query_one("#left").region.width > 72
         tasks = [shown.strip() for column, _held, shown in drawn_cells(team) if column == "Current task"]
     assert "#12 Security review of the login flow" in tasks, tasks

@@ -4,9 +4,7 @@ says how the run stands, the run takes no message, and the picker lists it besid
 
 from __future__ import annotations
 
-import os
 import shutil
-import time
 from pathlib import Path
 
 from teamtui.tui.app import TeamTUI
@@ -15,8 +13,9 @@ from teamtui.tui.widgets.header import TeamHeader
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
+from tests.conftest import writable
 
-from .conftest import SIZE, cells, log_lines, named_cells, until
+from .conftest import SIZE, cells, log_lines, make_in as make, named_cells, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-workflow"
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328"
@@ -27,15 +26,7 @@ RUNNING = "probe-flow-wf_4e0e88a0-7e7"
 def copy_case(tmp_path: Path, case: str) -> Path:
     root = tmp_path / "claude"
     shutil.copytree(FIXTURES / case / "projects", root / "projects", dirs_exist_ok=True)
-    now = time.time()
-    for p in [root, *root.rglob("*")]:
-        p.chmod(0o755 if p.is_dir() else 0o644)
-        os.utime(p, (now, now))
-    return root
-
-
-def make(root: Path, tmp_path: Path, team: str | None = None) -> TeamTUI:
-    return TeamTUI.watching(root, team, None, config_path=tmp_path / "cfg" / "config.toml", cursor_blink=False)
+    return writable(root, touch=True)
 
 
 def header(app: TeamTUI) -> str:

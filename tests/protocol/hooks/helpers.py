@@ -6,9 +6,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+from tests.conftest import poll
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "tests" / "fixtures" / "examples" / "claude-2.1.332-hooks"
@@ -72,11 +73,4 @@ def spool_lines(base: Path) -> list[dict[str, Any]]:
 
 def wait_for(check: Any, what: str, timeout: float = 20.0) -> Any:
     """Wait for a condition another process brings about (the hook writing its request)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
+    return poll(check, timeout, 0.02, lambda: AssertionError(f"timed out waiting for {what}"))
