@@ -15,11 +15,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from teamtui.protocol.hooks.answers import ALLOWED, DENIED, MOVED as ASK_MOVED, AnswerRefused, PermissionAsk, read_ask
+from teamtui.protocol.hooks.answers import MOVED as ASK_MOVED, AnswerRefused, PermissionAsk, read_ask
 from teamtui.protocol.hooks.asks import DECISIONS, LEAD, is_request_id
 from teamtui.protocol.store import TeamStore
 from teamtui.session.hook_feed import HookFeed, Waiting
-from teamtui.session.items import ALREADY, HOW, MOVED, REFUSED, TAKEN, Item, Need, Outcome
+from teamtui.session.items import HOW, Answered, Item, Need, Outcome
 from teamtui.session.requests import NotAnswered, answer_item, item_of_ask, item_of_need, parse_id, team_items
 
 TYPE_CHECKING = False
@@ -28,15 +28,6 @@ if TYPE_CHECKING:
 
     from teamtui.session.shutdown import Background
     from teamtui.session.team import TeamSession
-
-
-def state_of(ok: bool, decision: str, text: str) -> str:
-    """An outcome's state from another machine's result line (its text is carry_out's)."""
-    if ok:
-        return MOVED if decision == LEAD else TAKEN
-    if " already " in f" {text} " or "waits no more" in text:
-        return ALREADY
-    return MOVED if "to the lead's terminal" in text else REFUSED
 
 
 def waiting_item(w: Waiting, lead: str) -> Item:
@@ -76,30 +67,29 @@ def carry_out(
             return _permission(item_id, decision, message, spool=spool, via=via, where=where)
         return _team_item(item_id, decision, message, spool, session, store, sender, via, where)
     except Exception as exc:  # noqa: BLE001 - an answer that fails is said, never a crashed worker
-        return Outcome(False, f"could not answer {item_id}: {type(exc).__name__}: {exc}", REFUSED)
+        return Outcome(False, f"could not answer {item_id}: {type(exc).__name__}: {exc}", Answered.REFUSED)
 
 
 def _permission(rid: str, decision: str, message: str, *, spool: Path | None, via: str, where: str) -> Outcome:
     from teamtui.protocol.hooks.answers import answer
 
     if spool is None:
-        return Outcome(False, "this machine's hooks are not followed here", REFUSED)
+        return Outcome(False, "this machine's hooks are not followed here", Answered.REFUSED)
     if decision not in DECISIONS:
-        return Outcome(False, f"a permission request takes allow, deny or lead, not {decision!r}", REFUSED)
+        return Outcome(False, f"a permission request takes allow, deny or lead, not {decision!r}", Answered.REFUSED)
     try:
         answer(spool, rid, decision, message=message, via=via, where=where)
-    except AnswerRefused as exc:
-        ask = read_ask(spool, rid)
-        closed = ask.state if ask is not None else ""
-        state = ALREADY if closed in (ALLOWED, DENIED) else MOVED if closed == ASK_MOVED else REFUSED
-        return Outcome(False, str(exc), state)
+    except AnswerRefused as exc:  # another answer came first: said as what became of the request
+        if exc.closed is None:
+            return Outcome(False, str(exc), Answered.REFUSED)
+        return Outcome(False, str(exc), Answered.MOVED if exc.closed == ASK_MOVED else Answered.ALREADY)
     about = _ask_text(read_ask(spool, rid), rid)
     if decision == LEAD:
-        return Outcome(True, f"left {about} to the lead's terminal", MOVED)
+        return Outcome(True, f"left {about} to the lead's terminal", Answered.MOVED)
     said = f"allowed {about}" if decision == "allow" else f"denied {about}"
     if decision == "deny" and message.strip():
         said += f" ({' '.join(message.split())[:200]})"
-    return Outcome(True, said, TAKEN)
+    return Outcome(True, said, Answered.TAKEN)
 
 
 def _team_item(
@@ -114,13 +104,13 @@ def _team_item(
     where: str,
 ) -> Outcome:
     if session is None or store is None:
-        return Outcome(False, f"{item_id} is no request of a team here", REFUSED)
+        return Outcome(False, f"{item_id} is no request of a team here", Answered.REFUSED)
     try:
         kind, team, target = parse_id(item_id)
     except ValueError as exc:
-        return Outcome(False, str(exc), REFUSED)
+        return Outcome(False, str(exc), Answered.REFUSED)
     if team != session.name:
-        return Outcome(False, f"{item_id} is not a request of {session.name}", REFUSED)
+        return Outcome(False, f"{item_id} is not a request of {session.name}", Answered.REFUSED)
     key = ("", str(store.root), session.name)
     items = team_items(session, store, key, time.time(), screen=kind in ("perm", "pane"))
     if kind == "perm":  # a pane teammate's request: answerable while the lead's dialog shows this very one
@@ -130,17 +120,17 @@ def _team_item(
                 False,
                 "the lead's dialog does not show this request now (or the lead is in no tmux pane teamtui "
                 "can reach): answer it in the lead's terminal (enter on it jumps to the lead's pane)",
-                REFUSED,
+                Answered.REFUSED,
             )
     else:
         item = next((i for i in items if i.id == item_id), None)
         if item is None:
-            return Outcome(False, f"{item_id} waits no more (it was answered, or it went)", ALREADY)
+            return Outcome(False, f"{item_id} waits no more (it was answered, or it went)", Answered.ALREADY)
     try:
         taken = answer_item(store, sender, item, decision, message, spool=spool, via=via, where=where)
     except NotAnswered as exc:
-        return Outcome(False, str(exc), REFUSED)
-    return Outcome(True, taken.text, TAKEN)
+        return Outcome(False, str(exc), Answered.REFUSED)
+    return Outcome(True, taken.text, Answered.TAKEN)
 
 
 class LocalAnswers:
@@ -211,4 +201,4 @@ class LocalAnswers:
         )
 
 
-__all__ = ["ALREADY", "LocalAnswers", "MOVED", "Outcome", "REFUSED", "TAKEN", "carry_out", "state_of", "waiting_item"]
+__all__ = ["Answered", "LocalAnswers", "Outcome", "carry_out", "waiting_item"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from teamtui.protocol.hooks.asks import is_request_id
@@ -116,31 +117,32 @@ class Item:
         }
 
 
-# What became of an answer, as the person is told.
-TAKEN = "taken"  # carried out
-MOVED = "moved"  # left to the lead's terminal (by this answer, or already)
-ALREADY = "already"  # someone answered first
-REFUSED = "refused"  # not taken: the text says why
+class Answered(StrEnum):
+    """What became of an answer, as the person is told (its value is what a stream's `result` says)."""
+
+    TAKEN = "taken"  # carried out
+    MOVED = "moved"  # left to the lead's terminal (by this answer, or already)
+    ALREADY = "already"  # someone answered first
+    REFUSED = "refused"  # not taken: the text says why
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """An answer's result: whether it was taken, the words the person reads, and what became of it."""
+
     taken: bool
     text: str
-    state: str = TAKEN
+    state: Answered = Answered.TAKEN
 
 
 __all__ = [
-    "ALREADY",
     "ANSWERS",
+    "Answered",
     "HOW",
     "Item",
     "Key",
-    "MOVED",
     "Need",
     "Outcome",
-    "REFUSED",
-    "TAKEN",
     "kind_of_id",
     "offered",
 ]

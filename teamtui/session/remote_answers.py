@@ -10,9 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from teamtui.protocol.errors import ProtocolError
-from teamtui.session.answers import REFUSED, state_of
-from teamtui.session.items import Item, Need, Outcome
+from teamtui.protocol.hooks.asks import LEAD
+from teamtui.session.items import Answered, Item, Need, Outcome
 from teamtui.session.requests import item_of_need
+
+ANSWERED = frozenset(a.value for a in Answered)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,14 +92,18 @@ class RemoteAnswers:
     ) -> None:
 
         def result(ok: bool, error: str, detail: str) -> None:
-            text = (detail or "done") if ok else (error or "refused")
-            report(Outcome(ok, f"{self.asks.name}: {text}", state_of(ok, decision, text)))
+            if ok:  # taken there: moved when the answer was to leave it to the lead's terminal
+                state = Answered.MOVED if decision == LEAD else Answered.TAKEN
+                report(Outcome(True, f"{self.asks.name}: {detail or 'done'}", state))
+            else:  # a refusal's `detail` names what became of it (stream_answers.py); an older teamtui says none
+                refused = detail if detail in ANSWERED else Answered.REFUSED
+                report(Outcome(False, f"{self.asks.name}: {error or 'refused'}", Answered(refused)))
 
         fields: dict[str, Any] = {"item": item_id, "answer": decision, "message": message, "from": where}
         try:
             self.asks.request("answer", "", on_result=result, **fields)  # no `what`: the outcome is said by `report`
         except ProtocolError as exc:
-            report(Outcome(False, str(exc), REFUSED))
+            report(Outcome(False, str(exc), Answered.REFUSED))
 
 
 __all__ = ["RemoteAnswers", "hook_items"]

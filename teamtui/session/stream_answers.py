@@ -13,7 +13,7 @@ from typing import Any
 
 from teamtui.protocol.stream import NAME_CAP, TEXT_CAP, name
 from teamtui.protocol.stream_hooks import HOOK_ITEMS_CAP
-from teamtui.session.items import Outcome
+from teamtui.session.items import Answered, Outcome
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,10 +64,13 @@ def answer_request(
         loop.run_in_executor(None, work).add_done_callback(finished)
 
     def report(outcome: Outcome | None) -> None:
+        # A refusal's `detail` names what became of it (Answered: already, moved, refused), so the room reads no words.
         if outcome is None:
-            result(False, "the answer could not be carried out here", "")
+            result(False, "the answer could not be carried out here", Answered.REFUSED.value)
+        elif outcome.taken:
+            result(True, "", outcome.text)
         else:
-            result(outcome.taken, "" if outcome.taken else outcome.text, outcome.text if outcome.taken else "")
+            result(False, outcome.text, outcome.state.value)
 
     answers.answer(
         str(item),

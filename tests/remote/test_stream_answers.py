@@ -92,6 +92,7 @@ def test_a_request_travels_in_the_stream_and_is_answered_there(stream: Stream, t
     stream.ask({"id": "a2", "op": "answer", "team": team, "item": item["id"], "answer": "deny", "from": "laptop"})
     again = stream.until(lambda o: o["type"] == "result" and o["id"] == "a2", "the second result")
     assert again["ok"] is False and "already allowed" in again["error"]
+    assert again["detail"] == "already"  # what became of it, named: the room reads no words
     answered = [e for e in journal.read(Path(there["XDG_STATE_HOME"]) / "teamtui" / "hooks") if e["what"] == "answered"]
     assert [(e["decision"], e["via"], e["where"]) for e in answered] == [("allow", "host", "laptop over ssh")]
 
@@ -222,6 +223,7 @@ def test_a_held_task_is_retried_over_the_stream(tmp_path: Path) -> None:
         again = s.until(lambda o: o["type"] == "result" and o["id"] == "h2", "the second result")
         # Refused: by the list there once its watcher saw the change, else by the task itself.
         assert again["ok"] is False and ("waits no more" in again["error"] or "no failures" in again["error"])
+        assert again["detail"] == ("already" if "waits no more" in again["error"] else "refused")
     assert not store.get_task("3").metadata.get("failure_count")
     answered = [e for e in journal.read(tmp_path / "state" / "teamtui" / "hooks") if e["what"] == "answered"]
     assert [(e["kind"], e["decision"], e["via"]) for e in answered] == [("held", "retry", "host")]

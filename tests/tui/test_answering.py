@@ -20,6 +20,8 @@ from teamtui.protocol.hooks.answers import list_asks
 from teamtui.protocol.hooks.place import ensure_spool
 from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.outcomes import record_failure
+from teamtui.session.answers import carry_out
+from teamtui.session.items import Answered
 from teamtui.tui.app import TeamTUI
 from teamtui.tui.screens.answer import AnswerScreen, ReasonScreen
 from teamtui.tui.screens.dashboard import DashboardScreen
@@ -162,8 +164,14 @@ async def test_left_to_the_leads_terminal(claude: Path, tmp_path: Path) -> None:
         await until(
             pilot, lambda: any("left alice's Bash" in t and "lead's terminal" in t for t in toasts(app)), "told"
         )
-        # Answered already: a second answer is told so, and nothing is answered twice.
+        assert [o.state for o in app.fleet.answering.outcomes] == [Answered.MOVED]
+        # Answered already: a second answer is told so (what came first, named), and nothing is answered twice.
         assert list_asks(ensure_spool()) == []
+        (moved,) = list_asks(ensure_spool(), closed=True)
+        again = carry_out(
+            moved.id, "allow", "", spool=ensure_spool(), session=None, store=None, sender="me", via="room", where=""
+        )
+        assert (again.taken, again.state) == (False, Answered.MOVED) and "left to the lead's terminal" in again.text
 
 
 async def test_hostile_request_text_is_shown_inert(claude: Path, tmp_path: Path) -> None:

@@ -31,11 +31,20 @@ from teamtui.protocol.hooks.asks import (
 )
 from teamtui.protocol.hooks.event import summary
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    AskState = Literal["open", "allowed", "denied", "moved", "gone"]
+
 # What became of a request, as a room shows it.
-OPEN = "open"  # its hook waits: it can be answered
-ALLOWED, DENIED = "allowed", "denied"
-MOVED = "moved"  # left to the lead's terminal (by a person, the hook's wait, the room quitting, or the terminal)
-GONE = "gone"  # its hook ended without an answer (Claude Code killed it)
+OPEN: AskState = "open"  # its hook waits: it can be answered
+ALLOWED: AskState = "allowed"
+DENIED: AskState = "denied"
+MOVED: AskState = (
+    "moved"  # left to the lead's terminal (by a person, the hook's wait, the room quitting, or the terminal)
+)
+GONE: AskState = "gone"  # its hook ended without an answer (Claude Code killed it)
 
 
 @dataclass(slots=True)
@@ -52,7 +61,7 @@ class PermissionAsk:
     summary: str
     cwd: str = ""
     host: str = ""
-    state: str = OPEN
+    state: AskState = OPEN
     answer: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -81,13 +90,20 @@ class PermissionAsk:
 
 
 class AnswerRefused(Exception):
-    """Why an answer was not taken (one line): no such request, already answered, nobody waits."""
+    """Why an answer was not taken (one line): no such request, already answered, nobody waits.
+    `closed` is what became of the request when another answer came first (None: no such request,
+    or its hook ended)."""
+
+    def __init__(self, why: str, closed: AskState | None = None):
+        super().__init__(why)
+        self.closed = closed
 
 
-def _state(answer: dict[str, Any] | None, waiting: bool) -> str:
+def _state(answer: dict[str, Any] | None, waiting: bool) -> AskState:
     if answer is None:
         return OPEN if waiting else GONE
-    return {ALLOW: ALLOWED, DENY: DENIED}.get(answer.get("decision", ""), MOVED)
+    decision = answer.get("decision", "")
+    return ALLOWED if decision == ALLOW else DENIED if decision == DENY else MOVED
 
 
 def read_ask(spool: Path, rid: str) -> PermissionAsk | None:
@@ -157,12 +173,13 @@ def answer(
     if ask is None:
         raise AnswerRefused(f"no permission request {rid}")
     if ask.state != OPEN:
-        raise AnswerRefused(_closed_why(ask))
+        raise AnswerRefused(_closed_why(ask), _closed(ask))
     where = where or os.uname().nodename
     mine = make_answer(rid, decision, message=message if decision == DENY else "", via=via, where=where)
     won, standing = claim(folder, mine)
     if not won:
-        raise AnswerRefused(_closed_why(read_ask(spool, rid) or ask))
+        ask = read_ask(spool, rid) or ask
+        raise AnswerRefused(_closed_why(ask), _closed(ask))
     journal.write(
         spool,
         journal.ANSWERED,
@@ -180,6 +197,11 @@ def answer(
         journal.write(spool, journal.CARRIED_OUT, id=rid, decision=decision, printed=False, why="its hook had ended")
         raise AnswerRefused(f"request {rid} was claimed but its hook had just ended; Claude Code's dialog decides")
     return standing or mine
+
+
+def _closed(ask: PermissionAsk) -> AskState | None:
+    """The answer that came first (allowed, denied, moved); None when its hook ended unanswered."""
+    return ask.state if ask.state in (ALLOWED, DENIED, MOVED) else None
 
 
 def _closed_why(ask: PermissionAsk) -> str:

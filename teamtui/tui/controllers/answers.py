@@ -21,7 +21,7 @@ from textual.app import App
 from textual.notifications import SeverityLevel
 
 from teamtui.session.alerts import Need
-from teamtui.session.answers import MOVED, TAKEN, Outcome
+from teamtui.session.items import Answered, Outcome
 from teamtui.session.requests import Item
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
@@ -104,17 +104,17 @@ class AnswerFlow:
             try:
                 result = work()
             except Exception as exc:  # noqa: BLE001 - said as the outcome, never a silent worker
-                result = Outcome(False, f"{type(exc).__name__}: {exc}", "refused")
+                result = Outcome(False, f"{type(exc).__name__}: {exc}", Answered.REFUSED)
             self.app.call_from_thread(done, result)
 
         self.app.run_worker(run, thread=True, group="answers", exit_on_error=False)
 
     def reported(self, item: Item, outcome: Outcome | None) -> None:
         if outcome is None:
-            outcome = Outcome(False, "the answer could not be carried out", "refused")
+            outcome = Outcome(False, "the answer could not be carried out", Answered.REFUSED)
         self.outcomes.append(outcome)
         who = f"{item.team} · " if item.team else ""
-        self._say(who + outcome.text, "information" if outcome.state in (TAKEN, MOVED) else "warning")
+        self._say(who + outcome.text, "information" if outcome.state in (Answered.TAKEN, Answered.MOVED) else "warning")
         if self.app.is_running:
             self.changed()
 

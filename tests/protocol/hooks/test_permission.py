@@ -101,6 +101,9 @@ def test_allowed_from_the_room_the_hook_prints_claude_codes_allow(base: Path, ro
     assert read_ask(spool_of(base), rid).state == ALLOWED  # type: ignore[union-attr]
     whats = [(j["what"], j.get("via")) for j in journal.read(spool_of(base))]
     assert whats == [("asked", None), ("answered", "room"), ("carried_out", None)]
+    with pytest.raises(AnswerRefused) as late:  # a second answer is told what came first, as a state
+        answer(spool_of(base), rid, "deny", via="cli")
+    assert late.value.closed == ALLOWED and "already allowed" in str(late.value)
 
 
 def test_denied_with_a_reason_the_reason_reaches_claude_code_as_data(base: Path, room: RoomPresence) -> None:
