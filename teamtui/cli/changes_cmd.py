@@ -45,7 +45,7 @@ def _stores(ctx: Context) -> list[TeamStore]:
     from teamtui.protocol.settings import load_settings
 
     fleet = discover_fleet([], settings=load_settings())
-    return [open_team(t.root, t.name, t.layout) for t in fleet.teams if not t.ended and t.problem is None]  # type: ignore[arg-type]
+    return [open_team(t.root, t.name, t.layout) for t in fleet.teams if not t.ended and t.problem is None]
 
 
 class _Team:

@@ -189,7 +189,7 @@ def _fleet_items(ctx: Context, only_team: str | None = None) -> tuple[list[Any],
         if only_team is not None and team.name != only_team:
             continue
         try:
-            store = open_team(team.root, team.name, team.layout)  # type: ignore[arg-type]
+            store = open_team(team.root, team.name, team.layout)
             session, state = open_local(
                 store, log_limit=settings.log_lines, health_timeout=settings.health_timeout, sender=settings.sender
             )

@@ -13,11 +13,23 @@ from teamtui.protocol.names import is_safe_name
 # Claude Code's (nor typing, ~2 ms).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Literal, TypeGuard
 
     from teamtui.protocol.store import TeamStore
 
-    LayoutName = Literal["native", "claude", "workflow"]
+    LayoutName = Literal["native", "claude", "workflow"]  # the one type of a layout's name (is_layout checks one read)
+
+LAYOUTS = ("native", "claude", "workflow")
+
+
+def is_layout(value: object) -> TypeGuard[LayoutName]:
+    """`value` (read from a file, a database, the command line) names a layout teamtui opens."""
+    return value in LAYOUTS
+
+
+def layout_of(value: object) -> LayoutName | None:
+    """The layout `value` names (another machine's word for it, say); None for anything else."""
+    return value if is_layout(value) else None
 
 
 def detect_layout(root: Path) -> LayoutName | None:
@@ -51,7 +63,7 @@ def team_names(root: Path, layout: LayoutName | None = None) -> list[str]:
 
 def store_class(layout: LayoutName) -> type[TeamStore]:
     """The store class of a layout: what it can do (its flags) before any team of it exists."""
-    if layout not in ("native", "claude", "workflow"):
+    if not is_layout(layout):
         raise ProtocolError(f"unknown layout {layout!r}: use native or claude")
     if layout == "native":
         from teamtui.protocol.native import NativeTeam

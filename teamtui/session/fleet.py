@@ -26,6 +26,7 @@ from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from teamtui.protocol.layout import LayoutName
     from teamtui.protocol.settings import HostSettings, NatsSettings, Settings
     from teamtui.session.actions import Answers
     from teamtui.session.shutdown import OnShutdown
@@ -215,7 +216,7 @@ def open_fleet(
     roots: Sequence[Path | str] = (),
     cwd: Path | None = None,
     team: str | None = None,
-    layout: str | None = None,
+    layout: LayoutName | None = None,
     only_root: Path | None = None,
     hosts: Sequence[HostSettings] = (),
     nats: Sequence[NatsSettings] = (),

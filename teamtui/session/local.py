@@ -35,6 +35,7 @@ from teamtui.session.team import Batch, TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from teamtui.protocol.layout import LayoutName
     from teamtui.session.actions import Answers
 
 HOUR = 3600.0
@@ -60,7 +61,7 @@ class LocalSource(SourceBase):
         on_shutdown: OnShutdown | None = None,
         lead_of: tuple[str, str] | None = None,
         only_team: str | None = None,
-        only_layout: str | None = None,
+        only_layout: LayoutName | None = None,
         only_root: Path | None = None,
         hooks: Path | None = None,
     ):
@@ -176,7 +177,7 @@ class LocalSource(SourceBase):
                 return None
             from teamtui.protocol.layout import open_team
 
-            store = open_team(team.root, team.name, team.layout)  # type: ignore[arg-type]
+            store = open_team(team.root, team.name, team.layout)
             leads = self.lead_of is not None and (os.path.realpath(team.root), team.name) == self.lead_of
             session, state = open_local(
                 store,
@@ -261,7 +262,7 @@ class LocalSource(SourceBase):
         """Each listed team's own folder (a half-written or unreadable one's too, not a symlink):
         its config.json arriving or mended is an event there."""
         folders = [
-            teams_folder(t.root, t.layout) / t.name  # type: ignore[arg-type]
+            teams_folder(t.root, t.layout) / t.name
             for t in self.teams.values()
             if not t.ended and t.layout in TEAMS_FOLDER
         ]

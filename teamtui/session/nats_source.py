@@ -132,7 +132,7 @@ class NatsSource(SourceBase):
         stale = [STALE_ROWS]  # one budget for every host's rows that are only old (StreamedHost.rows)
         out = [r for h in self.hosts.values() for r in h.rows(now, changed, stale)]
         if not out and self.reason:  # nothing to show: a row saying why
-            team = RemoteTeam(Path(""), "", "nats", "nats", problem=self.reason, host=self.name, via="nats")
+            team = RemoteTeam(Path(""), "", None, "nats", problem=self.reason, host=self.name, via="nats")
             out.append(FleetRow(team, self.name, "NATS", lead="", cwd=self.name, problem=NOT_CONNECTED, no_team=True))
         return out
 

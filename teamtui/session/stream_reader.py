@@ -22,6 +22,7 @@ from teamtui.protocol.changes import Change
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.fleet.discover import FleetTeam
 from teamtui.protocol.fleet.overview import FleetRow, count_members
+from teamtui.protocol.layout import layout_of
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.items import Item
@@ -164,7 +165,7 @@ class StreamedHost(SourceBase):
             for key in [k for k in self._rows if k not in self.rows_said]:
                 del self._rows[key]
         if not out and not self.connected:  # a host with nothing to show still has a row: how it stands
-            team = RemoteTeam(Path(""), "", self.via, self.via, problem=self.status, host=self.name, via=self.via)
+            team = RemoteTeam(Path(""), "", None, self.via, problem=self.status, host=self.name, via=self.via)
             out.append(FleetRow(team, self.name, "host", lead="", cwd=self.name, problem=self.standing, no_team=True))
         return out
 
@@ -176,7 +177,7 @@ class StreamedHost(SourceBase):
         team = RemoteTeam(
             Path(key[1]),
             key[2],
-            said.get("layout") or "remote",
+            layout_of(said.get("layout")),
             said.get("source") or "remote",
             ended=ended,
             ended_at=said.get("ended_at"),

@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import App
@@ -38,6 +38,9 @@ from teamtui.tui.screens.dashboard import DashboardScreen
 from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.screens.leave_lead import KEEP, STOP, Leading, LeaveLead
 from teamtui.tui.themes import load_themes
+
+if TYPE_CHECKING:
+    from teamtui.protocol.layout import LayoutName
 
 # A batch bringing this many teams at once (a source's first screen) is frozen out of full collections.
 MANY_TEAMS = 100
@@ -121,7 +124,7 @@ class TeamTUI(App[str | None]):
         cls,
         root: Path,
         team: str | None = None,
-        layout: str | None = None,
+        layout: LayoutName | None = None,
         *,
         config_path: Path | None = None,
         clock: Callable[[], float] | None = None,

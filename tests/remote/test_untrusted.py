@@ -134,6 +134,7 @@ def test_hostile_values_are_typed_capped_and_cleaned() -> None:
         "sender": "x" * 10_000 + ESC,
         "row": {
             "team": ESC + "[bold red]boom[/]",
+            "layout": "native" + ESC,
             "members": "lots",
             "tasks": {"done": -5, "total": 10**30},
             "last_activity": float("inf"),
@@ -173,6 +174,7 @@ def test_hostile_values_are_typed_capped_and_cleaned() -> None:
         ]
     )
     assert "\\u001b" not in everything and "\\u009b" not in everything and "\\u0000" not in everything
+    assert [r.team.layout for r in h.rows(time.time())] == [None]  # no layout teamtui knows: none, never its words
     assert len(session.sender) <= wire.NAME_CAP
     assert [m.name for m in state.config.members][1:] == ["ok"]
     assert state.config.members[1].pid is None

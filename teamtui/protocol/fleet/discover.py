@@ -22,12 +22,13 @@ from pathlib import Path
 
 from teamtui.protocol.fleet.registry import RunEntry, live_runs, registry_dir
 from teamtui.protocol.fleet.scan import folder_problem, folder_unreadable, scan_teams, teams_folder
-from teamtui.protocol.layout import detect_layout
+from teamtui.protocol.layout import detect_layout, is_layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from teamtui.protocol.layout import LayoutName
     from teamtui.protocol.settings import Settings
 
     Source = Literal["claude", "native", "run", "workflow"]
@@ -41,7 +42,7 @@ class FleetTeam:
 
     root: Path
     name: str  # the team's folder name (a hostile one is kept as found: show it through `inert`)
-    layout: str  # "claude" | "native" | "workflow"
+    layout: LayoutName | None  # None: a team of another machine whose stream named no layout teamtui knows
     source: str  # "claude" | "native" | "run" (led by a teamtui run on this machine) | "workflow"
     ended: bool = False
     ended_at: float | None = None
@@ -53,7 +54,7 @@ class FleetTeam:
     key: tuple[str, str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", team_key(self.layout, self.root, self.name))
+        object.__setattr__(self, "key", team_key(self.layout or "", self.root, self.name))
 
 
 @dataclass(slots=True)
@@ -110,14 +111,13 @@ def explicit_roots(roots: Iterable[Path | str], settings: Settings) -> list[Path
 
 
 def _run_team(entry: RunEntry) -> FleetTeam:
-    folder = teams_folder(entry.root, entry.layout) / entry.team  # type: ignore[arg-type]
+    folder = teams_folder(entry.root, entry.layout) / entry.team
     return FleetTeam(entry.root, entry.team, entry.layout, "run", problem=folder_problem(folder), run=entry)
 
 
-def _teams_under(root: Path, layout: str, source: str, problems: list[str]) -> list[FleetTeam]:
+def _teams_under(root: Path, layout: LayoutName, source: str, problems: list[str]) -> list[FleetTeam]:
     return [
-        FleetTeam(root, name, layout, source, problem=problem)
-        for name, problem in scan_teams(root, layout, problems)  # type: ignore[arg-type]
+        FleetTeam(root, name, layout, source, problem=problem) for name, problem in scan_teams(root, layout, problems)
     ]
 
 
@@ -139,12 +139,15 @@ def _ended_teams(directory: Path | None, since: float, live: set[tuple[str, str,
         except OSError:
             continue
         jt = journal.summarize(path)
-        if jt is None or not jt.name or jt.layout not in ("claude", "native") or not jt.root:
+        if jt is None or not jt.name or not jt.root:
             continue
-        key = team_key(jt.layout, jt.root, jt.name)
+        layout = jt.layout
+        if not is_layout(layout) or layout == "workflow":  # a workflow run's are listed from its folder
+            continue
+        key = team_key(layout, jt.root, jt.name)
         if key in live:
             continue
-        if _has_config(teams_folder(Path(jt.root), jt.layout) / jt.name):
+        if _has_config(teams_folder(Path(jt.root), layout) / jt.name):
             continue  # live outside the roots looked at, or back under its name: not an ended row
         # A folder gone without a team_gone record (no dashboard saw it go): ended when last seen.
         ended_at = jt.ended_at if jt.ended_at is not None else jt.last_seen
@@ -153,8 +156,8 @@ def _ended_teams(directory: Path | None, since: float, live: set[tuple[str, str,
                 FleetTeam(
                     Path(jt.root),
                     jt.name,
-                    jt.layout,
-                    jt.layout,
+                    layout,
+                    layout,
                     ended=True,
                     ended_at=ended_at,
                     journal=path,

@@ -100,7 +100,7 @@ def _load(team: FleetTeam, health_timeout: float) -> TeamState | None:
     from teamtui.protocol.layout import open_team
     from teamtui.protocol.state import TeamState
 
-    state = TeamState(open_team(team.root, team.name, team.layout), health_timeout=health_timeout)  # type: ignore[arg-type]
+    state = TeamState(open_team(team.root, team.name, team.layout), health_timeout=health_timeout)
     state.load_all(one_shot=True)  # `status --all` reads once: no last good config to keep
     return state
 
@@ -122,7 +122,7 @@ def _folder_times(team: FleetTeam) -> list[float]:
 
     if team.layout not in TEAMS_FOLDER:
         return []  # a workflow run has no team folder: its times are its agents'
-    folder = teams_folder(team.root, team.layout) / team.name  # type: ignore[arg-type]
+    folder = teams_folder(team.root, team.layout) / team.name
     out = []
     for path in (folder, folder / "config.json"):
         try:

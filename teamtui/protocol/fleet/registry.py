@@ -23,6 +23,7 @@ from teamtui.protocol.names import claude_sanitize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from teamtui.protocol.layout import LayoutName
     from teamtui.protocol.processes import State
 
 SUFFIX = ".json"
@@ -50,7 +51,7 @@ class RunEntry:
     pid_space: str  # the pid namespace it registered in ("" where there is none)
     root: Path
     team: str
-    layout: str
+    layout: LayoutName
     started_at: float
 
     @property
@@ -70,7 +71,7 @@ def _entry_path(directory: Path, pid: int, root: Path, team: str) -> Path:
 
 
 def register_run(
-    root: Path, team: str, layout: str = "native", *, pid: int | None = None, directory: Path | None = None
+    root: Path, team: str, layout: LayoutName = "native", *, pid: int | None = None, directory: Path | None = None
 ) -> Path:
     """Write this run's registration (atomically); returns its file for `unregister_run`."""
     pid = os.getpid() if pid is None else pid
@@ -102,7 +103,7 @@ def unregister_run(path: Path) -> None:
 
 @contextmanager
 def registered_run(
-    root: Path, team: str, layout: str = "native", *, directory: Path | None = None
+    root: Path, team: str, layout: LayoutName = "native", *, directory: Path | None = None
 ) -> Iterator[Path | None]:
     """Registered for the block's length; removed on the way out, an exception's included. A
     registry that cannot be written (a read-only home) never stops the run: it is then unlisted."""

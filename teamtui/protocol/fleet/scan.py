@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from teamtui.protocol.layout import LayoutName
 
 # Where each layout keeps its team folders under a root.
-TEAMS_FOLDER = {"native": ".teams", "claude": "teams"}
+TEAMS_FOLDER: dict[LayoutName, str] = {"native": ".teams", "claude": "teams"}
 
 
 def teams_folder(root: Path, layout: LayoutName) -> Path:

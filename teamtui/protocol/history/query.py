@@ -476,14 +476,15 @@ def _decimal(value: Any) -> Decimal | None:
 
 
 def _store(t: TeamRow) -> Any:
-    from teamtui.protocol.layout import store_class
+    from teamtui.protocol.claude import ClaudeTeam
+    from teamtui.protocol.layout import is_layout, store_class
 
     try:
-        return store_class(t.layout)(Path(t.root or "."), t.name)  # type: ignore[arg-type]
+        if is_layout(t.layout):  # a layout the database holds that this teamtui knows
+            return store_class(t.layout)(Path(t.root or "."), t.name)
     except Exception:  # noqa: BLE001 - a name its layout would refuse now: shown under a neutral store
-        from teamtui.protocol.claude import ClaudeTeam
-
-        return ClaudeTeam(Path(t.root or "."), "ended-team")
+        pass
+    return ClaudeTeam(Path(t.root or "."), "ended-team")
 
 
 # ------------------------------------------------------------------ one team, for the timeline

@@ -93,7 +93,7 @@ def record_folders(con: sqlite3.Connection, roots: list[Path] | None = None) -> 
             continue
         sink = OpList()
         try:
-            store = open_team(team.root, team.name, team.layout)  # type: ignore[arg-type]
+            store = open_team(team.root, team.name, team.layout)
             recorder = HistoryRecorder.for_store(store, sink, live=False)
             TeamState(store, journal=recorder).load_all()
         except Exception:  # noqa: BLE001 - one unreadable team must not stop the others being rebuilt
