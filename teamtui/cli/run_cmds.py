@@ -17,12 +17,14 @@ from teamtui.tmux.mode import add_teammate_mode_option
 TYPE_CHECKING = False  # not typing's: importing it costs ~2 ms
 if TYPE_CHECKING:
     import threading
+    from typing import Unpack
 
     from teamtui.runtime.lead import Lead, LeadEvent
     from teamtui.runtime.team_shutdown import RunResult
     from teamtui.runtime.teamfile import TeamFile
     from teamtui.tmux.api import PaneSpec, TeammatePanes
     from teamtui.tmux.mode import ModeDecision
+    from teamtui.tui.app import AppOptions
 
 
 def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser], only: str | None = None) -> None:
@@ -173,10 +175,13 @@ def _tmux_spawner(panes: TeammatePanes, spec: TeamFile):
     if not panes.active:
         return None
     from teamtui.protocol.colors import color_name
+    from teamtui.tmux.panes import TmuxPanes
     from teamtui.tmux.spawner import TmuxSpawner
 
+    if not isinstance(panes, TmuxPanes):  # active panes are tmux's; any other has no pane to run in
+        return None
     colors = {t.name: t.color for t in spec.teammates}
-    return TmuxSpawner(panes, color_of=lambda name: color_name(colors.get(name, ""), name))  # type: ignore[arg-type]
+    return TmuxSpawner(panes, color_of=lambda name: color_name(colors.get(name, ""), name))
 
 
 class LeadPanes:
@@ -269,7 +274,13 @@ def _hangup(lead: Lead) -> None:
 
 
 def run_with_dashboard(
-    spec: TeamFile, root: Path, *, spawner=None, fresh: bool = False, simulated: bool = False, **app_kwargs: object
+    spec: TeamFile,
+    root: Path,
+    *,
+    spawner=None,
+    fresh: bool = False,
+    simulated: bool = False,
+    **app_kwargs: Unpack[AppOptions],
 ) -> int:
     """The lead runs in a background thread with its own event loop; the dashboard owns the main thread.
     Leaving the dashboard stops the team, or (asked so on q) the lead goes on headless in this process."""
@@ -323,7 +334,8 @@ def run_with_dashboard(
     from teamtui.tui.screens.leave_lead import KEEP, Leading
 
     leading = Leading(spec.team.name, lambda: not finished.is_set(), pid=os.getpid(), simulated=simulated)
-    app = connect_dashboard(lead, spec, root, leading=leading, **app_kwargs)
+    app_kwargs["leading"] = leading  # this process leads the team: quitting asks what becomes of it
+    app = connect_dashboard(lead, spec, root, **app_kwargs)
     app_box.append(app)
 
     def on_sigterm(signum: int, frame: object) -> None:
@@ -403,7 +415,7 @@ def _wait_for_lead(lead: Lead, finished: threading.Event) -> None:
         raise failed
 
 
-def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: object):
+def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: Unpack[AppOptions]):
     """The dashboard on a running lead's team: S hands the team shutdown to the lead (its requests and
     ladder; progress comes back as snapshots, nothing waits), and what the lead drains from its own
     inbox is handed to the screen, not lost. The team comes through the one fleet every dashboard
@@ -426,7 +438,7 @@ def connect_dashboard(lead: Lead, spec: TeamFile, root: Path, **app_kwargs: obje
         on_shutdown=lead.request_shutdown,
         lead_of=(os.path.realpath(root), name),
     )
-    app = TeamTUI(fleet, focus=name, **app_kwargs)  # type: ignore[arg-type]
+    app = TeamTUI(fleet, focus=name, **app_kwargs)
 
     lead.on_lead_messages = app.ingest_lead_messages  # thread-safe: it posts a message
     lead.on_teammate_messages = lambda name, messages: app.ingest_lead_messages(messages, name)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 
 class Record:
+    # Mutable, so unhashable as a dataclass with eq: defining __eq__ without __hash__ sets __hash__ to None.
     __slots__: tuple[str, ...] = ()
-    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as a dataclass with eq
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
@@ -28,9 +28,8 @@ class FrozenRecord(Record):
 
     __slots__: tuple[str, ...] = ()
 
-    # Hashable again, as a frozen dataclass is where a plain one is not: mypy holds Record's
-    # `__hash__ = None` as the type every subclass must keep.
-    def __hash__(self) -> int:  # type: ignore[override]
+    # Hashable again, as a frozen dataclass is where a plain one is not.
+    def __hash__(self) -> int:
         return hash(self._values())
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -181,10 +181,12 @@ def _file(v: object) -> str:
 def _subjects(v: object) -> str:
     from teamtui.protocol.nats_subjects import filter_problem
 
-    problem = filter_problem(v) if isinstance(v, str) else "must be a string in quotes"
+    if not isinstance(v, str):
+        raise ValueError("must be a string in quotes")
+    problem = filter_problem(v)
     if problem:
         raise ValueError(problem)
-    return v  # type: ignore[return-value]
+    return v
 
 
 def _short_line(v: object) -> str:

@@ -179,12 +179,15 @@ class Teammate:
 
     def _echo(self, text: str, level: str) -> None:
         """The log line in the teammate's tmux pane too (straight to its terminal: the .jsonl has it already)."""
+        tty = self._pane_tty
+        if tty is None:
+            return
         mark = "" if level == "info" else f"{inert(level)}: "
         line = f"{time.strftime('%H:%M:%S')} {mark}{inert(text)}\n"
         try:
-            os.write(self._pane_tty, line.encode("utf-8", "replace"))  # type: ignore[arg-type]
+            os.write(tty, line.encode("utf-8", "replace"))
         except OSError:  # the pane closed: keep working, the log file has the line
-            os.close(self._pane_tty)  # type: ignore[arg-type]
+            os.close(tty)
             self._pane_tty = None
 
     def set_status(self, status: str) -> None:

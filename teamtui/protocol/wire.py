@@ -321,7 +321,7 @@ class WireBase:
             return NotImplemented
         return self.__dict__ == other.__dict__
 
-    __hash__ = None  # type: ignore[assignment]
+    # Unhashable, as pydantic's models are: __eq__ without __hash__ sets __hash__ to None.
 
     def __repr__(self) -> str:
         parts = [f"{name}={self.__dict__[name]!r}" for name in self.model_fields]

@@ -122,9 +122,10 @@ class JsonRpcTeammate:
         teammate of an assign = "self" team gets the next ready task."""
         tasks = [t for t in tasks if not t.internal]
         key = tuple((t.id, t.status.value, t.owner, t.subject) for t in tasks)
-        if self.ready and key != self._context:
+        channel = self.channel
+        if channel is not None and channel.ready and key != self._context:  # self.ready, the channel named
             self._context = key
-            self.channel.update_context(tasks)  # type: ignore[union-attr]
+            channel.update_context(tasks)
         if self.idle:
             self._claim_next()
 

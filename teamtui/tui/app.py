@@ -40,7 +40,22 @@ from teamtui.tui.screens.leave_lead import KEEP, STOP, Leading, LeaveLead
 from teamtui.tui.themes import load_themes
 
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     from teamtui.protocol.layout import LayoutName
+
+    class AppOptions(TypedDict, total=False):
+        """TeamTUI's keyword options, as a caller that makes the app for a lead passes them on."""
+
+        panes: TeammatePanes | None
+        log_limit: int | None
+        config_path: Path | None
+        clock: Callable[[], float] | None
+        cursor_blink: bool
+        sync_panes: bool
+        notice: str
+        leading: Leading | None
+
 
 # A batch bringing this many teams at once (a source's first screen) is frozen out of full collections.
 MANY_TEAMS = 100

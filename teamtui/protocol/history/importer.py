@@ -108,13 +108,14 @@ class _FileImport:
                 False,
             )
             return ("header", team, ts, payload)
+        ref = rec.get("key")
+        said = self.messages.get(ref) if isinstance(ref, str) else None  # a message's fields, by its key
         if kind == "message":
-            sender, recipient, mtype, text, at = self.messages.get(rec.get("key"), ("", "", "message", "", 0.0))  # type: ignore[arg-type]
+            sender, recipient, mtype, text, at = said or ("", "", "message", "", 0.0)
             read = rec.get("read") if isinstance(rec.get("read"), bool) else None
             return ("message", team, ts, (sender, recipient, mtype, text, _s(rec.get("summary")), at, read, False))
         if kind == "delivered":
-            found = self.messages.get(rec.get("key"))  # type: ignore[arg-type]
-            return None if found is None else ("delivered", team, ts, found)
+            return None if said is None else ("delivered", team, ts, said)
         if kind in ("task", "assigned"):
             blocked: list[Any] = rec["blocked_by"] if isinstance(rec.get("blocked_by"), list) else []
             task: tuple = (

@@ -58,7 +58,12 @@ IDLE_CLOSE = 60.0
 # Problems kept for whoever asks later.
 MAX_PROBLEMS = 20
 
-_STOP = object()
+
+class _Stop:
+    """What `close` puts on the queue: the thread commits what it holds and ends."""
+
+
+_STOP = _Stop()
 # What recording stopped on, as a person reads it.
 _STOPPED = {
     FULL: "the disk holding {path} is full: history recording stopped (what was recorded is kept; free some space and restart teamtui)",
@@ -88,7 +93,7 @@ class HistoryWriter:
         self.import_journals = import_journals
         self.linger = linger  # how long the first op of a batch waits for others (flush() does not wait)
         self.rebuild = rebuild  # None: rebuild.rebuild_into (the journals and the team folders)
-        self.queue: queue.Queue[object] = queue.Queue(QUEUE_LIMIT)
+        self.queue: queue.Queue[Op | threading.Event | _Stop] = queue.Queue(QUEUE_LIMIT)
         self.generation = 0  # moves when the database was replaced: recorders send their snapshot again
         self.dropped = 0
         self.written = 0
@@ -193,13 +198,13 @@ class HistoryWriter:
             stop = False
             until = time.monotonic() + self.linger
             while True:
-                if item is _STOP:
+                if isinstance(item, _Stop):
                     stop = True
                     break
                 if isinstance(item, threading.Event):
                     marks.append(item)  # a flush: commit now
                 else:
-                    batch.append(item)  # type: ignore[arg-type]
+                    batch.append(item)
                 if len(batch) >= BATCH:
                     break
                 try:
