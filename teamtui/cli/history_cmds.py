@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _when(ts: Any) -> str:
+def _when(ts: object) -> str:
     if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts <= 0:
         return "-"
     try:
@@ -22,7 +22,7 @@ def _when(ts: Any) -> str:
         return "-"
 
 
-def _one_line(text: Any, limit: int = 200) -> str:
+def _one_line(text: object, limit: int = 200) -> str:
     s = inert(str(text)).replace("\n", " ⏎ ")
     return s if len(s) <= limit else s[: limit - 1] + "…"
 

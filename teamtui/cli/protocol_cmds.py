@@ -53,7 +53,7 @@ def _print_errors(errors: list[ReadError]) -> None:
             out(f"  ! {inert(e)}")
 
 
-def _print_json(obj: Any) -> None:
+def _print_json(obj: object) -> None:
     # ensure_ascii keeps every control character escaped, so the output is terminal-safe.
     out(json.dumps(obj, ensure_ascii=True, indent=2))
 

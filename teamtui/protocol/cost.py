@@ -323,7 +323,7 @@ def cost_json(cost: Cost | None) -> dict[str, Any] | None:
     }
 
 
-def _usd(v: Any) -> Decimal | None:
+def _usd(v: object) -> Decimal | None:
     if not isinstance(v, str) or len(v) > 40:
         return None
     try:
@@ -333,7 +333,7 @@ def _usd(v: Any) -> Decimal | None:
     return d if d.is_finite() and 0 <= d < _MOST else None
 
 
-def read_cost(obj: Any) -> Cost | None:
+def read_cost(obj: object) -> Cost | None:
     """A cost from JSON another process wrote (`cost_json`): checked, bounded; None when it is not one."""
     if not isinstance(obj, dict) or (usd := _usd(obj.get("usd"))) is None:
         return None

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 MAX_JSON_FILE_BYTES = 16 * 1024 * 1024
 
 
-def dump_json(obj: Any, indent: int | None = 2) -> str:
+def dump_json(obj: object, indent: int | None = 2) -> str:
     return json.dumps(obj, indent=indent, ensure_ascii=False)
 
 
@@ -40,7 +40,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_json_atomic(path: Path, obj: Any, indent: int | None = 2) -> None:
+def write_json_atomic(path: Path, obj: object, indent: int | None = 2) -> None:
     write_atomic(path, dump_json(obj, indent) + "\n")
 
 

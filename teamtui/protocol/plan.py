@@ -85,13 +85,13 @@ class CrossPhaseCheck:
         return self.status == "complete"
 
 
-def _part(value: Any) -> str | None:
+def _part(value: object) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     return value if isinstance(value, str) and _PART.fullmatch(value) else None
 
 
-def _strings(value: Any) -> list[str] | None:
+def _strings(value: object) -> list[str] | None:
     return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
 
 

@@ -89,7 +89,7 @@ def load_touches(store: TeamStore) -> tuple[list[Touch], ReadError | None]:
     return [t for e in entries if (t := _decode(e)) is not None], None
 
 
-def _decode(e: Any) -> Touch | None:
+def _decode(e: object) -> Touch | None:
     if not isinstance(e, dict):
         return None
     path, by, task, at = e.get("path"), e.get("by"), e.get("task", ""), e.get("at", 0.0)

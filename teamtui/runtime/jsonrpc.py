@@ -93,7 +93,7 @@ def _text(params: dict[str, Any], key: str, *, required: bool = True) -> str | N
     return str(v)
 
 
-def _result(v: Any) -> str | None:
+def _result(v: object) -> str | None:
     if v is None or isinstance(v, str):
         return v
     # Autohand's result is free-form: keep structure readable rather than refuse it.
@@ -183,7 +183,7 @@ def decode_line(line: bytes) -> Decoded:
     return Decoded(item, {"jsonrpc": "2.0", "id": rid, "result": {}} if has_id else None)
 
 
-def _error(rid: Any, code: int, message: str) -> dict[str, Any]:
+def _error(rid: object, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
 
 

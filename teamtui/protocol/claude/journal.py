@@ -63,7 +63,7 @@ def journal_file(store: TeamStore, directory: Path | None = None) -> Path:
     return (directory or journal_dir()) / f"{safe}.{digest}{SUFFIX}"
 
 
-def _cut(text: Any) -> str:
+def _cut(text: object) -> str:
     text = text if isinstance(text, str) else str(text)
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
 

@@ -35,7 +35,7 @@ class LeadProcess(FrozenRecord):
         init_field(self, "proc_start", proc_start)
 
 
-def parse_lead_process(raw: Any) -> LeadProcess | None:
+def parse_lead_process(raw: object) -> LeadProcess | None:
     """`leadProcess` from config.json; None when absent or not an object with a positive pid."""
     if not isinstance(raw, dict):
         return None

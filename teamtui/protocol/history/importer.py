@@ -80,7 +80,7 @@ class _FileImport:
         op = self._op(kind, rec, ts)
         return [] if op is None else [op]
 
-    def _op(self, kind: Any, rec: dict[str, Any], ts: float) -> tuple | None:
+    def _op(self, kind: object, rec: dict[str, Any], ts: float) -> tuple | None:
         team = self.team
         if kind == "team":
             members = [
@@ -145,15 +145,15 @@ class _FileImport:
         return None
 
 
-def _s(value: Any) -> str:
+def _s(value: object) -> str:
     return value if isinstance(value, str) else "" if value is None else str(value)
 
 
-def _num(value: Any) -> float:
+def _num(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
-def _when(value: Any) -> float | None:
+def _when(value: object) -> float | None:
     """A time as the journal kept it: epoch seconds, Claude Code's epoch milliseconds, or nothing."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None

@@ -14,13 +14,18 @@ from typing import Any
 from teamtui.protocol.history.recorder import HistoryRecorder, ident_of
 from teamtui.protocol.history.writer import shared_writer
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from teamtui.protocol.model import TeamModel
+    from teamtui.protocol.store import TeamStore
+
 
 def recording() -> bool:
     """History is recorded unless TEAMTUI_HISTORY=0."""
     return os.environ.get("TEAMTUI_HISTORY", "1") != "0"
 
 
-def recorder_for(store: Any, host: str = "") -> HistoryRecorder:
+def recorder_for(store: TeamStore, host: str = "") -> HistoryRecorder:
     """A recorder of the team `store` opens, writing through this process's one writer."""
     return HistoryRecorder(ident_of(store, host), shared_writer())
 
@@ -31,7 +36,7 @@ class Observers:
     def __init__(self, *observers: Any):
         self.observers = [o for o in observers if o is not None]
 
-    def observe(self, state: Any, changes: Iterable[Any]) -> None:
+    def observe(self, state: TeamModel, changes: Iterable[Any]) -> None:
         changes = changes if isinstance(changes, list) else list(changes)
         for o in self.observers:
             o.observe(state, changes)
@@ -40,7 +45,7 @@ class Observers:
         for o in self.observers:
             o.assignments(assigned)
 
-    def note_cost(self, state: Any, force: bool = False) -> None:
+    def note_cost(self, state: TeamModel, force: bool = False) -> None:
         """The feed's word after every read (what the team cost): each observer that keeps a cost."""
         for o in self.observers:
             note = getattr(o, "note_cost", None)
@@ -58,7 +63,7 @@ class Observers:
         return next((o for o in self.observers if isinstance(o, HistoryRecorder)), None)
 
 
-def recorder_of(state: Any) -> HistoryRecorder | None:
+def recorder_of(state: TeamModel) -> HistoryRecorder | None:
     """The recorder a team's model tells (for what only its caller knows: the needs, changes, cost)."""
     observer = state.journal
     if isinstance(observer, HistoryRecorder):
@@ -66,7 +71,7 @@ def recorder_of(state: Any) -> HistoryRecorder | None:
     return observer.recorder if isinstance(observer, Observers) else None
 
 
-def observer_for(store: Any, journal: Any = None, host: str = "") -> Any:
+def observer_for(store: TeamStore, journal: object = None, host: str = "") -> Any:
     """What TeamState(journal=...) is given: the journal and the recorder, or just the journal
     when history is off."""
     if not recording():

@@ -39,7 +39,7 @@ MAX_LINE = 2000
 Op = tuple  # (name, TeamIdent, ts, payload)
 
 
-def clean(value: Any) -> str:
+def clean(value: object) -> str:
     """Text as it is stored: cut to MAX_TEXT, lone surrogates and NULs replaced (SQLite takes only
     UTF-8, and its C side stops at a NUL), no match marks."""
     s = value if isinstance(value, str) else ("" if value is None else str(value))
@@ -67,7 +67,7 @@ def message_key(sender: str, recipient: str, at: float, kind: str, content: str)
     return digest("m", sender, recipient, repr(float(at or 0.0)), kind, str(content)[:MAX_TEXT])
 
 
-def _level(value: Any) -> str:
+def _level(value: object) -> str:
     return str(getattr(value, "value", value) or "")
 
 

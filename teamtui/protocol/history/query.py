@@ -465,7 +465,7 @@ def _json(text: Any) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _decimal(value: Any) -> Decimal | None:
+def _decimal(value: object) -> Decimal | None:
     if not isinstance(value, str) or len(value) > 40:
         return None
     try:

@@ -24,8 +24,12 @@ from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.history.ops import TeamIdent
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from teamtui.protocol.changes import Change
+    from teamtui.protocol.model import TeamModel
     from teamtui.protocol.models import Message, Task
+    from teamtui.protocol.store import TeamStore
 
 
 # Diff text kept in the history per team and recorder (characters of hunk lines): past it an edit is
@@ -42,7 +46,7 @@ class OpSink(Protocol):
     def put(self, op: tuple) -> None: ...
 
 
-def ident_of(store: Any, host: str = "") -> TeamIdent:
+def ident_of(store: TeamStore, host: str = "") -> TeamIdent:
     """A team's identity from its store (layout, real root, name): the fleet's team key, plus the host."""
     try:
         root = os.path.realpath(store.root)
@@ -58,7 +62,7 @@ def _task_sig(t: Task) -> tuple:
 class HistoryRecorder:
     """Records one team into the history database (through the writer's queue)."""
 
-    def __init__(self, team: TeamIdent, writer: OpSink, *, clock: Any = time.time, live: bool = True):
+    def __init__(self, team: TeamIdent, writer: OpSink, *, clock: Callable[[], float] = time.time, live: bool = True):
         self.team = team
         self.writer = writer
         self.clock = clock
@@ -74,7 +78,7 @@ class HistoryRecorder:
         self.diff_chars = 0  # diff text this recorder sent for the team (bounded: DIFF_CHARS)
 
     @classmethod
-    def for_store(cls, store: Any, writer: OpSink, host: str = "", live: bool = True) -> HistoryRecorder:
+    def for_store(cls, store: TeamStore, writer: OpSink, host: str = "", live: bool = True) -> HistoryRecorder:
         return cls(ident_of(store, host), writer, live=live)
 
     @property
@@ -85,7 +89,7 @@ class HistoryRecorder:
         self.writer.put((name, self.team, ts, payload))
 
     # ------------------------------------------------------------------ the observer
-    def observe(self, state: Any, changes: Iterable[Change]) -> None:
+    def observe(self, state: TeamModel, changes: Iterable[Change]) -> None:
         if self.writer.stopped:
             return
         now = self.clock()
@@ -181,7 +185,7 @@ class HistoryRecorder:
         payload = (member, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usd, detail)
         self._put("cost", self.clock() if at is None else at, payload)
 
-    def note_cost(self, state: Any, force: bool = False) -> None:
+    def note_cost(self, state: TeamModel, force: bool = False) -> None:
         """What each teammate cost per day as its transcripts say now (the feed calls it after every
         read, as it calls the journal's): the days whose figures moved, recorded (replacing the
         day's row). Nothing while a member's bill is still being counted or priced."""
@@ -232,7 +236,7 @@ class HistoryRecorder:
         self._put("event", self.clock(), ("lead_ended", detail))
 
     # ------------------------------------------------------------------ records
-    def _snapshot(self, state: Any, now: float) -> None:
+    def _snapshot(self, state: TeamModel, now: float) -> None:
         self._generation = self.writer.generation
         self._header = ()
         self._tasks.clear()
@@ -250,7 +254,7 @@ class HistoryRecorder:
             if entries:
                 self._put("entries", now, (log_kind, entries))
 
-    def _maybe_header(self, state: Any, now: float) -> None:
+    def _maybe_header(self, state: TeamModel, now: float) -> None:
         cfg = state.config
         if cfg is None:
             return
@@ -286,7 +290,7 @@ class HistoryRecorder:
         seen[t.id] = sig
         self._put("task", now, (source, t.id, t.subject, t.description, t.status.value, t.owner, list(t.blocked_by)))
 
-    def _member(self, state: Any, c: Change, now: float) -> None:
+    def _member(self, state: TeamModel, c: Change, now: float) -> None:
         kind = {"member_joined": "joined", "member_left": "left", "member_status": "status"}[c.kind]
         member = state.config.member(c.key) if state.config is not None and kind == "joined" else None
         self._put(

@@ -69,7 +69,7 @@ def read_json(path: Path) -> Any:
         return None
 
 
-def write_private(path: Path, obj: Any) -> None:
+def write_private(path: Path, obj: object) -> None:
     """Write `obj` as JSON to a new temp file beside `path` (0600), then rename it into place."""
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)

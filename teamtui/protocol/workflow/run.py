@@ -105,7 +105,7 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def _seconds(ms: Any) -> float | None:
+def _seconds(ms: object) -> float | None:
     """Epoch milliseconds as seconds; None when not a number a float can hold."""
     if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms <= 0:
         return None
@@ -115,15 +115,15 @@ def _seconds(ms: Any) -> float | None:
         return None
 
 
-def _int(v: Any) -> int | None:
+def _int(v: object) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**62 else None
 
 
-def _str(v: Any) -> str:
+def _str(v: object) -> str:
     return v if isinstance(v, str) else ""
 
 
-def as_text(value: Any, limit: int = TEXT_LIMIT) -> str:
+def as_text(value: object, limit: int = TEXT_LIMIT) -> str:
     """A result as a person reads it: text as it is, anything else as JSON; cut at `limit`."""
     if isinstance(value, str):
         text = value

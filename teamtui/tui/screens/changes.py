@@ -45,7 +45,7 @@ SEP = "\0"  # in row keys: never in a member's name, and a path holding it is cu
 COLUMNS = ("name", "lines", "edits", "last")
 
 
-def measure(value: Any) -> int:
+def measure(value: object) -> int:
     """Cells a table cell's value takes."""
     return value.cell_len if isinstance(value, Text) else len(str(value))
 

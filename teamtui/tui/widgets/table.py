@@ -240,7 +240,7 @@ class TeamTable(DataTable, Painted):
         self._tops = None
         return self
 
-    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, **kw: Any) -> None:
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: object, **kw: Any) -> None:
         super().update_cell(row_key, column_key, value, **kw)
         self._drawn.pop(row_key if isinstance(row_key, RowKey) else RowKey(row_key), None)  # its row only
         self.check_idle()

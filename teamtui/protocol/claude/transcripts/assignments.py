@@ -56,7 +56,7 @@ class Call(NamedTuple):
     text: str = ""
 
 
-def _kept(value: Any) -> str:
+def _kept(value: object) -> str:
     s = value if isinstance(value, str) else ""
     return s if len(s) <= PROMPT_KEPT else s[: PROMPT_KEPT - 1] + "…"
 

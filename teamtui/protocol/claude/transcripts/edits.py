@@ -54,11 +54,11 @@ def _tool(result: dict[str, Any]) -> str | None:
     return None
 
 
-def _str(v: Any) -> str:
+def _str(v: object) -> str:
     return v if isinstance(v, str) else ""
 
 
-def _int(v: Any) -> int:
+def _int(v: object) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**31 else 0
 
 
@@ -89,7 +89,7 @@ def _binary(text: str) -> bool:
     return "\x00" in text
 
 
-def _hunks(patch: Any, budget: _Budget) -> tuple[tuple[Hunk, ...], int, int, bool]:
+def _hunks(patch: object, budget: _Budget) -> tuple[tuple[Hunk, ...], int, int, bool]:
     """(hunks kept, lines added, lines removed, binary) of a structuredPatch."""
     hunks, added, removed = [], 0, 0
     for h in patch if isinstance(patch, list) else ():

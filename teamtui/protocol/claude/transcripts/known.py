@@ -194,7 +194,7 @@ class Drift:
     _last_version: bytes = b""
     _last_newer: bool = False
 
-    def _see(self, kind: str, name: str, line: int | None, example: Any) -> None:
+    def _see(self, kind: str, name: str, line: int | None, example: object) -> None:
         item = self.items.get((kind, name))
         if item is not None:
             item.count += 1

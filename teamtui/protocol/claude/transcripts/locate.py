@@ -184,7 +184,7 @@ class TranscriptFinder:
         self._heads.pop(Path(path), None)
 
 
-def _seconds(ms: Any) -> float | None:
+def _seconds(ms: object) -> float | None:
     """Epoch milliseconds as seconds; None when not a number a float can hold (a peer's 10**400)."""
     if not isinstance(ms, (int, float)) or isinstance(ms, bool):
         return None

@@ -93,7 +93,7 @@ class Receipt(NamedTuple):
     key: str  # the same receipt read again (a transcript re-read) has the same key
 
 
-def parse_ts(value: Any) -> float | None:
+def parse_ts(value: object) -> float | None:
     """An ISO-8601 timestamp as epoch seconds; None when absent or unreadable."""
     if not isinstance(value, str):
         return None
@@ -103,7 +103,7 @@ def parse_ts(value: Any) -> float | None:
         return None
 
 
-def one_line(value: Any, limit: int = MAX_TEXT) -> str:
+def one_line(value: object, limit: int = MAX_TEXT) -> str:
     """The first non-blank line of `value`, inert and at most `limit` characters."""
     s = value if isinstance(value, str) else ("" if value is None else str(value))
     first = next((part.strip() for part in s.split("\n") if part.strip()), "")
@@ -112,7 +112,7 @@ def one_line(value: Any, limit: int = MAX_TEXT) -> str:
     return inert(first)
 
 
-def tool_label(name: Any, args: Any) -> str:
+def tool_label(name: object, args: object) -> str:
     """`Bash: pytest -q`, `Edit: src/auth.py`, `TaskUpdate: #3 completed`: a call in one line."""
     tool = one_line(name, 60) or "tool"
     arg = _telling_arg(tool, args if isinstance(args, dict) else {})
@@ -230,7 +230,7 @@ def receipts_in(rec: dict[str, Any]) -> list[Receipt]:
     return out
 
 
-def _result_text(content: Any) -> str:
+def _result_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -305,7 +305,7 @@ class Renderer:
                 out.extend(self._said(block["text"], ts, line))
         return out
 
-    def _result(self, block: dict[str, Any], extra: Any, ts: float | None, line: int | None) -> TranscriptEntry:
+    def _result(self, block: dict[str, Any], extra: object, ts: float | None, line: int | None) -> TranscriptEntry:
         tool_id = block.get("tool_use_id")
         name = self._tools.get(tool_id, "") if isinstance(tool_id, str) else ""
         failed = block.get("is_error") is True or (isinstance(extra, dict) and extra.get("success") is False)
@@ -354,6 +354,6 @@ class Renderer:
         return []
 
 
-def token_count(value: Any) -> int | None:
+def token_count(value: object) -> int | None:
     """A token count as the transcript gives it: a non-negative int, else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

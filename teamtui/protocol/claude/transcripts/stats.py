@@ -193,7 +193,7 @@ class TranscriptStats:
         else:
             self._now = ("thinking", ts, None)
 
-    def count(self, mid: Any, usage: Any, model: Any, ts: float | None = None) -> None:
+    def count(self, mid: object, usage: object, model: object, ts: float | None = None) -> None:
         """One assistant message's `usage` (and model, and when it was written), counted once per message id."""
         if isinstance(model, str) and model and not model.startswith("<"):  # "<synthetic>" is no model
             self.model = model
@@ -229,7 +229,7 @@ class TranscriptStats:
             self.context_tokens = (inp or 0) + (cc or 0) + (cr or 0)
 
     @staticmethod
-    def _charge(model: Any, usage: dict[str, Any], ts: float | None, values: tuple[int | None, ...]) -> Charge:
+    def _charge(model: object, usage: dict[str, Any], ts: float | None, values: tuple[int | None, ...]) -> Charge:
         charge = Charge(model if isinstance(model, str) else None, usage, ts, sum(v for v in values if v is not None))
         if PRICES.ready:  # else priced later, off the loop (TranscriptFeed.count_heads)
             charge.price(PRICES)
