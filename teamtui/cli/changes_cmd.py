@@ -78,7 +78,7 @@ def _read(store: TeamStore) -> TeamChanges:
     return changes
 
 
-def _row_json(row: Row) -> dict[str, Any]:
+def _row_json(row: Row) -> dict[str, object]:
     fc = row.change
     return {
         "path": row.shown,
@@ -96,9 +96,9 @@ def _row_json(row: Row) -> dict[str, Any]:
     }
 
 
-def team_json(changes: TeamChanges) -> dict[str, Any]:
+def team_json(changes: TeamChanges) -> dict[str, object]:
     rows = changes.rows()
-    members: dict[str, list[dict[str, Any]]] = {}
+    members: dict[str, list[dict[str, object]]] = {}
     for row in sorted(rows, key=lambda r: (r.member, r.shown)):
         members.setdefault(row.member, []).append(_row_json(row))
     session = changes.session

@@ -27,7 +27,7 @@ def _one_line(text: object, limit: int = 200) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def _record_time(record: dict[str, Any]) -> float:
+def _record_time(record: dict[str, object]) -> float:
     ts = record.get("ts")
     return ts if isinstance(ts, (int, float)) else 0.0
 
@@ -114,7 +114,7 @@ def _cost_text(spent: Any) -> str:
     return kept_text(*spent)
 
 
-def _cost_json(spent: Any) -> dict[str, Any] | None:
+def _cost_json(spent: Any) -> dict[str, object] | None:
     return None if spent is None else {"usd": str(spent[0]), "price_unknown": spent[1]}
 
 

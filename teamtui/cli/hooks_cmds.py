@@ -114,7 +114,7 @@ def cmd_hooks_status(ctx: Context) -> int:
     found = [status(p) for p in dict.fromkeys(paths)]
     spool = spool_dir()
     settings = load_settings()
-    report: dict[str, Any] = {
+    report: dict[str, object] = {
         "files": [
             {
                 "path": str(s.path),

@@ -16,7 +16,6 @@ from teamtui.protocol.models import LogLevel
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     from teamtui.protocol.errors import ReadError
     from teamtui.protocol.models import Message
@@ -41,7 +40,7 @@ FROM_HELP = (
 # ----------------------------------------------------------------------------- helpers
 
 
-def _errors_json(errors: list[ReadError]) -> list[dict[str, Any]]:
+def _errors_json(errors: list[ReadError]) -> list[dict[str, object]]:
     return [{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors]
 
 
@@ -82,7 +81,7 @@ def _require(store: TeamStore, able: bool, what: str) -> None:
         raise UnsupportedError(f"{what} is not supported for {store.layout} teams")
 
 
-def _message_json(m: Message) -> dict[str, Any]:
+def _message_json(m: Message) -> dict[str, object]:
     return {
         "type": m.type,
         "sender": m.sender,
@@ -94,7 +93,7 @@ def _message_json(m: Message) -> dict[str, Any]:
     }
 
 
-def _payload_json(m: Message) -> dict[str, Any] | None:
+def _payload_json(m: Message) -> dict[str, object] | None:
     # One spelling for both layouts: teamtui's snake_case field names ("from" for the sender).
     if m.payload is None:
         return None
@@ -135,9 +134,9 @@ _FIELD_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _ENVELOPE = ("type", "sender", "content", "timestamp", "from", "text", "read")
 
 
-def _fields(items: list[str]) -> dict[str, Any]:
+def _fields(items: list[str]) -> dict[str, object]:
     """KEY=VALUE pairs; a VALUE that is JSON (true, 3, ["a"]) is taken as such, anything else as text."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not _FIELD_KEY.fullmatch(key):
@@ -315,7 +314,7 @@ def cmd_task_import(ctx: Context) -> int:
                 f"(summaries looked for under {inert(summaries)}; --ignore-xd imports anyway)"
             )
 
-    def build(first_id: int) -> list[dict[str, Any]]:
+    def build(first_id: int) -> list[dict[str, object]]:
         dicts = plans.task_dicts(tasks, first_id)
         for d in dicts:  # a dependency on a plan imported earlier: its task's id on the board
             d["blocked_by"] = [known_ids.get(b, b) for b in d["blocked_by"]]

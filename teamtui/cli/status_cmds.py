@@ -12,7 +12,6 @@ from teamtui.protocol.models import MemberStatus, TaskStatus
 TYPE_CHECKING = False  # not typing's: importing it costs every command ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     from teamtui.protocol.board import Board, TaskView
 
@@ -77,7 +76,7 @@ _TASK_ICON = {TaskStatus.COMPLETED: "✓", TaskStatus.IN_PROGRESS: "●", TaskSt
 # ----------------------------------------------------------------------------- status / tasks
 
 
-def _usage_json(state, member: str) -> dict[str, Any]:
+def _usage_json(state, member: str) -> dict[str, object]:
     """tokens, context and activity of `member` as its transcript gives them (None: no transcript)."""
     stats = state.transcripts.stats(member)
     if stats is None:

@@ -55,7 +55,7 @@ def cmd_idle(ctx: Context) -> int:
     name = _me(ctx)
     a = ctx.args
     key = store.protocol_key  # the layout's spelling of protocol fields: snake_case or camelCase
-    extra: dict[str, Any] = {"from": name, key("idle_reason", "idleReason"): a.reason}
+    extra: dict[str, object] = {"from": name, key("idle_reason", "idleReason"): a.reason}
     if a.summary:
         extra["summary"] = a.summary
     if a.completed:
@@ -132,7 +132,7 @@ def _ask_the_lead(ctx: Context, store: TeamStore, reason: str) -> int:
     return _print_summary(ctx, summary)
 
 
-async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
+async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, object]:
     import asyncio
 
     from teamtui.protocol.fsio import ensure_dir
@@ -155,7 +155,7 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, Any]:
     raise CliError("stopped waiting")
 
 
-def _load_summary(path) -> dict[str, Any] | None:
+def _load_summary(path) -> dict[str, object] | None:
     from teamtui.protocol.fsio import load_json_file
 
     data = load_json_file(path)

@@ -58,7 +58,7 @@ class Prices:
                 return
             self._extract = extract_usage
 
-    def price(self, model: str | None, usage: Mapping[str, Any], ts: float | None) -> Decimal | None:
+    def price(self, model: str | None, usage: Mapping[str, object], ts: float | None) -> Decimal | None:
         """What the message cost in USD; None when there is no price for it (an unknown model)."""
         if self._extract is None or not model:
             return None
@@ -129,7 +129,7 @@ class Charge:
 
     __slots__ = ("model", "usage", "ts", "tokens", "usd")
 
-    def __init__(self, model: str | None, usage: Mapping[str, Any], ts: float | None, tokens: int):
+    def __init__(self, model: str | None, usage: Mapping[str, object], ts: float | None, tokens: int):
         self.model = model or "unknown"
         self.usage, self.ts, self.tokens = usage, ts, tokens
         self.usd: Decimal | None = _UNPRICED
@@ -311,7 +311,7 @@ def cost_text(cost: Cost | None) -> str:
 DAYS_KEPT = 8  # the newest days a cost carries over the wire and into the journal
 
 
-def cost_json(cost: Cost | None) -> dict[str, Any] | None:
+def cost_json(cost: Cost | None) -> dict[str, object] | None:
     """Plain JSON; USD as exact decimal strings (genai-prices' figures, unrounded)."""
     if cost is None:
         return None

@@ -194,7 +194,7 @@ def split_glued(line: bytes, keys: tuple[str, ...]) -> tuple[bytes, bytes] | Non
     return None
 
 
-def parse_json_line(path: Path, line: bytes, no: int | None, keys: tuple[str, ...]) -> list[Any]:
+def parse_json_line(path: Path, line: bytes, no: int | None, keys: tuple[str, ...]) -> list[object]:
     """One line of a JSON-lines file: [value], or [ReadError] for a bad line, or, for a torn write
     with a whole line glued on, [ReadError for the torn head, the glued line's value]."""
     value = parse_json_bytes(path, line, no)

@@ -76,7 +76,7 @@ def block_held(
     if not reason:
         raise ValueError("blocking a task needs a reason (--message)")
 
-    def change(task: Task) -> dict[str, Any]:
+    def change(task: Task) -> dict[str, object]:
         if task.status == TaskStatus.COMPLETED:
             raise ConflictError(f"task #{task.id} is already completed")
         if task.status == TaskStatus.IN_PROGRESS:

@@ -54,7 +54,7 @@ def team_max_failures(store: TeamStore) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else DEFAULT_MAX_FAILURES
 
 
-def _change_task(store: TeamStore, task_id: str, change: Callable[[Task], dict[str, Any] | None]) -> Task:
+def _change_task(store: TeamStore, task_id: str, change: Callable[[Task], dict[str, object] | None]) -> Task:
     if not store.writes_tasks:
         raise UnsupportedError(f"changing tasks is not supported for {store.layout} teams")
     return store.change_task(task_id, change)
@@ -104,7 +104,7 @@ def record_failure(
 def retry(store: TeamStore, task_id: str) -> Task:
     """Put a held task back on the board with its failure count reset."""
 
-    def change(task: Task) -> dict[str, Any]:
+    def change(task: Task) -> dict[str, object]:
         if task.status == TaskStatus.COMPLETED:
             raise ConflictError(f"task #{task.id} is already completed")
         meta = dict(task.metadata) if isinstance(task.metadata, dict) else {}
@@ -134,13 +134,13 @@ def complete_as(store: TeamStore, task_id: str, by: str | None, result: str | No
     if by is None or not store.writes_tasks:
         return store.complete_task(task_id, result)
 
-    def change(task: Task) -> dict[str, Any] | None:
+    def change(task: Task) -> dict[str, object] | None:
         why = completion_refusal(task, by)
         if why:
             raise ConflictError(f"not completed: {why}")
         if task.status == TaskStatus.COMPLETED:
             return None  # already done: its completion time and result stay as they were
-        fields: dict[str, Any] = {"status": TaskStatus.COMPLETED.value, "completed_at": time.time()}
+        fields: dict[str, object] = {"status": TaskStatus.COMPLETED.value, "completed_at": time.time()}
         if result is not None:
             fields["result"] = result
         return fields

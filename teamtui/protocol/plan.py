@@ -55,7 +55,7 @@ class PlanTask:
     # Keys ("03-01/T1") of the tasks this one waits for.
     blocked_by: list[str] = field(default_factory=list)
     # The task line's other keys (`v`, `done`, `spec`, `ts`, `tp`...), kept as written.
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -70,7 +70,7 @@ class Plan:
     depends_on: list[str] = field(default_factory=list)
     cross_phase: list[CrossPhaseDep] = field(default_factory=list)
     tasks: list[PlanTask] = field(default_factory=list)
-    header: dict[str, Any] = field(default_factory=dict)
+    header: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ def parse_plan(text: str, source: str = "plan.jsonl") -> Plan:
     lines = [(no, raw) for no, raw in enumerate(text.split("\n"), 1) if raw.strip()]
     if not lines:
         raise PlanError(source, [(0, "empty plan: line 1 must be the plan header")])
-    decoded: list[tuple[int, dict[str, Any]]] = []
+    decoded: list[tuple[int, dict[str, object]]] = []
     for no, raw in lines:
         try:
             obj = json.loads(raw)

@@ -66,7 +66,7 @@ class TeammateShutdown:
     detail: str = ""
     answered_at: float | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "teammate": self.name,
             "request_id": self.request_id,
@@ -260,7 +260,7 @@ class ShutdownRun:
             "tasks_in_progress": in_progress,
         }
 
-    def write_results(self, tasks: Iterable[Any] = ()) -> list[str]:
+    def write_results(self, tasks: Iterable[object] = ()) -> list[str]:
         """Native teams keep the result beside the team: `shutdown/<request_id>.json`, one per request."""
         if self.store is None or not self.store.writes_shutdown_results:
             return []

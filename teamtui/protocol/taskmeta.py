@@ -17,10 +17,6 @@ from __future__ import annotations
 
 from teamtui.protocol.models import Task
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
-if TYPE_CHECKING:
-    from typing import Any
-
 FAILURE_COUNT = "failure_count"
 LAST_FAILURE = "last_failure"
 BLOCKED_REASON = "blocked_reason"
@@ -30,7 +26,7 @@ FAILED = "failed"
 DEFAULT_MAX_FAILURES = 3
 
 
-def _meta(task: Task) -> dict[str, Any]:
+def _meta(task: Task) -> dict[str, object]:
     return task.metadata if isinstance(task.metadata, dict) else {}
 
 
@@ -69,7 +65,7 @@ def released_from(task: Task) -> list[str]:
 def scope_files(task: Task) -> list[str]:
     """Every file the task says it touches: `files` and cw-dispatch's scope, in order, once each."""
     scope = _meta(task).get("scope")
-    extra: list[Any] = []
+    extra: list[object] = []
     if isinstance(scope, dict):
         for key in ("files_to_create", "files_to_modify"):
             v = scope.get(key)

@@ -21,7 +21,6 @@ from teamtui.protocol.store import TeamStore
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
-    from typing import Any
 
 # One line, the keyword, then the path; a path is data, bounded, never a file teamtui opens.
 # A trailing ` for #N` names the sender's task (teamtui's demo says so), not part of the path.
@@ -42,7 +41,7 @@ class Touch(FrozenRecord):
         init_field(self, "task", task)
         init_field(self, "at", at)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from teamtui.protocol.models import Message
 from teamtui.protocol.names import is_safe_name
@@ -91,7 +90,7 @@ class Asks:
         due = [run.deadline_at for _ask, run in self.runs if not run.done]
         return min(due) if due else None
 
-    def settle(self, tasks: list[Any]) -> list[ShutdownRun]:
+    def settle(self, tasks: list[object]) -> list[ShutdownRun]:
         """Write the summary of every run that is done and forget it; returns those runs."""
         done = [(a, r) for a, r in self.runs if r.done]
         for ask, run in done:
@@ -100,7 +99,7 @@ class Asks:
         self.runs = [(a, r) for a, r in self.runs if not r.done]
         return [r for _a, r in done]
 
-    def finish_team(self, summary: dict[str, Any] | None) -> None:
+    def finish_team(self, summary: dict[str, object] | None) -> None:
         """The team's shutdown is over: every whole-team ask gets its summary."""
         if summary is None:  # no teammate was running: nobody left to ask
             summary = {

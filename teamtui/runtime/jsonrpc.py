@@ -14,7 +14,6 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from teamtui.protocol.models import Task
 from teamtui.runtime.spawn import ChildProcess, start_shell
@@ -84,7 +83,7 @@ Notification = Ready | TaskUpdate | Say | Idle | ShutdownAck | Log
 Incoming = Notification | Stray
 
 
-def _text(params: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+def _text(params: dict[str, object], key: str, *, required: bool = True) -> str | None:
     v = params.get(key)
     if v is None and not required:
         return None
@@ -100,31 +99,31 @@ def _result(v: object) -> str | None:
     return json.dumps(v, ensure_ascii=False)
 
 
-def _ready(p: dict[str, Any]) -> Ready:
+def _ready(p: dict[str, object]) -> Ready:
     return Ready(_text(p, "name", required=False) or "")
 
 
-def _task_update(p: dict[str, Any]) -> TaskUpdate:
+def _task_update(p: dict[str, object]) -> TaskUpdate:
     status = _text(p, "status")
     if status not in TASK_STATUSES:
         raise ValueError(f"params.status must be one of {', '.join(TASK_STATUSES)}")
     return TaskUpdate(_text(p, "taskId") or "", status, _result(p.get("result")))
 
 
-def _say(p: dict[str, Any]) -> Say:
+def _say(p: dict[str, object]) -> Say:
     return Say(_text(p, "to") or "", _text(p, "content") or "")
 
 
-def _idle(p: dict[str, Any]) -> Idle:
+def _idle(p: dict[str, object]) -> Idle:
     return Idle(_text(p, "lastTask", required=False))
 
 
-def _log(p: dict[str, Any]) -> Log:
+def _log(p: dict[str, object]) -> Log:
     level = (_text(p, "level", required=False) or "info").lower()
     return Log(level if level in LOG_LEVELS else "info", _text(p, "text") or "")
 
 
-_DECODERS: dict[str, Callable[[dict[str, Any]], Notification]] = {
+_DECODERS: dict[str, Callable[[dict[str, object]], Notification]] = {
     "team.ready": _ready,
     "team.taskUpdate": _task_update,
     "team.message": _say,
@@ -138,7 +137,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], Notification]] = {
 class Decoded:
     item: Incoming
     # For a request (a message with an id), the response the lead owes the teammate.
-    reply: dict[str, Any] | None = None
+    reply: dict[str, object] | None = None
 
 
 def decode_line(line: bytes) -> Decoded:
@@ -183,20 +182,20 @@ def decode_line(line: bytes) -> Decoded:
     return Decoded(item, {"jsonrpc": "2.0", "id": rid, "result": {}} if has_id else None)
 
 
-def _error(rid: object, code: int, message: str) -> dict[str, Any]:
+def _error(rid: object, code: int, message: str) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
 
 
 # ---------------------------------------------------------------- lead → teammate
-def encode(method: str, params: dict[str, Any]) -> bytes:
+def encode(method: str, params: dict[str, object]) -> bytes:
     return (json.dumps({"jsonrpc": "2.0", "method": method, "params": params}, ensure_ascii=False) + "\n").encode(
         "utf-8"
     )
 
 
-def task_object(task: Task) -> dict[str, Any]:
+def task_object(task: Task) -> dict[str, object]:
     """A task as Autohand's TaskManager holds it (camelCase, `blockedBy`), plus teamtui's `files`."""
-    obj: dict[str, Any] = {
+    obj: dict[str, object] = {
         "id": task.id,
         "subject": task.subject,
         "description": task.description,

@@ -103,7 +103,7 @@ class Item:
     note: str = ""  # why it cannot be answered from here, or how
     detail: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "id": self.id,
             "kind": self.kind,

@@ -54,7 +54,7 @@ class PipeSink:
         self.write = writer.write
         self._drain = writer.drain
 
-    def put(self, obj: dict[str, Any], data: bytes) -> None:
+    def put(self, obj: dict[str, object], data: bytes) -> None:
         self.write(data)
 
     async def flush(self) -> None:

@@ -89,7 +89,7 @@ class LocalShutdown(ShutdownController):
         sender: str,
         clock: Callable[[], float],
         replies: Callable[[], list[InboxMessage]],
-        tasks: Callable[[], Iterable[Any]],
+        tasks: Callable[[], Iterable[object]],
         set_timer: SetTimer,
     ):
         super().__init__(report)

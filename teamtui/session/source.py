@@ -133,7 +133,7 @@ if TYPE_CHECKING:
             what: str,
             *,
             on_result: Callable[[bool, str, str], None] | None = None,
-            on_progress: Callable[[dict[str, Any]], None] | None = None,
+            on_progress: Callable[[dict[str, object]], None] | None = None,
             **fields: Any,
         ) -> str: ...
         def forget(self, rid: str) -> None: ...

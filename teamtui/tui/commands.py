@@ -17,7 +17,7 @@ class _Controls(Protocol):
 
     dashboard: Any
     fleet: Any  # FleetControl: its overview is the control room's screen
-    BINDINGS: list[Any]
+    BINDINGS: list[object]
 
     def theme_names(self) -> list[str]: ...
     def switch_theme(self, name: str) -> None: ...

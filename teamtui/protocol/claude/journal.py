@@ -162,7 +162,7 @@ def flush(timeout: float = 5.0) -> None:
 # ------------------------------------------------------------------ observing a team
 
 
-def message_record(m: Message, key: str) -> dict[str, Any]:
+def message_record(m: Message, key: str) -> dict[str, object]:
     return {
         "kind": "message",
         "key": key,
@@ -186,7 +186,7 @@ class TeamJournal:
     _tasks: dict[str, tuple] = field(default_factory=dict)
     _assigned: dict[str, tuple] = field(default_factory=dict)
     _ended: bool = False
-    _cost: dict[str, Any] | None = None  # the last cost record made, and whether it is written
+    _cost: dict[str, object] | None = None  # the last cost record made, and whether it is written
     _cost_saved: bool = True
     _cost_at: float = 0.0
 
@@ -194,14 +194,14 @@ class TeamJournal:
     def open(cls, store: ClaudeLayout, directory: Path | None = None) -> TeamJournal:
         return cls(store, journal_file(store, directory))
 
-    def _put(self, record: dict[str, Any]) -> None:
+    def _put(self, record: dict[str, object]) -> None:
         record = {"ts": round(time.time(), 3), **record}
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         if record.get("kind") == "team":
             self._header = line
         _WRITER.put(self.path, line, self._header)
 
-    def _team_record(self, state: TeamState) -> dict[str, Any]:
+    def _team_record(self, state: TeamState) -> dict[str, object]:
         from teamtui.protocol.claude.config import member_backend, member_pane
 
         cfg = state.config

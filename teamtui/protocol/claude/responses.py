@@ -21,7 +21,7 @@ class ResponseWatch:
         self.store = store
         self.path = store.inbox_path(teammate)
         self.request_id = request_id
-        self.response: dict[str, Any] | None = None
+        self.response: dict[str, object] | None = None
         self._found = threading.Event()
         self._before: set[str] = set()
         self._watch: Any = None
@@ -42,7 +42,7 @@ class ResponseWatch:
         if self._watch is not None:
             self._watch.stop.set()
 
-    def wait(self, timeout: float) -> dict[str, Any] | None:
+    def wait(self, timeout: float) -> dict[str, object] | None:
         self._found.wait(timeout)
         return self.response
 
@@ -54,7 +54,7 @@ class ResponseWatch:
         return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
 
     @staticmethod
-    def _key(entry: dict[str, Any]) -> str:
+    def _key(entry: dict[str, object]) -> str:
         return str(entry.get("msg_id") or (entry.get("timestamp"), entry.get("text")))
 
     def _look(self) -> None:

@@ -117,7 +117,7 @@ class _FileImport:
         if kind == "delivered":
             return None if said is None else ("delivered", team, ts, said)
         if kind in ("task", "assigned"):
-            blocked: list[Any] = rec["blocked_by"] if isinstance(rec.get("blocked_by"), list) else []
+            blocked: list[object] = rec["blocked_by"] if isinstance(rec.get("blocked_by"), list) else []
             task: tuple = (
                 "task" if kind == "task" else "assigned",
                 _s(rec.get("id")),
@@ -238,7 +238,7 @@ def _team_of(con: sqlite3.Connection, path: Path, fh: Any) -> tuple[TeamIdent | 
     return team, _recorded_since(con, rec)
 
 
-def _recorded_since(con: sqlite3.Connection, rec: dict[str, Any]) -> float | None:
+def _recorded_since(con: sqlite3.Connection, rec: dict[str, object]) -> float | None:
     row = con.execute(
         "SELECT recorded_since FROM teams WHERE host = '' AND layout = ? AND root = ? AND name = ?",
         (_s(rec.get("layout")) or "claude", _real(_s(rec.get("root"))), _s(rec.get("team"))),

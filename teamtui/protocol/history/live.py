@@ -36,12 +36,12 @@ class Observers:
     def __init__(self, *observers: Any):
         self.observers = [o for o in observers if o is not None]
 
-    def observe(self, state: TeamModel, changes: Iterable[Any]) -> None:
+    def observe(self, state: TeamModel, changes: Iterable[object]) -> None:
         changes = changes if isinstance(changes, list) else list(changes)
         for o in self.observers:
             o.observe(state, changes)
 
-    def assignments(self, assigned: dict[str, Any]) -> None:
+    def assignments(self, assigned: dict[str, object]) -> None:
         for o in self.observers:
             o.assignments(assigned)
 
@@ -52,7 +52,7 @@ class Observers:
             if note is not None:
                 note(state, force)
 
-    def note_edits(self, edits: list[Any]) -> None:
+    def note_edits(self, edits: list[object]) -> None:
         for o in self.observers:
             note = getattr(o, "note_edits", None)
             if note is not None:

@@ -73,7 +73,7 @@ class TeamRow:
     first_seen: float = 0.0
     last_seen: float = 0.0
     ended_at: float | None = None
-    header: dict[str, Any] = field(default_factory=dict)
+    header: dict[str, object] = field(default_factory=dict)
     messages: int = 0
 
     @property
@@ -157,7 +157,7 @@ def ended_teams(
 # ------------------------------------------------------------------ one team's records
 
 
-def records(con: sqlite3.Connection, team_id: int, *, activity: bool = False) -> list[dict[str, Any]]:
+def records(con: sqlite3.Connection, team_id: int, *, activity: bool = False) -> list[dict[str, object]]:
     """One team's records in time order, in the journal's shape (`kind`, `ts`, ...): what `teamtui
     history TEAM` prints. `activity`: the log and transcript lines too."""
     t = team(con, team_id)

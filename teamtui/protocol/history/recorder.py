@@ -178,7 +178,7 @@ class HistoryRecorder:
         cache_read_tokens: int = 0,
         cache_write_tokens: int = 0,
         usd: float | None = None,
-        detail: dict[str, Any] | None = None,
+        detail: dict[str, object] | None = None,
         at: float | None = None,
     ) -> None:
         """What a teammate's turn cost (the cost feature)."""
@@ -219,7 +219,7 @@ class HistoryRecorder:
         for e in edits:
             lines = [list(h.lines) for h in e.hunks]
             chars = sum(len(x) for h in lines for x in h)
-            detail: dict[str, Any] = {"tool": e.tool, "uid": e.uid, "note": e.note, "cut": e.cut}
+            detail: dict[str, object] = {"tool": e.tool, "uid": e.uid, "note": e.note, "cut": e.cut}
             if e.hunks and self.diff_chars + chars <= DIFF_CHARS:
                 self.diff_chars += chars
                 detail["hunks"] = [

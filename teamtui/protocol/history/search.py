@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
 
 from teamtui.protocol.history.ops import MARKS
 from teamtui.protocol.history.schema import ENTRY_KINDS
@@ -132,7 +131,7 @@ class SearchHit:
         line break, its description)."""
         return [(_BREAK.sub(" ", s), hit) for s, hit in self.segments]
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         marked, pos = [], 0
         for s, hit in self.segments:
             if hit:

@@ -57,7 +57,7 @@ class PermissionAsk:
     team: str
     session_id: str
     who: str  # the in-process teammate that asks; "" for the lead
-    tool: dict[str, Any]  # event.what_it_would_do: name, command, file_path, old/new_string, path, input
+    tool: dict[str, object]  # event.what_it_would_do: name, command, file_path, old/new_string, path, input
     summary: str
     cwd: str = ""
     host: str = ""
@@ -69,7 +69,7 @@ class PermissionAsk:
     def asker(self) -> str:
         return self.who or "team-lead"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "id": self.id,
             "kind": "permission",
@@ -99,7 +99,7 @@ class AnswerRefused(Exception):
         self.closed = closed
 
 
-def _state(answer: dict[str, Any] | None, waiting: bool) -> AskState:
+def _state(answer: dict[str, object] | None, waiting: bool) -> AskState:
     if answer is None:
         return OPEN if waiting else GONE
     decision = answer.get("decision", "")
@@ -117,7 +117,7 @@ def read_ask(spool: Path, rid: str) -> PermissionAsk | None:
         return None
     answer = read_answer(folder, rid)
     found = raw.get("tool")
-    tool: dict[str, Any] = found if isinstance(found, dict) else {}
+    tool: dict[str, object] = found if isinstance(found, dict) else {}
 
     def text(key: str) -> str:
         v = raw.get(key)
@@ -162,7 +162,7 @@ def answer(
     message: str = "",
     via: str = "cli",
     where: str = "",
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Answer request `rid` (allow, deny with `message`, or lead: leave it to the lead's terminal);
     returns the answer taken. AnswerRefused says why not. `via` and `where` say how and from where
     (room, host, browser, cli; a host's name, a browser's address) for the journal."""

@@ -80,12 +80,14 @@ def write_private(path: Path, obj: object) -> None:
     os.replace(tmp, path)
 
 
-def make_answer(rid: str, decision: str, *, message: str = "", via: str, where: str, why: str = "") -> dict[str, Any]:
+def make_answer(
+    rid: str, decision: str, *, message: str = "", via: str, where: str, why: str = ""
+) -> dict[str, object]:
     if decision not in DECISIONS:
         raise ValueError(f"an answer is one of {', '.join(DECISIONS)}, got {decision!r}")
     if via not in VIA:
         raise ValueError(f"an answer comes from one of {', '.join(VIA)}, got {via!r}")
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "v": 1,
         "id": rid,
         "decision": decision,
@@ -118,7 +120,7 @@ def claim(folder: Path, answer: dict[str, Any]) -> tuple[bool, dict[str, Any] | 
     return won, answer if won else read_answer(folder, answer["id"])
 
 
-def read_answer(folder: Path, rid: str) -> dict[str, Any] | None:
+def read_answer(folder: Path, rid: str) -> dict[str, object] | None:
     """The answer that stands, checked: None when there is none; a `lead` answer saying so when
     the file is not a well-formed answer to this very request."""
     path = folder / ANSWER
@@ -164,11 +166,11 @@ def wake(folder: Path) -> bool:
     return True
 
 
-def decision_json(answer: dict[str, Any]) -> str | None:
+def decision_json(answer: dict[str, object]) -> str | None:
     """What the hook prints for Claude Code (FORMATS.md §4); None leaves it to Claude Code's dialog."""
     decision = answer.get("decision")
     if decision == ALLOW:
-        behaviour: dict[str, Any] = {"behavior": "allow"}
+        behaviour: dict[str, object] = {"behavior": "allow"}
     elif decision == DENY:
         behaviour = {"behavior": "deny", "message": answer.get("message") or "Denied by the person, from teamtui."}
     else:

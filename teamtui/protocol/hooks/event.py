@@ -105,7 +105,7 @@ def record_of(event: dict[str, Any], now: float, pid: int) -> dict[str, Any]:
     """What the spool keeps of `event` (already `parse`d): its name, when, the Claude Code
     process that ran the hook (`pid`, the hook's parent), and the known keys, bounded."""
     name = event["hook_event_name"]
-    out: dict[str, Any] = {"v": 1, "at": now, "event": name, "pid": pid}
+    out: dict[str, object] = {"v": 1, "at": now, "event": name, "pid": pid}
     for key in _COMMON:
         if (v := _text(event.get(key), MAX_SHORT)) is not None:
             out[key] = v
@@ -120,7 +120,7 @@ def record_of(event: dict[str, Any], now: float, pid: int) -> dict[str, Any]:
     return out
 
 
-def _background(task: dict[str, Any]) -> dict[str, str]:
+def _background(task: dict[str, object]) -> dict[str, str]:
     return {k: cut(v, MAX_SHORT) for k in ("id", "type", "status", "description") if isinstance(v := task.get(k), str)}
 
 
@@ -139,11 +139,11 @@ _TELLING = {
 }
 
 
-def what_it_would_do(tool: object, tool_input: object) -> dict[str, Any]:
+def what_it_would_do(tool: object, tool_input: object) -> dict[str, object]:
     """The tool and what it would do: the command, the file and the edit, the path; bounded.
     `input` is the whole input as JSON, cut (a tool teamtui does not know is shown by it)."""
     name = cut(tool, MAX_SHORT) if isinstance(tool, str) else ""
-    out: dict[str, Any] = {"name": name}
+    out: dict[str, object] = {"name": name}
     args = tool_input if isinstance(tool_input, dict) else {}
     for key in _TELLING.get(name, ("command", "file_path", "path", "url", "pattern")):
         v = args.get(key)
@@ -165,7 +165,7 @@ def what_it_would_do(tool: object, tool_input: object) -> dict[str, Any]:
     return out
 
 
-def summary(tool: dict[str, Any]) -> str:
+def summary(tool: dict[str, object]) -> str:
     """One line: `Bash: make test`, `Edit app.py`, `Read /etc/hosts`, or the tool's input."""
     name = tool.get("name") or "a tool"
     for key in ("command", "file_path", "notebook_path", "path", "url", "pattern", "query"):

@@ -78,7 +78,7 @@ def is_ours(command: object) -> bool:
     return (len(program) == 1 and os.path.basename(program[0]) == "teamtui") or program[-2:] == ["-m", "teamtui"]
 
 
-def _entry(command: str, event: str) -> dict[str, Any]:
+def _entry(command: str, event: str) -> dict[str, object]:
     return {
         "type": "command",
         "command": command,
@@ -86,7 +86,7 @@ def _entry(command: str, event: str) -> dict[str, Any]:
     }
 
 
-def _group(command: str, event: str) -> dict[str, Any]:
+def _group(command: str, event: str) -> dict[str, object]:
     # PermissionRequest matches tools ("*": all of them); the other events take no matcher.
     hooks = [_entry(command, event)]
     return {"matcher": "*", "hooks": hooks} if event == "PermissionRequest" else {"hooks": hooks}
@@ -156,7 +156,7 @@ def _has_own_group(groups: list[dict[str, Any]], entry: dict[str, Any], event: s
     return any(g == _group(entry["command"], event) for g in groups)
 
 
-def uninstalled(data: dict[str, Any]) -> dict[str, Any]:
+def uninstalled(data: dict[str, object]) -> dict[str, object]:
     """`data` without teamtui's entries: an event list (and `hooks`) left empty by that goes too."""
     out = dict(data)
     hooks = out.get("hooks")

@@ -33,7 +33,7 @@ def write(spool: Path, what: str, **fields: Any) -> None:
         pass
 
 
-def read(spool: Path) -> list[dict[str, Any]]:
+def read(spool: Path) -> list[dict[str, object]]:
     """Every line of both generations, oldest first (the history's import)."""
     import json
 

@@ -15,15 +15,11 @@ from pathlib import Path
 
 from teamtui.protocol.hooks.place import EVENTS, EVENTS_OLD, SPOOL_LOCK
 
-TYPE_CHECKING = False  # not typing's: `teamtui hook` runs in Claude Code's loop
-if TYPE_CHECKING:
-    from typing import Any
-
 MAX_SPOOL_BYTES = 1 << 20  # a generation: about 2,000 events
 MAX_LINE_BYTES = 32 * 1024  # a record is far smaller (every field is bounded); this is the reader's guard
 
 
-def line_of(record: dict[str, Any]) -> bytes:
+def line_of(record: dict[str, object]) -> bytes:
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "replace")
 
 
@@ -59,7 +55,7 @@ def _rotate(path: Path, old: Path, ino: int) -> None:
         os.close(lock)
 
 
-def write_event(spool: Path, record: dict[str, Any]) -> None:
+def write_event(spool: Path, record: dict[str, object]) -> None:
     line = line_of(record)
     if len(line) > MAX_LINE_BYTES:
         line = line_of({"v": 1, "at": record.get("at"), "dropped": "too large after trimming"})
@@ -89,8 +85,8 @@ class SpoolReader:
             except OSError:
                 pass
 
-    def read(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def read(self) -> list[dict[str, object]]:
+        out: list[dict[str, object]] = []
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
@@ -111,7 +107,7 @@ class SpoolReader:
             out += self._take(self.path)
         return out
 
-    def _take(self, path: Path) -> list[dict[str, Any]]:
+    def _take(self, path: Path) -> list[dict[str, object]]:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
@@ -138,7 +134,7 @@ class SpoolReader:
         return out
 
 
-def _record(raw: bytes) -> dict[str, Any] | None:
+def _record(raw: bytes) -> dict[str, object] | None:
     if not raw.strip() or len(raw) > MAX_LINE_BYTES:
         return None
     try:

@@ -24,7 +24,7 @@ _TAIL_BYTES = 512 * 1024  # where the tool use is looked for: it was written jus
 _AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,120}")
 
 
-def transcript_of(event: dict[str, Any]) -> Path | None:
+def transcript_of(event: dict[str, object]) -> Path | None:
     """The transcript of whoever asks: the lead's, or the in-process teammate's beside it."""
     path = event.get("transcript_path")
     if not isinstance(path, str) or not path.endswith(".jsonl") or "\0" in path:
@@ -38,7 +38,7 @@ def transcript_of(event: dict[str, Any]) -> Path | None:
     return lead.with_suffix("") / "subagents" / f"agent-{agent}.jsonl"
 
 
-def _lines(data: bytes) -> list[dict[str, Any]]:
+def _lines(data: bytes) -> list[dict[str, object]]:
     out = []
     for raw in data.splitlines():
         if b'"tool_use' not in raw and b'"tool_result' not in raw:
@@ -58,7 +58,7 @@ def _blocks(rec: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def _stamp(rec: dict[str, Any]) -> float | None:
+def _stamp(rec: dict[str, object]) -> float | None:
     """A transcript line's time (ISO 8601, as Claude Code writes it), in seconds; None when absent."""
     from datetime import datetime
 
@@ -111,7 +111,7 @@ class ToolUseWatch:
         return self.answered
 
 
-def watch_terminal(event: dict[str, Any], since: float, then: Callable[[], None]) -> None:
+def watch_terminal(event: dict[str, object], since: float, then: Callable[[], None]) -> None:
     """Call `then` (from a thread) once the tool use this request is about has its result in the
     transcript (`since`: when the hook began); nothing when the transcript cannot be found."""
     import threading

@@ -67,7 +67,7 @@ def team_of(session_id: str, env: Mapping[str, str]) -> str:
 
 def ask(
     spool: Path,
-    event: dict[str, Any],
+    event: dict[str, object],
     record: dict[str, Any],
     out: TextIO,
     env: Mapping[str, str],
@@ -92,7 +92,7 @@ def ask(
     # Read and write: the hook itself keeps a writer, so select never sees an end of file.
     wake_fd = os.open(making / WAKE, os.O_RDWR | os.O_NONBLOCK)
     now = time.time()
-    request: dict[str, Any] = {
+    request: dict[str, object] = {
         "v": 1,
         "id": rid,
         "at": now,
@@ -158,10 +158,10 @@ def _wait(
     rid: str,
     wake_fd: int,
     wait_s: float,
-    event: dict[str, Any],
+    event: dict[str, object],
     host: str,
     since: float,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     reasons: list[str] = []
 
     def poke(reason: str) -> None:

@@ -155,7 +155,7 @@ class RunReader:
         self.scripts_dir = scripts_dir
         self._stamp: object = None
         self._files: RunFiles | ReadError | None = None
-        self._metas: dict[str, tuple[tuple[int, int, int] | None, dict[str, Any]]] = {}
+        self._metas: dict[str, tuple[tuple[int, int, int] | None, dict[str, object]]] = {}
         self._heads: dict[str, tuple[str, str]] = {}  # agent id -> (prompt, cwd): a transcript's first line
         self._script: tuple[str, str, float | None] | None = None  # (name, description, written at)
 
@@ -213,7 +213,7 @@ class RunReader:
                 else:
                     self._journal_event(event, no, files, steps)
 
-    def _journal_event(self, event: dict[str, Any], no: int, files: RunFiles, steps: dict[str, Step]) -> None:
+    def _journal_event(self, event: dict[str, object], no: int, files: RunFiles, steps: dict[str, Step]) -> None:
         kind = event.get("type")
         agent_id = event.get("agentId")
         if kind not in ("started", "result", "failed") or not isinstance(agent_id, str):
@@ -233,7 +233,7 @@ class RunReader:
         else:
             step.state = "error"
 
-    def _read_record(self, files: RunFiles) -> dict[str, Any] | None:
+    def _read_record(self, files: RunFiles) -> dict[str, object] | None:
         rec = load_json_file(self.record_path)
         if isinstance(rec, ReadError):
             if rec.reason != "file not found":
@@ -244,7 +244,7 @@ class RunReader:
             return None
         return rec
 
-    def _apply_record(self, files: RunFiles, rec: dict[str, Any], steps: dict[str, Step], late: list[Step]) -> None:
+    def _apply_record(self, files: RunFiles, rec: dict[str, object], steps: dict[str, Step], late: list[Step]) -> None:
         status = rec.get("status")
         error = rec.get("error")
         # Claude Code's own reader: no status means failed when there is an error, else completed.

@@ -26,7 +26,7 @@ from teamtui.protocol.workflow.names import AGENT_ID
 class RunFinder(TranscriptFinder):
     """Each member's transcript in the run's folder, by the agent id its config entry holds."""
 
-    def __init__(self, run_dir: Path, config: Mapping[str, Any]):
+    def __init__(self, run_dir: Path, config: Mapping[str, object]):
         self.run_dir = Path(run_dir)
         self.agents: dict[str, tuple[str, str]] = {}
         super().__init__(self.run_dir, config)
@@ -65,7 +65,7 @@ class RunFinder(TranscriptFinder):
 class RunTranscripts(TeamTranscripts):
     """The run's transcripts, one reader per agent, kept current from watch events."""
 
-    def __init__(self, run_dir: Path, config: Mapping[str, Any], *, window: int = DEFAULT_WINDOW):
+    def __init__(self, run_dir: Path, config: Mapping[str, object], *, window: int = DEFAULT_WINDOW):
         super().__init__(run_dir, config, window=window)
         self.finder = RunFinder(run_dir, config)
 

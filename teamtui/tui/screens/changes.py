@@ -66,7 +66,7 @@ class ChangesTable(TeamTable):
     A row redrawn in place (`update_row`) is drawn again alone (TeamTable keeps each row's drawn
     lines apart): one new edit draws its own row, not every row on screen."""
 
-    def update_row(self, row_key: str, cells: list[Any]) -> None:
+    def update_row(self, row_key: str, cells: list[object]) -> None:
         rk = RowKey(row_key)
         columns = [ColumnKey(c) for c in COLUMNS]
         grows = rk not in self.rows or any(
@@ -220,7 +220,7 @@ class ChangesScreen(Screen[None]):
         colliding = (row.where, row.member) in self._colliding
         return (fc.added, fc.removed, fc.unknown, fc.edits, fc.created, row.outside, colliding, _ago(fc.last_at, now))
 
-    def _cells(self, key: str, now: float) -> list[Any]:
+    def _cells(self, key: str, now: float) -> list[object]:
         """The cells of one row key."""
         palette = self.palette
         warn = palette.theme_color("warning")

@@ -133,7 +133,7 @@ class FleetTable(TeamTable):
         keys = [k for k, _ in rows]
         current = [str(r.value) for r in self.rows]
         picked = [i for i, c in enumerate(COLUMNS) if c in self.shown]
-        cells: dict[str, list[Any]] = {}
+        cells: dict[str, list[object]] = {}
         widths: list[list[int]] = []
         fresh: list[str] = []
         for key, row in rows:
@@ -169,7 +169,7 @@ class FleetTable(TeamTable):
                     # The cost fills in after the first frame (genai-prices loads then): its column widens.
                     self.update_cell(key, column, cell, update_width=column == "Cost")
 
-    def _cells(self, row: FleetRow, now: float) -> list[Any]:
+    def _cells(self, row: FleetRow, now: float) -> list[object]:
         """Every cell through safe_text (what a file or a peer said is never markup, escape or bidi
         control), each cut to its column's width."""
         p = self.palette

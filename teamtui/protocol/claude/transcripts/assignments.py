@@ -61,7 +61,7 @@ def _kept(value: object) -> str:
     return s if len(s) <= PROMPT_KEPT else s[: PROMPT_KEPT - 1] + "…"
 
 
-def calls_in(rec: Mapping[str, Any]) -> list[Call]:
+def calls_in(rec: Mapping[str, object]) -> list[Call]:
     """The work-handing calls of an assistant record: Agent calls naming a teammate, plain SendMessages."""
     msg = rec.get("message")
     content = msg.get("content") if isinstance(msg, dict) else None
@@ -91,7 +91,7 @@ def calls_in(rec: Mapping[str, Any]) -> list[Call]:
     return out
 
 
-def refusals_in(rec: Mapping[str, Any], ids: Mapping[str, Any]) -> list[Call]:
+def refusals_in(rec: Mapping[str, object], ids: Mapping[str, object]) -> list[Call]:
     """The errors a user record returns to calls in `ids` (a tool error, or `success: false`)."""
     msg = rec.get("message")
     content = msg.get("content") if isinstance(msg, dict) else None
@@ -234,7 +234,7 @@ class AssignmentLog:
                     dedupe, e.kind, m.timestamp, key=e.key, owner=e.owner, subject=e.subject, text=e.text, why=e.why
                 )
 
-    def _task(self, owner: str, p: Mapping[str, Any], ts: float | None) -> None:
+    def _task(self, owner: str, p: Mapping[str, object], ts: float | None) -> None:
         tid = p.get("taskId", p.get("task_id"))
         key = f"task:{owner}:{tid}"
         description = _kept(p.get("description"))
@@ -289,7 +289,7 @@ class AssignmentLog:
             aid = self._ids.get(w.key)
             if aid is None:
                 aid = self._ids[w.key] = f"a{len(self._ids) + 1}"
-            meta: dict[str, Any] = {SOURCE: w.source}
+            meta: dict[str, object] = {SOURCE: w.source}
             if w.failed:
                 meta[FAILED] = w.failed
             out[aid] = Task(

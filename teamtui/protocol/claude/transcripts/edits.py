@@ -42,7 +42,7 @@ def may_hold_edit(line: bytes) -> bool:
     return b'"toolUseResult":{' in line and (b'"filePath"' in line or b'"notebook_path"' in line)
 
 
-def _tool(result: dict[str, Any]) -> str | None:
+def _tool(result: dict[str, object]) -> str | None:
     if isinstance(result.get("edits"), list):
         return "MultiEdit"
     if "oldString" in result or "newString" in result:

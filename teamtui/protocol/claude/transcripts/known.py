@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from teamtui.protocol.claude_versions import TESTED_CLAUDE_CODE
 from teamtui.protocol.text import inert
@@ -234,7 +233,7 @@ class Drift:
             if kind not in ENTRY_TYPES:
                 self._see(UNKNOWN_TYPE, kind or "(unreadable type)", no, lambda: raw[:600].decode("utf-8", "replace"))
 
-    def see_record(self, rec: Mapping[str, Any], no: int | None) -> None:
+    def see_record(self, rec: Mapping[str, object], no: int | None) -> None:
         """A decoded line teamtui reads: its type and top-level keys."""
         kind = rec.get("type")
         if not isinstance(kind, str):

@@ -60,7 +60,7 @@ class TranscriptFinder:
     whether it could add or replace a transcript, and `resolve()` looks again, cheaply (each
     candidate's head is read once it can no longer change)."""
 
-    def __init__(self, config_dir: Path, config: Mapping[str, Any]):
+    def __init__(self, config_dir: Path, config: Mapping[str, object]):
         self.config_dir = Path(config_dir)
         # path -> (size when read, (teamName, agentName) or None): a head under HEAD_BYTES may still grow.
         self._heads: dict[Path, tuple[int, tuple[str, str] | None]] = {}
@@ -194,7 +194,7 @@ def _seconds(ms: object) -> float | None:
         return None
 
 
-def _in_process(member: Mapping[str, Any]) -> bool:
+def _in_process(member: Mapping[str, object]) -> bool:
     return member.get("backendType") == "in-process" or member.get("tmuxPaneId") == "in-process"
 
 

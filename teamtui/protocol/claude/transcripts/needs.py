@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from teamtui.protocol.claude.transcripts.render import Notice, describe_payload, one_line, parse_ts
 from teamtui.protocol.health import is_disappeared
@@ -35,7 +34,7 @@ class NeedsYou:
     detail: str = ""
 
 
-def notices_from_inbox(entries: Iterable[Any]) -> list[Notice]:
+def notices_from_inbox(entries: Iterable[object]) -> list[Notice]:
     """The protocol messages among inbox entries: wire dicts (`from`, `text`, `timestamp`) or
     teamtui Messages (`sender`, `content`, `timestamp`)."""
     out = []
@@ -56,12 +55,12 @@ def notices_from_inbox(entries: Iterable[Any]) -> list[Notice]:
     return out
 
 
-def _request_id(payload: Mapping[str, Any]) -> str:
+def _request_id(payload: Mapping[str, object]) -> str:
     rid = payload.get("request_id", payload.get("requestId"))
     return rid if isinstance(rid, str) else ""
 
 
-def _detail(kind: str, payload: Mapping[str, Any]) -> str:
+def _detail(kind: str, payload: Mapping[str, object]) -> str:
     value = payload.get("planContent") if kind == "plan_approval_request" else payload.get("input")
     if value is None:
         return ""

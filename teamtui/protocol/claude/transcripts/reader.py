@@ -196,7 +196,7 @@ class _Held:
 _USAGE_DECODER = json.JSONDecoder()
 
 
-def _quick_usage(line: bytes) -> tuple[str, dict[str, Any], str | None, float | None] | None:
+def _quick_usage(line: bytes) -> tuple[str, dict[str, object], str | None, float | None] | None:
     """(message id, usage, model, timestamp) of an assistant line as Claude Code writes it, without
     decoding the content (a tool input can be large); None when the line is shaped otherwise."""
     head = line.find(b'"message":{"id":"')
@@ -260,7 +260,7 @@ def _scan(
     return True
 
 
-def _collect(rec: dict[str, Any], update: TranscriptUpdate, ids: OrderedDict[str, None]) -> None:
+def _collect(rec: dict[str, object], update: TranscriptUpdate, ids: OrderedDict[str, None]) -> None:
     kind = rec.get("type")
     if kind == "user":
         update.notices.extend(notices_in(rec))
@@ -464,7 +464,7 @@ class TranscriptReader:
             self.entries.extend(new)
             update.entries.extend(new)
 
-    def _take(self, rec: dict[str, Any], no: int | None, update: TranscriptUpdate) -> None:
+    def _take(self, rec: dict[str, object], no: int | None, update: TranscriptUpdate) -> None:
         self.stats.fold(rec)
         _collect(rec, update, self._call_ids)
         self.drift.see_record(rec, no)

@@ -12,7 +12,7 @@ import re
 from collections import OrderedDict
 from datetime import datetime
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from teamtui.protocol.models import LogEntry, LogLevel
 from teamtui.protocol.text import inert
@@ -79,7 +79,7 @@ class Notice(NamedTuple):
     """A protocol message a teammate received (an idle notice, a permission request...)."""
 
     sender: str
-    payload: dict[str, Any]
+    payload: dict[str, object]
     ts: float | None
 
 
@@ -119,7 +119,7 @@ def tool_label(name: object, args: object) -> str:
     return f"{tool}: {arg}" if arg else tool
 
 
-def _telling_arg(tool: str, args: dict[str, Any]) -> str:
+def _telling_arg(tool: str, args: dict[str, object]) -> str:
     if tool == "TaskUpdate":
         parts = [f"#{one_line(args.get('taskId'), 20)}" if args.get("taskId") is not None else ""]
         for key in ("status", "owner"):
@@ -134,7 +134,7 @@ def _telling_arg(tool: str, args: dict[str, Any]) -> str:
     return ""
 
 
-def describe_payload(payload: dict[str, Any]) -> str:
+def describe_payload(payload: dict[str, object]) -> str:
     """A protocol message in words: `idle (available): done`, `shutdown request: reason`."""
     kind = one_line(payload.get("type"), 40)
     if kind == "idle_notification":
@@ -166,7 +166,7 @@ def teammate_messages(text: str) -> list[tuple[str, str, bool]]:
 _PAYLOAD = json.JSONDecoder()
 
 
-def _as_payload(body: str) -> dict[str, Any] | None:
+def _as_payload(body: str) -> dict[str, object] | None:
     """The protocol message a body starts with. Claude Code follows some (a shutdown request)
     with instructions for the model, so text after the JSON object is allowed."""
     if not body.startswith("{"):
@@ -178,7 +178,7 @@ def _as_payload(body: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and isinstance(data.get("type"), str) else None
 
 
-def notices_in(rec: dict[str, Any]) -> list[Notice]:
+def notices_in(rec: dict[str, object]) -> list[Notice]:
     """The protocol messages (idle notices, requests...) a user record delivers from teammates."""
     msg = rec.get("message")
     if rec.get("type") != "user" or not isinstance(msg, dict):
@@ -204,7 +204,7 @@ def notices_in(rec: dict[str, Any]) -> list[Notice]:
     return out
 
 
-def receipts_in(rec: dict[str, Any]) -> list[Receipt]:
+def receipts_in(rec: dict[str, object]) -> list[Receipt]:
     """The plain (not protocol) messages a user record delivers from teammates, each proven from
     whom: each was in the recipient's inbox."""
     msg = rec.get("message")
@@ -246,7 +246,7 @@ class Renderer:
         self._tools: OrderedDict[str, str] = OrderedDict()
         self._idle_for: str | None = None
 
-    def render(self, rec: dict[str, Any], line: int | None = None) -> list[TranscriptEntry]:
+    def render(self, rec: dict[str, object], line: int | None = None) -> list[TranscriptEntry]:
         kind = rec.get("type")
         ts = parse_ts(rec.get("timestamp"))
         if kind == "assistant":
@@ -257,7 +257,7 @@ class Renderer:
             return self._system(rec, ts, line)
         return []
 
-    def _assistant(self, rec: dict[str, Any], ts: float | None, line: int | None) -> list[TranscriptEntry]:
+    def _assistant(self, rec: dict[str, object], ts: float | None, line: int | None) -> list[TranscriptEntry]:
         msg = rec.get("message")
         if not isinstance(msg, dict):
             return []
@@ -286,7 +286,7 @@ class Renderer:
         if len(self._tools) > _TOOL_NAMES_KEPT:
             self._tools.popitem(last=False)
 
-    def _user(self, rec: dict[str, Any], ts: float | None, line: int | None) -> list[TranscriptEntry]:
+    def _user(self, rec: dict[str, object], ts: float | None, line: int | None) -> list[TranscriptEntry]:
         msg = rec.get("message")
         if not isinstance(msg, dict) or rec.get("isMeta"):
             return []
@@ -305,7 +305,7 @@ class Renderer:
                 out.extend(self._said(block["text"], ts, line))
         return out
 
-    def _result(self, block: dict[str, Any], extra: object, ts: float | None, line: int | None) -> TranscriptEntry:
+    def _result(self, block: dict[str, object], extra: object, ts: float | None, line: int | None) -> TranscriptEntry:
         tool_id = block.get("tool_use_id")
         name = self._tools.get(tool_id, "") if isinstance(tool_id, str) else ""
         failed = block.get("is_error") is True or (isinstance(extra, dict) and extra.get("success") is False)
@@ -332,11 +332,11 @@ class Renderer:
             out.append(TranscriptEntry(ts, EntryKind.MESSAGE, f"← {who}: {said}", line))
         return out
 
-    def _system(self, rec: dict[str, Any], ts: float | None, line: int | None) -> list[TranscriptEntry]:
+    def _system(self, rec: dict[str, object], ts: float | None, line: int | None) -> list[TranscriptEntry]:
         sub = rec.get("subtype")
         if sub == "compact_boundary":
             raw_meta = rec.get("compactMetadata")
-            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+            meta: dict[str, object] = raw_meta if isinstance(raw_meta, dict) else {}
             trigger = one_line(meta.get("trigger"), 20)
             before = meta.get("preTokens")
             parts = [p for p in (trigger, f"{before:,} tokens before" if token_count(before) is not None else "") if p]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
 
 from teamtui.protocol.claude.transcripts.render import parse_ts, token_count, tool_label
 from teamtui.protocol.cost import PRICES, Charge, Cost, Spend
@@ -95,7 +94,7 @@ class TranscriptStats:
     last_write: float | None = None
     _usage_by_id: OrderedDict[str, tuple[tuple[int | None, ...], Charge]] = field(default_factory=OrderedDict)
     # (kind, ts, tool_use block): the label is built only when asked (a first read folds thousands).
-    _now: tuple[str, float | None, dict[str, Any] | None] | None = None
+    _now: tuple[str, float | None, dict[str, object] | None] | None = None
     # Lines at the head of the transcript are not counted yet: the sums are not the transcript's.
     _headless: bool = False
     # While headless, the first message ids counted: the head's last message may go on in them.
@@ -160,7 +159,7 @@ class TranscriptStats:
             return None
         return self.context_tokens / window
 
-    def fold(self, rec: dict[str, Any], *, usage: bool = True) -> None:
+    def fold(self, rec: dict[str, object], *, usage: bool = True) -> None:
         """Take one record in. `usage=False` when its usage was already counted (`count`)."""
         kind = rec.get("type")
         ts = parse_ts(rec.get("timestamp"))
@@ -174,7 +173,7 @@ class TranscriptStats:
             if self._now is None or self._now[0] != "idle":
                 self._now = ("idle", ts, None)
 
-    def _assistant(self, rec: dict[str, Any], ts: float | None, usage: bool) -> None:
+    def _assistant(self, rec: dict[str, object], ts: float | None, usage: bool) -> None:
         msg = rec.get("message")
         if not isinstance(msg, dict):
             return
@@ -229,7 +228,7 @@ class TranscriptStats:
             self.context_tokens = (inp or 0) + (cc or 0) + (cr or 0)
 
     @staticmethod
-    def _charge(model: object, usage: dict[str, Any], ts: float | None, values: tuple[int | None, ...]) -> Charge:
+    def _charge(model: object, usage: dict[str, object], ts: float | None, values: tuple[int | None, ...]) -> Charge:
         charge = Charge(model if isinstance(model, str) else None, usage, ts, sum(v for v in values if v is not None))
         if PRICES.ready:  # else priced later, off the loop (TranscriptFeed.count_heads)
             charge.price(PRICES)

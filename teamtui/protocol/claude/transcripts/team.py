@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from teamtui.protocol.claude.transcripts.locate import TranscriptFinder, TranscriptSource
 from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, HeadCount, TranscriptReader, TranscriptUpdate
 
 
 class TeamTranscripts:
-    def __init__(self, config_dir: Path, config: Mapping[str, Any], *, window: int = DEFAULT_WINDOW):
+    def __init__(self, config_dir: Path, config: Mapping[str, object], *, window: int = DEFAULT_WINDOW):
         self.finder = TranscriptFinder(config_dir, config)
         self.window = window
         self.sources: dict[str, TranscriptSource] = {}
@@ -41,7 +40,7 @@ class TeamTranscripts:
         """Add what `count_heads` found; the members whose sums are now their transcript's."""
         return [m for m, head in heads.items() if (r := self.readers.get(m)) is not None and r.take_head(head)]
 
-    def update_config(self, config: Mapping[str, Any]) -> dict[str, TranscriptUpdate]:
+    def update_config(self, config: Mapping[str, object]) -> dict[str, TranscriptUpdate]:
         """Members came or went: find again; a departed member's reader is kept (its history stays)."""
         self.finder.update_config(config)
         return self._refind()
