@@ -15,7 +15,10 @@ import sys
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any, Literal
+    from types import ModuleType
+    from typing import Literal
+
+    from psutil import Process
 
     State = Literal["alive", "ended", "unknown"]
 
@@ -25,25 +28,25 @@ LINUX = sys.platform.startswith("linux")
 CLOCK_SLACK = 1.0
 
 
-def _psutil() -> Any:
+def _psutil() -> ModuleType:
     # Imported on first use: `import psutil` costs a CLI call ~11 ms, and the hot commands never ask.
     import psutil
 
     return psutil
 
 
-def _ticks(p: Any) -> int:
+def _ticks(p: Process) -> int:
     """Clock ticks from boot to `p`'s start: psutil's create time is boot time + ticks / CLK_TCK."""
     psutil = _psutil()
     # Exact: both terms are the same boot time, and the float error is far below half a tick.
     return round((p.create_time() - psutil.boot_time()) * os.sysconf("SC_CLK_TCK"))
 
 
-def _start(p: Any) -> str:
+def _start(p: Process) -> str:
     return str(_ticks(p)) if LINUX else repr(p.create_time())
 
 
-def _same_start(p: Any, start: str) -> bool:
+def _same_start(p: Process, start: str) -> bool:
     if LINUX:
         return start.strip() == str(_ticks(p))
     try:
@@ -53,7 +56,7 @@ def _same_start(p: Any, start: str) -> bool:
     return abs(p.create_time() - recorded) < 0.01
 
 
-def _state(p: Any, start: str, started_by: float | None) -> State:
+def _state(p: Process, start: str, started_by: float | None) -> State:
     """`p`'s state; raises psutil's NoSuchProcess (gone, or a zombie) and AccessDenied."""
     psutil = _psutil()
     if p.status() in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):

@@ -6,32 +6,36 @@ blocked, so no teammate claims it and the lead assigns it to nobody (cw-dispatch
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from teamtui.protocol import outcomes
 from teamtui.protocol.board import Board
 from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.taskmeta import DEFAULT_MAX_FAILURES, LAST_FAILURE, failure_count, held_reason
 
+if TYPE_CHECKING:
+    from teamtui.protocol.store import TeamStore
+
 MAX_FAILURES = DEFAULT_MAX_FAILURES
 
 
-def failures(team: Any, task_id: str) -> int:
-    return failure_count(team.get_task(task_id))
+def failures(team: TeamStore, task_id: str) -> int:
+    task = team.get_task(task_id)
+    return failure_count(task) if isinstance(task, Task) else 0  # a task file that does not read counts none
 
 
-def record_failure(team: Any, task_id: str, reason: str) -> int:
+def record_failure(team: TeamStore, task_id: str, reason: str) -> int:
     """Count one failure of `task_id` and give it back to the board; returns the count."""
     return outcomes.record_failure(team, task_id, reason).count
 
 
-def ready_to_try(team: Any) -> list[Task]:
+def ready_to_try(team: TeamStore) -> list[Task]:
     """The board's ready tasks, in order (a held task is blocked on the board, so it is not among them)."""
     tasks, _ = team.list_tasks()
     return Board(tasks).ready()
 
 
-def given_up(team: Any, tasks: Iterable[Task]) -> dict[str, str]:
+def given_up(team: TeamStore, tasks: Iterable[Task]) -> dict[str, str]:
     """The unfinished tasks among `tasks` held after too many failures: id → why, for a person to read."""
     out = {}
     for t in tasks:

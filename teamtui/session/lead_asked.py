@@ -16,7 +16,7 @@ from teamtui.protocol.changes import ChangeKind as K
 from teamtui.protocol.claude.shutdown import PANE_GRACE, SHUTDOWN_TYPES, LeadAskedRun
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.state import TeamState
-from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
+from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews, Stoppable
 from teamtui.tmux.team_panes import close_panes, open_panes, team_socket
 
 # After the deadline the files are still followed this long: a reply read late, a pane closing.
@@ -48,7 +48,7 @@ class AskLeadShutdown(ShutdownController):
         self.store, self.state, self.sender, self.clock = state.store, state, sender, clock
         self.set_timer, self.background, self.whole_team = set_timer, background, whole_team
         self.run: LeadAskedRun | None = None
-        self._timer: Any = None
+        self._timer: Stoppable | None = None
         self._checking_panes = False  # a look at the team's tmux panes is under way
         self._socket: str | None = None  # the team's tmux server, once known (read from the lead's environment)
         self._notices_before: dict[int, Any] = {}  # id -> notice, kept alive (see LeadAskedRun._before)

@@ -14,14 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.protocol.store import TeamStore
 
-SetTimer = Callable[[float, Callable[[], None]], Any]  # returns something with .stop()
+
+class Stoppable(Protocol):
+    """A timer a SetTimer started (a Textual Timer, a threading.Timer's wrapper)."""
+
+    def stop(self) -> None: ...
+
+
+SetTimer = Callable[[float, Callable[[], None]], Stoppable]
 # Runs `work` off the caller's loop (a UI's thread worker), then `done(result)` back on it.
 Background = Callable[[Callable[[], Any], Callable[[Any], None]], None]
 # The runtime's side: Lead.request_shutdown(reason, deadline, on_progress), returns at once.
@@ -95,7 +102,7 @@ class LocalShutdown(ShutdownController):
         super().__init__(report)
         self.store, self.sender, self.clock = store, sender, clock
         self.replies, self.tasks, self.set_timer = replies, tasks, set_timer
-        self._timer: Any = None
+        self._timer: Stoppable | None = None
 
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
         run = ShutdownRun(
