@@ -216,3 +216,10 @@ def test_the_ladder_stops_the_running_command_with_its_teammate(tmp_path, comman
     assert p.popen.wait(5) in (-signal.SIGTERM, -signal.SIGKILL)
     assert tasks_of(store)["1"].owner == "ada"  # released by the lead when it sees the exit, not counted a failure
     assert failures(store, "1") == 0
+
+
+def test_a_task_file_that_does_not_read_counts_no_failures(tmp_path: Path) -> None:
+    store = NativeTeam.create_team(tmp_path, "pt")
+    task = store.create_task("read me")
+    store.task_path(task.id).write_text("{not json")  # a torn or hand-broken file
+    assert failures(store, task.id) == 0
