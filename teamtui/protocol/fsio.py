@@ -92,7 +92,7 @@ def load_json_file(path: Path, limit: int = MAX_JSON_FILE_BYTES) -> Any | ReadEr
     return parse_json_bytes(path, data)
 
 
-def parse_json_bytes(path: Path, data: bytes, line: int | None = None) -> Any | ReadError:
+def parse_json_bytes(path: Path, data: bytes, line: int | None = None) -> object | ReadError:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from teamtui.protocol.errors import ConflictError, UnsupportedError
 from teamtui.protocol.hooks import journal
@@ -25,7 +24,7 @@ from teamtui.protocol.taskmeta import BLOCKED_BY, BLOCKED_REASON, held_reason
 MAX_REASON = 500
 
 
-def _journal(spool: Path | None, store: TeamStore, kind: str, action: str, target: str, **fields: Any) -> None:
+def _journal(spool: Path | None, store: TeamStore, kind: str, action: str, target: str, **fields: object) -> None:
     try:
         spool = spool or ensure_spool()
     except OSError:

@@ -171,7 +171,7 @@ def _header(no: int, head: dict[str, Any], source: str, problems: list[tuple[int
     return plan
 
 
-def _task(no: int, obj: dict[str, Any], plan_id: str, problems: list[tuple[int, str]]) -> PlanTask | None:
+def _task(no: int, obj: dict[str, object], plan_id: str, problems: list[tuple[int, str]]) -> PlanTask | None:
     tid, action = _part(obj.get("id")), obj.get("a")
     files, td = _strings(obj.get("f", [])), _strings(obj.get("td", []))
     bad = [

@@ -221,7 +221,7 @@ class TeamChanges:
                 recorder.file_changed(member, fc.path, change, added=fc.added, removed=fc.removed, detail=detail)
 
     @staticmethod
-    def _git_sig(got: GitRead | None) -> Any:
+    def _git_sig(got: GitRead | None) -> object:
         if got is None:
             return None
         return tuple(

@@ -51,10 +51,10 @@ class AskLeadShutdown(ShutdownController):
         self._timer: Stoppable | None = None
         self._checking_panes = False  # a look at the team's tmux panes is under way
         self._socket: str | None = None  # the team's tmux server, once known (read from the lead's environment)
-        self._notices_before: dict[int, Any] = {}  # id -> notice, kept alive (see LeadAskedRun._before)
+        self._notices_before: dict[int, object] = {}  # id -> notice, kept alive (see LeadAskedRun._before)
         self._since = 0.0
         # id(notice) -> (the notice, kept alive so its id is not reused; its inbox message or decode error)
-        self._decoded: dict[int, tuple[Any, Any]] = {}
+        self._decoded: dict[int, tuple[Any, object]] = {}
 
     def start(self, targets: list[str], reason: str, deadline: float) -> None:
         run = LeadAskedRun(

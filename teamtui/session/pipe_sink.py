@@ -22,7 +22,7 @@ class PipeSink:
 
     def __init__(self, stdin: Any = None, stdout: Any = None):
         self.stdin, self.stdout = stdin, stdout
-        self.write: Callable[[bytes], Any] = sys.stdout.buffer.write
+        self.write: Callable[[bytes], object] = sys.stdout.buffer.write
         self._drain: Callable[[], Any] | None = None
         self.reader: asyncio.StreamReader | None = None
 

@@ -55,7 +55,7 @@ class ShutdownNews:
         return not (self.changed or self.error or self.offer_panes or self.asked or self.changes)
 
 
-Report = Callable[[ShutdownNews], Any]  # thread-safe (a UI's post_message)
+Report = Callable[[ShutdownNews], object]  # thread-safe (a UI's post_message)
 
 
 class ShutdownController:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import asyncio
     from collections.abc import AsyncIterator, Callable, Collection, Mapping
     from pathlib import Path
-    from typing import Any, Protocol
+    from typing import Protocol
 
     from teamtui.protocol.changes import Change
     from teamtui.protocol.fleet.overview import FleetRow
@@ -134,7 +134,7 @@ if TYPE_CHECKING:
             *,
             on_result: Callable[[bool, str, str], None] | None = None,
             on_progress: Callable[[dict[str, object]], None] | None = None,
-            **fields: Any,
+            **fields: object,
         ) -> str: ...
         def forget(self, rid: str) -> None: ...
 

@@ -21,11 +21,11 @@ class _Controls(Protocol):
 
     def theme_names(self) -> list[str]: ...
     def switch_theme(self, name: str) -> None: ...
-    def run_action(self, action: str) -> Any: ...
+    def run_action(self, action: str) -> object: ...
 
 
 class TeamCommands(Provider):
-    def _commands(self) -> Iterator[tuple[str, Callable[[], Any], str]]:
+    def _commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
         app = cast(_Controls, self.app)
         keymap = user_keymap(self.app)
         dashboard = app.dashboard  # the palette may open over a dialog: the actions are the dashboard's

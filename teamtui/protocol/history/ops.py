@@ -57,7 +57,7 @@ def clean(value: object) -> str:
     return s
 
 
-def digest(*parts: Any) -> int:
+def digest(*parts: object) -> int:
     """A signed 64-bit hash of `parts` (what makes a record the same record)."""
     h = blake2b("\x1f".join(map(str, parts)).encode("utf-8", "surrogatepass"), digest_size=8)
     return int.from_bytes(h.digest(), "big", signed=True)

@@ -51,7 +51,7 @@ def request_dir(spool: Path, rid: str) -> Path:
     return spool / "requests" / rid
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path) -> object:
     """A small JSON file of ours, or None (missing, too large, not JSON)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)

@@ -12,10 +12,6 @@ from pathlib import Path
 from teamtui.protocol.hooks.place import JOURNAL, JOURNAL_OLD
 from teamtui.protocol.hooks.spool import append_line, line_of
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 MAX_JOURNAL_BYTES = 4 << 20
 
 # What a line says happened.
@@ -24,7 +20,7 @@ ANSWERED = "answered"  # someone answered it (or a need of a native team)
 CARRIED_OUT = "carried_out"  # the hook printed the decision, or left it to Claude Code's dialog
 
 
-def write(spool: Path, what: str, **fields: Any) -> None:
+def write(spool: Path, what: str, **fields: object) -> None:
     """Append one line; a journal that cannot be written must never stop an answer."""
     entry = {"v": 1, "at": fields.pop("at", None) or time.time(), "what": what, **fields}
     try:

@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.notifications import SeverityLevel
@@ -49,7 +49,7 @@ class AnswerFlow:
 
     def __init__(
         self,
-        app: App[Any],
+        app: App[object],
         answers_for: Callable[[Need], Answers | None],
         *,
         palette: Callable[[], Palette],
@@ -97,7 +97,7 @@ class AnswerFlow:
             item.id, decision, message, via=self.via, where=self.where, report=report, background=self._background
         )
 
-    def _background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+    def _background(self, work: Callable[[], object], done: Callable[[object], None]) -> None:
         """`work` (files, tmux) in a thread worker; `done` back on the app's loop."""
 
         def run() -> None:

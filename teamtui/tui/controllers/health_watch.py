@@ -18,7 +18,7 @@ class HealthWatch:
         self.screen = screen
         self.panels = panels
         self.timer: Any = None  # the next health check
-        self.activity_timer: Any = None  # armed by a log-only batch, fires once
+        self.activity_timer: object = None  # armed by a log-only batch, fires once
 
     def activity(self) -> None:
         """Log lines arrived: redraw "Active" (and maybe clear a health flag) within a second."""

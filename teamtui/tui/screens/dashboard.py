@@ -234,7 +234,7 @@ class DashboardScreen(TeamScreen):
         self.panels.team(tick=True)
         self.panels.needs_you()  # redraws only when an age shown changed
 
-    def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+    def in_background(self, work: Callable[[], object], done: Callable[[object], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
         self.run_worker(
             lambda: self.app.call_from_thread(done, work()), thread=True, group="background", exit_on_error=False

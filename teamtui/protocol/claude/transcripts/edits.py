@@ -123,7 +123,7 @@ def _created(content: str, budget: _Budget) -> tuple[tuple[Hunk, ...], int]:
     return (Hunk(0, 0, 1, n, kept),), n
 
 
-def edits_in(rec: dict[str, Any]) -> list[Edit]:
+def edits_in(rec: dict[str, object]) -> list[Edit]:
     """The edit a decoded user line answers with (a list: none, or one), its member left "" for the
     caller to name."""
     if rec.get("type") != "user":

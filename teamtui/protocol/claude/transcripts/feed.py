@@ -60,7 +60,7 @@ class TeamView(Protocol):
 
     log_limit: int
     health_timeout: float
-    journal: Any  # told what the team cost (claude/journal.py note_cost); None: nobody
+    journal: object  # told what the team cost (claude/journal.py note_cost); None: nobody
     said: dict[str, tuple[MemberStatus, float]]  # what its hooks said of its members (protocol/hooks/said.py)
 
     @property
