@@ -25,6 +25,10 @@ TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and
 if TYPE_CHECKING:
     from typing import Any
 
+    from teamtui.protocol.cost import Cost, PriceData
+    from teamtui.protocol.settings import Settings
+    from teamtui.protocol.store import TeamStore
+
 FOUND = 1  # the exit status when config.toml or a transcript holds something teamtui does not know
 
 
@@ -49,7 +53,7 @@ def register(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPar
     p.set_defaults(handler=cmd_doctor)
 
 
-def _room_problems(ctx: Context, settings: Any) -> list[str]:
+def _room_problems(ctx: Context, settings: Settings) -> list[str]:
     """Every problem the control room would say (a root, a teams folder, a team folder), in full:
     its header shows the first few. Not config.toml's: those are said once, under settings."""
     from teamtui.protocol.fleet.discover import discover_fleet
@@ -62,7 +66,7 @@ def _room_problems(ctx: Context, settings: Any) -> list[str]:
     ]
 
 
-def _config_problems(settings: Any, config: Path) -> list[str]:
+def _config_problems(settings: Settings, config: Path) -> list[str]:
     """What config.toml holds that teamtui cannot use: the settings' problems, and the [keymap]
     remaps the app refuses (its own check: protocol/keymap.py)."""
     from teamtui.protocol.keymap import checked_keymap
@@ -70,7 +74,7 @@ def _config_problems(settings: Any, config: Path) -> list[str]:
     return [*settings.problems, *checked_keymap(settings.keymap, config)[1]]
 
 
-def _stores(ctx: Context) -> tuple[Path, list[Any]]:
+def _stores(ctx: Context) -> tuple[Path, list[TeamStore]]:
     """The teams to check: the one selected, else every Claude Code team under the config dir."""
     from teamtui.protocol.layout import find_team, team_names
 
@@ -83,7 +87,7 @@ def _stores(ctx: Context) -> tuple[Path, list[Any]]:
     return root, [find_team(root, name, "claude") for name in team_names(root, "claude")]
 
 
-def _check(store: Any) -> dict[str, Any]:
+def _check(store: TeamStore) -> dict[str, Any]:
     """One team's transcripts, read in full: {team, transcripts: [(member, path, lines)], report}."""
     from teamtui.protocol.claude.transcripts.known import Drift, drift_report
     from teamtui.protocol.claude.transcripts.locate import TranscriptFinder
@@ -97,7 +101,7 @@ def _check(store: Any) -> dict[str, Any]:
 
     drifts: list[Drift] = []
     read: list[tuple[str, Path, int | None, str]] = []
-    costs: dict[str, Any] = {}
+    costs: dict[str, Cost | None] = {}
     for member, source in sorted(sources.items()):
         drift = Drift(source.path)
         try:
@@ -120,7 +124,7 @@ def _check(store: Any) -> dict[str, Any]:
     }
 
 
-def _cost_of(path: Path) -> Any:
+def _cost_of(path: Path) -> Cost | None:
     """What one transcript's messages cost (read again, whole, priced as the dashboard prices them)."""
     from teamtui.protocol.claude.transcripts.reader import TranscriptReader
 
@@ -245,14 +249,14 @@ def cmd_doctor(ctx: Context) -> int:
     return FOUND if found else 0
 
 
-def _prices_line(prices: Any) -> str:
+def _prices_line(prices: PriceData) -> str:
     if prices.error:
         return f"prices: none ({inert(prices.error)}): every cost says 'price unknown'"
     where = "its bundled data, never updated at run time" if prices.bundled else "data fetched at run time"
     return f"prices: genai-prices {prices.version}, {where}; its newest price takes effect {prices.newest}"
 
 
-def _cost_line(cost: Any) -> str:
+def _cost_line(cost: Cost | None) -> str:
     from teamtui.protocol.cost import money
 
     if cost is None:

@@ -10,7 +10,13 @@ from teamtui.cli.common import EXIT_ERROR, EXIT_USAGE, CliError, Context, inert,
 
 TYPE_CHECKING = False  # not typing's: `teamtui --help` imports this module, and typing costs ~2 ms
 if TYPE_CHECKING:
+    import sqlite3
+    from decimal import Decimal
     from typing import Any
+
+    from teamtui.protocol.history.query import TeamRow
+
+    Spent = tuple[Decimal, bool] | None  # a team's kept cost (USD, some of it unpriced), or none
 
 
 def _when(ts: object) -> str:
@@ -32,7 +38,7 @@ def _record_time(record: dict[str, object]) -> float:
     return ts if isinstance(ts, (int, float)) else 0.0
 
 
-def _open_history() -> Any:
+def _open_history() -> sqlite3.Connection:
     """The history database, the journals' new records read in; a damaged file is rebuilt and said."""
     import sys
 
@@ -105,7 +111,7 @@ def cmd_history(ctx: Context) -> int:
     return 0
 
 
-def _cost_text(spent: Any) -> str:
+def _cost_text(spent: Spent) -> str:
     """What a team cost as the history kept it: $12.34, "$12.34 + price unknown", or "no cost"."""
     if spent is None:
         return "no cost"
@@ -114,11 +120,11 @@ def _cost_text(spent: Any) -> str:
     return kept_text(*spent)
 
 
-def _cost_json(spent: Any) -> dict[str, object] | None:
+def _cost_json(spent: Spent) -> dict[str, object] | None:
     return None if spent is None else {"usd": str(spent[0]), "price_unknown": spent[1]}
 
 
-def _write_report(con: Any, found: list[Any], target: str) -> int:
+def _write_report(con: sqlite3.Connection, found: list[TeamRow], target: str) -> int:
     """`--html FILE`: the most recently seen team of that name, as one HTML page."""
     import os
     import sys
