@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from typing import TypedDict
 
     from teamtui.protocol.layout import LayoutName
+    from teamtui.tui.screens.search import SearchScreen
 
     class AppOptions(TypedDict, total=False):
         """TeamTUI's keyword options, as a caller that makes the app for a lead passes them on."""
@@ -277,7 +278,7 @@ class TeamTUI(App[str | None]):
     def _open_team(self, message: FleetScreen.OpenTeam) -> None:
         self.fleet.open_team(message.key, message.need)
 
-    def on_search_screen_chosen(self, message: Any) -> None:
+    def on_search_screen_chosen(self, message: SearchScreen.Chosen) -> None:
         """A result of the room's search (screens/search.py SearchScreen.Chosen, by its handler's
         name: the search screen loads only when `/` is pressed)."""
         self.fleet.open_hit(message.hit)

@@ -4,20 +4,25 @@ own (tui/screens/); this is only where the dashboard opens them, and what it kee
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.keys import DASHBOARD_KEYS, ROOM_HELP, config_of, unlisted_keys, user_keymap
 
+if TYPE_CHECKING:
+    from teamtui.protocol.history.search import SearchHit
+    from teamtui.tui.screens.changes import ChangesScreen
+
 
 class Views:
     def __init__(self, screen: TeamScreen):
         self.screen = screen
-        self.changes_view: Any = None  # the ChangesScreen open over the dashboard, told of each batch
+        self.changes_view: ChangesScreen | None = None  # the ChangesScreen open over the dashboard, told of each batch
 
-    def changes(self, focus: str | None = None, closed: Any = None) -> None:
+    def changes(self, focus: str | None = None, closed: Callable[[], None] | None = None) -> None:
         """What each teammate changed (screens/changes.py), over the dashboard until escape;
         `closed()` once it is gone."""
         from teamtui.tui.screens.changes import ChangesScreen
@@ -52,7 +57,7 @@ class Views:
         if session is not None and task_id in session.state.board.tasks:
             self.screen.app.push_screen(TaskDetail(session.state.board, task_id, self.screen.palette))
 
-    def hit(self, hit: Any) -> None:
+    def hit(self, hit: SearchHit) -> None:
         """A search hit's item, where the dashboard has a view of it (a task's detail, a changed
         file's diff); its teammate is selected by the caller."""
         if hit.kind == "task":

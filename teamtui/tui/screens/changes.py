@@ -311,7 +311,7 @@ class ChangesScreen(Screen[None]):
         t.append(" · by file" if self.by_file else " · by teammate", style="dim")
         self._title.update(t, layout=False)  # one line, always: no layout of the screen for it
 
-    def team_changed(self, kinds: set[str], full: bool = False) -> None:
+    def team_changed(self, kinds: set[ChangeKind], full: bool = False) -> None:
         """A batch of the team's changes: the rows it can move, drawn again."""
         if (full or kinds & KINDS) and self.is_attached and self._table.is_attached:
             self.refresh_rows()

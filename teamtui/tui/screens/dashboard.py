@@ -5,7 +5,7 @@ concerns (controllers/panels.py) and turns keys into the session's actions (the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from textual import events, on
 from textual.actions import SkipAction
@@ -50,6 +50,9 @@ from teamtui.tui.widgets.painted import Painted
 from teamtui.tui.widgets.problems import ProblemList
 from teamtui.tui.widgets.tasks import TaskBoard
 from teamtui.tui.widgets.team import TeamPanel
+
+if TYPE_CHECKING:
+    from teamtui.protocol.history.search import SearchHit
 
 P = TypeVar("P", bound=Painted)
 K = ChangeKind
@@ -320,7 +323,7 @@ class DashboardScreen(TeamScreen):
         if self.drawable and self.session is not None:
             self.panels.needs_you()
 
-    def go_to_hit(self, hit: Any) -> None:
+    def go_to_hit(self, hit: SearchHit) -> None:
         """Opened from the room's search: at the item's teammate, and the item itself where this
         screen has a view of it."""
         if hit.who:
