@@ -7,7 +7,8 @@ TimelineScreen); `cells` turns a lane into one state per column for a character 
 
 A lane's state at any moment, the first that holds:
   gone     the teammate has not joined yet, has left, or was shut down;
-  waiting  something of theirs waits for a person (a needs-you item still open);
+  waiting  something of theirs waits for a person (a needs-you item from when it opened until it
+           was answered or went, the team ended, or the teammate wrote again);
   working  it wrote within `idle_after` seconds (a log or transcript line), or said it works;
   idle     otherwise.
 """
@@ -299,7 +300,9 @@ def build_timeline(
             names.append(who)
     waiting: dict[str, list[tuple[float, float]]] = {}
     for opened, answered, member, *_ in h.needs:
-        waiting.setdefault(member, []).append((opened, answered if answered is not None else run_end))
+        waiting.setdefault(member, []).append(
+            (opened, _waited_until(opened, answered, activity.get(member, []), run_end))
+        )
     lanes = []
     for name in names:
         m = by_name[name]
@@ -315,6 +318,15 @@ def build_timeline(
         marks = [a for a, _ in waiting.get(name, []) if start <= a <= end]
         lanes.append(Lane(name, m.color, _coarsen(spans, resolution), marks))
     return Timeline(start, end, lanes, _task_spans(h, start, end), _ticks(h, start, end), _needs(h, start, end))
+
+
+def _waited_until(opened: float, answered: float | None, activity: list[float], run_end: float) -> float:
+    """When a need stopped waiting: answered (dismissed, gone, the team ended); else when its
+    teammate wrote again (not waiting for anyone then: a collision, a need whose closing was never
+    recorded); else the run's end."""
+    end = answered if answered is not None else run_end
+    i = bisect.bisect_right(activity, opened + IDLE_AFTER)
+    return min(end, activity[i]) if i < len(activity) else end
 
 
 def _task_spans(h: TeamHistory, start: float, end: float) -> list[TaskSpan]:
