@@ -10,6 +10,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from teamtui.protocol.claude import ClaudeTeam
 from teamtui.protocol.history.db import connect
 from teamtui.protocol.history.ops import TeamIdent, Txn
@@ -18,8 +20,9 @@ from teamtui.protocol.history.recorder import HistoryRecorder, ident_of
 from teamtui.protocol.history.writer import HistoryWriter
 from teamtui.protocol.state import TeamState
 from teamtui.tui.screens.timeline import TimelineScreen
+from teamtui.tui.screenshots import make_app
 
-from .conftest import SIZE
+from .conftest import SIZE, until
 from .test_history_screens import timeline_app, timeline_shown
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "claude-2.1.328" / "tmux-running"
@@ -187,3 +190,20 @@ async def test_a_wait_ends_when_its_item_went(tmp_path: Path) -> None:
         ada, bob, cy = lane(screen, "ada"), lane(screen, "bob"), lane(screen, "cy")
         assert "▒" in ada and "█" in ada[ada.rindex("▒") :], "her wait ended when she wrote again"
         assert 0 < ada.count("▒") < bob.count("▒") < cy.count("▒"), "each wait as long as it lasted"
+
+
+async def test_a_team_not_recorded_draws_its_tasks_at_their_own_times(
+    frozen_native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEAMTUI_HISTORY", "0")  # no history: the timeline is what the room has in memory
+    app = make_app(frozen_native)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.state is not None and app.state.config is not None, "the team read")
+        await pilot.press("h")
+        await timeline_shown(pilot)
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen) and screen.history is not None
+        assert "from what this room has in memory" in header(screen)
+        steps = [(status, ts) for ts, _, tid, status, *_ in screen.history.task_events if tid == "2"]
+    # Task 2's file says when it was created and claimed: drawn then, not at the memory's start.
+    assert steps == [("pending", 1763712010.0), ("in_progress", 1763712031.0)]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.history.ops import TeamIdent
+from teamtui.protocol.history.timeline import task_steps
 
 if TYPE_CHECKING:
     from teamtui.protocol.changes import Change
@@ -285,20 +286,9 @@ class HistoryRecorder:
         if before == sig:
             return
         seen[t.id] = sig
-        # At the task's own times (a team recorded days after it ran places its tasks when they
-        # happened): a task first seen past pending also gets the steps it went through before.
-        created = _at(t.created_at, now) or _written(state, t.id, now) or now
-        steps: list[tuple[float, str]] = []
-        if before is None and t.status.value != "pending" and t.created_at is not None:
-            steps.append((created, "pending"))
-        if before is None and t.status.value == "completed" and t.claimed_at is not None:
-            steps.append((max(created, _at(t.claimed_at, now) or created), "in_progress"))
-        own = {"completed": t.completed_at, "in_progress": t.claimed_at}.get(
-            t.status.value, t.created_at if before is None else None
-        )
-        at = _at(own, now) or _written(state, t.id, now) or now
-        steps.append((max(at, steps[-1][0]) if steps else at, t.status.value))
-        for ts, status in steps:
+        # At the task's own times (a team recorded days after it ran places its tasks when they happened).
+        fallback = _written(state, t.id, now) or now
+        for ts, status in task_steps(t, now, fallback, first=before is None):
             payload = (source, t.id, t.subject, t.description, status, t.owner, list(t.blocked_by))
             self._put("task", ts, payload)
 
@@ -321,15 +311,10 @@ class HistoryRecorder:
         self._needs.clear()
 
 
-def _at(value: float | None, now: float) -> float | None:
-    """A record's own time, never after now (a clock ahead, a bad field), None when it has none."""
-    return min(value, now) if value else None
-
-
 def _written(state: Any, task_id: str, now: float) -> float | None:
     """When the task's file was last written (Claude Code's tasks carry no times of their own)."""
     when = state.task_written(task_id) if state is not None and hasattr(state, "task_written") else None
-    return _at(when, now)
+    return min(when, now) if when else None
 
 
 def _epoch(value: Any) -> float | None:

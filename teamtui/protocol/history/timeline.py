@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import Any
 
 GONE, WAITING, WORKING, IDLE = "gone", "waiting", "working", "idle"
 STATES = (GONE, WAITING, WORKING, IDLE)
@@ -397,8 +398,6 @@ def cells(lane: Lane, start: float, end: float, width: int) -> list[str]:
 def from_model(state: object, now: float) -> TeamHistory:
     """A live team's history as far as its memory goes (its messages, log buffers, tasks): the
     timeline of a team the database does not hold yet."""
-    from typing import Any
-
     s: Any = state
     cfg = s.config
     members = [HistoryMember(m.name, m.agent_type, m.color, None, None) for m in (cfg.members if cfg else [])]
@@ -407,10 +406,11 @@ def from_model(state: object, now: float) -> TeamHistory:
     messages = sorted((m.timestamp, m.sender, m.recipient, m.type) for m in s.messages if m.timestamp)
     times = [t for t, _ in activity] + [m[0] for m in messages]
     start = min(times) if times else now - 3600.0
-    tasks = [
-        (start, "task", t.id, t.status.value, t.owner, t.subject)
+    tasks = sorted(
+        (at, "task", t.id, status, t.owner, t.subject)
         for t in list(s.tasks.values()) + list(s.assigned.values())
-    ]
+        for at, status in task_steps(t, now, start)
+    )
     return TeamHistory(
         name=s.name,
         lead=s.lead,
@@ -422,3 +422,18 @@ def from_model(state: object, now: float) -> TeamHistory:
         messages=messages,
         message_texts=sorted((m.timestamp, m.sender, m.recipient, m.content) for m in s.messages)[-200:],
     )
+
+
+def task_steps(t: Any, now: float, fallback: float, first: bool = True) -> list[tuple[float, str]]:
+    """When a task (first seen, or changed) went through its states, at its own times where it has
+    them (never after now), else at `fallback`: a task first seen past pending gets the steps it
+    went through before (created, claimed), so a team read days after it ran draws them then."""
+    status = t.status.value
+    created = min(t.created_at, now) if t.created_at else fallback
+    steps = [(created, "pending")] if first and status != "pending" and t.created_at else []
+    if first and t.claimed_at and status == "completed":
+        steps.append((max(min(t.claimed_at, now), created), "in_progress"))
+    own = {"completed": t.completed_at, "in_progress": t.claimed_at}.get(status, t.created_at if first else None)
+    at = min(own, now) if own else fallback
+    steps.append((max(at, steps[-1][0]) if steps else at, status))
+    return steps
