@@ -259,7 +259,7 @@ class TimelineScreen(Screen[None]):
             return
         start, end = self.window
         run_end = self._run()[1]
-        self.window = self._clamp(run_end - (end - start), run_end)
+        self.window, self.bound = self._clamp(run_end - (end - start), run_end), ""
         self.draw()
 
     def _clamp(self, start: float, end: float) -> tuple[float, float]:
