@@ -202,6 +202,14 @@ class TeamState(TeamModel):
             return None
         return (st.st_mtime_ns, st.st_size, st.st_ino)
 
+    def task_written(self, task_id: str) -> float | None:
+        """When the task's file was last written, as it was read (its time, for a task that has none)."""
+        try:
+            stamp = self._file_stamps.get(self.store.task_path(task_id))
+        except (ProtocolError, AttributeError, ValueError):  # an id no file can have, a layout without task files
+            return None
+        return stamp[0] / 1e9 if stamp else None
+
     def _mark(self, path: Path) -> None:
         # Taken before the read: a change racing the read leaves a stale mark, so resync reads it again.
         self._file_stamps[path] = self._file_stamp(path)
