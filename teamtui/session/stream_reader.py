@@ -25,8 +25,10 @@ from teamtui.protocol.fleet.overview import FleetRow, count_members
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.items import Item
-from teamtui.session.remote_answers import RemoteAnswers, hook_items
-from teamtui.session.remote_team import Asks, StreamedTeam, remote_session
+from teamtui.session.ops import ANSWER_LINES
+from teamtui.session.ops.answers import RemoteAnswers, hook_items
+from teamtui.session.ops.base import Asks
+from teamtui.session.remote_team import StreamedTeam, remote_session
 from teamtui.session.source import ROW_FRESH, FleetBatch, Severity, SourceBase
 from teamtui.session.team import Batch, TeamSession
 
@@ -304,68 +306,41 @@ class StreamedHost(SourceBase):
             batch.rediscovered = True
 
     def _take(self, obj: dict[str, Any], batch: FleetBatch) -> None:
+        """One line, by its kind: an answer to its asker, the host's own, or a team's."""
         kind = obj["type"]
-        if kind == "heartbeat":
-            return
-        if kind == "ready":
-            self._snapshot_done(batch)
-            return
-        if kind == "result":
-            self._result(obj, batch)
-            return
-        if kind == "hooks":
-            self._hooks(obj, batch)
-            return
-        if kind == "problem":
-            text = wire.name(obj.get("text"), 500)
-            if obj.get("ends") is True:  # over (the remote's watcher works again)
-                if text in self.remote_problems:
-                    self.remote_problems.remove(text)
-                    self._problem_news(batch, f"{self.name}: over: {text}", "information")
-            elif text and len(self.remote_problems) < 20:
-                self.remote_problems.append(text)
-                self._problem_news(batch, f"{self.name}: {text}", "error")
-            return
-        if kind in ("progress", "diff", "hits", "timeline"):  # what answers a request (before its result), to its asker
+        if kind in ANSWER_LINES:  # what answers a request (before its result): to its asker
             rid = obj.get("id")
             callback = self._progress.get(rid) if isinstance(rid, str) else None
             if callback is not None:
                 callback(obj)
-            return
-        rkey = wire.team_key(obj.get("team"))
-        if rkey is None:
+        elif kind in _HOST_TAKES:
+            _HOST_TAKES[kind](self, obj, batch)
+        elif (rkey := wire.team_key(obj.get("team"))) is None:
             self.dropped += 1
-            return
-        key = self.key(rkey[1], rkey[2])
-        if kind == "gone":
-            if key in self.rows_said or key in self.sessions:
-                self.rows_said.pop(key, None)
-                self._drop(key)
-                batch.gone.append(key)
-            return
-        if kind == "team":
-            self._team(key, rkey, obj, batch)
-            return
-        state = self.teams.get(key)
-        if state is None:
-            self.dropped += 1
-            return
-        if kind == "tasks":
-            changes = state.take_tasks(obj)
-        elif kind == "messages":
-            changes = state.take_messages(obj)
-        elif kind == "logs":
-            changes = state.take_logs(obj)
-        elif kind == "insight":
-            changes = state.take_insight(obj)
-        elif kind == "views":
-            changes = state.take_views(obj.get("views"))
-            row = wire.read_row(obj.get("row"))
-            if row is not None:
-                self.rows_said[key] = row
-        else:
-            return
-        self._changed(batch, key, changes)
+        elif kind in _TEAM_TAKES:
+            _TEAM_TAKES[kind](self, self.key(rkey[1], rkey[2]), rkey, obj, batch)
+
+    def _problem(self, obj: dict[str, Any], batch: FleetBatch) -> None:
+        text = wire.name(obj.get("text"), 500)
+        if obj.get("ends") is True:  # over (the remote's watcher works again)
+            if text in self.remote_problems:
+                self.remote_problems.remove(text)
+                self._problem_news(batch, f"{self.name}: over: {text}", "information")
+        elif text and len(self.remote_problems) < 20:
+            self.remote_problems.append(text)
+            self._problem_news(batch, f"{self.name}: {text}", "error")
+
+    def _gone(self, key: Key, rkey: Key, obj: dict[str, Any], batch: FleetBatch) -> None:
+        if key in self.rows_said or key in self.sessions:
+            self.rows_said.pop(key, None)
+            self._drop(key)
+            batch.gone.append(key)
+
+    def _views(self, key: Key, state: StreamedTeam, obj: dict[str, Any]) -> list[Change]:
+        row = wire.read_row(obj.get("row"))
+        if row is not None:
+            self.rows_said[key] = row
+        return state.take_views(obj.get("views"))
 
     @staticmethod
     def _changed(batch: FleetBatch, key: Key, changes: list[Change], full: bool = False) -> None:
@@ -482,5 +457,38 @@ class StreamedHost(SourceBase):
             self._hook_items = found
             batch.hooks = True
 
+
+def _state(
+    take: Callable[[StreamedHost, Key, StreamedTeam, dict[str, Any]], list[Change]],
+) -> Callable[[StreamedHost, Key, Key, dict[str, Any], FleetBatch], None]:
+    """A line of a team's state, taken by its model (a team not announced yet: dropped)."""
+
+    def run(host: StreamedHost, key: Key, rkey: Key, obj: dict[str, Any], batch: FleetBatch) -> None:
+        state = host.teams.get(key)
+        if state is None:
+            host.dropped += 1
+        else:
+            host._changed(batch, key, take(host, key, state, obj))
+
+    return run
+
+
+# The stream's own lines, each kind once (the lines answering a request are its op's: session/ops/).
+_HOST_TAKES: dict[str, Callable[[StreamedHost, dict[str, Any], FleetBatch], None]] = {
+    "heartbeat": lambda host, obj, batch: None,
+    "ready": lambda host, obj, batch: host._snapshot_done(batch),
+    "result": StreamedHost._result,
+    "hooks": StreamedHost._hooks,
+    "problem": StreamedHost._problem,
+}
+_TEAM_TAKES: dict[str, Callable[[StreamedHost, Key, Key, dict[str, Any], FleetBatch], None]] = {
+    "gone": StreamedHost._gone,
+    "team": StreamedHost._team,
+    "tasks": _state(lambda host, key, state, obj: state.take_tasks(obj)),
+    "messages": _state(lambda host, key, state, obj: state.take_messages(obj)),
+    "logs": _state(lambda host, key, state, obj: state.take_logs(obj)),
+    "insight": _state(lambda host, key, state, obj: state.take_insight(obj)),
+    "views": _state(StreamedHost._views),
+}
 
 __all__ = ["RemoteTeam", "StreamedHost", "hhmm", "host_key", "install_hint", "one_line"]
