@@ -14,16 +14,40 @@ under TeamSession.sender (never a lead this process is not), a shutdown is TeamS
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import sys
 
-from teamtui.protocol.stream import parse_request, team_key
+from teamtui import __version__
+from teamtui.protocol.changes import ChangeKind as K
+from teamtui.protocol.fleet.overview import row_json
+from teamtui.protocol.hooks.room import RoomPresence
+from teamtui.protocol.stream import (
+    ERRORS_CAP,
+    MAX_LINE,
+    PROTOCOL,
+    chunks,
+    config_json,
+    dumps,
+    error_json,
+    insight_json,
+    log_json,
+    member_json,
+    message_json,
+    parse_request,
+    task_json,
+    team_key,
+    view_json,
+)
+from teamtui.protocol.stream_edits import changes_json
+from teamtui.session.alerts import needs_of, record_needs
+from teamtui.session.fleet import Fleet
 from teamtui.session.ops import OPS
 from teamtui.session.ops.answers import hooks_items
 from teamtui.session.pipe_sink import PipeSink
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import asyncio
     from typing import Any, Protocol
 
     from teamtui.session.local import LocalSource
@@ -59,8 +83,6 @@ class Streamer:
         sink: Sink | None = None,
         hold_room: bool = True,
     ):
-        import socket
-
         self.fleet = fleet
         # While it runs a room follows it (over ssh): hooks here wait for that room's answer.
         self.hold_room = hold_room
@@ -77,8 +99,6 @@ class Streamer:
 
     # ------------------------------------------------------------------ writing
     def line(self, obj: dict[str, Any]) -> None:
-        from teamtui.protocol.stream import MAX_LINE, dumps
-
         try:
             data = dumps(obj)
         except (ValueError, TypeError) as exc:  # a value JSON cannot carry: said on stderr, never sent half
@@ -95,18 +115,6 @@ class Streamer:
     # ------------------------------------------------------------------ one team, as lines
     def team_lines(self, key: Key, *, full: bool) -> None:
         """The team's header; with `full`, everything it holds after it (tasks, messages, logs)."""
-        from teamtui.protocol.fleet.overview import row_json
-        from teamtui.protocol.stream import (
-            ERRORS_CAP,
-            chunks,
-            config_json,
-            error_json,
-            member_json,
-            message_json,
-            task_json,
-            view_json,
-        )
-
         if key not in self.fleet.teams:
             return
         now = self.fleet.clock()
@@ -164,8 +172,6 @@ class Streamer:
 
     def _header(self, header: dict[str, Any]) -> None:
         """A header too big for a line loses members (a config of thousands) until it fits."""
-        from teamtui.protocol.stream import MAX_LINE, dumps
-
         config = header.get("config")
         while len(dumps(header)) > MAX_LINE and config is not None and config["members"]:
             config["members"] = config["members"][: len(config["members"]) // 2]
@@ -173,8 +179,6 @@ class Streamer:
         self.line(header)
 
     def _log_lines(self, team: list[str], member: str, entries: list, *, reset: bool) -> None:
-        from teamtui.protocol.stream import chunks, log_json
-
         first = True
         for part in chunks(log_json(e) for e in entries):
             self.line({"type": "logs", "team": team, "member": member, "entries": part, "reset": reset and first})
@@ -184,9 +188,6 @@ class Streamer:
 
     def changes_lines(self, key: Key, changes: list, *, full: bool = False) -> None:
         """What one batch changed in a team, as the fewest lines that carry it."""
-        from teamtui.protocol.changes import ChangeKind as K
-        from teamtui.protocol.stream import chunks, message_json, task_json
-
         session = self.fleet.sessions.get(key)
         if full or session is None:
             self.team_lines(key, full=True)
@@ -235,9 +236,6 @@ class Streamer:
 
     def views_line(self, key: Key, *, now: float | None = None) -> None:
         """The members' views and the row, when either changed since last sent."""
-        from teamtui.protocol.fleet.overview import row_json
-        from teamtui.protocol.stream import view_json
-
         if key not in self.fleet.teams:
             return
         now = self.fleet.clock() if now is None else now
@@ -255,9 +253,6 @@ class Streamer:
     def insight_line(self, key: Key, *, now: float | None = None) -> None:
         """What the team's transcripts tell (figures, needs, the lead's assignments), when it changed
         since last sent: the transcripts stay here, what was made of them goes."""
-        from teamtui.protocol.stream import insight_json
-        from teamtui.protocol.stream_edits import changes_json
-
         session = self.fleet.sessions.get(key)
         if session is None or session.state.transcripts is None:
             return
@@ -299,8 +294,6 @@ class Streamer:
         fleet = self.fleet
         presence = None
         if self.hold_room and fleet.hooks is not None:
-            from teamtui.protocol.hooks.room import RoomPresence
-
             presence = RoomPresence(fleet.hooks.spool).hold()
         try:
             await self._run(fleet)
@@ -309,11 +302,6 @@ class Streamer:
                 presence.release()
 
     async def _run(self, fleet: LocalSource) -> None:
-        import asyncio
-
-        from teamtui import __version__
-        from teamtui.protocol.stream import PROTOCOL
-
         self.line(
             {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
         )
@@ -351,8 +339,6 @@ class Streamer:
                 raise exc
 
     async def _beat(self) -> None:
-        import asyncio
-
         while True:
             await asyncio.sleep(self.heartbeat)
             now = self.fleet.clock()
@@ -366,10 +352,6 @@ class Streamer:
             await self.flush()
 
     async def _follow(self, stop: asyncio.Event) -> None:
-        import asyncio
-
-        from teamtui.session.fleet import Fleet
-
         loop = asyncio.get_running_loop()
         pruned = loop.time()
         guard = Fleet([self.fleet])  # the one error path: a failing watcher is said and started again
@@ -403,8 +385,6 @@ class Streamer:
     def _record_needs(self, key: Key, now: float | None = None) -> None:
         """What needs the person in the team, into this machine's history (where a room runs, its
         Alerts do it; here nobody else would): each item opened once, closed when it is gone."""
-        from teamtui.session.alerts import needs_of, record_needs
-
         session = self.fleet.sessions.get(key)
         if session is None:
             return

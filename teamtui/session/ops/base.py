@@ -83,8 +83,13 @@ class Op:
 
 
 def wire_fields(record: Any) -> dict[str, Any]:
-    """A request record as the request's fields: each under its name (or its `wire` name)."""
-    return {f.metadata.get("wire", f.name): getattr(record, f.name) for f in dataclasses.fields(record)}
+    """A request record as the request's fields: each under its name (or its `wire` name); an
+    `optional` one only when set."""
+    return {
+        f.metadata.get("wire", f.name): getattr(record, f.name)
+        for f in dataclasses.fields(record)
+        if not (f.metadata.get("optional") and getattr(record, f.name) is None)
+    }
 
 
 def string(req: dict[str, Any], field: str) -> str:

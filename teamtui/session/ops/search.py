@@ -8,14 +8,14 @@ host. A host that is down, or runs a teamtui too old to search, says so instead 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.history.query import open_history
 from teamtui.protocol.history.search import SearchHit, search
 from teamtui.protocol.stream_history import hits_json, read_hits, search_request
-from teamtui.session.ops.base import Op, in_thread
+from teamtui.session.ops.base import Op, in_thread, wire_fields
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ Answer = Callable[[str, list[SearchHit], str], None]
 class Search:
     query: str
     limit: int
-    since: float | None = None  # not sent by the room; a host reads it when given
+    since: float | None = field(default=None, metadata={"optional": True})
 
     @classmethod
     def read(cls, req: dict[str, Any]) -> Search:
@@ -86,7 +86,9 @@ def _ask(host: AskedHost, query: str, limit: int, done: Answer) -> None:
         done(host.name, [], host.status or "not connected")
         return
     try:
-        rid = host.request("search", None, "", on_result=on_result, on_progress=on_line, query=query, limit=limit)
+        rid = host.request(
+            "search", None, "", on_result=on_result, on_progress=on_line, **wire_fields(Search(query, limit))
+        )
     except ProtocolError as exc:
         done(host.name, [], str(exc))
 

@@ -82,22 +82,20 @@ def handle_shutdown(server: Server, rid: Any, key: Key, session: TeamSession, re
     def set_timer(delay: float, callback: Callable[[], None]) -> _Timer:
         return _Timer(loop.call_later(delay, callback))
 
-    def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-        def finished(fut: asyncio.Future) -> None:
-            if fut.cancelled():
-                return
-            exc = fut.exception()
-            if exc is None:
-                done(fut.result())
-            else:
-                server.line(progress_line(rid, key, None, error=f"{type(exc).__name__}: {exc}"))
-
-        loop.run_in_executor(None, work).add_done_callback(finished)
-
     def report(news: ShutdownNews) -> None:
         if news.changes:
             server.changes_lines(key, news.changes)
         server.line(progress_line(rid, key, news))
+
+    def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        def finished(fut: asyncio.Future) -> None:
+            exc = None if fut.cancelled() else fut.exception()
+            if exc is not None:
+                report(ShutdownNews(None, error=f"{type(exc).__name__}: {exc}"))
+            elif not fut.cancelled():
+                done(fut.result())
+
+        loop.run_in_executor(None, work).add_done_callback(finished)
 
     controller = session.shutdown(req.only, report, set_timer, background)
     server.shutdowns[key] = (rid, controller)
@@ -113,9 +111,9 @@ def handle_close_panes(server: Server, rid: Any, key: Key, session: TeamSession,
     server.result(rid, True, detail=f"closing the panes of {', '.join(req.names)}")
 
 
-def progress_line(rid: Any, key: Key, news: ShutdownNews | None, error: str = "") -> dict[str, Any]:
-    """A `progress` line: the run as it stands (None: a failure before it ran, `error`)."""
-    run = news.run if news is not None else None
+def progress_line(rid: Any, key: Key, news: ShutdownNews) -> dict[str, Any]:
+    """A `progress` line: the run as it stands (None: not started, or failed before it ran)."""
+    run = news.run
     return {
         "type": "progress",
         "id": rid,
@@ -130,12 +128,12 @@ def progress_line(rid: Any, key: Key, news: ShutdownNews | None, error: str = ""
             "finished_at": run.finished_at,
             "teammates": [t.as_dict() for t in run.teammates.values()],
         },
-        "changed": list(news.changed) if news is not None else [],
-        "error": news.error if news is not None else error,
-        "asked": news.asked if news is not None else "",
-        "offer_panes": dict(news.offer_panes) if news is not None else {},
-        "offer_title": news.offer_title if news is not None else "",
-        "offer_why": news.offer_why if news is not None else "",
+        "changed": list(news.changed),
+        "error": news.error,
+        "asked": news.asked,
+        "offer_panes": dict(news.offer_panes),
+        "offer_title": news.offer_title,
+        "offer_why": news.offer_why,
     }
 
 
