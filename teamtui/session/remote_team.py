@@ -99,10 +99,10 @@ class StreamedTeam(TeamModel):
             self.sender = sender
         lead = line.get("lead_state")
         self.lead_said = lead if lead in ("alive", "ended", "unknown") else None
-        return changes + self.take_views(line.get("views"))
+        return changes + self.take_views(line)
 
-    def take_views(self, views: Any) -> list[Change]:
-        changes = []
+    def take_views(self, line: dict[str, Any]) -> list[Change]:
+        changes, views = [], line.get("views")
         for v in (
             r for x in (views if isinstance(views, list) else [])[: wire.MEMBERS_CAP] if (r := wire.read_view(x))
         ):

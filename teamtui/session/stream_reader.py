@@ -319,6 +319,15 @@ class StreamedHost(SourceBase):
             self.dropped += 1
         elif kind in _TEAM_TAKES:
             _TEAM_TAKES[kind](self, self.key(rkey[1], rkey[2]), rkey, obj, batch)
+        elif kind in _STATE_TAKES:
+            key = self.key(rkey[1], rkey[2])
+            state = self.teams.get(key)
+            if state is None:  # a team not announced yet
+                self.dropped += 1
+                return
+            if (row := wire.read_row(obj.get("row"))) is not None:  # a line carrying the team's row (views)
+                self.rows_said[key] = row
+            self._changed(batch, key, _STATE_TAKES[kind](state, obj))
 
     def _problem(self, obj: dict[str, Any], batch: FleetBatch) -> None:
         text = wire.name(obj.get("text"), 500)
@@ -335,12 +344,6 @@ class StreamedHost(SourceBase):
             self.rows_said.pop(key, None)
             self._drop(key)
             batch.gone.append(key)
-
-    def _views(self, key: Key, state: StreamedTeam, obj: dict[str, Any]) -> list[Change]:
-        row = wire.read_row(obj.get("row"))
-        if row is not None:
-            self.rows_said[key] = row
-        return state.take_views(obj.get("views"))
 
     @staticmethod
     def _changed(batch: FleetBatch, key: Key, changes: list[Change], full: bool = False) -> None:
@@ -458,21 +461,6 @@ class StreamedHost(SourceBase):
             batch.hooks = True
 
 
-def _state(
-    take: Callable[[StreamedHost, Key, StreamedTeam, dict[str, Any]], list[Change]],
-) -> Callable[[StreamedHost, Key, Key, dict[str, Any], FleetBatch], None]:
-    """A line of a team's state, taken by its model (a team not announced yet: dropped)."""
-
-    def run(host: StreamedHost, key: Key, rkey: Key, obj: dict[str, Any], batch: FleetBatch) -> None:
-        state = host.teams.get(key)
-        if state is None:
-            host.dropped += 1
-        else:
-            host._changed(batch, key, take(host, key, state, obj))
-
-    return run
-
-
 # The stream's own lines, each kind once (the lines answering a request are its op's: session/ops/).
 _HOST_TAKES: dict[str, Callable[[StreamedHost, dict[str, Any], FleetBatch], None]] = {
     "heartbeat": lambda host, obj, batch: None,
@@ -484,11 +472,13 @@ _HOST_TAKES: dict[str, Callable[[StreamedHost, dict[str, Any], FleetBatch], None
 _TEAM_TAKES: dict[str, Callable[[StreamedHost, Key, Key, dict[str, Any], FleetBatch], None]] = {
     "gone": StreamedHost._gone,
     "team": StreamedHost._team,
-    "tasks": _state(lambda host, key, state, obj: state.take_tasks(obj)),
-    "messages": _state(lambda host, key, state, obj: state.take_messages(obj)),
-    "logs": _state(lambda host, key, state, obj: state.take_logs(obj)),
-    "insight": _state(lambda host, key, state, obj: state.take_insight(obj)),
-    "views": _state(StreamedHost._views),
+}
+_STATE_TAKES: dict[str, Callable[[StreamedTeam, dict[str, Any]], list[Change]]] = {
+    "tasks": StreamedTeam.take_tasks,
+    "messages": StreamedTeam.take_messages,
+    "logs": StreamedTeam.take_logs,
+    "insight": StreamedTeam.take_insight,
+    "views": StreamedTeam.take_views,
 }
 
 __all__ = ["RemoteTeam", "StreamedHost", "hhmm", "host_key", "install_hint", "one_line"]
