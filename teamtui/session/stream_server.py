@@ -415,15 +415,8 @@ class Streamer:
             self.line({"type": "result", "id": None, "ok": False, "error": "not a JSON object"})
             return
         rid = req.get("id")
-        rid = (
-            rid
-            if isinstance(rid, int)
-            and not isinstance(rid, bool)
-            and abs(rid) < 2**53
-            or isinstance(rid, str)
-            and len(rid) <= 128
-            else None
-        )
+        if not (type(rid) is int and abs(rid) < 2**53 or isinstance(rid, str) and len(rid) <= 128):
+            rid = None  # an id to answer with: an integer JSON holds exactly, or a short string
         op = OPS.get(req.get("op"))  # type: ignore[arg-type]
         if op is None:
             self.result(rid, False, f"unknown op {str(req.get('op'))[:40]!r}")

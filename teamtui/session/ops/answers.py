@@ -19,7 +19,7 @@ from teamtui.protocol.stream import NAME_CAP, TEXT_CAP, name
 from teamtui.protocol.stream_hooks import HOOK_ITEMS_CAP, read_hooks
 from teamtui.session.answers import REFUSED, state_of
 from teamtui.session.items import Item, Need, Outcome
-from teamtui.session.ops.base import Op
+from teamtui.session.ops.base import Op, background
 from teamtui.session.requests import item_of_need
 
 TYPE_CHECKING = False
@@ -69,14 +69,6 @@ def handle(server: Server, rid: Any, key: Key | None, session: TeamSession | Non
         raise ValueError("nothing here can be answered" + (f": {session.read_only}" if session else ""))
     client = os.environ.get("SSH_CONNECTION", "").split(" ")[0]
     where = f"{req.said_from} over {server.via}" + (f" from {client}" if client and server.via == "ssh" else "")
-    loop = asyncio.get_running_loop()
-
-    def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-        def finished(fut: asyncio.Future) -> None:
-            if not fut.cancelled():
-                done(fut.result() if fut.exception() is None else None)
-
-        loop.run_in_executor(None, work).add_done_callback(finished)
 
     def report(outcome: Outcome | None) -> None:
         if outcome is None:
@@ -88,7 +80,13 @@ def handle(server: Server, rid: Any, key: Key | None, session: TeamSession | Non
         asyncio.ensure_future(server.flush())
 
     answers.answer(
-        req.item, req.answer, req.message, via="host", where=where[:NAME_CAP], report=report, background=background
+        req.item,
+        req.answer,
+        req.message,
+        via="host",
+        where=where[:NAME_CAP],
+        report=report,
+        background=background(lambda exc, done: done(None)),  # said as not carried out
     )
 
 

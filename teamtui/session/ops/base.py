@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from teamtui.session.items import Item
     from teamtui.session.local import LocalSource
+    from teamtui.session.shutdown import Background
 
     T = TypeVar("T")
 
@@ -101,7 +102,7 @@ def string(req: dict[str, Any], field: str) -> str:
 
 
 def in_thread(server: Server, rid: Any, work: Callable[[], T], answer: Callable[[T], None]) -> None:
-    """`work()` in a thread (a read of this machine's history, which may take a while); then, on the
+    """`work()` in a thread (a read of the history, of git: what may take a while); then, on the
     loop, `answer(what it returned)` writes the answer line and the result, or the result says what
     `work` raised, in one line. Either way the stream is flushed."""
 
@@ -116,6 +117,24 @@ def in_thread(server: Server, rid: Any, work: Callable[[], T], answer: Callable[
         asyncio.ensure_future(server.flush())
 
     asyncio.get_running_loop().run_in_executor(None, work).add_done_callback(done)
+
+
+def background(failed: Callable[[BaseException, Callable[[Any], None]], None]) -> Background:
+    """The `background` a session's work asks for, on this loop: `work()` in a thread, then
+    `done(what it returned)` on the loop, or `failed(what it raised, done)`."""
+    loop = asyncio.get_running_loop()
+
+    def run(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        def finished(fut: asyncio.Future) -> None:
+            exc = None if fut.cancelled() else fut.exception()
+            if exc is not None:
+                failed(exc, done)
+            elif not fut.cancelled():
+                done(fut.result())
+
+        loop.run_in_executor(None, work).add_done_callback(finished)
+
+    return run
 
 
 class Asks:
@@ -142,4 +161,4 @@ class Asks:
         self.host.forget(rid)
 
 
-__all__ = ["Asks", "Key", "Op", "Scope", "in_thread", "string", "wire_fields"]
+__all__ = ["Asks", "Key", "Op", "Scope", "background", "in_thread", "string", "wire_fields"]

@@ -6,7 +6,6 @@ as untrusted input (read_diff: every value checked, the lines bounded as the Edi
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.stream_edits import diff_json, read_diff
 from teamtui.session.changes import changes_of
-from teamtui.session.ops.base import Asks, Op, string
+from teamtui.session.ops.base import Asks, Op, in_thread, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,20 +40,17 @@ def handle(server: Server, rid: Any, key: Key, session: TeamSession, req: Diff) 
     if edits:
         _answer(server, rid, key, req, edits)
         return
+    unknown = f"no change of {member} to {path} is known here"
     if not changes.may_have_worktrees:
-        raise ValueError(f"no change of {member} to {path} is known here")
+        raise ValueError(unknown)
 
-    def found(fut: asyncio.Future) -> None:
-        exc = None if fut.cancelled() else fut.exception()
-        edit = None if exc is not None or fut.cancelled() else fut.result()
+    def found(edit: Edit | None) -> None:
         if edit is None:
-            server.result(rid, False, f"no change of {member} to {path} is known here" if exc is None else str(exc))
+            server.result(rid, False, unknown)
         else:
             _answer(server, rid, key, req, [edit])
-        asyncio.ensure_future(server.flush())
 
-    loop = asyncio.get_running_loop()
-    loop.run_in_executor(None, changes.git_diff_now, member, path).add_done_callback(found)
+    in_thread(server, rid, lambda: changes.git_diff_now(member, path), found)
 
 
 def _answer(server: Server, rid: Any, key: Key, req: Diff, edits: list) -> None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from teamtui.protocol import stream as wire
 from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON, Outcome, ShutdownRun
-from teamtui.session.ops.base import Asks, Op
+from teamtui.session.ops.base import Asks, Op, background
 from teamtui.session.ops.messages import writable
 from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
 
@@ -59,16 +60,6 @@ class ClosePanes:
         return cls(list(names))
 
 
-class _Timer:
-    """What SetTimer returns: something with .stop()."""
-
-    def __init__(self, handle: asyncio.TimerHandle):
-        self.handle = handle
-
-    def stop(self) -> None:
-        self.handle.cancel()
-
-
 def handle_shutdown(server: Server, rid: Any, key: Key, session: TeamSession, req: Shutdown) -> None:
     writable(session)
     targets = session.live_teammates(req.only)
@@ -79,25 +70,18 @@ def handle_shutdown(server: Server, rid: Any, key: Key, session: TeamSession, re
     if previous is not None:
         previous[1].stop()
 
-    def set_timer(delay: float, callback: Callable[[], None]) -> _Timer:
-        return _Timer(loop.call_later(delay, callback))
-
     def report(news: ShutdownNews) -> None:
         if news.changes:
             server.changes_lines(key, news.changes)
         server.line(progress_line(rid, key, news))
 
-    def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-        def finished(fut: asyncio.Future) -> None:
-            exc = None if fut.cancelled() else fut.exception()
-            if exc is not None:
-                report(ShutdownNews(None, error=f"{type(exc).__name__}: {exc}"))
-            elif not fut.cancelled():
-                done(fut.result())
+    def failed(exc: BaseException, done: Any) -> None:
+        report(ShutdownNews(None, error=f"{type(exc).__name__}: {exc}"))
 
-        loop.run_in_executor(None, work).add_done_callback(finished)
+    def set_timer(delay: float, callback: Callable[[], None]) -> SimpleNamespace:  # what SetTimer returns: .stop()
+        return SimpleNamespace(stop=loop.call_later(delay, callback).cancel)
 
-    controller = session.shutdown(req.only, report, set_timer, background)
+    controller = session.shutdown(req.only, report, set_timer, background(failed))
     server.shutdowns[key] = (rid, controller)
     controller.start(targets, req.reason, req.deadline)
     server.result(rid, True, detail=f"shutdown of {req.only or 'the team'} started ({', '.join(targets)})")
