@@ -19,6 +19,7 @@ from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import Member, MemberStatus, Message, Task, TaskStatus
+from teamtui.protocol.stream_edits import read_changes
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.actions import TeamActions
 from teamtui.session.ops.answers import RemoteAnswers
@@ -27,6 +28,7 @@ from teamtui.session.ops.diffs import RemoteDiffs
 from teamtui.session.ops.messages import RemoteMessaging
 from teamtui.session.ops.shutdown import RemoteShutdowns
 from teamtui.session.ops.timeline import RemoteTimeline
+from teamtui.session.remote_transcripts import StreamedTranscripts
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
@@ -157,13 +159,9 @@ class StreamedTeam(TeamModel):
         """What the remote made of the team's transcripts: its figures in place of the last, a
         MEMBER_STATUS for each member whose row changed; the lead's assignments and the drift line
         as a local feed's would be (TeamState._sync_assignments)."""
-        from teamtui.session.remote_transcripts import StreamedTranscripts
-
         feed = self.transcripts
         if not isinstance(feed, StreamedTranscripts):
             feed = self.transcripts = StreamedTranscripts()
-        from teamtui.protocol.stream_edits import read_changes
-
         insight = wire.read_insight(line)
         insight["changes"] = read_changes(line.get("changes"))  # the files each member changed, as counted there
         moved = feed.take_insight(insight)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from teamtui import __version__
 from teamtui.protocol import stream as wire
 from teamtui.protocol.changes import Change
 from teamtui.protocol.errors import ProtocolError
@@ -44,8 +45,6 @@ STALE_ROWS = 100  # rows older than ROW_FRESH built again per call, at most (tou
 
 def install_hint(force: bool = False) -> str:
     """How to put this teamtui on another machine (it is not on PyPI): the README's Install."""
-    from teamtui import __version__
-
     wheel = f"teamtui-{__version__}-py3-none-any.whl"
     again = " --force" if force else ""
     return f"`make wheel` here, copy dist/{wheel} there, then `pipx install{again} ./{wheel}` (README: Install)"
@@ -288,8 +287,6 @@ class StreamedHost(SourceBase):
         version = wire.name(obj.get("teamtui"), 64) or "?"
         protocol = wire.whole(obj.get("protocol"))
         if protocol != wire.PROTOCOL:
-            from teamtui import __version__
-
             return (
                 f"teamtui {version} {what} speaks stream protocol {protocol}, teamtui {__version__} here speaks "
                 f"{wire.PROTOCOL}: install the same teamtui on both: {install_hint(force=True)}"
