@@ -477,7 +477,7 @@ class FleetControl:
             screen.call_after_refresh(screen.go_to_need, need.member, need.kind)
 
     def _search_hosts(self, query: str, limit: int, done: Callable[[str, list[SearchHit], str], None]) -> list[str]:
-        from teamtui.session.remote_search import search_hosts
+        from teamtui.session.ops.search import search_hosts
 
         return search_hosts(self.fleet.sources, query, limit, done)
 
