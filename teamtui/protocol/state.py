@@ -455,7 +455,6 @@ class TeamState(TeamModel):
         if news.drained:  # its owner read everything so far
             if self.unread.get(member):
                 changes.append(Change(ChangeKind.INBOX_READ, member))
-            self.unread[member] = 0
             self.touch(member)
         if news.report:
             changes += self._set_error(inbox.path, news.errors)

@@ -48,10 +48,10 @@ class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     def teammate_pane(self, member: Member) -> str | None:
         return member_pane(member)
 
-    def transcript_feed(self, team: TeamLookups) -> TranscriptFeed:
+    def transcript_feed(self, lookups: TeamLookups) -> TranscriptFeed:
         from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
-        return TranscriptFeed(self.root, team)
+        return TranscriptFeed(self.root, lookups)
 
     def open_journal(self) -> TeamJournal:
         # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.

@@ -55,26 +55,19 @@ class InboxRead(Record):
 
 
 class InboxNews(Record):
-    """What one read of an inbox found."""
+    """What one read of an inbox found: the new messages, the entries that left a pending queue
+    (`delivered`: the recipient took them), whether its owner drained it (an appended inbox
+    truncated: everything so far read) or flipped an entry's `read`, and whether `errors` replace
+    those reported (`report`; else the last read's stand)."""
 
-    __slots__ = ("new", "delivered", "drained", "flipped", "errors", "report")
+    __slots__ = ("new", "errors", "report", "delivered", "drained", "flipped")
 
     def __init__(
-        self,
-        new: list[Message],
-        errors: list[ReadError],
-        *,
-        report: bool,
-        delivered: list[Message] | None = None,
-        drained: bool = False,
-        flipped: bool = False,
-    ):
-        self.new = new  # messages seen for the first time
-        self.delivered = delivered or []  # entries that left a pending queue: the recipient took them
-        self.drained = drained  # the file was truncated: its owner read everything so far
-        self.flipped = flipped  # an entry's `read` changed
-        self.errors = errors
-        self.report = report  # the errors replace those reported (else the last read's stand)
+        self, new: list[Message], errors: list[ReadError], *, report: bool, delivered: list[Message] | None = None,
+        drained: bool = False, flipped: bool = False,
+    ):  # fmt: skip
+        self.new, self.errors, self.report, self.drained, self.flipped = new, errors, report, drained, flipped
+        self.delivered = delivered or []
 
 
 class Inbox:

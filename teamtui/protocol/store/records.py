@@ -21,8 +21,8 @@ class TeamRecords(StoreBase):
     # hook (protocol/hooks): `teamtui hooks install` lets a room answer them.
     asks_through_hooks: ClassVar[bool] = False
 
-    def transcript_feed(self, team: TeamLookups) -> MemberTranscripts | None:
-        """The members' transcripts, kept in step with what `team` says of the team (None: the layout has none)."""
+    def transcript_feed(self, lookups: TeamLookups) -> MemberTranscripts | None:
+        """The members' transcripts, kept in step with what `lookups` say of the team (None: the layout has none)."""
         return None
 
     def run_status(self) -> str | None:

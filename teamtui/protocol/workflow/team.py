@@ -114,7 +114,7 @@ class WorkflowRun(WorkflowTasks):
             return "gone"  # neither journal nor record (a journal that does not read is a problem of its config)
         return self.run_status_of(files) or "running"
 
-    def transcript_feed(self, team: TeamLookups) -> RunFeed:
+    def transcript_feed(self, lookups: TeamLookups) -> RunFeed:
         from teamtui.protocol.workflow.transcripts import RunFeed
 
-        return RunFeed(self.run_dir, team)
+        return RunFeed(self.run_dir, lookups)

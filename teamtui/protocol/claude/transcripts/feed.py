@@ -60,9 +60,9 @@ _NOTICE_TYPES = frozenset(
 
 
 class TranscriptFeed:
-    def __init__(self, root: Path, team: TeamLookups):
+    def __init__(self, root: Path, lookups: TeamLookups):
         self.root = Path(root)  # where the transcripts are looked for (a run's folder: RunFeed)
-        self.lookups = team
+        self.lookups = lookups
         self.team: TeamTranscripts | None = None  # made by the first read
         self.ready = False  # `take` has run once: the figures are the transcripts'
         self._config_seen: object = None  # the config `team` was last told about
@@ -311,10 +311,10 @@ class TranscriptFeed:
         member who left (its requests went with it)."""
         if not self.ready or self.team is None:
             return []
-        team = self.lookups
-        lead = team.lead()
-        cfg = team.config()
-        inbox = [m for m in team.messages() if m.type in _NOTICE_TYPES]
+        lookups = self.lookups
+        lead = lookups.lead()
+        cfg = lookups.config()
+        inbox = [m for m in lookups.messages() if m.type in _NOTICE_TYPES]
         notices = notices_from_inbox(inbox)
         for member in self.members():
             reader = self.team.readers[member]
@@ -324,7 +324,7 @@ class TranscriptFeed:
         present = {m.name for m in cfg.members} if cfg is not None else set()
         present.add(lead)
         items = open_requests(notices) + stuck_teammates(notices, last_write)
-        views = team.views(now)
+        views = lookups.views(now)
         owners = {v.name: v.current_task.id for v in views if v.current_task is not None}
         stopped = [v.name for v in views if v.departed or v.status.value == "shutdown"]
         items += silent_teammates(
@@ -332,7 +332,7 @@ class TranscriptFeed:
             last_write=last_write,
             stopped=stopped,
             now=now,
-            timeout=team.health_timeout,
+            timeout=lookups.health_timeout,
         )
         items += self.collisions(present)
         seen: set[str] = set()
