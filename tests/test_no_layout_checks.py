@@ -106,14 +106,7 @@ def test_the_scan_covers_the_package() -> None:
 
 # How a layout keeps its inboxes, tasks, logs and transcripts is for the readers it hands over
 # (protocol/store/files.py TeamFiles.inbox_reader, task_reader, teammate_logs; transcript_feed).
-STORAGE_FLAGS = {
-    "appends_to_inboxes",
-    "has_task_sidecars",
-    "has_teammate_logs",
-    "has_transcripts",
-    "tasks_follow_config",
-    "writes_tasks",
-}
+STORAGE_FLAGS = {"appends_to_inboxes", "has_teammate_logs", "has_transcripts", "writes_tasks"}
 
 
 def _names(rel: str) -> set[str]:
