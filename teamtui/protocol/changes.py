@@ -11,8 +11,10 @@ from teamtui.protocol.record import Record
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable, Mapping
     from typing import Any, Protocol
+
+    from teamtui.protocol.models import TeamConfig
 
     class ChangeObserver(Protocol):
         """Told of every batch a TeamState applies (the journal is one)."""
@@ -151,3 +153,27 @@ class LogUpdate(Record):
         self.last_write = last_write
         # Plain messages the member received, as (sender, text, when, key): a transcript's receipts.
         self.received: list[tuple[str, str, float | None, str]] = [] if received is None else received
+
+
+class TeamLookups(Record):
+    """What a transcript feed reads of its team, as values and callbacks: the feed never holds the team."""
+
+    __slots__ = ("config", "lead", "said", "inbox", "messages", "departed", "views", "log_limit", "health_timeout", "note_edits")  # fmt: skip
+
+    def __init__(
+        self,
+        *,
+        config: Callable[[], TeamConfig | None],
+        lead: Callable[[], str],
+        said: Callable[[], Mapping[str, tuple[MemberStatus, float]]],  # what its hooks said ("": the lead's session)
+        inbox: Callable[[str], list[Message]],
+        messages: Callable[[], Iterable[Message]],
+        departed: Callable[[], Mapping[str, Member]],
+        views: Callable[[float], list[MemberView]],
+        log_limit: int,
+        health_timeout: float,
+        note_edits: Callable[[list[Any]], None] | None = None,  # the history keeps them (history/recorder.py)
+    ):
+        self.config, self.lead, self.said, self.inbox, self.messages = config, lead, said, inbox, messages
+        self.departed, self.views, self.note_edits = departed, views, note_edits
+        self.log_limit, self.health_timeout = log_limit, health_timeout

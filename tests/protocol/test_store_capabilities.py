@@ -12,7 +12,7 @@ from teamtui.protocol.store import TeamStore
 from teamtui.protocol.tail import MAX_LINE_BYTES
 from teamtui.protocol.shutdown import ShutdownRun
 
-FLAGS = ("writes_tasks", "has_task_sidecars", "has_teammate_logs", "appends_to_inboxes", "writes_shutdown_results")
+FLAGS = ("writes_tasks", "has_teammate_logs", "appends_to_inboxes", "writes_shutdown_results")
 
 
 def test_each_layout_declares_every_flag() -> None:
@@ -29,16 +29,12 @@ def test_each_layout_declares_every_flag() -> None:
 
 def test_what_a_claude_team_cannot_do_is_a_clear_error(claude_root: Path) -> None:
     store = find_team(claude_root)
-    task = store.read_task(store.task_paths()[0])
     for attempt in (
         lambda: store.drain("writer"),
         lambda: store.decode_inbox_batch("writer", None),
         lambda: store.log_files(),
         lambda: store.log("writer", "hi"),
         lambda: store.write_shutdown_result("r1", {}),
-        lambda: store.sidecar_paths(),
-        lambda: store.read_task_core(store.task_paths()[0]),
-        lambda: store.merge_sidecar(task, {}),
     ):
         with pytest.raises(UnsupportedError, match="not supported for claude teams"):
             attempt()

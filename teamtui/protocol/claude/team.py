@@ -12,8 +12,8 @@ from teamtui.protocol.models import Member
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
+    from teamtui.protocol.changes import TeamLookups
     from teamtui.protocol.claude.journal import TeamJournal
     from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
@@ -22,7 +22,6 @@ class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     """One team of Claude Code's agent teams."""
 
     writes_tasks = False
-    has_task_sidecars = False
     has_teammate_logs = False
     appends_to_inboxes = False
     writes_shutdown_results = False
@@ -49,10 +48,10 @@ class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     def teammate_pane(self, member: Member) -> str | None:
         return member_pane(member)
 
-    def transcript_feed(self, state: Any) -> TranscriptFeed:
+    def transcript_feed(self, lookups: TeamLookups) -> TranscriptFeed:
         from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
-        return TranscriptFeed(state)
+        return TranscriptFeed(self.root, lookups)
 
     def open_journal(self) -> TeamJournal:
         # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.

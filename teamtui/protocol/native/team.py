@@ -16,7 +16,6 @@ class NativeTeam(NativeConfig, NativeInbox, NativeTasks):
     """One team in the native layout (learn-claude-code's protocol)."""
 
     writes_tasks = True
-    has_task_sidecars = True
     has_teammate_logs = True
     appends_to_inboxes = True
     writes_shutdown_results = True

@@ -9,6 +9,8 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
+    from teamtui.protocol.changes import MemberTranscripts, TeamLookups
+
 
 class TeamRecords(StoreBase):
     """The records a layout keeps about its team beyond the files TeamFiles reads."""
@@ -19,9 +21,9 @@ class TeamRecords(StoreBase):
     # hook (protocol/hooks): `teamtui hooks install` lets a room answer them.
     asks_through_hooks: ClassVar[bool] = False
 
-    def transcript_feed(self, state: Any) -> Any:
-        """The members' transcripts kept in step with `state` (has_transcripts)."""
-        raise self._unsupported("transcripts")
+    def transcript_feed(self, lookups: TeamLookups) -> MemberTranscripts | None:
+        """The members' transcripts, kept in step with what `lookups` say of the team (None: the layout has none)."""
+        return None
 
     def run_status(self) -> str | None:
         """For a team that is one run of a script (a workflow run): "running", "completed", "failed",

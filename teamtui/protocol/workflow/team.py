@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from teamtui.protocol.changes import TeamLookups
     from teamtui.protocol.claude.leadproc import LeadState
     from teamtui.protocol.models import Message
     from teamtui.protocol.workflow.transcripts import RunFeed
@@ -32,7 +33,6 @@ class WorkflowRun(WorkflowTasks):
     """One workflow run of a Claude Code session."""
 
     writes_tasks = False
-    has_task_sidecars = False
     has_teammate_logs = False
     appends_to_inboxes = False
     writes_shutdown_results = False
@@ -41,7 +41,6 @@ class WorkflowRun(WorkflowTasks):
     writes_members = False
     creates_teams = False
     camel_case_fields = True
-    tasks_follow_config = True
     read_only_reason = NO_MESSAGES
 
     def __init__(self, root: Path, name: str, *, run_dir: Path | None = None):
@@ -115,7 +114,7 @@ class WorkflowRun(WorkflowTasks):
             return "gone"  # neither journal nor record (a journal that does not read is a problem of its config)
         return self.run_status_of(files) or "running"
 
-    def transcript_feed(self, state: Any) -> RunFeed:
+    def transcript_feed(self, lookups: TeamLookups) -> RunFeed:
         from teamtui.protocol.workflow.transcripts import RunFeed
 
-        return RunFeed(state)
+        return RunFeed(self.run_dir, lookups)
