@@ -71,7 +71,9 @@ async def test_the_axis_ends_at_now_and_each_zoom_says_its_span(tmp_path: Path) 
         assert end <= time.time() and end > now - 5, "the axis ends at now, not at the clock ahead"
         assert abs(start - (now - 40 * 60)) < 1 and "(40 min)" in header(screen)
         await pilot.press("minus")
-        assert screen.window == (start, end) and "(40 min, the whole run)" in header(screen)
+        # The whole run already: the same start, the end still now (a moment later on a loaded machine).
+        assert screen.window[0] == start and end <= screen.window[1] <= time.time()
+        assert "(40 min, the whole run)" in header(screen)
         spans = []
         for _ in range(6):
             await pilot.press("plus")
