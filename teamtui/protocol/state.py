@@ -70,10 +70,10 @@ class TeamState(TeamModel):
         self._receipted: dict[int, Message] = {}
         # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
         self._refs: dict[Path, FileRef] = {}
-        # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
-        # The layout makes it (a native team's `status` loads no transcript code); it reads the team
-        # only through these lookups.
-        self.transcripts = store.transcript_feed(
+        # The members' transcript files, where the layout has them: read by `transcript_files.read()`,
+        # not by load_all; the same feed answers as `transcripts`. The layout makes it (a native team's
+        # `status` loads no transcript code); it reads the team only through these lookups.
+        self.transcripts = self.transcript_files = store.transcript_feed(
             TeamLookups(
                 config=lambda: self.config,
                 lead=lambda: self.lead,
@@ -191,7 +191,8 @@ class TeamState(TeamModel):
         """What a watcher must cover: the folders holding the team's files (each without its
         subfolders: `flat_watch_dirs`) and, where the layout has them, the transcripts' (with theirs)."""
         dirs = self.flat_watch_dirs()
-        return dirs + self.transcripts.watch_dirs() if self.transcripts is not None else dirs
+        files = self.transcript_files
+        return dirs + files.watch_dirs() if files is not None else dirs
 
     def flat_watch_dirs(self) -> list[Path]:
         """The folders holding the team's files, for a watch without their subfolders: a chain of
@@ -202,26 +203,27 @@ class TeamState(TeamModel):
         """One watch batch: each team file re-read, the transcripts among `paths` read from their offsets."""
         changes: list[Change] = []
         others: list[Path] = []
+        files = self.transcript_files
         for path in paths:
             found = self.apply(path)
             changes += found
-            if not found and self.transcripts is not None and path not in self._refs:
+            if not found and files is not None and path not in self._refs:
                 others.append(Path(path))
-        if self.transcripts is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
+        if files is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
             changes += self._take_transcript_updates(
-                self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan)
+                files.apply([p for p in others if files.concerns(p)], rescan=rescan)
             )
         return changes + self._sync_assignments(changes)
 
     def load_transcripts(self) -> list[Change]:
         """Every transcript read once, on this thread (`teamtui status`; a UI reads in a thread and
         hands the result to `take_transcripts`)."""
-        return self.take_transcripts(self.transcripts.read()) if self.transcripts is not None else []
+        return self.take_transcripts(self.transcript_files.read()) if self.transcript_files is not None else []
 
     def take_transcripts(self, updates: dict[str, Any]) -> list[Change]:
-        """What the transcript feed read (`transcripts.read`), put into the log buffers and activity."""
-        assert self.transcripts is not None
-        changes = self._take_transcript_updates(self.transcripts.take(updates))
+        """What the transcript feed read (`transcript_files.read`), put into the log buffers and activity."""
+        assert self.transcript_files is not None
+        changes = self._take_transcript_updates(self.transcript_files.take(updates))
         return changes + self._sync_assignments(changes)
 
     def _take_transcript_updates(self, updates: list[LogUpdate]) -> list[Change]:
@@ -283,18 +285,18 @@ class TeamState(TeamModel):
     @property
     def counting_heads(self) -> bool:
         """Some transcript's head is still to be counted (`count_heads`, in a thread)."""
-        return self.transcripts is not None and self.transcripts.counting
+        return self.transcript_files is not None and self.transcript_files.counting
 
     def count_heads(self) -> dict[str, Any]:
         """The token sums of the transcripts' heads a read from the end left: safe in a thread."""
-        return self.transcripts.count_heads() if self.transcripts is not None else {}
+        return self.transcript_files.count_heads() if self.transcript_files is not None else {}
 
     def take_heads(self, heads: dict[str, Any]) -> bool:
         """The counted heads added (on the loop that took the reads); True when a figure (or the
         lead's assignments) changed."""
-        if self.transcripts is None:
+        if self.transcript_files is None:
             return False
-        counted = bool(self.transcripts.take_heads(heads))
+        counted = bool(self.transcript_files.take_heads(heads))
         self._note_cost()
         return bool(self._sync_assignments([])) or counted
 

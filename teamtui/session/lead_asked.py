@@ -142,7 +142,7 @@ class AskLeadShutdown(ShutdownController):
 
     def _notices(self) -> list[tuple[str, Any]]:
         """(recipient, notice) of every protocol message the members' transcripts hold."""
-        feed = self.state.transcripts
+        feed = self.state.transcript_files
         team = feed.team if feed is not None else None
         return [(member, n) for member, reader in (team.readers.items() if team else ()) for n in reader.notices]
 

@@ -462,10 +462,11 @@ class LocalSource(SourceBase):
         read = []
         for key, session in list(self.sessions.items()):
             state = self.states[key]
-            if not session.live or state.transcripts is None or state.transcripts.started:
+            files = state.transcript_files
+            if not session.live or files is None or files.started:
                 continue
             t0 = time.perf_counter()
-            updates = await asyncio.to_thread(state.transcripts.read, from_end=True)
+            updates = await asyncio.to_thread(files.read, from_end=True)
             changes = state.take_transcripts(updates) + state.apply_batch([], rescan=True)
             read.append(key)
             yield FleetBatch({key: Batch(changes, full=True)}, read_seconds=time.perf_counter() - t0)

@@ -163,7 +163,7 @@ def read_transcripts(state: TeamState, *, priced: bool = True) -> None:
     the lead's assignments, who works), then its head's token sums and cost (genai-prices loaded
     first: each message is priced as it is read). `priced=False`: the same figures but the cost (a
     quick command's: genai-prices and the pydantic it brings stay unloaded)."""
-    feed = state.transcripts
+    feed = state.transcript_files
     if feed is None or feed.started:
         return
     if state.store.asks_through_hooks:  # what this machine's hooks said of its teammates, as the room shows it

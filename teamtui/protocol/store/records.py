@@ -9,7 +9,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-    from teamtui.protocol.changes import MemberTranscripts, TeamLookups
+    from teamtui.protocol.changes import TeamLookups, TranscriptFiles
 
 
 class TeamRecords(StoreBase):
@@ -21,7 +21,7 @@ class TeamRecords(StoreBase):
     # hook (protocol/hooks): `teamtui hooks install` lets a room answer them.
     asks_through_hooks: ClassVar[bool] = False
 
-    def transcript_feed(self, lookups: TeamLookups) -> MemberTranscripts | None:
+    def transcript_feed(self, lookups: TeamLookups) -> TranscriptFiles | None:
         """The members' transcripts, kept in step with what `lookups` say of the team (None: the layout has none)."""
         return None
 
