@@ -30,7 +30,7 @@ from teamtui.session.answers import LocalAnswers
 from teamtui.session.hook_feed import HookFeed
 from teamtui.session.local_team import ended_local, ingest, open_local
 from teamtui.session.shutdown import OnShutdown
-from teamtui.session.source import ROW_FRESH, FleetBatch, Key, SourceBase
+from teamtui.session.source import ROW_FRESH, FleetBatch, Key
 from teamtui.session.team import Batch, TeamSession
 
 TYPE_CHECKING = False
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 HOUR = 3600.0
 
 
-class LocalSource(SourceBase):
+class LocalSource:
     """The teams of this machine (and of the roots given), one TeamSession each."""
 
     name = "this machine"
