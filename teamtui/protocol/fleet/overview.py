@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from teamtui.protocol.fleet.discover import Discovery, FleetTeam
 from teamtui.protocol.fleet.scan import opens_despite
 from teamtui.protocol.models import MemberStatus
+from teamtui.protocol.store import RecordsLead, RunsLead
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,11 +75,13 @@ def _lead_state(team: FleetTeam, state: TeamState | None) -> str:
     store = state.store if state is not None else None
     if store is None:
         return "unknown"
-    said = store.lead_state()  # Claude Code 2.1.178+: config.json's leadProcess
+    said = (
+        store.lead_state() if isinstance(store, RecordsLead) else None
+    )  # Claude Code 2.1.178+: config.json's leadProcess
     if said is not None:
         return said
     # A teamtui lead that did not register (an older one); without one a person may lead: unknown.
-    return "alive" if store.running_lead() is not None else "unknown"
+    return "alive" if isinstance(store, RunsLead) and store.running_lead() is not None else "unknown"
 
 
 # ------------------------------------------------------------------ reading a team

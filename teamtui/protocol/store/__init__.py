@@ -9,7 +9,7 @@ The dashboard, the CLI and the runtime only talk to a TeamStore, never to paths.
 from __future__ import annotations
 
 from teamtui.protocol.store.files import FileRef, InboxRead, TeamFiles
-from teamtui.protocol.store.lead import LeadProcess
+from teamtui.protocol.store.lead import LeadProcess, LeadsInTmux, RecordsLead, RunsLead
 from teamtui.protocol.store.records import TeamRecords
 from teamtui.protocol.store.writing import TeamWriter, broadcast_recipients, refuse_stranger, validation_reason
 from teamtui.protocol.traits import TeamTraits
@@ -35,6 +35,9 @@ __all__ = [
     "FileRef",
     "InboxRead",
     "LeadProcess",
+    "LeadsInTmux",
+    "RecordsLead",
+    "RunsLead",
     "TeamFiles",
     "TeamRecords",
     "TeamStore",
