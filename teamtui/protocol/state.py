@@ -17,7 +17,7 @@ from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.model import DEFAULT_HEALTH_TIMEOUT, DEFAULT_LOG_LIMIT, DEFAULT_MESSAGE_LIMIT, TeamModel
 from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, TaskStatus
-from teamtui.protocol.store import FileRef, TeamStore
+from teamtui.protocol.store import FileRef, KeepsTranscripts, TeamStore
 from teamtui.protocol.store.files import ONE_SHOT_SETTLE, Inbox
 from teamtui.protocol.store.logs import TeamLog
 from teamtui.protocol.taskmeta import scope_files
@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 
 if TYPE_CHECKING:
     from typing import Any
 
-    from teamtui.protocol.changes import ChangeObserver, LogUpdate
+    from teamtui.protocol.changes import ChangeObserver, LogUpdate, TranscriptFiles
 
 _RECEIPTS_KEPT = 10_000  # transcript receipts remembered, so that one read again is not a second message
 
@@ -73,20 +73,22 @@ class TeamState(TeamModel):
         # The members' transcript files, where the layout has them: read by `transcript_files.read()`,
         # not by load_all; the same feed answers as `transcripts`. The layout makes it (a native team's
         # `status` loads no transcript code); it reads the team only through these lookups.
-        self.transcripts = self.transcript_files = store.transcript_feed(
-            TeamLookups(
-                config=lambda: self.config,
-                lead=lambda: self.lead,
-                said=lambda: self.said,
-                inbox=self.inbox_messages,
-                messages=lambda: self.messages,
-                departed=lambda: self.departed,
-                views=self.member_views,
-                log_limit=log_limit,
-                health_timeout=health_timeout,
-                note_edits=getattr(journal, "note_edits", None),
+        self.transcript_files: TranscriptFiles | None = None
+        if isinstance(store, KeepsTranscripts):
+            self.transcripts = self.transcript_files = store.transcript_feed(
+                TeamLookups(
+                    config=lambda: self.config,
+                    lead=lambda: self.lead,
+                    said=lambda: self.said,
+                    inbox=self.inbox_messages,
+                    messages=lambda: self.messages,
+                    departed=lambda: self.departed,
+                    views=self.member_views,
+                    log_limit=log_limit,
+                    health_timeout=health_timeout,
+                    note_edits=getattr(journal, "note_edits", None),
+                )
             )
-        )
 
     def inbox_messages(self, member: str) -> list[Message]:
         inbox = self._inboxes.get(member)

@@ -16,7 +16,7 @@ from pathlib import Path
 from teamtui.protocol.changes import Change
 from teamtui.protocol.models import Message
 from teamtui.protocol.state import TeamState
-from teamtui.protocol.store import LeadsInTmux, RecordsLead, RunsLead, TeamStore
+from teamtui.protocol.store import KeepsJournal, LeadsInTmux, RecordsLead, RunsLead, ScriptRun, TeamStore
 from teamtui.session.actions import NoHistory, TeamActions
 from teamtui.session.answers import LocalAnswers
 from teamtui.session.lead_asked import AskLeadShutdown
@@ -187,7 +187,6 @@ def local_actions(
     actions = TeamActions(
         sender=store.outgoing_sender(sender),
         panes=LocalPanes(store, state),
-        run_status=store.run_status,
         folder=store.root,
         worktrees=store.writes_tasks,  # a team teamtui runs may give each teammate a git worktree
         timeline=LocalTimeline((ident.layout, ident.root, ident.name)),
@@ -195,6 +194,8 @@ def local_actions(
     )
     if isinstance(store, RecordsLead):  # else its lead's process is not known here
         actions.lead_state = store.lead_state
+    if isinstance(store, ScriptRun):
+        actions.run_status = store.run_status
     if writable and not store.read_only_reason:
         actions.messages = LocalMessaging(store, state, sender)
         actions.shutdowns = LocalShutdowns(store, state, actions.sender, clock, on_shutdown)
@@ -217,7 +218,7 @@ def open_local(
     its source feeds. `hooks`: this machine's hook feed, for its permission requests."""
     from teamtui.protocol.history.live import observer_for
 
-    journal = observer_for(store, store.open_journal())  # the journal (where kept) and the history's recorder
+    journal = observer_for(store, store.open_journal() if isinstance(store, KeepsJournal) else None)  # and the recorder
     state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=journal)
     return session_of(state, sender=sender, clock=clock, on_shutdown=on_shutdown, hooks=hooks), state
 

@@ -9,7 +9,15 @@ import pytest
 
 from teamtui.protocol import ClaudeTeam, NativeTeam, TeamState, UnsupportedError, find_team
 from teamtui.protocol.shutdown import ShutdownRun
-from teamtui.protocol.store import LeadsInTmux, RecordsLead, RunsLead, TeamStore
+from teamtui.protocol.store import (
+    KeepsJournal,
+    KeepsTranscripts,
+    LeadsInTmux,
+    RecordsLead,
+    RunsLead,
+    ScriptRun,
+    TeamStore,
+)
 from teamtui.protocol.tail import MAX_LINE_BYTES
 
 FLAGS = ("writes_tasks", "has_teammate_logs", "appends_to_inboxes", "writes_shutdown_results")
@@ -143,3 +151,13 @@ def test_a_message_to_a_team_whose_config_does_not_parse_is_refused_with_the_rea
     with pytest.raises(ParseError):
         team.send("bob", "hi", "lead")
     assert not team.inbox_path("bob").exists()  # nothing written
+
+
+def test_only_the_layouts_that_keep_records_offer_them(native_root: Path, claude_root: Path) -> None:
+    """Transcripts and a journal where Claude Code keeps them; a native team keeps neither, and is no script's run."""
+    claude, native = find_team(claude_root), find_team(native_root)
+    assert (
+        isinstance(claude, KeepsTranscripts) and isinstance(claude, KeepsJournal) and not isinstance(claude, ScriptRun)
+    )
+    assert not isinstance(native, KeepsTranscripts | KeepsJournal | ScriptRun)
+    assert TeamState(native).transcripts is None and TeamState(claude).transcript_files is not None

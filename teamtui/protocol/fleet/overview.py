@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from teamtui.protocol.fleet.discover import Discovery, FleetTeam
 from teamtui.protocol.fleet.scan import opens_despite
 from teamtui.protocol.models import MemberStatus
-from teamtui.protocol.store import RecordsLead, RunsLead
+from teamtui.protocol.store import RecordsLead, RunsLead, ScriptRun
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str
             row.files = files_changed(feed)
         count_members(row, state, now)
         row.tasks_done, row.tasks_total = state.board.progress()
-        row.run_status = state.store.run_status()
+        row.run_status = state.store.run_status() if isinstance(state.store, ScriptRun) else None
     row.lead = _lead_state(team, state)
     row.last_activity = _last_activity(team, state)
     row.cwd = _cwd(team, state)
