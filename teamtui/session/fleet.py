@@ -21,7 +21,7 @@ from teamtui.protocol.fleet.overview import FleetRow, order_rows
 from teamtui.protocol.models import Message
 from teamtui.protocol.text import inert
 from teamtui.session.local import LocalSource
-from teamtui.session.source import AnswersLoose, FindsTeams, FleetBatch, FollowsHooks, Key, TakesDrained
+from teamtui.session.source import AnswersLoose, FindsTeams, FleetBatch, FollowsHooks, Key, Prunes, TakesDrained
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
@@ -83,7 +83,7 @@ class Fleet:
         return [replace(r, problem=f"{source.name} {why}" + (f"; {r.problem}" if r.problem else "")) for r in rows]
 
     def prune(self) -> list[Key]:
-        return [k for s in self.sources for k in s.prune()]
+        return [k for s in self.sources if isinstance(s, Prunes) for k in s.prune()]
 
     def looked_at(self) -> list[Path]:
         """Where this machine's teams would appear (an empty room says so)."""

@@ -137,9 +137,6 @@ class NatsSource:
             out.append(FleetRow(team, self.name, "NATS", lead="", cwd=self.name, problem=NOT_CONNECTED, no_team=True))
         return out
 
-    def prune(self) -> list[Key]:
-        return []  # a host's ended teams leave with its `gone`, or when it no longer lists them
-
     def loose(self) -> list[tuple[str, Answers]]:
         """Each host's answers for its requests of no team it lists."""
         return [pair for host in self.hosts.values() for pair in host.loose()]

@@ -52,6 +52,14 @@ class FleetBatch:
 
 # What a source offers beyond its teams, each only where it has it (Fleet asks those that do).
 @runtime_checkable
+class Prunes(Protocol):
+    """Drops the teams it keeps past their time itself (session/local.py); a host's ended teams
+    leave with its `gone` line instead."""
+
+    def prune(self) -> list[Key]: ...
+
+
+@runtime_checkable
 class FindsTeams(Protocol):
     """Looks for teams in folders (this machine's: session/local.py)."""
 
@@ -105,7 +113,6 @@ if TYPE_CHECKING:
         @property
         def problems(self) -> list[str]: ...
         def rows(self, now: float, changed: Collection[Key] | None = None) -> list[FleetRow]: ...
-        def prune(self) -> list[Key]: ...
         def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]: ...
 
     class AskedHost(Protocol):
@@ -131,4 +138,4 @@ if TYPE_CHECKING:
         def forget(self, rid: str) -> None: ...
 
 
-__all__ = ["AnswersLoose", "AsksHosts", "FindsTeams", "FleetBatch", "FollowsHooks", "Key", "TakesDrained"]
+__all__ = ["AnswersLoose", "AsksHosts", "FindsTeams", "FleetBatch", "FollowsHooks", "Key", "Prunes", "TakesDrained"]

@@ -211,9 +211,6 @@ class StreamedHost:
             row.tasks_done, row.tasks_total = session.state.board.progress()
         return row
 
-    def prune(self) -> list[Key]:
-        return []  # a host's ended teams age out there, and leave with a `gone` line
-
     # ------------------------------------------------------------------ requests
     def request(
         self,
