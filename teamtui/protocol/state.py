@@ -17,7 +17,7 @@ from teamtui.protocol.errors import ProtocolError, ReadError
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.model import DEFAULT_HEALTH_TIMEOUT, DEFAULT_LOG_LIMIT, DEFAULT_MESSAGE_LIMIT, TeamModel
 from teamtui.protocol.models import SHUTDOWN_REPLY_TYPES, Message, TaskStatus
-from teamtui.protocol.store import FileRef, TeamStore
+from teamtui.protocol.store import FileRef, KeepsTranscripts, TeamStore
 from teamtui.protocol.store.files import ONE_SHOT_SETTLE, Inbox
 from teamtui.protocol.store.logs import TeamLog
 from teamtui.protocol.taskmeta import scope_files
@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 
 if TYPE_CHECKING:
     from typing import Any
 
-    from teamtui.protocol.changes import ChangeObserver, LogUpdate
+    from teamtui.protocol.changes import ChangeObserver, LogUpdate, TranscriptFiles
 
 _RECEIPTS_KEPT = 10_000  # transcript receipts remembered, so that one read again is not a second message
 
@@ -70,23 +70,25 @@ class TeamState(TeamModel):
         self._receipted: dict[int, Message] = {}
         # What each team file is: classify builds a dozen paths per call, and a busy team sends thousands a second.
         self._refs: dict[Path, FileRef] = {}
-        # The members' transcripts, where the layout has them: read by `transcripts.read()`, not by load_all.
-        # The layout makes it (a native team's `status` loads no transcript code); it reads the team
-        # only through these lookups.
-        self.transcripts = store.transcript_feed(
-            TeamLookups(
-                config=lambda: self.config,
-                lead=lambda: self.lead,
-                said=lambda: self.said,
-                inbox=self.inbox_messages,
-                messages=lambda: self.messages,
-                departed=lambda: self.departed,
-                views=self.member_views,
-                log_limit=log_limit,
-                health_timeout=health_timeout,
-                note_edits=getattr(journal, "note_edits", None),
+        # The members' transcript files, where the layout has them: read by `transcript_files.read()`,
+        # not by load_all; the same feed answers as `transcripts`. The layout makes it (a native team's
+        # `status` loads no transcript code); it reads the team only through these lookups.
+        self.transcript_files: TranscriptFiles | None = None
+        if isinstance(store, KeepsTranscripts):
+            self.transcripts = self.transcript_files = store.transcript_feed(
+                TeamLookups(
+                    config=lambda: self.config,
+                    lead=lambda: self.lead,
+                    said=lambda: self.said,
+                    inbox=self.inbox_messages,
+                    messages=lambda: self.messages,
+                    departed=lambda: self.departed,
+                    views=self.member_views,
+                    log_limit=log_limit,
+                    health_timeout=health_timeout,
+                    note_edits=getattr(journal, "note_edits", None),
+                )
             )
-        )
 
     def inbox_messages(self, member: str) -> list[Message]:
         inbox = self._inboxes.get(member)
@@ -191,7 +193,8 @@ class TeamState(TeamModel):
         """What a watcher must cover: the folders holding the team's files (each without its
         subfolders: `flat_watch_dirs`) and, where the layout has them, the transcripts' (with theirs)."""
         dirs = self.flat_watch_dirs()
-        return dirs + self.transcripts.watch_dirs() if self.transcripts is not None else dirs
+        files = self.transcript_files
+        return dirs + files.watch_dirs() if files is not None else dirs
 
     def flat_watch_dirs(self) -> list[Path]:
         """The folders holding the team's files, for a watch without their subfolders: a chain of
@@ -202,26 +205,27 @@ class TeamState(TeamModel):
         """One watch batch: each team file re-read, the transcripts among `paths` read from their offsets."""
         changes: list[Change] = []
         others: list[Path] = []
+        files = self.transcript_files
         for path in paths:
             found = self.apply(path)
             changes += found
-            if not found and self.transcripts is not None and path not in self._refs:
+            if not found and files is not None and path not in self._refs:
                 others.append(Path(path))
-        if self.transcripts is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
+        if files is not None and (others or rescan or any(c.kind == ChangeKind.CONFIG for c in changes)):
             changes += self._take_transcript_updates(
-                self.transcripts.apply([p for p in others if self.transcripts.concerns(p)], rescan=rescan)
+                files.apply([p for p in others if files.concerns(p)], rescan=rescan)
             )
         return changes + self._sync_assignments(changes)
 
     def load_transcripts(self) -> list[Change]:
         """Every transcript read once, on this thread (`teamtui status`; a UI reads in a thread and
         hands the result to `take_transcripts`)."""
-        return self.take_transcripts(self.transcripts.read()) if self.transcripts is not None else []
+        return self.take_transcripts(self.transcript_files.read()) if self.transcript_files is not None else []
 
     def take_transcripts(self, updates: dict[str, Any]) -> list[Change]:
-        """What the transcript feed read (`transcripts.read`), put into the log buffers and activity."""
-        assert self.transcripts is not None
-        changes = self._take_transcript_updates(self.transcripts.take(updates))
+        """What the transcript feed read (`transcript_files.read`), put into the log buffers and activity."""
+        assert self.transcript_files is not None
+        changes = self._take_transcript_updates(self.transcript_files.take(updates))
         return changes + self._sync_assignments(changes)
 
     def _take_transcript_updates(self, updates: list[LogUpdate]) -> list[Change]:
@@ -283,18 +287,18 @@ class TeamState(TeamModel):
     @property
     def counting_heads(self) -> bool:
         """Some transcript's head is still to be counted (`count_heads`, in a thread)."""
-        return self.transcripts is not None and self.transcripts.counting
+        return self.transcript_files is not None and self.transcript_files.counting
 
     def count_heads(self) -> dict[str, Any]:
         """The token sums of the transcripts' heads a read from the end left: safe in a thread."""
-        return self.transcripts.count_heads() if self.transcripts is not None else {}
+        return self.transcript_files.count_heads() if self.transcript_files is not None else {}
 
     def take_heads(self, heads: dict[str, Any]) -> bool:
         """The counted heads added (on the loop that took the reads); True when a figure (or the
         lead's assignments) changed."""
-        if self.transcripts is None:
+        if self.transcript_files is None:
             return False
-        counted = bool(self.transcripts.take_heads(heads))
+        counted = bool(self.transcript_files.take_heads(heads))
         self._note_cost()
         return bool(self._sync_assignments([])) or counted
 

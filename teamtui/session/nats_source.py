@@ -35,7 +35,7 @@ from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.nats_link import NatsLink, NatsUnavailable, connect, ensure_stream
 from teamtui.session.ops import LINE_TYPES
-from teamtui.session.source import FleetBatch, Key, SourceBase
+from teamtui.session.source import FleetBatch, Key
 from teamtui.session.stream_reader import NOT_CONNECTED, STALE_ROWS, RemoteTeam, StreamedHost, hhmm, one_line
 from teamtui.session.team import TeamSession
 
@@ -85,7 +85,7 @@ class NatsHost(StreamedHost):
             batch.gone.append(key)
 
 
-class NatsSource(SourceBase):
+class NatsSource:
     """Every host publishing through one NATS server (a [[nats]] table), each host's teams as rows."""
 
     def __init__(
@@ -136,9 +136,6 @@ class NatsSource(SourceBase):
             team = RemoteTeam(Path(""), "", "nats", "nats", problem=self.reason, host=self.name, via="nats")
             out.append(FleetRow(team, self.name, "NATS", lead="", cwd=self.name, problem=NOT_CONNECTED, no_team=True))
         return out
-
-    def prune(self) -> list[Key]:
-        return []  # a host's ended teams leave with its `gone`, or when it no longer lists them
 
     def loose(self) -> list[tuple[str, Answers]]:
         """Each host's answers for its requests of no team it lists."""

@@ -30,7 +30,7 @@ from teamtui.session.ops import ANSWER_LINES
 from teamtui.session.ops.answers import RemoteAnswers, hook_items
 from teamtui.session.ops.base import Asks
 from teamtui.session.remote_team import StreamedTeam, remote_session
-from teamtui.session.source import ROW_FRESH, FleetBatch, Severity, SourceBase
+from teamtui.session.source import ROW_FRESH, FleetBatch, Severity
 from teamtui.session.team import Batch, TeamSession
 
 TYPE_CHECKING = False
@@ -75,7 +75,7 @@ class RemoteTeam(FleetTeam):
         object.__setattr__(self, "key", host_key(self.host, str(self.root), self.name, self.via))
 
 
-class StreamedHost(SourceBase):
+class StreamedHost:
     """One machine's teams, kept as its lines say; requests to it go out through `_send`."""
 
     via = "ssh"  # the first part of its teams' keys
@@ -210,9 +210,6 @@ class StreamedHost(SourceBase):
             count_members(row, session.state, now)
             row.tasks_done, row.tasks_total = session.state.board.progress()
         return row
-
-    def prune(self) -> list[Key]:
-        return []  # a host's ended teams age out there, and leave with a `gone` line
 
     # ------------------------------------------------------------------ requests
     def request(

@@ -8,6 +8,7 @@ from teamtui.protocol.claude.leadproc import lead_environ, lead_state
 from teamtui.protocol.claude.tasks import ClaudeTasks
 from teamtui.protocol.errors import UnsupportedError
 from teamtui.protocol.models import Member
+from teamtui.protocol.store import KeepsJournal, KeepsTranscripts, LeadsInTmux, RecordsLead
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
 
-class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
+class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks, RecordsLead, LeadsInTmux, KeepsTranscripts, KeepsJournal):
     """One team of Claude Code's agent teams."""
 
     writes_tasks = False

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from teamtui.protocol.errors import ReadError, UnsupportedError
-from teamtui.protocol.store import InboxRead
+from teamtui.protocol.store import InboxRead, KeepsTranscripts, ScriptRun
 from teamtui.protocol.workflow.layout import NO_MESSAGES
 from teamtui.protocol.workflow.run import RunFiles
 from teamtui.protocol.workflow.tasks import WorkflowTasks
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _LEAD_TTL = 2.0
 
 
-class WorkflowRun(WorkflowTasks):
+class WorkflowRun(WorkflowTasks, KeepsTranscripts, ScriptRun):
     """One workflow run of a Claude Code session."""
 
     writes_tasks = False
@@ -108,7 +108,7 @@ class WorkflowRun(WorkflowTasks):
         lead = session_lead(self.root, self.session_id)
         return lead.pid if lead is not None else None
 
-    def run_status(self) -> str | None:
+    def run_status(self) -> str:
         files = self.read_run()
         if isinstance(files, ReadError):
             return "gone"  # neither journal nor record (a journal that does not read is a problem of its config)

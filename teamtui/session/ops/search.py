@@ -16,6 +16,7 @@ from teamtui.protocol.history.query import open_history
 from teamtui.protocol.history.search import SearchHit, search
 from teamtui.protocol.stream_history import hits_json, read_hits, search_request
 from teamtui.session.ops.base import Op, in_thread, wire_fields
+from teamtui.session.source import AsksHosts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def search_hosts(sources: Iterable[TeamSource], query: str, limit: int, done: An
     itself); `done` is called once per host, on the loop, as each answers. The hosts asked, by name."""
     asked = []
     for source in sources:
-        for host in source.hosts_asked():
+        for host in source.hosts_asked() if isinstance(source, AsksHosts) else ():
             asked.append(host.name)
             _ask(host, query, limit, done)
     return asked
