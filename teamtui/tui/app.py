@@ -95,17 +95,26 @@ class TeamTUI(App[str | None]):
         self.terminal_driver: Driver | None = (
             None  # the driver that owns the terminal, once it says so (driver_started)
         )
-        self.fleet = FleetControl(
+        self.log_limit, self.cursor_blink, self.sync_panes = (
+            int(log_limit or self.settings.log_lines),
+            cursor_blink,
+            sync_panes,
+        )
+        self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)  # the default screen: the room
+        self.fleet: FleetControl[DashboardScreen] = FleetControl(
             self,
             fleet,
+            overview=self.overview,
+            new_dashboard=self._new_dashboard,
+            show_team=self._show_team,
             panes=self.panes,
             settings=self.settings,
             terminal_write=self.terminal_write,
             focus=focus,
-            log_limit=int(log_limit or self.settings.log_lines),
             cursor_blink=cursor_blink,
-            sync_panes=sync_panes,
         )
+        if self.fleet.searches_hosts:  # `/` in the room searches the hosts' histories too
+            self.overview.search_hosts = self.fleet.search_hosts
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         # Chosen before the first screen is composed: its palette is built from this theme.
@@ -156,7 +165,7 @@ class TeamTUI(App[str | None]):
         return cls(fleet, focus=team, config_path=config_path, clock=clock, log_limit=log_limit, **kw)
 
     def get_default_screen(self) -> Screen:
-        return self.fleet.overview
+        return self.overview
 
     def on_mount(self) -> None:
         if self.startup_notice:
@@ -200,7 +209,7 @@ class TeamTUI(App[str | None]):
 
     @property
     def shutdown_run(self) -> ShutdownRun | None:
-        return self.dashboard.shutdown_run if self.dashboard is not None else None
+        return self.dashboard.shutdowns.run if self.dashboard is not None else None
 
     # ------------------------------------------------------------------ themes
     def _initial_theme(self) -> str:
@@ -272,8 +281,37 @@ class TeamTUI(App[str | None]):
     def _answer_requested(self, message: AnswerRequested) -> None:
         self.fleet.answer(message.need)
 
+    # ------------------------------------------------------------------ the screens
+    def _new_dashboard(self) -> DashboardScreen:
+        """A team's screen (FleetControl keeps it, with its state, while the person looks elsewhere)."""
+        screen = DashboardScreen(
+            panes=self.panes,
+            clock=self.fleet.fleet.clock,
+            log_limit=self.log_limit,
+            cursor_blink=self.cursor_blink,
+            sync_panes=self.sync_panes,
+        )
+        self.install_screen(screen, name=f"team-{len(self.fleet.dashboards) + 1}")
+        return screen
+
+    def _show_team(self, screen: DashboardScreen, then: Callable[[], None] | None) -> None:
+        """`screen` in place of the room or of the team's screen shown; `then()` once it is drawn."""
+        if self.screen is self.overview or not isinstance(self.screen, DashboardScreen):
+            self.push_screen(screen)
+        else:
+            self.switch_screen(screen)
+        self.refresh_bindings()  # escape and ] / [ now mean something
+        screen.call_after_refresh(lambda: screen.show_muted(self.fleet.muted_until))
+        if then is not None:
+            screen.call_after_refresh(then)
+
     def action_overview(self) -> None:
-        self.fleet.back()
+        if isinstance(self.screen, DashboardScreen):
+            self.pop_screen()
+            self.sub_title = ""
+            self.refresh_bindings()
+            if self.sync_panes:  # the overview is no team's: its follow panes close (adopted ones stay)
+                self.panes.sync([])
 
     def action_next_team(self) -> None:
         self.fleet.step(1)

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.app import App
 from textual.timer import Timer
@@ -31,11 +31,9 @@ from teamtui.session.fleet import Fleet, first_of
 from teamtui.session.source import FleetBatch, Key
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.answers import AnswerFlow
+from teamtui.tui.controllers.room_views import RoomView, TeamView
 from teamtui.tui.messages import FleetChanged
-from teamtui.tui.screens.dashboard import DashboardScreen
-from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.widgets.fleet import row_key
-from teamtui.tui.widgets.header import TeamHeader
 
 if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
@@ -51,39 +49,39 @@ FEED_RESTART_AFTER = 1.0
 # The history writer's problem lines kept in the room (the newest).
 HISTORY_PROBLEMS = 5
 
+T = TypeVar("T", bound=TeamView)
 
-class FleetControl:
-    """The overview, the open teams' screens and the calls, for the app (`app`) it serves."""
+
+class FleetControl(Generic[T]):
+    """The overview's rows, the open teams' sessions and the calls, for the app (`app`) it serves.
+    The app makes and shows the screens: `overview`, `new_dashboard()` (a team's screen, `T`) and
+    `show_team(screen, then)` (`then()` once it is on screen)."""
 
     def __init__(
         self,
         app: App[Any],
         fleet: Fleet,
         *,
+        overview: RoomView,
+        new_dashboard: Callable[[], T],
+        show_team: Callable[[T, Callable[[], None] | None], None],
         panes: TeammatePanes,
         settings: Settings,
         terminal_write: Callable[[str], None],
         focus: str | None = None,
-        log_limit: int,
         cursor_blink: bool,
-        sync_panes: bool,
     ):
         self.app = app
         self.fleet = fleet
+        self.overview, self.new_dashboard, self.show_team = overview, new_dashboard, show_team
         self.panes, self.settings, self.terminal_write = panes, settings, terminal_write
         self.focus = focus  # the team asked for by name: opened as soon as it is there
-        self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
-        self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)
-        if any(
-            getattr(s, "request", None) is not None for s in getattr(fleet, "sources", ())
-        ):  # hosts: `/` searches theirs too
-            self.overview.search_hosts = self._search_hosts
-        self.current: DashboardScreen | None = None  # the team's screen last opened
+        self.current: T | None = None  # the team's screen last opened
         self.alerts = Alerts(budgets=settings.budgets)  # budgets call the person too
         self.notifier: Notifier | None = None
         self._early: list[NotifyEvent] = []  # called before the notifier was built: sent once it is
         self.needs: dict[Key, list[Need]] = {}
-        self.dashboards: dict[str, DashboardScreen] = {}  # row key -> its team's screen, once opened
+        self.dashboards: dict[str, T] = {}  # row key -> its team's screen, once opened
         self.order: list[str] = []  # row keys in the overview's order
         self._stop = asyncio.Event()
         self._health_timer: Timer | None = None
@@ -247,7 +245,7 @@ class FleetControl:
             self._open_focus()
         elif self._waiting and batch.appeared and self.order:
             self._waiting = False
-            if self.app.screen is self.overview:  # the person has not gone elsewhere meanwhile
+            if self.overview.is_active:  # the person has not gone elsewhere meanwhile
                 self.open_team(row_key(batch.appeared[0]))
 
     def lead_messages(self, messages: list[Message], recipient: str) -> None:
@@ -453,30 +451,20 @@ class FleetControl:
             return
         screen = self.dashboards.get(key)
         if screen is None:
-            screen = DashboardScreen(
-                panes=self.panes,
-                clock=self.fleet.clock,
-                log_limit=self.log_limit,
-                cursor_blink=self.cursor_blink,
-                sync_panes=self.sync_panes,
-            )
-            self.dashboards[key] = screen
-            self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
+            screen = self.dashboards[key] = self.new_dashboard()
             screen.open_session(session)
             screen.show_room_needs(self.needs.get(_key_of(key), []))
         self.current = screen
         self.panes.team = session.name  # the panes follow the team on screen
         self.app.sub_title = session.name
-        if self.app.screen is self.overview or not isinstance(self.app.screen, DashboardScreen):
-            self.app.push_screen(screen)
-        else:
-            self.app.switch_screen(screen)
-        self.app.refresh_bindings()  # escape and ] / [ now mean something
-        screen.call_after_refresh(self._show_mute, screen)
-        if need is not None:
-            screen.call_after_refresh(screen.go_to_need, need.member, need.kind)
+        self.show_team(screen, None if need is None else partial(screen.go_to_need, need.member, need.kind))
 
-    def _search_hosts(self, query: str, limit: int, done: Callable[[str, list[SearchHit], str], None]) -> list[str]:
+    @property
+    def searches_hosts(self) -> bool:
+        """The fleet has hosts: `/` searches theirs too (search_hosts)."""
+        return any(getattr(s, "request", None) is not None for s in getattr(self.fleet, "sources", ()))
+
+    def search_hosts(self, query: str, limit: int, done: Callable[[str, list[SearchHit], str], None]) -> list[str]:
         from teamtui.session.ops.search import search_hosts
 
         return search_hosts(self.fleet.sources, query, limit, done)
@@ -516,39 +504,18 @@ class FleetControl:
         if screen is None:
             why = "this team is no longer in the room: it is shown read-only from its history"
             session = ended_local(state, ended_at, why, sender=self.settings.sender, clock=self.fleet.clock)
-            screen = DashboardScreen(
-                panes=self.panes,
-                clock=self.fleet.clock,
-                log_limit=self.log_limit,
-                cursor_blink=self.cursor_blink,
-                sync_panes=self.sync_panes,
-            )
-            self.dashboards[key] = screen
-            self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
+            screen = self.dashboards[key] = self.new_dashboard()
             screen.open_session(session)
         self.current = screen
-        if self.app.screen is self.overview or not isinstance(self.app.screen, DashboardScreen):
-            self.app.push_screen(screen)
-        else:
-            self.app.switch_screen(screen)
-        self.app.refresh_bindings()
-        screen.call_after_refresh(screen.go_to_hit, hit)
+        self.show_team(screen, partial(screen.go_to_hit, hit))
 
     def step(self, by: int) -> None:
         """`]` / `[`: the next / previous team of the overview's order."""
         if not self.order:
             return
-        current = next((k for k, s in self.dashboards.items() if s is self.app.screen), None)
+        current = next((k for k, s in self.dashboards.items() if s.is_active), None)
         at = self.order.index(current) if current in self.order else -1
         self.open_team(self.order[(at + by) % len(self.order)])
-
-    def back(self) -> None:
-        if isinstance(self.app.screen, DashboardScreen):
-            self.app.pop_screen()
-            self.app.sub_title = ""
-            self.app.refresh_bindings()
-            if self.sync_panes:  # the overview is no team's: its follow panes close (adopted ones stay)
-                self.panes.sync([])
 
     # ------------------------------------------------------------------ muting
     @property
@@ -567,12 +534,7 @@ class FleetControl:
             self.app.notify(f"Notifications muted until {time.strftime('%H:%M', time.localtime(until))} (z again: on)")
         self.overview.show_muted(self.muted_until)
         for screen in self.dashboards.values():  # each team's header says it too
-            self._show_mute(screen)
-
-    def _show_mute(self, screen: DashboardScreen) -> None:
-        if screen.is_mounted and screen.drawable and screen.session is not None:
-            screen.query_one(TeamHeader).muted_until = self.muted_until
-            screen.panels.header()
+            screen.show_muted(self.muted_until)
 
 
 def _key_of(row_key: str) -> Key:

@@ -35,6 +35,7 @@ class KeyGuard:
         event.stop()
         action = active.binding.action
         if action in SHUTDOWN_ACTIONS and screen.session is not None and screen.session.lead_gone():
-            screen.confirm_shutdown(whole=action == "shutdown_team")  # it offers the panes still running
+            # It offers the panes still running.
+            screen.action_shutdown_team() if action == "shutdown_team" else screen.action_shutdown_teammate()
             return
         screen.notify(f"Unavailable: {why}.", severity="warning", markup=False)

@@ -15,7 +15,7 @@ from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.header import TeamHeader
-from teamtui.tui.widgets.logs import LogStrip, TeammateLog
+from teamtui.tui.widgets.logs import LogStrip
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.problems import ProblemList
@@ -170,7 +170,7 @@ class Panels:
         )
 
     def main_log(self) -> None:
-        log = self.screen.query_one("#log-main", TeammateLog)
+        log = self.screen.log_main
         selected = self.screen.selected
         if selected is None or self.screen.session is None:
             log.clear()
@@ -183,7 +183,7 @@ class Panels:
 
     def append_log(self, member: str) -> None:
         if member == self.screen.selected:
-            self.screen.query_one("#log-main", TeammateLog).sync(self.state.logs.get(member))
+            self.screen.log_main.sync(self.state.logs.get(member))
         self.screen.query_one(LogStrip).append(member)
 
     def tell(self, c: Change) -> None:

@@ -17,13 +17,13 @@ class Views:
         self.screen = screen
         self.changes_view: Any = None  # the ChangesScreen open over the dashboard, told of each batch
 
-    def changes(self, focus: str | None = None, closed: Any = None) -> None:
-        """What each teammate changed (screens/changes.py), over the dashboard until escape;
-        `closed()` once it is gone."""
+    def changes(self, focus: str | None = None) -> None:
+        """What each teammate changed (screens/changes.py), over the dashboard until escape; the
+        needs strip again once it is gone (a collision dismissed there leaves it)."""
         from teamtui.tui.screens.changes import ChangesScreen
 
         screen = self.screen
-        if screen.session is None or screen.app.screen is not screen:
+        if screen.session is None or not screen.is_active:
             return
         view = ChangesScreen(
             screen.session, screen.palette, clock=screen.now, focus=focus, dark=screen.app.current_theme.dark
@@ -33,8 +33,8 @@ class Views:
         def gone(_: object) -> None:
             if self.changes_view is view:
                 self.changes_view = None
-            if closed is not None:
-                closed()
+            if screen.session is not None and screen.session.state.transcripts is not None:
+                screen.redraw_needs()
 
         screen.app.push_screen(view, gone)
 

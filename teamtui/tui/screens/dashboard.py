@@ -11,17 +11,15 @@ from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from teamtui.protocol.changes import Change, ChangeKind
-from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.protocol.model import TeamModel
-from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
@@ -33,7 +31,6 @@ from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
 from teamtui.tui.controllers.task_filter import TaskFilter
-from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.controllers.views import Views
 from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, described, user_keymap
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
@@ -62,7 +59,7 @@ RELATIVE_TIME_REFRESH = 5.0
 ROUTINE_TOAST_SECONDS = 3.0
 
 
-class DashboardScreen(TeamScreen):
+class DashboardScreen(Screen[None]):
     palette: reactive[Palette] = reactive(Palette, init=False)
     selected: reactive[str | None] = reactive(None, init=False)  # the teammate whose log is shown
     BINDINGS = [*DASHBOARD_KEYS]
@@ -96,19 +93,16 @@ class DashboardScreen(TeamScreen):
         self._painted_widgets: list[Painted] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
         self.views = Views(self)  # changes, timeline, a task's detail, the help
-        self.needs = NeedsFlow(self)  # the strip's items, and where choosing one leads
+        self.needs = NeedsFlow(self, self.pane_jumps.open_request)  # the strip's items, and where choosing one leads
         self.guard = KeyGuard(self)  # the writing keys, while the team cannot take them
         self.task_filter = TaskFilter(self, self.panels)  # "/": the board's rows by what they say
+        self.log_main = TeammateLog(limit=log_limit, id="log-main")  # the selected teammate's (Panels.main_log)
         self.room_needs: list[Need] = []  # what the room found this team needs (FleetControl.look)
 
     # ------------------------------------------------------------------ what the app and tests read
     @property
     def state(self) -> TeamModel | None:
         return self.session.state if self.session is not None else None
-
-    @property
-    def shutdown_run(self) -> ShutdownRun | None:
-        return self.shutdowns.run
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -127,7 +121,7 @@ class DashboardScreen(TeamScreen):
                     yield FilterInput(placeholder=FilterInput.IDLE, id="task-filter")
                     yield painted(TaskBoard(id="tasks"))
             with Vertical(id="right"):
-                yield painted(TeammateLog(limit=self.log_limit, id="log-main"))
+                yield painted(self.log_main)
                 yield painted(LogStrip(limit=self.log_limit, id="log-strip"))
                 yield painted(MessageTraffic(id="messages"))
         yield KeyFooter()
@@ -159,11 +153,11 @@ class DashboardScreen(TeamScreen):
         self.query_one("#team").border_title = "Team"
         self.query_one("#tasks").border_title = "Tasks"
         self.query_one("#messages").border_title = "Messages"
-        self.query_one("#task-filter", FilterInput).cursor_blink = self.cursor_blink
+        self.query_one(FilterInput).cursor_blink = self.cursor_blink
         self.palette = self._palette()
         self.watch(self.app, "theme", self._theme_changed, init=False)
         # The panes work on a thread of their own and only post what they have to say.
-        self.panes.listen(lambda news: self._post(PanesChanged(news)))
+        self.panes.listen(lambda news: self.post_message(PanesChanged(news)))  # post_message is thread-safe
         if self._header_message:
             self.show_message(self._header_message)
         if self.session is not None:
@@ -181,6 +175,12 @@ class DashboardScreen(TeamScreen):
             members = {m.name: m.color for m in state.departed.values()}
             members.update((m.name, m.color) for m in state.config.members)
         return Palette.of(self.app.current_theme, self.app.get_css_variables(), members)
+
+    def show_muted(self, until: float | None) -> None:
+        """The room's notifications muted until `until` (None: on), in the header."""
+        if self.is_mounted and self.drawable and self.session is not None:
+            self.query_one(TeamHeader).muted_until = until
+            self.panels.header()
 
     def show_message(self, text: str) -> None:
         """No team shown yet: say why in the header."""
@@ -313,9 +313,6 @@ class DashboardScreen(TeamScreen):
     def go_to_need(self, member: str, kind: str) -> None:
         self.needs.go_to(member, kind)
 
-    def open_request(self, item: NeedsYou) -> None:
-        self.pane_jumps.open_request(item)
-
     def redraw_needs(self) -> None:
         if self.drawable and self.session is not None:
             self.panels.needs_you()
@@ -345,10 +342,6 @@ class DashboardScreen(TeamScreen):
     def _teammate_highlighted(self, message: TeamPanel.TeammateHighlighted) -> None:
         self.selected = message.name
 
-    @on(TeamPanel.TeammateChosen)
-    def _teammate_chosen(self, _message: TeamPanel.TeammateChosen) -> None:
-        self.action_focus_teammate()
-
     @on(TaskBoard.TaskChosen)
     def _task_chosen(self, message: TaskBoard.TaskChosen) -> None:
         self.views.task(message.task_id)
@@ -366,11 +359,8 @@ class DashboardScreen(TeamScreen):
             self.notify(f"Unavailable: {why}.", severity="warning", markup=False)
         return not why
 
-    def unavailable(self, action: str) -> str:
-        return self.guard.unavailable(action)
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return None if self.unavailable(action) else True  # None: dimmed in the footer
+        return None if self.guard.unavailable(action) else True  # None: dimmed in the footer
 
     @on(events.Key)
     def _dimmed_key(self, event: events.Key) -> None:
@@ -391,6 +381,7 @@ class DashboardScreen(TeamScreen):
         self._typing_elsewhere()
         self.messaging.broadcast()
 
+    @on(TeamPanel.TeammateChosen)
     def action_focus_teammate(self) -> None:
         name = self._selected_member()
         if name is not None:
@@ -407,20 +398,10 @@ class DashboardScreen(TeamScreen):
 
     @on(FilterInput.Closed)
     def _filter_closed(self, message: FilterInput.Closed) -> None:
-        self.close_filter(clear=message.clear)
+        self.task_filter.close(message.clear)
 
-    def close_filter(self, clear: bool) -> None:
-        self.task_filter.close(clear)
-
-    def action_changes(self) -> None:
-        self.open_changes()
-
-    def open_changes(self, focus: str | None = None) -> None:
-        self.views.changes(focus, closed=self._changes_closed)
-
-    def _changes_closed(self) -> None:
-        if self.drawable and self.state is not None and self.state.transcripts is not None:
-            self.panels.needs_you()  # a collision dismissed there leaves the strip
+    def action_changes(self, focus: str | None = None) -> None:
+        self.views.changes(focus)
 
     def action_toggle_panes(self) -> None:
         self.pane_jumps.toggle()
@@ -437,16 +418,10 @@ class DashboardScreen(TeamScreen):
     def action_shutdown_team(self) -> None:
         self.shutdowns.confirm(None)
 
-    def confirm_shutdown(self, whole: bool) -> None:
-        self.action_shutdown_team() if whole else self.action_shutdown_teammate()
-
     def action_shutdown_teammate(self) -> None:
         name = self._selected_member()
         if name is not None:
             self.shutdowns.confirm(name)
-
-    def _post(self, message: Message) -> None:
-        self.post_message(message)  # thread-safe: for callbacks from the panes' thread
 
     def on_unmount(self) -> None:
         self.shutdowns.stop()
