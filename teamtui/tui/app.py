@@ -193,7 +193,7 @@ class TeamTUI(App[str | None]):
 
     @property
     def state(self) -> TeamModel | None:
-        return self.dashboard.state if self.dashboard is not None else None
+        return self.session.state if self.session is not None else None
 
     @property
     def session(self) -> TeamSession | None:

@@ -9,7 +9,7 @@ from typing import Any, Protocol, cast
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from teamtui.tui.keys import ROOM_HELP, key_label, user_keymap
+from teamtui.tui.keys import ROOM_HELP, action_keys, key_label, user_keymap
 
 
 class _Controls(Protocol):
@@ -30,7 +30,7 @@ class TeamCommands(Provider):
         keymap = user_keymap(self.app)
         dashboard = app.dashboard  # the palette may open over a dialog: the actions are the dashboard's
         if dashboard is not None:  # None: only the control room has been shown yet
-            for key, desc, bid in dashboard.action_keys():
+            for key, desc, bid in action_keys(self.app):
                 yield f"{desc}", partial(dashboard.run_action, dashboard.ACTION_OF[bid]), f"{key_label(key)} · {bid}"
         on_team = type(self.screen).__name__ == "DashboardScreen"  # escape's "back" means nothing elsewhere
         for b in app.BINDINGS:

@@ -111,3 +111,17 @@ def unlisted_keys(bindings: list[Binding], keymap: Mapping[str, str], leave_out:
         seen.add(bid)
         said.append((keymap.get(bid, b.key), b.description))
     return said
+
+
+def action_keys(app: App) -> list[tuple[str, str, str]]:
+    """(key, description, binding id) of every dashboard action, after the user's keymap: the help
+    and the command palette list them."""
+    keymap = user_keymap(app)
+    return [
+        (
+            keymap.get(b.id or "", b.key),
+            described(app, b.id, DASHBOARD_HELP.get(b.id or "", b.description), how="help"),
+            b.id or "",
+        )
+        for b in DASHBOARD_KEYS
+    ]

@@ -20,6 +20,17 @@ class HealthWatch:
         self.timer: Any = None  # the next health check
         self.activity_timer: Any = None  # armed by a log-only batch, fires once
 
+    def times_moved(self) -> None:
+        """Redraw what says how long ago ("Active", "12s ago" in the needs strip); no file is read. A
+        teammate the redraw would show as disappeared is told of first."""
+        session = self.screen.session
+        if not self.screen.drawable or session is None:
+            return
+        if session.live:
+            self.check()
+        self.panels.team(tick=True)
+        self.panels.needs_you()  # redraws only when an age shown changed
+
     def activity(self) -> None:
         """Log lines arrived: redraw "Active" (and maybe clear a health flag) within a second."""
         if self.activity_timer is None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from rich.text import Text
 
 from teamtui.session.team import TeamSession
+from teamtui.tui.controllers.key_guard import writable
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.safe import inert
 
@@ -21,7 +22,7 @@ class MessageDialogs:
         from teamtui.tui.screens.message import MessageModal
 
         screen, session = self.screen, self.screen.session
-        if session is None or not screen.writable():
+        if session is None or not writable(screen):
             return
         title = Text("Message ", style="bold")
         title.append_text(self.log_title(name))
@@ -40,7 +41,7 @@ class MessageDialogs:
         from teamtui.tui.screens.message import MessageModal
 
         screen, session = self.screen, self.screen.session
-        if session is None or not screen.writable():
+        if session is None or not writable(screen):
             return
         try:
             recipients = session.broadcast_recipients()

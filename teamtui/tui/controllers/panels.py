@@ -54,6 +54,20 @@ class Panels:
         self.main_log()
         self.needs_you()
 
+    def redraw_needs(self) -> None:
+        """The needs-you strip again, when the screen shows a team (news may come while it is taken down)."""
+        if self.screen.drawable and self.screen.session is not None:
+            self.needs_you()
+
+    def select(self, name: str) -> None:
+        """`name`'s row in the team table, and its log."""
+        panel = self.screen.query_one(TeamPanel)
+        try:
+            panel.move_cursor(row=panel.get_row_index(name))
+        except Exception:  # noqa: BLE001 - a member no longer in the table: its log cannot show either
+            return
+        self.screen.selected = name
+
     def header(self, gone: bool = False) -> None:
         session = self.screen.session
         assert session is not None

@@ -9,6 +9,7 @@ from typing import Any
 from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.shutdown import ShutdownRun, said
 from teamtui.session.shutdown import ShutdownController, ShutdownNews
+from teamtui.tui.controllers.key_guard import writable
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.messages import ShutdownProgress
 from teamtui.tui.safe import inert
@@ -37,7 +38,7 @@ class ShutdownFlow:
         if session.lead_gone():
             self._look_for_orphan_panes(only)
             return
-        if not screen.writable():
+        if not writable(screen):
             return
         targets = session.live_teammates(only)
         if not targets:

@@ -8,13 +8,15 @@ from typing import Any
 
 from textual.binding import Binding
 
+from teamtui.tui.controllers.panels import Panels
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.keys import DASHBOARD_KEYS, ROOM_HELP, config_of, unlisted_keys, user_keymap
 
 
 class Views:
-    def __init__(self, screen: TeamScreen):
+    def __init__(self, screen: TeamScreen, panels: Panels):
         self.screen = screen
+        self.panels = panels
         self.changes_view: Any = None  # the ChangesScreen open over the dashboard, told of each batch
 
     def changes(self, focus: str | None = None) -> None:
@@ -34,7 +36,7 @@ class Views:
             if self.changes_view is view:
                 self.changes_view = None
             if screen.session is not None and screen.session.state.transcripts is not None:
-                screen.redraw_needs()
+                self.panels.redraw_needs()
 
         screen.app.push_screen(view, gone)
 

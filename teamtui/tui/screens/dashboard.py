@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from textual import events, on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
@@ -19,7 +18,6 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from teamtui.protocol.changes import Change, ChangeKind
-from teamtui.protocol.model import TeamModel
 from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
@@ -32,7 +30,7 @@ from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
 from teamtui.tui.controllers.task_filter import TaskFilter
 from teamtui.tui.controllers.views import Views
-from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, described, user_keymap
+from teamtui.tui.keys import DASHBOARD_KEYS, action_keys
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
 from teamtui.tui.safe import inert
@@ -63,7 +61,6 @@ class DashboardScreen(Screen[None]):
     palette: reactive[Palette] = reactive(Palette, init=False)
     selected: reactive[str | None] = reactive(None, init=False)  # the teammate whose log is shown
     BINDINGS = [*DASHBOARD_KEYS]
-    LONG = DASHBOARD_HELP
     ACTION_OF = {b.id: b.action for b in DASHBOARD_KEYS}
 
     def __init__(
@@ -89,21 +86,18 @@ class DashboardScreen(Screen[None]):
         self.messaging = MessageDialogs(self, self.panels.log_title)
         self.health = HealthWatch(self, self.panels)
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
-        self._header_message = ""
         self._painted_widgets: list[Painted] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
-        self.views = Views(self)  # changes, timeline, a task's detail, the help
-        self.needs = NeedsFlow(self, self.pane_jumps.open_request)  # the strip's items, and where choosing one leads
+        self.views = Views(self, self.panels)  # changes, timeline, a task's detail, the help
+        self.needs = NeedsFlow(
+            self, self.panels, self.pane_jumps.open_request
+        )  # the strip's items, and where choosing one leads
         self.guard = KeyGuard(self)  # the writing keys, while the team cannot take them
         self.task_filter = TaskFilter(self, self.panels)  # "/": the board's rows by what they say
         self.log_main = TeammateLog(limit=log_limit, id="log-main")  # the selected teammate's (Panels.main_log)
         self.room_needs: list[Need] = []  # what the room found this team needs (FleetControl.look)
 
     # ------------------------------------------------------------------ what the app and tests read
-    @property
-    def state(self) -> TeamModel | None:
-        return self.session.state if self.session is not None else None
-
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         # The palette is complete before any panel exists: a panel may draw before its first
@@ -158,8 +152,6 @@ class DashboardScreen(Screen[None]):
         self.watch(self.app, "theme", self._theme_changed, init=False)
         # The panes work on a thread of their own and only post what they have to say.
         self.panes.listen(lambda news: self.post_message(PanesChanged(news)))  # post_message is thread-safe
-        if self._header_message:
-            self.show_message(self._header_message)
         if self.session is not None:
             self._show_team()
 
@@ -170,7 +162,7 @@ class DashboardScreen(Screen[None]):
 
     def _palette(self) -> Palette:
         """The current theme's colours, with the team's members' own."""
-        state, members = self.state, {}
+        state, members = self.session.state if self.session is not None else None, {}
         if state is not None and state.config is not None:
             members = {m.name: m.color for m in state.departed.values()}
             members.update((m.name, m.color) for m in state.config.members)
@@ -181,24 +173,6 @@ class DashboardScreen(Screen[None]):
         if self.is_mounted and self.drawable and self.session is not None:
             self.query_one(TeamHeader).muted_until = until
             self.panels.header()
-
-    def show_message(self, text: str) -> None:
-        """No team shown yet: say why in the header."""
-        self._header_message = text
-        if self.is_mounted:
-            self.query_one(TeamHeader).show_message(text)
-
-    def action_keys(self) -> list[tuple[str, str, str]]:
-        """(key, description, binding id) of every action, after the user's keymap."""
-        keymap = user_keymap(self.app)
-        return [
-            (
-                keymap.get(b.id or "", b.key),
-                described(self.app, b.id, self.LONG.get(b.id or "", b.description), how="help"),
-                b.id or "",
-            )
-            for b in DASHBOARD_KEYS
-        ]
 
     # ------------------------------------------------------------------ the team
     def open_session(self, session: TeamSession) -> None:
@@ -219,20 +193,10 @@ class DashboardScreen(Screen[None]):
         self.call_after_refresh(self.pane_jumps.sync)  # the first screen never waits for panes
         self.query_one(TeamPanel).focus()
         if self._clock is None:  # the screen's one clock, however often a team is shown on it
-            self._clock = self.set_interval(RELATIVE_TIME_REFRESH, self._times_moved)
+            self._clock = self.set_interval(RELATIVE_TIME_REFRESH, self.health.times_moved)
         if not self.session.live:
             return  # from the journal: nothing on disk to follow
         self.health.check(toast=False)
-
-    def _times_moved(self) -> None:
-        """Redraw what says how long ago ("Active", "12s ago" in the needs strip); no file is read. A
-        teammate the redraw would show as disappeared is told of first."""
-        if not self.drawable or self.session is None:
-            return
-        if self.session.live:
-            self.health.check()
-        self.panels.team(tick=True)
-        self.panels.needs_you()  # redraws only when an age shown changed
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
@@ -313,15 +277,11 @@ class DashboardScreen(Screen[None]):
     def go_to_need(self, member: str, kind: str) -> None:
         self.needs.go_to(member, kind)
 
-    def redraw_needs(self) -> None:
-        if self.drawable and self.session is not None:
-            self.panels.needs_you()
-
     def go_to_hit(self, hit: Any) -> None:
         """Opened from the room's search: at the item's teammate, and the item itself where this
         screen has a view of it."""
         if hit.who:
-            self.select(hit.who)
+            self.panels.select(hit.who)
         self.views.hit(hit)
 
     def on_screen_resume(self) -> None:
@@ -329,14 +289,6 @@ class DashboardScreen(Screen[None]):
 
     def action_needs_you(self) -> None:
         self.needs.focus()
-
-    def select(self, name: str) -> None:
-        panel = self.query_one(TeamPanel)
-        try:
-            panel.move_cursor(row=panel.get_row_index(name))
-        except Exception:  # noqa: BLE001 - a member no longer in the table: its log cannot show either
-            return
-        self.selected = name
 
     @on(TeamPanel.TeammateHighlighted)
     def _teammate_highlighted(self, message: TeamPanel.TeammateHighlighted) -> None:
@@ -347,18 +299,6 @@ class DashboardScreen(Screen[None]):
         self.views.task(message.task_id)
 
     # ------------------------------------------------------------------ actions
-    def _selected_member(self) -> str | None:
-        name = self.query_one(TeamPanel).selected if self.session else None
-        if name is None:
-            self.notify("No teammate selected.", severity="warning")
-        return name
-
-    def writable(self) -> bool:
-        why = self.session.read_only if self.session is not None else ""
-        if why:
-            self.notify(f"Unavailable: {why}.", severity="warning", markup=False)
-        return not why
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return None if self.guard.unavailable(action) else True  # None: dimmed in the footer
 
@@ -366,33 +306,28 @@ class DashboardScreen(Screen[None]):
     def _dimmed_key(self, event: events.Key) -> None:
         self.guard.pressed(event)
 
-    def _typing_elsewhere(self) -> None:
-        """A priority key is text while an input has focus or a dialog is open: let it through."""
-        if isinstance(self.app.screen.focused, Input) or self.app.screen is not self:
-            raise SkipAction()
-
     def action_message(self) -> None:
-        self._typing_elsewhere()
-        name = self._selected_member()
+        self.guard.typing_elsewhere()
+        name = self.guard.selected_member()
         if name is not None:
             self.messaging.message(name)
 
     def action_broadcast(self) -> None:
-        self._typing_elsewhere()
+        self.guard.typing_elsewhere()
         self.messaging.broadcast()
 
     @on(TeamPanel.TeammateChosen)
     def action_focus_teammate(self) -> None:
-        name = self._selected_member()
+        name = self.guard.selected_member()
         if name is not None:
             self.selected = name
             self.pane_jumps.focus(name)
 
     def action_filter_tasks(self) -> None:
-        self._typing_elsewhere()
+        self.guard.typing_elsewhere()
         self.task_filter.open()
 
-    @on(Input.Changed, "#task-filter")
+    @on(FilterInput.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
         self.task_filter.changed(event.value)
 
@@ -410,7 +345,7 @@ class DashboardScreen(Screen[None]):
         self.views.timeline()
 
     def action_help(self) -> None:
-        self.views.help(self.action_keys())
+        self.views.help(action_keys(self.app))
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
@@ -419,7 +354,7 @@ class DashboardScreen(Screen[None]):
         self.shutdowns.confirm(None)
 
     def action_shutdown_teammate(self) -> None:
-        name = self._selected_member()
+        name = self.guard.selected_member()
         if name is not None:
             self.shutdowns.confirm(name)
 
