@@ -11,7 +11,7 @@ from rich.text import Text
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.protocol.models import MemberStatus
-from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.controllers.team_screen import TeamScreen, toast
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.header import TeamHeader
@@ -206,12 +206,12 @@ class Panels:
         if c.kind == K.LOG:
             self.append_log(c.key)
         elif c.kind == K.TASK_COMPLETED:
-            screen.toast(f"✓ #{c.key} completed: ", c.detail, "information")
+            toast(screen, f"✓ #{c.key} completed: ", c.detail, "information")
         elif c.kind == K.MEMBER_JOINED:
-            screen.toast("", c.key, "information", suffix=" joined the team")
+            toast(screen, "", c.key, "information", suffix=" joined the team")
         elif c.kind == K.MEMBER_LEFT:
-            screen.toast("", c.key, "warning", suffix=" left the team")
+            toast(screen, "", c.key, "warning", suffix=" left the team")
         elif c.kind == K.MEMBER_STATUS and c.detail == MemberStatus.SHUTDOWN.value:
-            screen.toast("", c.key, "information", suffix=" shut down")
+            toast(screen, "", c.key, "information", suffix=" shut down")
         elif c.kind == K.TEAM_GONE:
-            screen.toast("Team gone: ", c.detail, "error")
+            toast(screen, "Team gone: ", c.detail, "error")

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from textual.notifications import SeverityLevel
 
+from teamtui.protocol.text import inert
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.binding import ActiveBinding
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from teamtui.tui.widgets.logs import TeammateLog
 
 W = TypeVar("W", bound="Widget")
+# How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
+ROUTINE_TOAST_SECONDS = 3.0
 
 
 class TeamScreen(Protocol):
@@ -40,7 +44,6 @@ class TeamScreen(Protocol):
     room_needs: list[Need]  # what the room found this team needs (its hooks' requests, held tasks ...)
 
     # The team's side.
-    def toast(self, prefix: str, data: str, severity: SeverityLevel, suffix: str = "") -> None: ...
     def apply_changes(self, changes: list[Change], full: bool = False) -> None: ...
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None: ...
     def action_changes(self, focus: str | None = None) -> None: ...
@@ -74,3 +77,10 @@ class TeamScreen(Protocol):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None: ...
+
+
+def toast(screen: TeamScreen, prefix: str, data: str, severity: SeverityLevel, suffix: str = "") -> None:
+    """`data` (a name, a file's words) said literally between `prefix` and `suffix`."""
+    # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
+    timeout = ROUTINE_TOAST_SECONDS if severity == "information" else None
+    screen.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)

@@ -8,9 +8,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from textual import events, on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -33,7 +32,6 @@ from teamtui.tui.controllers.views import Views
 from teamtui.tui.keys import DASHBOARD_KEYS, action_keys
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
-from teamtui.tui.safe import inert
 from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.filter import FilterInput
 from teamtui.tui.widgets.footer import KeyFooter
@@ -53,8 +51,6 @@ INBOX_KINDS = {K.INBOX, K.INBOX_READ}
 HEADER_KINDS = TEAM_KINDS | TASK_KINDS | {K.ERROR, K.ERROR_CLEARED, K.TEAM_GONE}
 # Relative times ("12s ago") are redrawn this often; no file is read for it.
 RELATIVE_TIME_REFRESH = 5.0
-# How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
-ROUTINE_TOAST_SECONDS = 3.0
 
 
 class DashboardScreen(Screen[None]):
@@ -102,7 +98,7 @@ class DashboardScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         # The palette is complete before any panel exists: a panel may draw before its first
         # message is handled, and the order of those differs between Python versions.
-        self.set_reactive(DashboardScreen.palette, self._palette())
+        self.set_reactive(DashboardScreen.palette, team_palette(self.app, self.session))
         painted = self._painted
         yield painted(TeamHeader(id="header"))
         yield painted(DriftLine(id="drift"))
@@ -148,7 +144,7 @@ class DashboardScreen(Screen[None]):
         self.query_one("#tasks").border_title = "Tasks"
         self.query_one("#messages").border_title = "Messages"
         self.query_one(FilterInput).cursor_blink = self.cursor_blink
-        self.palette = self._palette()
+        self.palette = team_palette(self.app, self.session)
         self.watch(self.app, "theme", self._theme_changed, init=False)
         # The panes work on a thread of their own and only post what they have to say.
         self.panes.listen(lambda news: self.post_message(PanesChanged(news)))  # post_message is thread-safe
@@ -156,17 +152,9 @@ class DashboardScreen(Screen[None]):
             self._show_team()
 
     def _theme_changed(self, _theme: str) -> None:
-        self.palette = self._palette()
+        self.palette = team_palette(self.app, self.session)
         if self.session is not None:
             self.panels.all()
-
-    def _palette(self) -> Palette:
-        """The current theme's colours, with the team's members' own."""
-        state, members = self.session.state if self.session is not None else None, {}
-        if state is not None and state.config is not None:
-            members = {m.name: m.color for m in state.departed.values()}
-            members.update((m.name, m.color) for m in state.config.members)
-        return Palette.of(self.app.current_theme, self.app.get_css_variables(), members)
 
     def show_muted(self, until: float | None) -> None:
         """The room's notifications muted until `until` (None: on), in the header."""
@@ -182,11 +170,13 @@ class DashboardScreen(Screen[None]):
         if self.is_mounted:
             self._show_team()
         else:  # dialogs opened before the panels exist draw in it too; the panels bind to it when composed
-            self.palette = self._palette()  # a set_reactive here would keep it from panels composed already
+            self.palette = team_palette(
+                self.app, self.session
+            )  # a set_reactive here would keep it from panels composed already
 
     def _show_team(self) -> None:
         assert self.session is not None
-        self.palette = self.palette.with_members(self._palette().members)
+        self.palette = self.palette.with_members(team_palette(self.app, self.session).members)
         self.panels.all()
         self._standing = (self.session.live, self.session.read_only)
         self.refresh_bindings()  # a team that takes nothing (ended, a workflow run): its keys dim
@@ -196,7 +186,7 @@ class DashboardScreen(Screen[None]):
             self._clock = self.set_interval(RELATIVE_TIME_REFRESH, self.health.times_moved)
         if not self.session.live:
             return  # from the journal: nothing on disk to follow
-        self.health.check(toast=False)
+        self.health.check(say=False)
 
     def in_background(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
@@ -224,7 +214,7 @@ class DashboardScreen(Screen[None]):
             self._standing = (session.live, session.read_only)
             self.refresh_bindings()  # it has just ended (or a host went away): the keys that cannot work dim
         if full or kinds & TEAM_KINDS:
-            self.palette = self.palette.with_members(self._palette().members)
+            self.palette = self.palette.with_members(team_palette(self.app, self.session).members)
         if full or kinds & HEADER_KINDS:
             self.panels.header(gone=K.TEAM_GONE in kinds)
         elif K.DRIFT in kinds:
@@ -252,11 +242,6 @@ class DashboardScreen(Screen[None]):
             self.panels.needs_you()  # two teammates on one file
         if self.views.changes_view is not None:
             self.views.changes_view.team_changed(kinds, full)
-
-    def toast(self, prefix: str, data: str, severity: SeverityLevel, suffix: str = "") -> None:
-        # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
-        timeout = ROUTINE_TOAST_SECONDS if severity == "information" else None
-        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)
 
     # ------------------------------------------------------------------ panes and what needs you
     @on(PanesChanged)
@@ -347,9 +332,6 @@ class DashboardScreen(Screen[None]):
     def action_help(self) -> None:
         self.views.help(action_keys(self.app))
 
-    async def action_quit(self) -> None:
-        await self.app.action_quit()
-
     def action_shutdown_team(self) -> None:
         self.shutdowns.confirm(None)
 
@@ -360,3 +342,12 @@ class DashboardScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.shutdowns.stop()
+
+
+def team_palette(app: App[object], session: TeamSession | None) -> Palette:
+    """The current theme's colours, with the team's members' own."""
+    state, members = session.state if session is not None else None, {}
+    if state is not None and state.config is not None:
+        members = {m.name: m.color for m in state.departed.values()}
+        members.update((m.name, m.color) for m in state.config.members)
+    return Palette.of(app.current_theme, app.get_css_variables(), members)
