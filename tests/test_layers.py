@@ -105,3 +105,12 @@ def test_no_stand_in_base_class_in_the_tui() -> None:
     for path in sorted(TUI.rglob("*.py")):
         bad = {name: n for name, n in _stand_ins(ast.parse(path.read_text(), str(path))).items() if n >= 3}
         assert bad == {}, f"{path.relative_to(TUI)}: {bad}"
+
+
+def test_no_class_in_the_tui_over_40_methods() -> None:
+    """A screen or controller that grows past this has taken on a second job: split it."""
+    for path in sorted(TUI.rglob("*.py")):
+        for cls in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(cls, ast.ClassDef):
+                n = sum(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for f in cls.body)
+                assert n <= 40, f"{path.relative_to(TUI)} {cls.name}: {n} methods"

@@ -279,7 +279,7 @@ class TeamTUI(App[str | None]):
 
     @on(AnswerRequested)
     def _answer_requested(self, message: AnswerRequested) -> None:
-        self.fleet.answer(message.need)
+        self.fleet.answering.start(message.need)
 
     # ------------------------------------------------------------------ the screens
     def _new_dashboard(self) -> DashboardScreen:

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from teamtui.protocol.history.search import SearchHit
     from teamtui.protocol.history.writer import HistoryWriter
     from teamtui.protocol.hooks.room import RoomPresence
-    from teamtui.protocol.state import TeamState
     from teamtui.session.actions import Answers
+    from teamtui.session.team import TeamSession
 
 
 # A feed that failed starts again after this long (a failure that repeats costs one toast a second).
@@ -155,7 +155,9 @@ class FleetControl(Generic[T]):
         notifier = build_notifier(
             self.settings.notify,
             self.terminal_write,
-            on_problem=lambda text: self.app.call_from_thread(self._problem, text),
+            on_problem=lambda text: self.app.call_from_thread(
+                self.app.notify, text, title="notifications", severity="warning", markup=False
+            ),
         )
         self.app.call_from_thread(self._notifier_ready, notifier)
 
@@ -166,9 +168,6 @@ class FleetControl(Generic[T]):
         self.notifier, early, self._early = notifier, self._early, []
         for event in early:
             notifier.notify(event)
-
-    def _problem(self, text: str) -> None:
-        self.app.notify(text, title="notifications", severity="warning", markup=False)
 
     def _listen_to_history(self) -> None:
         """The history writer's problems (a database moved aside and rebuilt, a full disk that
@@ -390,9 +389,6 @@ class FleetControl(Generic[T]):
         task = session.state.board.current_tasks().get(need.member) if session is not None and need.member else None
         return f"#{task.id} {task.subject}" if task is not None else ""
 
-    def answer(self, need: Need) -> None:
-        self.answering.start(need)
-
     def _palette(self) -> Any:
         return getattr(self.app.screen, "palette", None) or self.overview.palette
 
@@ -482,28 +478,20 @@ class FleetControl(Generic[T]):
         if hit.host:
             self.app.notify(f"{inert(hit.team)} is on {inert(hit.host)}, not in the room now.", severity="warning")
             return
-        self.app.run_worker(partial(self._read_record, hit), thread=True, group="record", exit_on_error=False)
+        from teamtui.session.ops.search import recorded_team
 
-    def _read_record(self, hit: SearchHit) -> None:
-        """In a thread: the team as its history has it."""
-        from teamtui.protocol.history.query import load_state, open_history, team
+        read = partial(recorded_team, hit.team_id, sender=self.settings.sender, clock=self.fleet.clock)
+        self.app.run_worker(
+            lambda: self.app.call_from_thread(self._open_record, hit, read()),
+            thread=True,
+            group="record",
+            exit_on_error=False,
+        )
 
-        con = open_history(import_journals=False)
-        try:
-            state, row = load_state(con, hit.team_id), team(con, hit.team_id)
-        finally:
-            con.close()
-        ended_at = row.ended_at or row.last_seen if row is not None else self.fleet.clock()
-        self.app.call_from_thread(self._open_record, hit, state, ended_at)
-
-    def _open_record(self, hit: SearchHit, state: TeamState, ended_at: float) -> None:
-        from teamtui.session.local_team import ended_local
-
+    def _open_record(self, hit: SearchHit, session: TeamSession) -> None:
         key = f"record\x00{hit.team_id}"
         screen = self.dashboards.get(key)
         if screen is None:
-            why = "this team is no longer in the room: it is shown read-only from its history"
-            session = ended_local(state, ended_at, why, sender=self.settings.sender, clock=self.fleet.clock)
             screen = self.dashboards[key] = self.new_dashboard()
             screen.open_session(session)
         self.current = screen
