@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.driver import Driver
@@ -24,7 +24,7 @@ from teamtui.protocol.keymap import checked_keymap
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.settings import Settings, config_path as default_config_path, load_settings, save_theme
 from teamtui.protocol.shutdown import ShutdownRun
-from teamtui.session.fleet import Fleet
+from teamtui.session.fleet import Fleet, first_of
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import NullPanes, TeammatePanes
@@ -39,6 +39,8 @@ from teamtui.tui.screens.fleet import FleetScreen
 from teamtui.tui.screens.leave_lead import KEEP, STOP, Leading, LeaveLead
 from teamtui.tui.themes import load_themes
 
+# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
+FEED_RESTART_AFTER = 1.0
 # A batch bringing this many teams at once (a source's first screen) is frozen out of full collections.
 MANY_TEAMS = 100
 
@@ -175,6 +177,7 @@ class TeamTUI(App[str | None]):
         self._collector = QuietCollector(asyncio.get_running_loop())
         self._collector.start()
         self.fleet.start()
+        self._follow()
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -245,6 +248,15 @@ class TeamTUI(App[str | None]):
             return False
         return True
 
+    @work(name="The fleet's feed", group="fleet", exclusive=True, exit_on_error=False)
+    async def _follow(self) -> None:
+        """Post each batch of the fleet's feed, and ask for the next once it is on screen."""
+        stop = self.fleet.stopping
+        async for batch in self.fleet.fleet.follow(stop):
+            shown = asyncio.Event()
+            self.post_message(FleetChanged(batch, shown))
+            await first_of(shown, stop)
+
     def on_fleet_changed(self, message: FleetChanged) -> None:
         t1 = time.perf_counter()
         try:
@@ -260,9 +272,12 @@ class TeamTUI(App[str | None]):
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
         """The one place the app's workers' errors are handled: said on screen, never silent; the
-        fleet's feed is started again (FleetControl.feed_failed)."""
+        fleet's feed starts again (its first batch re-reads what changed meanwhile), at most once a second."""
+        worker = event.worker
         if event.state == WorkerState.ERROR:
-            self.fleet.worker_failed(event.worker)
+            self.notify(f"{worker.name or 'A task'} failed: {worker.error}", severity="error", markup=False)
+            if worker.group == "fleet" and not self.fleet.stopping.is_set():
+                self.set_timer(FEED_RESTART_AFTER, self._follow)
 
     @on(FleetScreen.OpenTeam)
     def _open_team(self, message: FleetScreen.OpenTeam) -> None:

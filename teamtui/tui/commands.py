@@ -16,7 +16,7 @@ class _Controls(Protocol):
     """What the palette offers of the app (TeamTUI): named here, not imported (the app imports this)."""
 
     dashboard: Any
-    fleet: Any  # FleetControl: its overview is the control room's screen
+    overview: Any  # the control room's screen (FleetScreen)
     BINDINGS: list[Any]
 
     def theme_names(self) -> list[str]: ...
@@ -37,7 +37,7 @@ class TeamCommands(Provider):
             if isinstance(b, Binding) and b.id in ROOM_HELP and (on_team or b.id != "overview"):
                 key = key_label(keymap.get(b.id, b.key))
                 yield ROOM_HELP[b.id], partial(app.run_action, b.action), f"{key} · {b.id}"
-        room = app.fleet.overview
+        room = app.overview
         search = key_label(keymap.get("search", "slash"))
         yield ROOM_HELP["search"], room.action_search, f"{search} on the control room · search"
         yield ROOM_HELP["cost"], room.say_cost, "today's spend and each team's, as the control room has them"

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.app import App
 from textual.timer import Timer
-from textual.worker import Worker
 
 from teamtui.notify.events import NotifyEvent
 from teamtui.protocol.edits import files_changed
@@ -27,12 +26,11 @@ from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
 from teamtui.protocol.text import inert
 from teamtui.session.alerts import Alerts, Need
-from teamtui.session.fleet import Fleet, first_of
+from teamtui.session.fleet import Fleet
 from teamtui.session.source import FleetBatch, Key
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.answers import AnswerFlow
 from teamtui.tui.controllers.room_views import RoomView, TeamView
-from teamtui.tui.messages import FleetChanged
 from teamtui.tui.widgets.fleet import row_key
 
 if TYPE_CHECKING:
@@ -44,8 +42,6 @@ if TYPE_CHECKING:
     from teamtui.session.team import TeamSession
 
 
-# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
-FEED_RESTART_AFTER = 1.0
 # The history writer's problem lines kept in the room (the newest).
 HISTORY_PROBLEMS = 5
 
@@ -83,7 +79,7 @@ class FleetControl(Generic[T]):
         self.needs: dict[Key, list[Need]] = {}
         self.dashboards: dict[str, T] = {}  # row key -> its team's screen, once opened
         self.order: list[str] = []  # row keys in the overview's order
-        self._stop = asyncio.Event()
+        self.stopping = asyncio.Event()
         self._health_timer: Timer | None = None
         # When each team's next teammate could cross the health timeout, as of its last look: only
         # a batch changes it (the moment is absolute), so only the teams looked at are asked again.
@@ -120,7 +116,6 @@ class FleetControl(Generic[T]):
             if only is not None and only.panes_on == "":
                 self.open_team(self.order[0])  # one team of this machine: its dashboard (escape shows the room)
         self._waiting = not self.order and lone  # no team yet: the first to appear is opened
-        self._follow()
         self._listen_to_history()
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)
         self.app.set_interval(60.0, self._prune)
@@ -138,16 +133,6 @@ class FleetControl(Generic[T]):
                 return True
         return False
 
-    def _follow(self) -> None:
-        self.app.run_worker(self._feed(), name="The fleet's feed", group="fleet", exclusive=True, exit_on_error=False)
-
-    def worker_failed(self, worker: Worker) -> None:
-        """A worker of the app failed: said on screen; the feed starts again (its first batch re-reads
-        what changed meanwhile), at most once a second."""
-        self.app.notify(f"{worker.name or 'A task'} failed: {worker.error}", severity="error", markup=False)
-        if worker.group == "fleet" and not self._stop.is_set():
-            self.app.set_timer(FEED_RESTART_AFTER, self._follow)
-
     def _build_notifier(self) -> None:
         """Inside tmux it asks tmux whether passthrough is on: a subprocess, so in a thread."""
         from teamtui.notify.build import build_notifier
@@ -162,7 +147,7 @@ class FleetControl(Generic[T]):
         self.app.call_from_thread(self._notifier_ready, notifier)
 
     def _notifier_ready(self, notifier: Notifier) -> None:
-        if self._stop.is_set():  # the app ended while it was built
+        if self.stopping.is_set():  # the app ended while it was built
             notifier.close()
             return
         self.notifier, early, self._early = notifier, self._early, []
@@ -183,7 +168,7 @@ class FleetControl(Generic[T]):
 
     def _from_history(self, line: str) -> None:
         """On the writer's thread."""
-        if not self._stop.is_set():
+        if not self.stopping.is_set():
             try:
                 self.app.call_from_thread(self._history_problem, line)
             except RuntimeError:  # the app ended meanwhile: nobody to tell
@@ -198,15 +183,8 @@ class FleetControl(Generic[T]):
             self.app.notify(line, title="history", severity="error" if stopped else "warning", markup=False)
         self.show()
 
-    async def _feed(self) -> None:
-        """Post each batch of the fleet's feed, and ask for the next once it is on screen."""
-        async for batch in self.fleet.follow(self._stop):
-            shown = asyncio.Event()
-            self.app.post_message(FleetChanged(batch, shown))
-            await first_of(shown, self._stop)
-
     def stop(self) -> None:
-        self._stop.set()
+        self.stopping.set()
         if self._history_writer is not None:
             self._history_writer.unlisten(self._from_history)
         if self.notifier is not None:

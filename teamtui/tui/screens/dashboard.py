@@ -140,9 +140,9 @@ class DashboardScreen(Screen[None]):
     def on_mount(self) -> None:
         if not self.drawable:
             return  # pushed while the app closes: its parts never came
-        self.query_one("#team").border_title = "Team"
-        self.query_one("#tasks").border_title = "Tasks"
-        self.query_one("#messages").border_title = "Messages"
+        self.query_one(TeamPanel).border_title = "Team"
+        self.query_one(TaskBoard).border_title = "Tasks"
+        self.query_one(MessageTraffic).border_title = "Messages"
         self.query_one(FilterInput).cursor_blink = self.cursor_blink
         self.palette = team_palette(self.app, self.session)
         self.watch(self.app, "theme", self._theme_changed, init=False)
