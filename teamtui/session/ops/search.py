@@ -95,3 +95,22 @@ def _ask(host: AskedHost, query: str, limit: int, done: Answer) -> None:
 
 
 OPS = (Op("search", handle, Search.read, scope="host", lines=("hits",)),)
+
+
+# Why a team opened from a search hit, no longer in the room, takes nothing.
+RECORDED = "this team is no longer in the room: it is shown read-only from its history"
+
+
+def recorded_team(team_id: int, *, sender: str, clock: Callable[[], float]) -> TeamSession:
+    """A hit's team the room no longer lists, read back from this machine's history (a thread's
+    work: SQLite): shown read-only, nothing followed, nothing written."""
+    from teamtui.protocol.history.query import load_state, team
+    from teamtui.session.local_team import ended_local
+
+    con = open_history(import_journals=False)
+    try:
+        state, row = load_state(con, team_id), team(con, team_id)
+    finally:
+        con.close()
+    ended_at = row.ended_at or row.last_seen if row is not None else clock()
+    return ended_local(state, ended_at, RECORDED, sender=sender, clock=clock)
