@@ -101,7 +101,7 @@ class Hosts:
 
     def put(self, obj: dict, data: bytes) -> None:
         from teamtui.protocol import stream as wire
-        from teamtui.protocol.nats_subjects import STATE_LINES
+        from teamtui.protocol.stream import STATE_LINES
 
         kind = obj.get("type")
         key = wire.team_key(obj.get("team"))

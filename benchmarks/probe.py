@@ -86,13 +86,13 @@ class BenchTUI(TeamTUI):
         self.opened_at = time.time()
         dashboard = self.dashboard
         assert dashboard is not None
-        close_filter = dashboard.close_filter  # the dashboard's own, then the probe's bookkeeping
+        close_filter = dashboard.task_filter.close  # the dashboard's own, then the probe's bookkeeping
 
         def closed(clear: bool) -> None:
             close_filter(clear)
             self._filter_closed()
 
-        dashboard.close_filter = closed  # type: ignore[method-assign]
+        dashboard.task_filter.close = closed  # type: ignore[method-assign]
 
     # ------------------------------------------------------------ frames
     def expect(self, token: str) -> asyncio.Future[float]:

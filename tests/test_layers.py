@@ -69,3 +69,48 @@ def test_shared_homes_live_below_the_ui() -> None:
         and node.name in ("find_teams", "color_name", "looked_at")
     }
     assert defined == set(), f"moved to teamtui.protocol, still defined in the tui: {sorted(defined)}"
+
+
+# The screens that make the controllers (and the app that switches them): a controller importing
+# one back would be a second app, making and switching screens behind the app's back.
+SERVED = {"teamtui.tui.app", "teamtui.tui.screens.dashboard", "teamtui.tui.screens.fleet"}
+
+
+def test_no_controller_imports_the_screens_it_serves() -> None:
+    for path in sorted((TUI / "controllers").glob("*.py")):
+        bad = sorted(m for m in _imported_modules(path) if m in SERVED)
+        assert bad == [], f"tui/controllers/{path.name} imports {bad}"
+
+
+def _stand_ins(tree: ast.AST) -> dict[str, int]:
+    """Per class, how many of its methods only raise NotImplementedError."""
+    out = {}
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            raising = [
+                f
+                for f in cls.body
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and [s for s in f.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+                and all(isinstance(s, ast.Raise) for s in f.body if not isinstance(s, ast.Expr))
+                and "NotImplementedError" in ast.unparse(f.body[-1])
+            ]
+            out[cls.name] = len(raising)
+    return out
+
+
+def test_no_stand_in_base_class_in_the_tui() -> None:
+    """An import cycle is broken with a typing Protocol, not a base class of NotImplementedErrors."""
+    assert _stand_ins(ast.parse("class A:\n    def f(self):\n        raise NotImplementedError\n")) == {"A": 1}
+    for path in sorted(TUI.rglob("*.py")):
+        bad = {name: n for name, n in _stand_ins(ast.parse(path.read_text(), str(path))).items() if n >= 3}
+        assert bad == {}, f"{path.relative_to(TUI)}: {bad}"
+
+
+def test_no_class_in_the_tui_over_40_methods() -> None:
+    """A screen or controller that grows past this has taken on a second job: split it."""
+    for path in sorted(TUI.rglob("*.py")):
+        for cls in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(cls, ast.ClassDef):
+                n = sum(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for f in cls.body)
+                assert n <= 40, f"{path.relative_to(TUI)} {cls.name}: {n} methods"

@@ -102,3 +102,25 @@ def test_the_scan_covers_the_package() -> None:
         "protocol/store/writing.py",
     } <= scanned
     assert not any(s.startswith(EXEMPT) for s in scanned)
+
+
+# How a layout keeps its inboxes, tasks, logs and transcripts is for the readers it hands over
+# (protocol/store/files.py TeamFiles.inbox_reader, task_reader, teammate_logs; transcript_feed).
+STORAGE_FLAGS = {"appends_to_inboxes", "has_teammate_logs", "has_transcripts", "writes_tasks"}
+
+
+def _names(rel: str) -> set[str]:
+    tree = ast.parse((PACKAGE / rel).read_text(encoding="utf-8"))
+    return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} | {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+    }
+
+
+def test_team_state_asks_no_layout_how_it_stores_things() -> None:
+    assert not _names("protocol/state.py") & STORAGE_FLAGS
+
+
+def test_the_transcript_feed_never_holds_the_team_state() -> None:
+    # It is handed values and callbacks (protocol/changes.py TeamLookups), never the state or its store.
+    for rel in ("protocol/claude/transcripts/feed.py", "protocol/workflow/transcripts.py"):
+        assert not _names(rel) & {"state", "store"}, rel

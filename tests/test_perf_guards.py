@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol import NativeTeam, TeamState
-from teamtui.protocol.state import _LOG_TAIL_BYTES_PER_LINE
+from teamtui.protocol.store.logs import LOG_TAIL_BYTES_PER_LINE
 from teamtui.protocol.tail import TailReader
 
 TEAM = "refactor-auth"
@@ -83,7 +83,7 @@ def test_a_log_append_reads_only_the_new_bytes(native_root: Path) -> None:
     path = store.logs_dir / "hunter.jsonl"
     _append(path, b"".join(_line(f"filler {i}") for i in range(2000)))
     state.apply(path)
-    reader = state._log_readers[path]
+    reader = state._log_readers[path].tail
     for n in (1, 7, 1):
         new = b"".join(_line(f"new {n} {i}") for i in range(n))
         before = reader.bytes_read
@@ -125,7 +125,7 @@ def test_first_load_of_a_huge_log_reads_only_its_tail(native_root: Path) -> None
     path = NativeTeam(native_root, TEAM).logs_dir / "hunter.jsonl"
     _append(path, _line("y" * 200) * 20000)  # ~4.6 MB
     _store, state = _loaded(native_root, log_limit=100)
-    assert state._log_readers[path].bytes_read <= 100 * _LOG_TAIL_BYTES_PER_LINE
+    assert state._log_readers[path].tail.bytes_read <= 100 * LOG_TAIL_BYTES_PER_LINE
     assert len(state.logs["hunter"]) == 100
 
 

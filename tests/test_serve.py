@@ -546,3 +546,57 @@ def test_the_page_title_names_teamtui_and_how_many_teams(native_root: Path, tmp_
     NativeTeam.create_team(native_root, "second")
     assert title("--root", str(native_root)) == "teamtui · 2 teams"
     assert title("--root", str(native_root), "--team", TEAM) == f"teamtui · 1 team ({TEAM})"
+
+
+# What the page says while the dashboard starts (before its first byte), read at its first paint.
+CARD_TEXT = "(() => { const c = document.querySelector('.intro-dialog .intro'); return c ? c.innerText : ''; })()"
+# When the page was at each step, ms after it began to load (`-first-byte`: the dashboard drew).
+STEPS = """
+new Promise(done => {
+  const at = {};
+  const look = () => {
+    const cls = document.body ? document.body.classList : {contains: () => false};
+    if (!at.card && document.querySelector('.intro-dialog')) at.card = performance.now();
+    if (!at.connected && cls.contains('-loaded')) at.connected = performance.now();
+    if (cls.contains('-first-byte')) { at.drawn = performance.now(); done(at); } else setTimeout(look, 20);
+  };
+  look();
+})
+"""
+
+
+@pytest.mark.browser
+async def test_in_a_real_browser_the_card_says_what_is_starting_until_the_dashboard_draws(
+    served: Served, chromium: int
+) -> None:
+    http, target = await _page(chromium)
+    async with http, http.ws_connect(target, max_msg_size=0) as ws:
+        browser = DevTools(ws)
+        await browser.send("Page.enable")
+        await browser.send("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
+        await browser.send("Page.navigate", url=served.url)
+        card = ""
+        for _ in range(100):  # the card as the page first shows it (the dashboard is still starting)
+            card = await browser.evaluate(CARD_TEXT) or ""
+            if card:
+                break
+            await asyncio.sleep(0.01)
+        steps = await browser.send("Runtime.evaluate", expression=STEPS, awaitPromise=True, returnByValue=True)
+        await browser.wait_for(TEAM)
+        hidden = await browser.evaluate("getComputedStyle(document.querySelector('.intro-dialog')).display")
+        served.stop()  # the server gone: the page says so, and what to check
+        closed = ""
+        for _ in range(200):
+            closed = await browser.evaluate(
+                "document.body.classList.contains('-closed') ? document.querySelector('.closed-dialog').innerText : ''"
+            )
+            if closed:
+                break
+            await asyncio.sleep(0.05)
+    at = steps["result"]["value"]
+    # Measured, not asserted (a loaded machine is slower): -s shows it.
+    print(f"\nserve page: connected at {at.get('connected', 0):.0f} ms, the dashboard drew at {at['drawn']:.0f} ms")
+    assert f"teamtui · 1 team ({TEAM})" in card
+    assert "Starting the control room" in card and "a few seconds" in card, card
+    assert hidden == "none", "the card goes once the dashboard draws"
+    assert "connection to teamtui serve was lost" in closed and "is still running" in closed, closed

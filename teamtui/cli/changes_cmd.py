@@ -48,32 +48,15 @@ def _stores(ctx: Context) -> list[TeamStore]:
     return [open_team(t.root, t.name, t.layout) for t in fleet.teams if not t.ended and t.problem is None]
 
 
-class _Team:
-    """One team read once, as TeamChanges reads a session (no TeamSession: its asyncio is for
-    following, and a look follows nothing)."""
-
-    live = True
-
-    def __init__(self, state: Any):
-        self.state = state
-        self.store = state.store
-        self.here = state.store.root  # on this machine
-        self.worktrees = state.store.writes_tasks
-
-    @property
-    def name(self) -> str:
-        return self.state.name
-
-
 def _read(store: TeamStore) -> TeamChanges:
     from teamtui.protocol.state import TeamState
     from teamtui.session.changes import changes_of
+    from teamtui.session.local_team import session_of
 
-    team = _Team(TeamState(store, log_limit=100))  # no journal: a look writes nothing
-    team.state.load_all(one_shot=True)
-    if team.state.transcripts is not None:
-        team.state.load_transcripts()
-    changes = changes_of(team)
+    state = TeamState(store, log_limit=100)  # no journal: a look writes nothing
+    state.load_all(one_shot=True)
+    state.load_transcripts()
+    changes = changes_of(session_of(state))  # a session made, nothing followed: a look starts no loop
     changes.take_git(changes.read_git())
     return changes
 

@@ -104,6 +104,8 @@ def cmd_shutdown_reply(ctx: Context) -> int:
 
 
 def cmd_shutdown(ctx: Context) -> int:
+    from teamtui.protocol.store import RunsLead
+
     store = ctx.store()
     a = ctx.args
     if a.deadline < 0:
@@ -114,7 +116,7 @@ def cmd_shutdown(ctx: Context) -> int:
     if unknown:
         raise CliError(f"not a teammate of {store.name!r}: {', '.join(unknown)}")
     reason = a.reason or "phase_complete"
-    if store.running_lead() is not None:
+    if isinstance(store, RunsLead) and store.running_lead() is not None:
         return _ask_the_lead(ctx, store, reason)
     return _shut_down_directly(ctx, store, cfg, reason)
 
@@ -122,6 +124,9 @@ def cmd_shutdown(ctx: Context) -> int:
 def _ask_the_lead(ctx: Context, store: TeamStore, reason: str) -> int:
     """A teamtui lead runs this team: it sends the requests and climbs its ladder; it writes the
     summary to shutdown/<request id>.json, which --wait waits for."""
+    from teamtui.protocol.store import RunsLead
+
+    assert isinstance(store, RunsLead)  # asked only of a team a teamtui lead runs
     a = ctx.args
     request_id = store.ask_running_lead(a.sender or ctx.me or PERSON, reason, a.deadline, list(a.names))
     who = ", ".join(inert(n) for n in a.names) or "the whole team"
@@ -136,6 +141,7 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, object]
     import asyncio
 
     from teamtui.protocol.fsio import ensure_dir
+    from teamtui.protocol.store import RunsLead
     from teamtui.protocol.watch import watch_dirs
 
     result = store.team_dir / "shutdown" / f"{request_id}.json"
@@ -146,7 +152,7 @@ async def _wait_for_lead(store: TeamStore, request_id: str) -> dict[str, object]
         if summary is not None:
             stop.set()
             return summary
-        if store.running_lead() is None:
+        if not isinstance(store, RunsLead) or store.running_lead() is None:
             stop.set()
             summary = _load_summary(result)  # written just before the lead went
             if summary is not None:

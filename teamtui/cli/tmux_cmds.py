@@ -133,9 +133,9 @@ class Follower:
 def follow(ctx: Context, name: str, backlog: int) -> int:
     state = TeamState(ctx.store())
     state.load_all(one_shot=True)  # the first screen of `follow`: nothing shown before it
-    if state.transcripts is not None:
+    if state.transcript_files is not None:
         # A Claude Code teammate writes no log: what it does is in its transcript, read from the end.
-        state.take_transcripts(state.transcripts.read(from_end=True))
+        state.take_transcripts(state.transcript_files.read(from_end=True))
     follower = Follower(state, name)
     follower.start(backlog)
     if follower.done:

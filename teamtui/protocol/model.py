@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from teamtui.protocol.changes import ChangeObserver, MemberTranscripts
+    from teamtui.protocol.changes import ChangeObserver, TranscriptAnswers
 
 DEFAULT_LOG_LIMIT = 1000
 DEFAULT_MESSAGE_LIMIT = 2000
@@ -73,7 +73,7 @@ class TeamModel:
         self._board: Board | None = None
         self._touches: list[Touch] = []  # Specflow's TOUCHING_FILE, as the team remembers them (native)
         # What the members' transcripts tell (where the team has them): a local feed, or a stream's figures.
-        self.transcripts: MemberTranscripts | None = None
+        self.transcripts: TranscriptAnswers | None = None
         # What Claude Code's hooks last said of each teammate (status, when): session/hook_feed.py.
         self.said: dict[str, tuple[MemberStatus, float]] = {}
 

@@ -32,11 +32,6 @@ STORED = f"{PREFIX}.*.*.state"  # what the stream holds
 HOST_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 TEAM_TOKEN = re.compile(r"[A-Za-z0-9-]{0,40}_[0-9a-f]{10}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9-]+")
-# The stream's lines that make a team's state (stored on its subject). Any other line carrying a
-# request's id (result, progress, diff, whatever a newer request op answers with) is an answer:
-# it goes to the requester's reply subject, never stored.
-STATE_LINES = frozenset({"team", "tasks", "messages", "logs", "views", "insight", "gone"})
-HOST_LINES = frozenset({"hello", "problem", "ready", "heartbeat"})  # the host's own (its state, its beat)
 
 
 def host_token(name: str) -> str:
@@ -106,9 +101,7 @@ def beats_of(subjects: str) -> str:
 
 __all__ = [
     "HOST",
-    "HOST_LINES",
     "PREFIX",
-    "STATE_LINES",
     "STORED",
     "STREAM",
     "beat_subject",

@@ -18,7 +18,7 @@ from teamtui.protocol.errors import ConflictError, UnsupportedError
 from teamtui.protocol.hooks import journal
 from teamtui.protocol.hooks.place import ensure_spool
 from teamtui.protocol.models import Task, TaskStatus
-from teamtui.protocol.store import TeamStore
+from teamtui.protocol.store import RunsLead, TeamStore
 from teamtui.protocol.taskmeta import BLOCKED_BY, BLOCKED_REASON, held_reason
 
 MAX_REASON = 500
@@ -133,7 +133,7 @@ def ask_restart(
 ) -> str:
     """Ask the `teamtui run` leading this team to restart `teammate`: a `restart_request` in the
     lead's inbox under `sender`'s own name. Returns the request id."""
-    if store.running_lead() is None:
+    if not isinstance(store, RunsLead) or store.running_lead() is None:
         raise UnsupportedError(f"no `teamtui run` leads {store.name} now: only its lead can restart a teammate")
     rid = os.urandom(4).hex()
     reason = " ".join(str(reason).split())[:MAX_REASON] or "asked by the person"

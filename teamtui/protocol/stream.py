@@ -47,12 +47,9 @@ Lines from the stream (one JSON object each, `type` first):
                say: the open permission requests, the sessions waiting for a person (stream_hooks.py)
 
 `team` is the remote's key of the team: [layout, root, name]. Requests, to the stream's stdin:
-{"id", "op": "send" | "broadcast" | "shutdown" | "close_panes" | "diff" | "search" | "timeline" | "answer"
-| "ping", "team", ...}; a `diff` request names the `member` and the `path` (as the insight's `changes` do); a
-`search` names no team but a `query`, a `limit` (at most 100) and, optionally, `since`; a `timeline`
-names the `team` only (one its history holds, listed now or not); an `answer`
-names the `item` and the `answer` (stream_hooks.py), with no `team` for a request of no team. Ops
-and line types are only ever added within a protocol number: an op the other side does not know is
+{"id", "op", "team", ...}; each op (its fields, the lines that answer it) is declared once, in its
+module of session/ops/ (send, broadcast, shutdown, close_panes, diff, search, timeline, answer,
+ping). Ops and line types are only ever added within a protocol number: an op the other side does not know is
 answered `unknown op` (an older teamtui there), a line type this side does not know is dropped.
 """
 
@@ -92,31 +89,12 @@ ERRORS_CAP = 200  # read errors sent per team (and the total)
 MESSAGES_CAP = 2000
 TASKS_CAP = 20000
 MEMBERS_CAP = 1000
-LINE_TYPES = frozenset(
-    {
-        "hello",
-        "problem",
-        "team",
-        "tasks",
-        "messages",
-        "logs",
-        "views",
-        "insight",
-        "gone",
-        "ready",
-        "heartbeat",
-        "result",
-        "progress",
-        "diff",
-        "hits",
-        "timeline",
-        "hooks",
-    }
-)
+# The stream's own line kinds; the lines answering a request are its op's (session/ops/).
+STATE_LINES = frozenset({"team", "tasks", "messages", "logs", "views", "insight", "gone"})  # a team's state
+HOST_LINES = frozenset({"hello", "problem", "ready", "heartbeat"})  # the host's own (its state, its beat)
+STREAM_LINES = STATE_LINES | HOST_LINES | {"hooks", "result"}
 NEEDS_CAP = 200  # needs-you items per team
 ASSIGNED_BUDGET = MAX_LINE // 2  # bytes of the lead's assignments in one insight line (the rest left out)
-OPS = frozenset({"send", "broadcast", "shutdown", "close_panes", "diff", "search", "timeline", "answer", "ping"})
-HOST_OPS = frozenset({"search"})  # asked of the machine, not of one team: no `team`
 
 
 # ------------------------------------------------------------------ values, checked
@@ -193,7 +171,7 @@ def dumps(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii") + b"\n"
 
 
-def parse(line: bytes | str, kinds: frozenset[str] = LINE_TYPES, cap: int = MAX_LINE) -> dict[str, Any] | None:
+def parse(line: bytes | str, kinds: frozenset[str], cap: int = MAX_LINE) -> dict[str, Any] | None:
     """One line as an object of a known type; None for anything else (garbage is dropped, never raised)."""
     if len(line) > cap:
         return None

@@ -58,10 +58,11 @@ def timeline_request(req: dict[str, Any]) -> tuple[str, str, str]:
 # ------------------------------------------------------------------ written (the answering machine)
 
 
-def thin(times: list[float], idle_after: float) -> list[float]:
+def thin(times: list[float], idle_after: float, after: tuple[float, ...] | list[float] = ()) -> list[float]:
     """The moments (in time order) that draw the same working spans as all of `times` do: a span
     runs from a first moment to `idle_after` past its last, so a moment is needed only where
-    dropping it would part a span (the next one would be too far from the last kept)."""
+    dropping it would part a span (the next one would be too far from the last kept). The first
+    moment past `idle_after` after each of `after` is kept too (it ends a wait: timeline.py)."""
     if len(times) <= 2:
         return list(times)
     kept = [times[0]]
@@ -69,6 +70,11 @@ def thin(times: list[float], idle_after: float) -> list[float]:
         if times[i + 1] - kept[-1] > idle_after:
             kept.append(times[i])
     kept.append(times[-1])
+    if after:
+        import bisect
+
+        ends = {times[j] for a in after if (j := bisect.bisect_right(times, a + idle_after)) < len(times)}
+        kept = sorted(set(kept) | ends)
     return kept
 
 
@@ -107,7 +113,11 @@ def timeline_json(h: TeamHistory, budget: int = TIMELINE_BUDGET) -> tuple[dict[s
         i = idx(who)
         if i is not None:
             per.setdefault(i, []).append(ts)
-    activity = sorted([_t(ts), i] for i, times in per.items() for ts in thin(times, IDLE_AFTER))
+    waits: dict[int, list[float]] = {}  # when each lane's needs opened: its next moment ends the wait
+    for opened, _, member, *_ in h.needs:
+        if (i := index.get(member[:WHO_CAP])) is not None:
+            waits.setdefault(i, []).append(opened)
+    activity = sorted([_t(ts), i] for i, times in per.items() for ts in thin(times, IDLE_AFTER, after=waits.get(i, [])))
     events = [
         [_t(ts), i, kind[:SHORT_CAP], detail[:SHORT_CAP]]
         for ts, who, kind, detail in h.member_events

@@ -26,7 +26,7 @@ class RunRecording:
     def __init__(self, root: Path, team: str, *, health_timeout: float):
         # Absolute: the watcher reports absolute paths, and a relative root would match none of them.
         store = NativeTeam(Path(os.path.abspath(root)), team)
-        self.state = TeamState(store, health_timeout=health_timeout, journal=observer_for(store, store.open_journal()))
+        self.state = TeamState(store, health_timeout=health_timeout, journal=observer_for(store))  # keeps no journal
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 

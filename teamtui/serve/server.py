@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 STOP_TIMEOUT = 5.0
 # Ctrl-C, kill, and the terminal closing: each stops the server the same clean way.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-# The page: textual-serve's, with a <title> and its fonts from this server (nothing from a CDN).
+# The page: textual-serve's, with a <title>, its fonts from this server (nothing from a CDN), and a
+# card saying the tab's dashboard is starting (and what to check when it does not, or ends).
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 

@@ -115,7 +115,7 @@ class TeamActions:
     # A file's diff asked of the team's machine (a team elsewhere); None: its edits are here, or nowhere.
     diffs: Diffs | None = None
     # Its history for the timeline, read where it is recorded: this machine's database
-    # (session/local_team.py), or its host's, asked over the stream (session/remote_timeline.py).
+    # (session/local_team.py), or its host's, asked over the stream (session/ops/timeline.py).
     # Awaited on the caller's loop; raises NoHistory (why) when that place has none of it. None:
     # nothing records it (the timeline shows what is in memory).
     timeline: Callable[[], Awaitable[TeamHistory]] | None = None

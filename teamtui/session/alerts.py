@@ -31,6 +31,7 @@ from teamtui.protocol.budgets import BudgetBook, TeamBill, day_crossing, row_mar
 from teamtui.protocol.cost import Cost
 from teamtui.protocol.edits import Dismissed
 from teamtui.protocol.models import MemberStatus, TaskStatus
+from teamtui.protocol.store import RunsLead
 from teamtui.protocol.taskmeta import blocked_by, failed_reason, held_reason
 from teamtui.session.changes import changes_of, fleet_collisions
 from teamtui.session.items import Need, offered
@@ -388,7 +389,7 @@ def _runs_lead(session: TeamSession) -> bool:
     """A `teamtui run` leads the team (on this machine): a teammate of it can be restarted."""
     store = getattr(session.actions.answers, "store", None)
     try:
-        return store is not None and store.running_lead() is not None
+        return isinstance(store, RunsLead) and store.running_lead() is not None
     except OSError:
         return False
 

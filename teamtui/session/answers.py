@@ -17,7 +17,7 @@ from pathlib import Path
 
 from teamtui.protocol.hooks.answers import MOVED as ASK_MOVED, AnswerRefused, PermissionAsk, read_ask
 from teamtui.protocol.hooks.asks import DECISIONS, LEAD, is_request_id
-from teamtui.protocol.store import TeamStore
+from teamtui.protocol.store import RunsLead, TeamStore
 from teamtui.session.hook_feed import HookFeed, Waiting
 from teamtui.session.items import HOW, Answered, Item, Need, Outcome
 from teamtui.session.requests import NotAnswered, answer_item, item_of_ask, item_of_need, parse_id, team_items
@@ -171,7 +171,7 @@ class LocalAnswers:
         if need.kind in ("ask", "waiting"):
             return next((i for i in self.items() if i.id == need.key), None)
         store = self.store
-        return item_of_need(need, runs_lead=store is not None and store.running_lead() is not None)
+        return item_of_need(need, runs_lead=isinstance(store, RunsLead) and store.running_lead() is not None)
 
     def answer(
         self,

@@ -47,8 +47,7 @@ if TYPE_CHECKING:
     from teamtui.session.worktree_changes import GitRead
 
     class TeamSession(Protocol):
-        """What TeamChanges reads of a team (session/team.py TeamSession is one; `teamtui changes`
-        passes a lighter one, without the session's asyncio)."""
+        """What TeamChanges reads of a team (session/team.py TeamSession)."""
 
         state: TeamModel
 

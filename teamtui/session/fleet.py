@@ -21,7 +21,7 @@ from teamtui.protocol.fleet.overview import FleetRow, order_rows
 from teamtui.protocol.models import Message
 from teamtui.protocol.text import inert
 from teamtui.session.local import LocalSource
-from teamtui.session.source import FleetBatch, Key
+from teamtui.session.source import AnswersLoose, FindsTeams, FleetBatch, FollowsHooks, Key, Prunes, TakesDrained
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
@@ -84,42 +84,46 @@ class Fleet:
         return [replace(r, problem=f"{source.name} {why}" + (f"; {r.problem}" if r.problem else "")) for r in rows]
 
     def prune(self) -> list[Key]:
-        return [k for s in self.sources for k in s.prune()]
+        return [k for s in self.sources if isinstance(s, Prunes) for k in s.prune()]
 
     def looked_at(self) -> list[Path]:
         """Where this machine's teams would appear (an empty room says so)."""
-        return [p for s in self.sources for p in s.looked_at()]
+        return [p for s in self.sources if isinstance(s, FindsTeams) for p in s.looked_at()]
 
     def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]:
         """What the lead of this process drained from an inbox, into the team it leads (session/local.py)."""
         out: dict[Key, list[Change]] = {}
         for source in self.sources:
-            out.update(source.ingest(recipient, messages))
+            if isinstance(source, TakesDrained):
+                out.update(source.ingest(recipient, messages))
         return out
 
     def loose(self) -> list[tuple[str, Answers]]:
         """Each source's answers for its machine's permission requests of no team it lists: (its name, them)."""
-        return [pair for s in self.sources for pair in s.loose()]
+        return [pair for s in self.sources if isinstance(s, AnswersLoose) for pair in s.loose()]
 
     def recheck_hooks(self) -> bool:
         """This machine's requests past their deadline read again (session/hook_feed.py recheck)."""
-        return any([s.recheck_hooks() for s in self.sources])
+        return any([s.recheck_hooks() for s in self._hooked()])
 
     def hook_news(self) -> list[str]:
-        return [text for s in self.sources for text in s.hook_news()]
+        return [text for s in self._hooked() for text in s.hook_news()]
 
     def next_hook_deadline(self) -> float | None:
-        due = [d for s in self.sources if (d := s.next_hook_deadline())]
+        due = [d for s in self._hooked() if (d := s.next_hook_deadline())]
         return min(due) if due else None
 
     @property
     def hook_spool(self) -> Path | None:
         """The spool of this machine's hooks the fleet follows (None: none): a room holds its lock."""
-        return next((spool for s in self.sources if (spool := s.hook_spool) is not None), None)
+        return next((spool for s in self._hooked() if (spool := s.hook_spool) is not None), None)
 
     def left_out(self) -> list[str]:
         """Teams found but not asked for (with --team, the others there): "name (where)"."""
-        return [t for s in self.sources for t in s.left_out()]
+        return [t for s in self.sources if isinstance(s, FindsTeams) for t in s.left_out()]
+
+    def _hooked(self) -> list[FollowsHooks]:
+        return [s for s in self.sources if isinstance(s, FollowsHooks)]
 
     # ------------------------------------------------------------------ the one feed
     async def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]:

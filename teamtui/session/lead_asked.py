@@ -16,6 +16,7 @@ from teamtui.protocol.changes import ChangeKind as K
 from teamtui.protocol.claude.shutdown import PANE_GRACE, SHUTDOWN_TYPES, LeadAskedRun
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.state import TeamState
+from teamtui.protocol.store import LeadsInTmux
 from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews, Stoppable
 from teamtui.tmux.team_panes import close_panes, open_panes, team_socket
 
@@ -80,7 +81,7 @@ class AskLeadShutdown(ShutdownController):
     def _learn_panes(self, run: LeadAskedRun) -> None:
         cfg = self.state.config
         for m in cfg.members if cfg else []:
-            pane = self.store.teammate_pane(m)
+            pane = self.store.teammate_pane(m) if isinstance(self.store, LeadsInTmux) else None
             if m.name in run.teammates and pane:
                 run.panes[m.name] = pane
 
@@ -114,7 +115,7 @@ class AskLeadShutdown(ShutdownController):
 
     def _team_socket(self) -> str | None:
         if self._socket is None:  # the lead's environment does not change: read once it tells
-            self._socket = team_socket(self.store.lead_environment())
+            self._socket = team_socket(self.store.lead_environment() if isinstance(self.store, LeadsInTmux) else None)
         return self._socket
 
     def panes_seen(self, open_panes: set[str] | None) -> None:
@@ -142,7 +143,7 @@ class AskLeadShutdown(ShutdownController):
 
     def _notices(self) -> list[tuple[str, Any]]:
         """(recipient, notice) of every protocol message the members' transcripts hold."""
-        feed = self.state.transcripts
+        feed = self.state.transcript_files
         team = feed.team if feed is not None else None
         return [(member, n) for member, reader in (team.readers.items() if team else ()) for n in reader.notices]
 

@@ -30,7 +30,7 @@ from teamtui.session.answers import LocalAnswers
 from teamtui.session.hook_feed import HookFeed
 from teamtui.session.local_team import ended_local, ingest, open_local
 from teamtui.session.shutdown import OnShutdown
-from teamtui.session.source import ROW_FRESH, FleetBatch, Key, SourceBase
+from teamtui.session.source import ROW_FRESH, FleetBatch, Key
 from teamtui.session.team import Batch, TeamSession
 
 TYPE_CHECKING = False
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 HOUR = 3600.0
 
 
-class LocalSource(SourceBase):
+class LocalSource:
     """The teams of this machine (and of the roots given), one TeamSession each."""
 
     name = "this machine"
@@ -463,10 +463,11 @@ class LocalSource(SourceBase):
         read = []
         for key, session in list(self.sessions.items()):
             state = self.states[key]
-            if not session.live or state.transcripts is None or state.transcripts.started:
+            files = state.transcript_files
+            if not session.live or files is None or files.started:
                 continue
             t0 = time.perf_counter()
-            updates = await asyncio.to_thread(state.transcripts.read, from_end=True)
+            updates = await asyncio.to_thread(files.read, from_end=True)
             changes = state.take_transcripts(updates) + state.apply_batch([], rescan=True)
             read.append(key)
             yield FleetBatch({key: Batch(changes, full=True)}, read_seconds=time.perf_counter() - t0)

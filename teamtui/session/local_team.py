@@ -16,7 +16,7 @@ from pathlib import Path
 from teamtui.protocol.changes import Change
 from teamtui.protocol.models import Message
 from teamtui.protocol.state import TeamState
-from teamtui.protocol.store import TeamStore
+from teamtui.protocol.store import KeepsJournal, LeadsInTmux, RecordsLead, RunsLead, ScriptRun, TeamStore
 from teamtui.session.actions import NoHistory, TeamActions
 from teamtui.session.answers import LocalAnswers
 from teamtui.session.lead_asked import AskLeadShutdown
@@ -90,8 +90,7 @@ class LocalShutdowns:
         if self.on_shutdown is not None and only is None:
             # The lead of this process asks, observes and climbs its ladder; its snapshots arrive as reports.
             return LeadShutdown(report, self.on_shutdown)
-        pid = store.running_lead()
-        if pid is not None and pid != os.getpid():
+        if isinstance(store, RunsLead) and (pid := store.running_lead()) is not None and pid != os.getpid():
             return AskRunningLead(report, store, sender=sender, pid=pid, only=only)
         return LocalShutdown(
             report,
@@ -109,15 +108,16 @@ class LocalPanes:
 
     def __init__(self, store: TeamStore, state: TeamState):
         self.store, self.state = store, state
+        self.tmux = store if isinstance(store, LeadsInTmux) else None  # where the layout records its panes
         # A `teamtui follow` pane here reads these files: (root, team).
         self.follow: tuple[Path, str] | None = (store.root, store.name)
 
     def pane_of(self, name: str, lead: bool = True) -> str | None:
         member = self.state.config.member(name) if self.state.config is not None else None
-        pane = self.store.teammate_pane(member) if member is not None else None
+        pane = self.tmux.teammate_pane(member) if member is not None and self.tmux is not None else None
         if pane or not lead:
             return pane
-        pid = self.store.lead_pid()
+        pid = self.store.lead_pid() if isinstance(self.store, RecordsLead) else None
         if pid is None:
             return None
         from teamtui.tmux.jump import pane_of_process
@@ -138,15 +138,18 @@ class LocalPanes:
         candidates = [
             TeammatePane(m.name, pane, self.store.agent_id(m))
             for m in members
-            if m.name in wanted and (pane := self.store.teammate_pane(m))
+            if m.name in wanted and self.tmux is not None and (pane := self.tmux.teammate_pane(m))
         ]
-        return still_running(team_socket(self.store.lead_environment()), candidates)
+        return still_running(team_socket(self._environment()), candidates)
 
     def close_orphans(self, panes: dict[str, str]) -> tuple[list[str], list[str]]:
         from teamtui.tmux.team_panes import close_panes, team_socket
 
         still = self.orphans(list(panes)) or {}
-        return close_panes(team_socket(self.store.lead_environment()), panes, still)
+        return close_panes(team_socket(self._environment()), panes, still)
+
+    def _environment(self) -> dict[str, str] | None:
+        return self.tmux.lead_environment() if self.tmux is not None else None
 
 
 class LocalTimeline:
@@ -184,13 +187,15 @@ def local_actions(
     actions = TeamActions(
         sender=store.outgoing_sender(sender),
         panes=LocalPanes(store, state),
-        lead_state=store.lead_state,
-        run_status=store.run_status,
         folder=store.root,
         worktrees=store.writes_tasks,  # a team teamtui runs may give each teammate a git worktree
         timeline=LocalTimeline((ident.layout, ident.root, ident.name)),
         hooks_help=store.asks_through_hooks,
     )
+    if isinstance(store, RecordsLead):  # else its lead's process is not known here
+        actions.lead_state = store.lead_state
+    if isinstance(store, ScriptRun):
+        actions.run_status = store.run_status
     if writable and not store.read_only_reason:
         actions.messages = LocalMessaging(store, state, sender)
         actions.shutdowns = LocalShutdowns(store, state, actions.sender, clock, on_shutdown)
@@ -213,7 +218,7 @@ def open_local(
     its source feeds. `hooks`: this machine's hook feed, for its permission requests."""
     from teamtui.protocol.history.live import observer_for
 
-    journal = observer_for(store, store.open_journal())  # the journal (where kept) and the history's recorder
+    journal = observer_for(store, store.open_journal() if isinstance(store, KeepsJournal) else None)  # and the recorder
     state = TeamState(store, log_limit=log_limit, health_timeout=health_timeout, journal=journal)
     return session_of(state, sender=sender, clock=clock, on_shutdown=on_shutdown, hooks=hooks), state
 

@@ -143,9 +143,9 @@ class NatsSink:
             self._host_dirty = True
         elif kind == "heartbeat":
             self._core(subjects.beat_subject(self.host), data)
-        elif kind not in subjects.STATE_LINES and obj.get("id") is not None:
+        elif kind not in wire.STATE_LINES and obj.get("id") is not None:
             self._answer(obj)  # an answer to a request (result, progress, diff, ...)
-        elif kind not in subjects.STATE_LINES:
+        elif kind not in wire.STATE_LINES:
             # Any other line of the host's own (what its hooks wait on, ...) is a whole state of it:
             # the last of each type goes in the host's stored state, with no code here knowing it.
             self._host_state[str(kind)] = data

@@ -34,7 +34,8 @@ from teamtui.protocol import nats_subjects as subjects, stream as wire
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.fleet.overview import FleetRow
 from teamtui.session.nats_link import NatsLink, NatsUnavailable, connect, ensure_stream
-from teamtui.session.source import FleetBatch, Key, SourceBase
+from teamtui.session.ops import LINE_TYPES
+from teamtui.session.source import FleetBatch, Key
 from teamtui.session.stream_reader import NOT_CONNECTED, STALE_ROWS, RemoteTeam, StreamedHost, hhmm, one_line
 from teamtui.session.team import TeamSession
 
@@ -84,7 +85,7 @@ class NatsHost(StreamedHost):
             batch.gone.append(key)
 
 
-class NatsSource(SourceBase):
+class NatsSource:
     """Every host publishing through one NATS server (a [[nats]] table), each host's teams as rows."""
 
     def __init__(
@@ -135,9 +136,6 @@ class NatsSource(SourceBase):
             team = RemoteTeam(Path(""), "", None, "nats", problem=self.reason, host=self.name, via="nats")
             out.append(FleetRow(team, self.name, "NATS", lead="", cwd=self.name, problem=NOT_CONNECTED, no_team=True))
         return out
-
-    def prune(self) -> list[Key]:
-        return []  # a host's ended teams leave with its `gone`, or when it no longer lists them
 
     def loose(self) -> list[tuple[str, Answers]]:
         """Each host's answers for its requests of no team it lists."""
@@ -359,7 +357,7 @@ class NatsSource(SourceBase):
                 tokens = obj.get("tokens")
                 if isinstance(tokens, list):
                     host.listed({t for t in tokens[: wire.MEMBERS_CAP] if isinstance(t, str)}, batch)
-            elif kind not in subjects.STATE_LINES and kind not in ("hello", "heartbeat") and obj.get("id") is None:
+            elif kind not in wire.STATE_LINES and kind not in ("hello", "heartbeat") and obj.get("id") is None:
                 host._take(obj, batch)  # a problem, or any other line of the host's own, as over ssh
             else:
                 self.dropped += 1  # a team's state or an answer has no place in the host's state
@@ -380,7 +378,7 @@ class NatsSource(SourceBase):
         host.revs[token] = (epoch, rev)
         for obj in _lines(msg.data):
             key = wire.team_key(obj.get("team"))
-            if obj.get("type") not in subjects.STATE_LINES or key is None or _token(obj["team"]) != token:
+            if obj.get("type") not in wire.STATE_LINES or key is None or _token(obj["team"]) != token:
                 self.dropped += 1  # a line about another team than its subject's, or no team line at all
                 continue
             host.lines += 1
@@ -404,8 +402,8 @@ class NatsSource(SourceBase):
                 batch,
             )
             return
-        obj = wire.parse(msg.data)  # any line type of the stream's but a team's state: as the ssh stream's
-        if obj is None or obj["type"] in subjects.STATE_LINES | subjects.HOST_LINES or obj.get("id") != found[1]:
+        obj = wire.parse(msg.data, LINE_TYPES)  # any line type of the stream's but a team's state: as the ssh stream's
+        if obj is None or obj["type"] in wire.STATE_LINES | wire.HOST_LINES or obj.get("id") != found[1]:
             self.dropped += 1
             return
         if obj["type"] == "result" and obj.get("ok") is not True:
@@ -447,7 +445,7 @@ def _lines(data: bytes) -> list[dict[str, Any]]:
     out = []
     for raw in data.split(b"\n"):
         if raw:
-            obj = wire.parse(raw)
+            obj = wire.parse(raw, LINE_TYPES)
             if obj is not None:
                 out.append(obj)
     return out

@@ -28,6 +28,7 @@ from typing import Any
 from teamtui.protocol import stream as wire
 from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.settings import HostSettings
+from teamtui.session.ops import LINE_TYPES
 from teamtui.session.source import FleetBatch
 from teamtui.session.stream_reader import (
     TEAMS_CAP,
@@ -177,7 +178,7 @@ class RemoteHost(StreamedHost):
                     ended = True
                     break
                 for raw in splitter.feed(data):
-                    obj = wire.parse(raw)
+                    obj = wire.parse(raw, LINE_TYPES)
                     if obj is None:
                         self.dropped += 1
                         if not got_hello and not said:  # a login banner, a shell's echo: kept to say what came instead

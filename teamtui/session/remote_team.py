@@ -15,69 +15,25 @@ from typing import Any
 
 from teamtui.protocol import stream as wire
 from teamtui.protocol.changes import Change, ChangeKind, MemberView
-from teamtui.protocol.errors import ProtocolError
 from teamtui.protocol.health import is_disappeared
 from teamtui.protocol.logbuffer import LogBuffer
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.models import Member, MemberStatus, Message, Task, TaskStatus
-from teamtui.protocol.shutdown import Outcome, ShutdownRun
-from teamtui.protocol.store import broadcast_recipients, refuse_stranger
+from teamtui.protocol.stream_edits import read_changes
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.actions import TeamActions
-from teamtui.session.remote_answers import RemoteAnswers
-from teamtui.session.shutdown import Background, Report, SetTimer, ShutdownController, ShutdownNews
+from teamtui.session.ops.answers import RemoteAnswers
+from teamtui.session.ops.base import Asks
+from teamtui.session.ops.diffs import RemoteDiffs
+from teamtui.session.ops.messages import RemoteMessaging
+from teamtui.session.ops.shutdown import RemoteShutdowns
+from teamtui.session.ops.timeline import RemoteTimeline
+from teamtui.session.remote_transcripts import StreamedTranscripts
 from teamtui.session.team import TeamSession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Protocol
-
-    from teamtui.session.items import Item
-
-    class Host(Protocol):
-        """The connection a remote team's requests go over (session/remote.py RemoteHost)."""
-
-        name: str
-        connected: bool
-
-        @property
-        def status(self) -> str: ...
-
-        def request(
-            self,
-            op: str,
-            remote_key: tuple[str, str, str] | None,
-            what: str,
-            *,
-            on_result: Callable[[bool, str, str], None] | None = None,
-            on_progress: Callable[[dict[str, Any]], None] | None = None,
-            **fields: Any,
-        ) -> str: ...
-        def forget(self, rid: str) -> None: ...
-        def hook_items(self, remote_key: tuple[str, str, str] | None) -> list[Item]: ...
-
-
-class Asks:
-    """Requests about one remote team (None: about its machine), over its host's connection."""
-
-    def __init__(self, host: Host, remote_key: tuple[str, str, str] | None):
-        self.host, self.remote_key = host, remote_key
-
-    @property
-    def name(self) -> str:
-        return self.host.name
-
-    @property
-    def down(self) -> str:
-        """Why nothing can be asked of it now, in words ("" when connected)."""
-        host = self.host
-        return "" if host.connected else f"{host.name} is {host.status or 'not connected'}"
-
-    def request(self, op: str, what: str, **fields: Any) -> str:
-        return self.host.request(op, self.remote_key, what, **fields)
-
-    def forget(self, rid: str) -> None:
-        self.host.forget(rid)
+    from teamtui.session.ops.base import Host
 
 
 class StreamedTeam(TeamModel):
@@ -145,10 +101,10 @@ class StreamedTeam(TeamModel):
             self.sender = sender
         lead = line.get("lead_state")
         self.lead_said = lead if lead in ("alive", "ended", "unknown") else None
-        return changes + self.take_views(line.get("views"))
+        return changes + self.take_views(line)
 
-    def take_views(self, views: Any) -> list[Change]:
-        changes = []
+    def take_views(self, line: dict[str, Any]) -> list[Change]:
+        changes, views = [], line.get("views")
         for v in (
             r for x in (views if isinstance(views, list) else [])[: wire.MEMBERS_CAP] if (r := wire.read_view(x))
         ):
@@ -203,13 +159,9 @@ class StreamedTeam(TeamModel):
         """What the remote made of the team's transcripts: its figures in place of the last, a
         MEMBER_STATUS for each member whose row changed; the lead's assignments and the drift line
         as a local feed's would be (TeamState._sync_assignments)."""
-        from teamtui.session.remote_transcripts import StreamedTranscripts
-
         feed = self.transcripts
         if not isinstance(feed, StreamedTranscripts):
             feed = self.transcripts = StreamedTranscripts()
-        from teamtui.protocol.stream_edits import read_changes
-
         insight = wire.read_insight(line)
         insight["changes"] = read_changes(line.get("changes"))  # the files each member changed, as counted there
         moved = feed.take_insight(insight)
@@ -232,141 +184,8 @@ def _list(d: dict[str, Any], key: str) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
-def _dict(d: dict[str, Any], key: str) -> dict[Any, Any]:
-    v = d.get(key)
-    return v if isinstance(v, dict) else {}
-
-
 def _message_id(m: Message) -> tuple[str, str, float, str, str]:
     return (m.sender, m.recipient, m.timestamp, m.type, m.content[:256])
-
-
-class RemoteMessaging:
-    """A message or broadcast asked of the remote: refused here already for someone not in the
-    streamed config; what the remote wrote arrives in the stream, and its result line says how it went."""
-
-    confirmed = False
-
-    def __init__(self, asks: Asks, team: StreamedTeam):
-        self.asks, self.team = asks, team
-
-    @property
-    def sender(self) -> str:
-        return self.team.sender  # the remote decides who a message from this control room is from
-
-    def _config(self):
-        if self.team.config is None:
-            raise ProtocolError(
-                f"team {self.team.name!r} on {self.asks.name}: its config has not arrived; nothing was sent"
-            )
-        return self.team.config
-
-    def send(self, to: str, text: str) -> list[Change]:
-        refuse_stranger(self._config(), to)
-        self.asks.request("send", f"message to {to}", to=to, text=text)
-        return []
-
-    def recipients(self) -> list[str]:
-        return broadcast_recipients(self._config(), self.sender)
-
-    def broadcast(self, text: str) -> tuple[list[str], list[Change]]:
-        names = self.recipients()
-        self.asks.request("broadcast", "broadcast", text=text)
-        return names, []
-
-
-class RemoteShutdowns:
-    """`S` / `x` on a remote team: asked of its machine, which carries it out by its own rules."""
-
-    def __init__(self, asks: Asks, team: StreamedTeam, clock: Callable[[], float]):
-        self.asks, self.team, self.clock = asks, team, clock
-
-    def start(
-        self, only: str | None, report: Report, set_timer: SetTimer, background: Background
-    ) -> ShutdownController:
-        return RemoteShutdown(report, self.asks, self.team, self.clock, only)
-
-
-class RemoteShutdown(ShutdownController):
-    """`S` / `x` on a remote team: one request; the remote's progress lines mirrored into a
-    ShutdownRun here, reported as a local run's are."""
-
-    watches: frozenset[ChangeKind] = frozenset()
-
-    def __init__(self, report: Report, asks: Asks, team: StreamedTeam, clock: Callable[[], float], only: str | None):
-        super().__init__(report)
-        self.asks, self.team, self.clock, self.only = asks, team, clock, only
-        self.rid: str | None = None
-
-    def start(self, targets: list[str], reason: str, deadline: float) -> None:
-        self.run = ShutdownRun.mirror(
-            self.team.name, targets, sender=self.team.sender, reason=reason, deadline_seconds=deadline, clock=self.clock
-        )
-        self.run.started_at = self.clock()
-        self.rid = self.asks.request(
-            "shutdown",
-            f"shutdown of {self.only or 'the team'}",
-            on_result=self._result,
-            on_progress=self._progress,
-            only=self.only,
-            reason=reason,
-            deadline=deadline,
-        )
-
-    def _result(self, ok: bool, error: str, detail: str) -> None:
-        if not ok:
-            self.report(ShutdownNews(None, asked=f"Shutdown not started on {self.asks.name}: {error}"))
-
-    def _progress(self, line: dict[str, Any]) -> None:
-        run = self.run
-        if run is None:
-            return
-        said = line.get("run")
-        changed = (
-            [n for x in (line.get("changed") or [])[:200] if (n := wire.name(x)) and n in run.teammates]
-            if isinstance(line.get("changed"), list)
-            else []
-        )
-        if isinstance(said, dict):
-            run.note = wire.text(said.get("note"), 2000) or ""
-            run.started_at = wire.number(said.get("started_at")) or run.started_at
-            run.finished_at = wire.number(said.get("finished_at"))
-            for t in (said.get("teammates") or [])[:1000] if isinstance(said.get("teammates"), list) else []:
-                if not isinstance(t, dict) or wire.name(t.get("teammate")) not in run.teammates:
-                    continue
-                mine = run.teammates[str(t["teammate"])]
-                try:
-                    mine.outcome = Outcome(t.get("outcome"))
-                except ValueError:
-                    continue
-                mine.detail = wire.text(t.get("detail"), 2000) or ""
-                mine.request_id = wire.name(t.get("request_id")) or ""
-                mine.answered_at = wire.number(t.get("answered_at"))
-                mine.pending_work = (
-                    [p for x in (t.get("pending_work") or [])[:100] if (p := wire.text(x, 2000))]
-                    if isinstance(t.get("pending_work"), list)
-                    else []
-                )
-        offer = _dict(line, "offer_panes")
-        panes = {n: p for k, v in list(offer.items())[:100] if (n := wire.name(k)) and (p := wire.name(v, 64))}
-        self.report(
-            ShutdownNews(
-                run,
-                changed,
-                error=wire.text(line.get("error"), 2000) or "",
-                offer_panes=panes,
-                offer_title=wire.name(line.get("offer_title")) or "",
-                offer_why=wire.text(line.get("offer_why"), 2000) or "",
-                asked=wire.text(line.get("asked"), 2000) or "",
-            )
-        )
-
-    def close_panes(self, names: list[str]) -> None:
-        self.asks.request("close_panes", f"closing the panes of {', '.join(names)}", names=list(names))
-
-    def stop(self) -> None:
-        if self.rid is not None:
-            self.asks.forget(self.rid)
 
 
 def remote_session(
@@ -378,10 +197,8 @@ def remote_session(
     health_timeout: float,
     clock: Callable[[], float] = time.time,
 ) -> tuple[TeamSession, StreamedTeam]:
-    """A remote team's session, and the model its host's stream fills."""
-    from teamtui.session.remote_diffs import RemoteDiffs
-    from teamtui.session.remote_timeline import RemoteTimeline
-
+    """A remote team's session, and the model its host's stream fills; each capability an op's call
+    (session/ops/)."""
     team = StreamedTeam(remote_key[2], traits, log_limit=log_limit, health_timeout=health_timeout)
     asks = Asks(host, remote_key)
     actions = TeamActions(
@@ -390,18 +207,10 @@ def remote_session(
         answers=RemoteAnswers(asks),
         panes_elsewhere=host.name,
         lead_state=lambda: team.lead_said,
-        diffs=RemoteDiffs(asks),  # a file's diff asked of that machine (session/remote_diffs.py)
-        timeline=RemoteTimeline(asks),  # its history, asked of that machine (session/remote_timeline.py)
+        diffs=RemoteDiffs(asks),
+        timeline=RemoteTimeline(asks),
     )
     return TeamSession(team, actions, clock=clock), team
 
 
-__all__ = [
-    "Asks",
-    "RemoteAnswers",
-    "RemoteMessaging",
-    "RemoteShutdown",
-    "RemoteShutdowns",
-    "StreamedTeam",
-    "remote_session",
-]
+__all__ = ["StreamedTeam", "remote_session"]

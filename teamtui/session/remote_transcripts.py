@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from teamtui.protocol.changes import Change, LogUpdate, MemberView
+from teamtui.protocol.changes import Change, MemberView
 from teamtui.protocol.claude.transcripts.needs import NeedsYou
 from teamtui.protocol.claude.transcripts.stats import Activity
 from teamtui.protocol.cost import Cost
@@ -48,10 +47,9 @@ class StreamedDrift:
 
 
 class StreamedTranscripts:
-    """The part of a transcript feed (protocol/claude/transcripts/feed.py) a remote team can have."""
+    """The answers of a transcript feed (protocol/changes.py TranscriptAnswers) a remote team has."""
 
     started = True  # made when the first insight arrives
-    counting = False
 
     def __init__(self) -> None:
         self._stats: dict[str, StreamedStats] = {}
@@ -103,30 +101,7 @@ class StreamedTranscripts:
         return moved - {""}
 
     # ------------------------------------------------------------------ what a feed is asked
-    # Nothing is read here: the files are the other machine's.
-    team = None
-
-    def watch_dirs(self) -> list[Path]:
-        return []
-
-    def read(self, *, from_end: bool = False) -> dict[str, Any]:
-        return {}
-
-    def take(self, updates: dict[str, Any]) -> list[LogUpdate]:
-        return []
-
-    def apply(self, paths: Iterable[Any], *, rescan: bool = False) -> list[LogUpdate]:
-        return []
-
-    def concerns(self, path: Path) -> bool:
-        return False
-
-    def count_heads(self) -> dict:
-        return {}
-
-    def take_heads(self, heads: dict) -> list[str]:
-        return []
-
+    # Answers only (protocol/changes.py TranscriptAnswers): the files are read on the other machine.
     def stats(self, member: str) -> StreamedStats | None:
         return self._stats.get(member)
 
@@ -165,9 +140,6 @@ class StreamedTranscripts:
 
     def files_changed_since(self, mark: int) -> list[str]:
         return sorted({member for member, _ in self.edits.changed_since(mark)})
-
-    def folder(self) -> str | None:
-        return None  # the other machine's: its paths are shown as they are
 
     def assignments(self, changes: Iterable[Change] = ()) -> dict[str, Task] | None:
         """The lead's assignments when they changed since the last call, else None (as the feed's)."""

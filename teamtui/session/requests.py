@@ -23,7 +23,7 @@ from typing import Any
 from teamtui.protocol.hooks import journal
 from teamtui.protocol.hooks.answers import OPEN, PermissionAsk, list_asks
 from teamtui.protocol.hooks.asks import is_request_id
-from teamtui.protocol.store import TeamStore
+from teamtui.protocol.store import RecordsLead, RunsLead, TeamStore
 from teamtui.session.alerts import Need, needs_of
 from teamtui.session.items import ANSWERS, Item, kind_of_id, offered
 from teamtui.session.team import TeamSession
@@ -65,9 +65,9 @@ def team_items(
     """What waits for the person in one team of this machine (the room's needs-you list), each with
     its id; with `screen`, a pane teammate's request is also read off the lead's dialog (tmux)."""
     name = session.name
-    runs_it = store.running_lead() is not None
+    runs_it = isinstance(store, RunsLead) and store.running_lead() is not None
     out: list[Item] = []
-    dialog = _dialog(store) if screen and store.lead_pid() is not None else None
+    dialog = _dialog(store) if screen and isinstance(store, RecordsLead) and store.lead_pid() is not None else None
     pane_ask = dialog.ask(name) if dialog is not None else None
     for need in needs_of(key, session, now):
         item = _of_need(name, need, runs_it)

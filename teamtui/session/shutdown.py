@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.models import Message as InboxMessage
 from teamtui.protocol.shutdown import ShutdownRun
-from teamtui.protocol.store import TeamStore
+from teamtui.protocol.store import RunsLead, TeamStore
 
 
 class Stoppable(Protocol):
@@ -162,7 +162,7 @@ class AskRunningLead(ShutdownController):
     """A teamtui lead in another process runs this team: ask it (it writes the summary), rather
     than write shutdown requests in its name and race its drain for the replies."""
 
-    def __init__(self, report: Report, store: TeamStore, *, sender: str, pid: int, only: str | None):
+    def __init__(self, report: Report, store: RunsLead, *, sender: str, pid: int, only: str | None):
         super().__init__(report)
         self.store, self.sender, self.pid, self.only = store, sender, pid, only
 

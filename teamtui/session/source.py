@@ -9,7 +9,7 @@ already applied to those sessions. It may fail; the fleet restarts it and says w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 from teamtui.session.team import Batch
 
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     import asyncio
     from collections.abc import AsyncIterator, Callable, Collection, Mapping
     from pathlib import Path
-    from typing import Protocol
 
     from teamtui.protocol.changes import Change
     from teamtui.protocol.fleet.overview import FleetRow
@@ -50,48 +49,60 @@ class FleetBatch:
     hooks: bool = False
 
 
-class SourceBase:
-    """What a source that has no such thing says: where this machine's teams would appear, the
-    teams found but not asked for, and a lead's drained messages (only this machine's source has
-    them: session/local.py)."""
+# What a source offers beyond its teams, each only where it has it (Fleet asks those that do).
+@runtime_checkable
+class Prunes(Protocol):
+    """Drops the teams it keeps past their time itself (session/local.py); a host's ended teams
+    leave with its `gone` line instead."""
 
-    def looked_at(self) -> list[Path]:
-        return []
+    def prune(self) -> list[Key]: ...
 
-    def left_out(self) -> list[str]:
-        return []
 
-    def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]:
-        return {}
+@runtime_checkable
+class FindsTeams(Protocol):
+    """Looks for teams in folders (this machine's: session/local.py)."""
+
+    def looked_at(self) -> list[Path]: ...  # where teams would appear (an empty room says so)
+    def left_out(self) -> list[str]: ...  # teams found but not asked for: "name (where)"
+
+
+@runtime_checkable
+class TakesDrained(Protocol):
+    """Holds the team a lead of this process leads (session/local.py): what it drains goes in."""
+
+    def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]: ...
+
+
+@runtime_checkable
+class FollowsHooks(Protocol):
+    """Follows this machine's Claude Code hooks (session/local.py): their requests and spool."""
 
     @property
-    def hook_spool(self) -> Path | None:
-        """The hooks' spool this source follows (this machine's: session/local.py); None: none."""
-        return None
+    def hook_spool(self) -> Path | None: ...
+    def recheck_hooks(self) -> bool: ...
+    def hook_news(self) -> list[str]: ...
+    def next_hook_deadline(self) -> float | None: ...
 
-    def recheck_hooks(self) -> bool:
-        return False
 
-    def hook_news(self) -> list[str]:
-        return []
+@runtime_checkable
+class AnswersLoose(Protocol):
+    """Answers its machines' permission requests of no team it lists, by machine."""
 
-    def next_hook_deadline(self) -> float | None:
-        return None
+    def loose(self) -> list[tuple[str, Answers]]: ...
 
-    def loose(self) -> list[tuple[str, Answers]]:
-        """What answers its machines' permission requests of no team it lists, by machine ([]: none)."""
-        return []
 
-    def hosts_asked(self) -> list[AskedHost]:
-        """The machines a question for every host goes to (the room's search): an ssh host itself,
-        each host of a NATS server; none for this machine's teams (the room asks its own database)."""
-        return []
+@runtime_checkable
+class AsksHosts(Protocol):
+    """Reads other machines over a stream, each asked a question of its own (the room's search):
+    an ssh host itself, each host of a NATS server."""
+
+    def hosts_asked(self) -> list[AskedHost]: ...
 
 
 if TYPE_CHECKING:
 
     class TeamSource(Protocol):
-        """One place teams come from."""
+        """One place teams come from (what more it offers: the capabilities above)."""
 
         name: str  # said in its rows and problems: "this machine", a host's name
         clock: Callable[[], float]
@@ -101,20 +112,7 @@ if TYPE_CHECKING:
         @property
         def problems(self) -> list[str]: ...
         def rows(self, now: float, changed: Collection[Key] | None = None) -> list[FleetRow]: ...
-        def prune(self) -> list[Key]: ...
         def follow(self, stop: asyncio.Event) -> AsyncIterator[FleetBatch]: ...
-        def looked_at(self) -> list[Path]: ...
-        def left_out(self) -> list[str]: ...
-        def ingest(self, recipient: str, messages: list[Message]) -> dict[Key, list[Change]]: ...
-
-        @property
-        def hook_spool(self) -> Path | None: ...
-
-        def recheck_hooks(self) -> bool: ...
-        def hook_news(self) -> list[str]: ...
-        def next_hook_deadline(self) -> float | None: ...
-        def loose(self) -> list[tuple[str, Answers]]: ...
-        def hosts_asked(self) -> list[AskedHost]: ...
 
     class AskedHost(Protocol):
         """A machine a source reads over a stream, asked a question of its own (stream_reader.py
@@ -139,4 +137,4 @@ if TYPE_CHECKING:
         def forget(self, rid: str) -> None: ...
 
 
-__all__ = ["FleetBatch", "Key", "SourceBase"]
+__all__ = ["AnswersLoose", "AsksHosts", "FindsTeams", "FleetBatch", "FollowsHooks", "Key", "Prunes", "TakesDrained"]

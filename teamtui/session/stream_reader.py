@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from teamtui import __version__
 from teamtui.protocol import stream as wire
 from teamtui.protocol.changes import Change
 from teamtui.protocol.errors import ProtocolError
@@ -26,9 +27,11 @@ from teamtui.protocol.layout import layout_of
 from teamtui.protocol.text import inert
 from teamtui.protocol.traits import TeamTraits
 from teamtui.session.items import Item
-from teamtui.session.remote_answers import RemoteAnswers, hook_items
-from teamtui.session.remote_team import Asks, StreamedTeam, remote_session
-from teamtui.session.source import ROW_FRESH, FleetBatch, Severity, SourceBase
+from teamtui.session.ops import ANSWER_LINES
+from teamtui.session.ops.answers import RemoteAnswers, hook_items
+from teamtui.session.ops.base import Asks
+from teamtui.session.remote_team import StreamedTeam, remote_session
+from teamtui.session.source import ROW_FRESH, FleetBatch, Severity
 from teamtui.session.team import Batch, TeamSession
 
 TYPE_CHECKING = False
@@ -44,8 +47,6 @@ STALE_ROWS = 100  # rows older than ROW_FRESH built again per call, at most (tou
 
 def install_hint(force: bool = False) -> str:
     """How to put this teamtui on another machine (it is not on PyPI): the README's Install."""
-    from teamtui import __version__
-
     wheel = f"teamtui-{__version__}-py3-none-any.whl"
     again = " --force" if force else ""
     return f"`make wheel` here, copy dist/{wheel} there, then `pipx install{again} ./{wheel}` (README: Install)"
@@ -75,7 +76,7 @@ class RemoteTeam(FleetTeam):
         object.__setattr__(self, "key", host_key(self.host, str(self.root), self.name, self.via))
 
 
-class StreamedHost(SourceBase):
+class StreamedHost:
     """One machine's teams, kept as its lines say; requests to it go out through `_send`."""
 
     via = "ssh"  # the first part of its teams' keys
@@ -211,9 +212,6 @@ class StreamedHost(SourceBase):
             row.tasks_done, row.tasks_total = session.state.board.progress()
         return row
 
-    def prune(self) -> list[Key]:
-        return []  # a host's ended teams age out there, and leave with a `gone` line
-
     # ------------------------------------------------------------------ requests
     def request(
         self,
@@ -297,8 +295,6 @@ class StreamedHost(SourceBase):
         version = wire.name(obj.get("teamtui"), 64) or "?"
         protocol = wire.whole(obj.get("protocol"))
         if protocol != wire.PROTOCOL:
-            from teamtui import __version__
-
             return (
                 f"teamtui {version} {what} speaks stream protocol {protocol}, teamtui {__version__} here speaks "
                 f"{wire.PROTOCOL}: install the same teamtui on both: {install_hint(force=True)}"
@@ -315,68 +311,44 @@ class StreamedHost(SourceBase):
             batch.rediscovered = True
 
     def _take(self, obj: dict[str, Any], batch: FleetBatch) -> None:
+        """One line, by its kind: an answer to its asker, the host's own, or a team's."""
         kind = obj["type"]
-        if kind == "heartbeat":
-            return
-        if kind == "ready":
-            self._snapshot_done(batch)
-            return
-        if kind == "result":
-            self._result(obj, batch)
-            return
-        if kind == "hooks":
-            self._hooks(obj, batch)
-            return
-        if kind == "problem":
-            text = wire.name(obj.get("text"), 500)
-            if obj.get("ends") is True:  # over (the remote's watcher works again)
-                if text in self.remote_problems:
-                    self.remote_problems.remove(text)
-                    self._problem_news(batch, f"{self.name}: over: {text}", "information")
-            elif text and len(self.remote_problems) < 20:
-                self.remote_problems.append(text)
-                self._problem_news(batch, f"{self.name}: {text}", "error")
-            return
-        if kind in ("progress", "diff", "hits", "timeline"):  # what answers a request (before its result), to its asker
+        if kind in ANSWER_LINES:  # what answers a request (before its result): to its asker
             rid = obj.get("id")
             callback = self._progress.get(rid) if isinstance(rid, str) else None
             if callback is not None:
                 callback(obj)
-            return
-        rkey = wire.team_key(obj.get("team"))
-        if rkey is None:
+        elif kind in _HOST_TAKES:
+            _HOST_TAKES[kind](self, obj, batch)
+        elif (rkey := wire.team_key(obj.get("team"))) is None:
             self.dropped += 1
-            return
-        key = self.key(rkey[1], rkey[2])
-        if kind == "gone":
-            if key in self.rows_said or key in self.sessions:
-                self.rows_said.pop(key, None)
-                self._drop(key)
-                batch.gone.append(key)
-            return
-        if kind == "team":
-            self._team(key, rkey, obj, batch)
-            return
-        state = self.teams.get(key)
-        if state is None:
-            self.dropped += 1
-            return
-        if kind == "tasks":
-            changes = state.take_tasks(obj)
-        elif kind == "messages":
-            changes = state.take_messages(obj)
-        elif kind == "logs":
-            changes = state.take_logs(obj)
-        elif kind == "insight":
-            changes = state.take_insight(obj)
-        elif kind == "views":
-            changes = state.take_views(obj.get("views"))
-            row = wire.read_row(obj.get("row"))
-            if row is not None:
+        elif kind in _TEAM_TAKES:
+            _TEAM_TAKES[kind](self, self.key(rkey[1], rkey[2]), rkey, obj, batch)
+        elif kind in _STATE_TAKES:
+            key = self.key(rkey[1], rkey[2])
+            state = self.teams.get(key)
+            if state is None:  # a team not announced yet
+                self.dropped += 1
+                return
+            if (row := wire.read_row(obj.get("row"))) is not None:  # a line carrying the team's row (views)
                 self.rows_said[key] = row
-        else:
-            return
-        self._changed(batch, key, changes)
+            self._changed(batch, key, _STATE_TAKES[kind](state, obj))
+
+    def _problem(self, obj: dict[str, Any], batch: FleetBatch) -> None:
+        text = wire.name(obj.get("text"), 500)
+        if obj.get("ends") is True:  # over (the remote's watcher works again)
+            if text in self.remote_problems:
+                self.remote_problems.remove(text)
+                self._problem_news(batch, f"{self.name}: over: {text}", "information")
+        elif text and len(self.remote_problems) < 20:
+            self.remote_problems.append(text)
+            self._problem_news(batch, f"{self.name}: {text}", "error")
+
+    def _gone(self, key: Key, rkey: Key, obj: dict[str, Any], batch: FleetBatch) -> None:
+        if key in self.rows_said or key in self.sessions:
+            self.rows_said.pop(key, None)
+            self._drop(key)
+            batch.gone.append(key)
 
     @staticmethod
     def _changed(batch: FleetBatch, key: Key, changes: list[Change], full: bool = False) -> None:
@@ -493,5 +465,25 @@ class StreamedHost(SourceBase):
             self._hook_items = found
             batch.hooks = True
 
+
+# The stream's own lines, each kind once (the lines answering a request are its op's: session/ops/).
+_HOST_TAKES: dict[str, Callable[[StreamedHost, dict[str, Any], FleetBatch], None]] = {
+    "heartbeat": lambda host, obj, batch: None,
+    "ready": lambda host, obj, batch: host._snapshot_done(batch),
+    "result": StreamedHost._result,
+    "hooks": StreamedHost._hooks,
+    "problem": StreamedHost._problem,
+}
+_TEAM_TAKES: dict[str, Callable[[StreamedHost, Key, Key, dict[str, Any], FleetBatch], None]] = {
+    "gone": StreamedHost._gone,
+    "team": StreamedHost._team,
+}
+_STATE_TAKES: dict[str, Callable[[StreamedTeam, dict[str, Any]], list[Change]]] = {
+    "tasks": StreamedTeam.take_tasks,
+    "messages": StreamedTeam.take_messages,
+    "logs": StreamedTeam.take_logs,
+    "insight": StreamedTeam.take_insight,
+    "views": StreamedTeam.take_views,
+}
 
 __all__ = ["RemoteTeam", "StreamedHost", "hhmm", "host_key", "install_hint", "one_line"]

@@ -14,18 +14,44 @@ under TeamSession.sender (never a lead this process is not), a shutdown is TeamS
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import sys
 
+from teamtui import __version__
+from teamtui.protocol.changes import ChangeKind as K
+from teamtui.protocol.fleet.overview import row_json
+from teamtui.protocol.hooks.room import RoomPresence
+from teamtui.protocol.stream import (
+    ERRORS_CAP,
+    MAX_LINE,
+    PROTOCOL,
+    chunks,
+    config_json,
+    dumps,
+    error_json,
+    insight_json,
+    log_json,
+    member_json,
+    message_json,
+    parse_request,
+    task_json,
+    team_key,
+    view_json,
+)
+from teamtui.protocol.stream_edits import changes_json
+from teamtui.session.alerts import needs_of, record_needs
+from teamtui.session.fleet import Fleet
+from teamtui.session.ops import OPS
+from teamtui.session.ops.answers import hooks_items
 from teamtui.session.pipe_sink import PipeSink
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import asyncio
-    from collections.abc import Callable
     from typing import Any, Protocol
 
     from teamtui.session.local import LocalSource
-    from teamtui.session.shutdown import ShutdownController, ShutdownNews
+    from teamtui.session.shutdown import ShutdownController
     from teamtui.session.source import Key
     from teamtui.session.team import TeamSession
 
@@ -45,16 +71,6 @@ if TYPE_CHECKING:
         async def close(self) -> None: ...
 
 
-class _Timer:
-    """What SetTimer returns: something with .stop()."""
-
-    def __init__(self, handle: asyncio.TimerHandle):
-        self.handle = handle
-
-    def stop(self) -> None:
-        self.handle.cancel()
-
-
 class Streamer:
     """One fleet, written as the stream protocol; requests carried out on it."""
 
@@ -67,8 +83,6 @@ class Streamer:
         sink: Sink | None = None,
         hold_room: bool = True,
     ):
-        import socket
-
         self.fleet = fleet
         # While it runs a room follows it (over ssh): hooks here wait for that room's answer.
         self.hold_room = hold_room
@@ -79,14 +93,12 @@ class Streamer:
         self._sent_views: dict[Key, dict[str, dict]] = {}
         self._sent_rows: dict[Key, dict] = {}
         self._sent_insight: dict[Key, dict] = {}
-        self._shutdowns: dict[Key, tuple[Any, ShutdownController]] = {}  # the request's id, its controller
+        self.shutdowns: dict[Key, tuple[Any, ShutdownController]] = {}  # the request's id, its controller
         self._sent_hooks: dict | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ writing
     def line(self, obj: dict[str, Any]) -> None:
-        from teamtui.protocol.stream import MAX_LINE, dumps
-
         try:
             data = dumps(obj)
         except (ValueError, TypeError) as exc:  # a value JSON cannot carry: said on stderr, never sent half
@@ -103,18 +115,6 @@ class Streamer:
     # ------------------------------------------------------------------ one team, as lines
     def team_lines(self, key: Key, *, full: bool) -> None:
         """The team's header; with `full`, everything it holds after it (tasks, messages, logs)."""
-        from teamtui.protocol.fleet.overview import row_json
-        from teamtui.protocol.stream import (
-            ERRORS_CAP,
-            chunks,
-            config_json,
-            error_json,
-            member_json,
-            message_json,
-            task_json,
-            view_json,
-        )
-
         if key not in self.fleet.teams:
             return
         now = self.fleet.clock()
@@ -172,8 +172,6 @@ class Streamer:
 
     def _header(self, header: dict[str, Any]) -> None:
         """A header too big for a line loses members (a config of thousands) until it fits."""
-        from teamtui.protocol.stream import MAX_LINE, dumps
-
         config = header.get("config")
         while len(dumps(header)) > MAX_LINE and config is not None and config["members"]:
             config["members"] = config["members"][: len(config["members"]) // 2]
@@ -181,8 +179,6 @@ class Streamer:
         self.line(header)
 
     def _log_lines(self, team: list[str], member: str, entries: list, *, reset: bool) -> None:
-        from teamtui.protocol.stream import chunks, log_json
-
         first = True
         for part in chunks(log_json(e) for e in entries):
             self.line({"type": "logs", "team": team, "member": member, "entries": part, "reset": reset and first})
@@ -192,9 +188,6 @@ class Streamer:
 
     def changes_lines(self, key: Key, changes: list, *, full: bool = False) -> None:
         """What one batch changed in a team, as the fewest lines that carry it."""
-        from teamtui.protocol.changes import ChangeKind as K
-        from teamtui.protocol.stream import chunks, message_json, task_json
-
         session = self.fleet.sessions.get(key)
         if full or session is None:
             self.team_lines(key, full=True)
@@ -243,9 +236,6 @@ class Streamer:
 
     def views_line(self, key: Key, *, now: float | None = None) -> None:
         """The members' views and the row, when either changed since last sent."""
-        from teamtui.protocol.fleet.overview import row_json
-        from teamtui.protocol.stream import view_json
-
         if key not in self.fleet.teams:
             return
         now = self.fleet.clock() if now is None else now
@@ -263,9 +253,6 @@ class Streamer:
     def insight_line(self, key: Key, *, now: float | None = None) -> None:
         """What the team's transcripts tell (figures, needs, the lead's assignments), when it changed
         since last sent: the transcripts stay here, what was made of them goes."""
-        from teamtui.protocol.stream import insight_json
-        from teamtui.protocol.stream_edits import changes_json
-
         session = self.fleet.sessions.get(key)
         if session is None or session.state.transcripts is None:
             return
@@ -284,8 +271,6 @@ class Streamer:
 
     def hooks_line(self) -> None:
         """This machine's open permission requests and waiting sessions, when they changed since last sent."""
-        from teamtui.session.stream_answers import hooks_items
-
         if self.fleet.hooks is None:
             return
         line = {"type": "hooks", "items": hooks_items(self.fleet)}
@@ -298,7 +283,7 @@ class Streamer:
         self._sent_logs.pop(key, None)
         self._sent_views.pop(key, None)
         self._sent_rows.pop(key, None)
-        self._shutdowns.pop(key, None)
+        self.shutdowns.pop(key, None)
         self.line({"type": "gone", "team": list(key)})
 
     # ------------------------------------------------------------------ the run
@@ -309,8 +294,6 @@ class Streamer:
         fleet = self.fleet
         presence = None
         if self.hold_room and fleet.hooks is not None:
-            from teamtui.protocol.hooks.room import RoomPresence
-
             presence = RoomPresence(fleet.hooks.spool).hold()
         try:
             await self._run(fleet)
@@ -319,11 +302,6 @@ class Streamer:
                 presence.release()
 
     async def _run(self, fleet: LocalSource) -> None:
-        import asyncio
-
-        from teamtui import __version__
-        from teamtui.protocol.stream import PROTOCOL
-
         self.line(
             {"type": "hello", "protocol": PROTOCOL, "teamtui": __version__, "host": self.host, "time": fleet.clock()}
         )
@@ -347,7 +325,7 @@ class Streamer:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stop.set()
-            for shutdown in self._shutdowns.values():
+            for shutdown in self.shutdowns.values():
                 shutdown[1].stop()
             for t in tasks:
                 t.cancel()
@@ -361,8 +339,6 @@ class Streamer:
                 raise exc
 
     async def _beat(self) -> None:
-        import asyncio
-
         while True:
             await asyncio.sleep(self.heartbeat)
             now = self.fleet.clock()
@@ -376,10 +352,6 @@ class Streamer:
             await self.flush()
 
     async def _follow(self, stop: asyncio.Event) -> None:
-        import asyncio
-
-        from teamtui.session.fleet import Fleet
-
         loop = asyncio.get_running_loop()
         pruned = loop.time()
         guard = Fleet([self.fleet])  # the one error path: a failing watcher is said and started again
@@ -413,8 +385,6 @@ class Streamer:
     def _record_needs(self, key: Key, now: float | None = None) -> None:
         """What needs the person in the team, into this machine's history (where a room runs, its
         Alerts do it; here nobody else would): each item opened once, closed when it is gone."""
-        from teamtui.session.alerts import needs_of, record_needs
-
         session = self.fleet.sessions.get(key)
         if session is None:
             return
@@ -425,7 +395,7 @@ class Streamer:
             print(f"teamtui stream: the needs of {key[2]} were not recorded: {exc}", file=sys.stderr)
 
     def _observe(self, key: Key, batch: Any) -> None:
-        found = self._shutdowns.get(key)
+        found = self.shutdowns.get(key)
         if found is None:
             return
         controller = found[1]
@@ -433,243 +403,39 @@ class Streamer:
             controller.observe()
 
     # ------------------------------------------------------------------ requests
-    def request(self, raw: bytes) -> None:
-        """One request line, carried out; answered with a result line (garbage: an error result, or nothing)."""
-        from teamtui.protocol.stream import HOST_OPS, OPS, parse_request, team_key
+    @property
+    def via(self) -> str:
+        return self.sink.via
 
+    def request(self, raw: bytes) -> None:
+        """One request line, carried out by its op (session/ops/); answered with a result line
+        (garbage: an error result, or nothing)."""
         req = parse_request(raw)
         if req is None:
             self.line({"type": "result", "id": None, "ok": False, "error": "not a JSON object"})
             return
         rid = req.get("id")
-        rid = (
-            rid
-            if isinstance(rid, int)
-            and not isinstance(rid, bool)
-            and abs(rid) < 2**53
-            or isinstance(rid, str)
-            and len(rid) <= 128
-            else None
-        )
-        op = req.get("op")
-        if op not in OPS:
-            self._result(rid, False, f"unknown op {str(op)[:40]!r}")
+        if not (type(rid) is int and abs(rid) < 2**53 or isinstance(rid, str) and len(rid) <= 128):
+            rid = None  # an id to answer with: an integer JSON holds exactly, or a short string
+        name = req.get("op")
+        op = OPS.get(name) if isinstance(name, str) else None
+        if op is None:
+            self.result(rid, False, f"unknown op {str(req.get('op'))[:40]!r}")
             return
-        if op == "ping":
-            self._result(rid, True)
-            return
-        if op in HOST_OPS or op == "timeline":  # its history, listed or not (stream_search.py, stream_timeline.py)
-            from teamtui.session.stream_search import answer_search
-            from teamtui.session.stream_timeline import answer_timeline
-
-            try:
-                (answer_timeline if op == "timeline" else answer_search)(self, rid, req)
-            except ValueError as exc:
-                self._result(rid, False, str(exc))
-            return
-        if op == "answer" and req.get("team") is None:  # a permission request of no team listed
-            try:
-                self._op_answer(rid, None, None, req)
-            except Exception as exc:  # noqa: BLE001 - a malformed request is answered
-                self._result(rid, False, " ".join(str(exc).splitlines())[:2000] or type(exc).__name__)
-            return
-        key = team_key(req.get("team"))
-        session = self.fleet.sessions.get(key) if key is not None else None
-        if key is None or session is None:
-            self._result(rid, False, "no such team here (it may have ended)")
-            return
+        key = session = None
+        if op.scope == "team" or op.scope == "either" and req.get("team") is not None:
+            key = team_key(req.get("team"))
+            session = self.fleet.sessions.get(key) if key is not None else None
+            if session is None:
+                self.result(rid, False, "no such team here (it may have ended)")
+                return
         try:
-            getattr(self, f"_op_{op}")(rid, key, session, req)
+            op.handle(self, rid, key, session, op.read(req))
         except Exception as exc:  # noqa: BLE001 - any refusal (not a member, a lock, a read-only team) is answered
-            self._result(rid, False, " ".join(str(exc).splitlines())[:2000] or type(exc).__name__)
+            self.result(rid, False, " ".join(str(exc).splitlines())[:2000] or type(exc).__name__)
 
-    def _result(self, rid: Any, ok: bool, error: str = "", detail: str = "") -> None:
+    def result(self, rid: Any, ok: bool, error: str = "", detail: str = "") -> None:
         self.line({"type": "result", "id": rid, "ok": ok, "error": error, "detail": detail})
-
-    @staticmethod
-    def _string(req: dict, field: str) -> str:
-        from teamtui.protocol.stream import MAX_REQUEST
-
-        v = req.get(field)
-        if not isinstance(v, str) or not v or len(v) > MAX_REQUEST:
-            raise ValueError(f"{field} must be a non-empty string")
-        return v
-
-    def _writable(self, session: TeamSession) -> None:
-        if session.read_only:
-            raise ValueError(session.read_only)
-
-    def _op_send(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
-        to, body = self._string(req, "to"), self._string(req, "text")
-        self._writable(session)
-        changes = session.send(to, body)
-        self.changes_lines(key, changes)
-        self._result(rid, True, detail=f"written to {to}'s inbox as {session.sender}")
-
-    def _op_broadcast(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
-        body = self._string(req, "text")
-        self._writable(session)
-        recipients, changes = session.broadcast(body)
-        self.changes_lines(key, changes)
-        self._result(rid, True, detail=f"written to {', '.join(recipients) or 'nobody'} as {session.sender}")
-
-    def _op_shutdown(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
-        import asyncio
-
-        from teamtui.protocol.shutdown import DEFAULT_DEADLINE_SECONDS, DEFAULT_REASON
-
-        only = req.get("only")
-        if only is not None and not isinstance(only, str):
-            raise ValueError("only must be a teammate's name or null")
-        reason = req.get("reason") if isinstance(req.get("reason"), str) and req["reason"] else DEFAULT_REASON
-        deadline = req.get("deadline")
-        deadline = (
-            float(deadline)
-            if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and 1 <= deadline <= 3600
-            else DEFAULT_DEADLINE_SECONDS
-        )
-        self._writable(session)
-        targets = session.live_teammates(only)
-        if not targets:
-            raise ValueError(f"nobody to shut down: {only or 'the team'} has no live teammate")
-        loop = asyncio.get_running_loop()
-        previous = self._shutdowns.pop(key, None)
-        if previous is not None:
-            previous[1].stop()
-
-        def report(news: ShutdownNews) -> None:
-            self._progress(rid, key, news)
-
-        def set_timer(delay: float, callback: Callable[[], None]) -> _Timer:
-            return _Timer(loop.call_later(delay, callback))
-
-        def background(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-            def finished(fut: asyncio.Future) -> None:
-                if fut.cancelled():
-                    return
-                exc = fut.exception()
-                if exc is None:
-                    done(fut.result())
-                else:
-                    self._progress_error(rid, key, f"{type(exc).__name__}: {exc}")
-
-            loop.run_in_executor(None, work).add_done_callback(finished)
-
-        controller = session.shutdown(only, report, set_timer, background)
-        self._shutdowns[key] = (rid, controller)
-        controller.start(targets, str(reason)[:2000], deadline)
-        self._result(rid, True, detail=f"shutdown of {only or 'the team'} started ({', '.join(targets)})")
-
-    def _op_diff(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
-        """One member's edits to one file (a transcript's, else its git worktree's, read in a
-        thread): a `diff` line, then the result."""
-        import asyncio
-
-        from teamtui.session.changes import changes_of
-
-        member, path = self._string(req, "member"), self._string(req, "path")
-        changes = changes_of(session)
-        edits = changes.edits(member, path)
-        if edits:
-            self._diff_answer(rid, key, member, path, edits)
-            return
-        if not changes.may_have_worktrees:
-            raise ValueError(f"no change of {member} to {path} is known here")
-
-        def found(fut: asyncio.Future) -> None:
-            exc = None if fut.cancelled() else fut.exception()
-            edit = None if exc is not None or fut.cancelled() else fut.result()
-            if edit is None:
-                self._result(rid, False, f"no change of {member} to {path} is known here" if exc is None else str(exc))
-            else:
-                self._diff_answer(rid, key, member, path, [edit])
-            asyncio.ensure_future(self.flush())
-
-        loop = asyncio.get_running_loop()
-        loop.run_in_executor(None, changes.git_diff_now, member, path).add_done_callback(found)
-
-    def _diff_answer(self, rid: Any, key: Key, member: str, path: str, edits: list) -> None:
-        from teamtui.protocol.stream_edits import diff_json
-
-        out, left_out = diff_json(edits)
-        self.line(
-            {
-                "type": "diff",
-                "id": rid,
-                "team": list(key),
-                "member": member,
-                "path": path,
-                "edits": out,
-                "left_out": left_out,
-            }
-        )
-        self._result(rid, True, detail=f"{len(out)} edit{'s' if len(out) != 1 else ''} of {member} to {path}")
-
-    def _op_answer(self, rid: Any, key: Key | None, session: TeamSession | None, req: dict) -> None:
-        """What needs the person answered here by this machine's rules (session/stream_answers.py)."""
-        import asyncio
-
-        from teamtui.session.stream_answers import answer_request
-
-        def result(ok: bool, error: str, detail: str) -> None:
-            self._result(rid, ok, error, detail)
-            asyncio.ensure_future(self.flush())
-
-        answer_request(self.fleet, session, req, result, via=self.sink.via)  # what carried it, in the journal
-
-    def _op_close_panes(self, rid: Any, key: Key, session: TeamSession, req: dict) -> None:
-        names = req.get("names")
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise ValueError("names must be a list of teammates")
-        found = self._shutdowns.get(key)
-        if found is None:
-            raise ValueError("no shutdown of this team runs here")
-        found[1].close_panes(list(names))
-        self._result(rid, True, detail=f"closing the panes of {', '.join(names)}")
-
-    def _progress(self, rid: Any, key: Key, news: ShutdownNews) -> None:
-        if news.changes:
-            self.changes_lines(key, news.changes)
-        run = news.run
-        self.line(
-            {
-                "type": "progress",
-                "id": rid,
-                "team": list(key),
-                "run": None
-                if run is None
-                else {
-                    "note": run.note,
-                    "reason": run.reason,
-                    "deadline_seconds": run.deadline_seconds,
-                    "started_at": run.started_at,
-                    "finished_at": run.finished_at,
-                    "teammates": [t.as_dict() for t in run.teammates.values()],
-                },
-                "changed": list(news.changed),
-                "error": news.error,
-                "asked": news.asked,
-                "offer_panes": dict(news.offer_panes),
-                "offer_title": news.offer_title,
-                "offer_why": news.offer_why,
-            }
-        )
-
-    def _progress_error(self, rid: Any, key: Key, error: str) -> None:
-        self.line(
-            {
-                "type": "progress",
-                "id": rid,
-                "team": list(key),
-                "run": None,
-                "changed": [],
-                "error": error,
-                "asked": "",
-                "offer_panes": {},
-                "offer_title": "",
-                "offer_why": "",
-            }
-        )
 
 
 __all__ = ["DEFAULT_HEARTBEAT", "PipeSink", "Streamer"]

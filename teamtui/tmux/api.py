@@ -59,7 +59,7 @@ class TeammatePanes(Protocol):
     def close_all(self) -> None:
         """Close every pane this teamtui opened (on exit, whatever the reason); this one waits."""
 
-    def listen(self, listener: Callable[[PaneNews], None] | None) -> None:
+    def listen(self, listener: Callable[[PaneNews], object] | None) -> None:
         """Call `listener` (from any thread) with news: who waits for a pane, or a problem."""
 
     def waiting(self) -> tuple[str, ...]:
@@ -87,7 +87,7 @@ class NullPanes:
     def close_all(self) -> None:
         return None
 
-    def listen(self, listener: Callable[[PaneNews], None] | None) -> None:
+    def listen(self, listener: Callable[[PaneNews], object] | None) -> None:
         return None
 
     def waiting(self) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from teamtui.protocol.store import TeamStore
+from teamtui.protocol.store import LeadsInTmux, RecordsLead, TeamStore
 from teamtui.tmux.server import Tmux, TmuxError
 from teamtui.tmux.team_panes import team_socket
 
@@ -152,10 +152,9 @@ def _session_pane(root: Path, pid: int) -> str | None:
 def lead_pane(store: TeamStore) -> tuple[Tmux, str] | str:
     """(the lead's tmux server, its pane), or why it cannot be reached."""
     store.load_config()  # config.json's leadProcess, as it is now
-    pid = store.lead_pid()
-    if pid is None or store.lead_state() == "ended":
+    if not isinstance(store, RecordsLead) or (pid := store.lead_pid()) is None or store.lead_state() == "ended":
         return "the team's lead is not running"
-    socket = team_socket(store.lead_environment())
+    socket = team_socket(store.lead_environment() if isinstance(store, LeadsInTmux) else None)
     if socket is None:
         return "the lead does not run in tmux (or its environment cannot be read), and teamtui is not inside tmux"
     try:

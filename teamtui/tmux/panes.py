@@ -118,7 +118,7 @@ class TmuxPanes:
         # The newest specs from sync (the worker applies them); replaced whole, read whole.
         self._wanted: list[PaneSpec] = []
         self._waiting: tuple[str, ...] = ()
-        self._listener: Callable[[PaneNews], None] | None = None
+        self._listener: Callable[[PaneNews], object] | None = None
         self._worker = PaneWorker(f"teamtui-panes-{team}", self._report_error)
 
     @classmethod
@@ -165,7 +165,7 @@ class TmuxPanes:
                 close_panes(self.tmux, panes)
                 self._restore_window()
 
-    def listen(self, listener: Callable[[PaneNews], None] | None) -> None:
+    def listen(self, listener: Callable[[PaneNews], object] | None) -> None:
         self._listener = listener
 
     def waiting(self) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.driver import Driver
@@ -24,7 +24,7 @@ from teamtui.protocol.keymap import checked_keymap
 from teamtui.protocol.model import TeamModel
 from teamtui.protocol.settings import Settings, config_path as default_config_path, load_settings, save_theme
 from teamtui.protocol.shutdown import ShutdownRun
-from teamtui.session.fleet import Fleet
+from teamtui.session.fleet import Fleet, first_of
 from teamtui.session.shutdown import OnShutdown
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import NullPanes, TeammatePanes
@@ -58,6 +58,8 @@ if TYPE_CHECKING:
         leading: Leading | None
 
 
+# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
+FEED_RESTART_AFTER = 1.0
 # A batch bringing this many teams at once (a source's first screen) is frozen out of full collections.
 MANY_TEAMS = 100
 
@@ -114,17 +116,26 @@ class TeamTUI(App[str | None]):
         self.terminal_driver: Driver | None = (
             None  # the driver that owns the terminal, once it says so (driver_started)
         )
-        self.fleet = FleetControl(
+        self.log_limit, self.cursor_blink, self.sync_panes = (
+            int(log_limit or self.settings.log_lines),
+            cursor_blink,
+            sync_panes,
+        )
+        self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)  # the default screen: the room
+        self.fleet: FleetControl[DashboardScreen] = FleetControl(
             self,
             fleet,
+            overview=self.overview,
+            new_dashboard=self._new_dashboard,
+            show_team=self._show_team,
             panes=self.panes,
             settings=self.settings,
             terminal_write=self.terminal_write,
             focus=focus,
-            log_limit=int(log_limit or self.settings.log_lines),
             cursor_blink=cursor_blink,
-            sync_panes=sync_panes,
         )
+        if self.fleet.searches_hosts:  # `/` in the room searches the hosts' histories too
+            self.overview.search_hosts = self.fleet.search_hosts
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         # Chosen before the first screen is composed: its palette is built from this theme.
@@ -175,7 +186,7 @@ class TeamTUI(App[str | None]):
         return cls(fleet, focus=team, config_path=config_path, clock=clock, log_limit=log_limit, **kw)
 
     def get_default_screen(self) -> Screen:
-        return self.fleet.overview
+        return self.overview
 
     def on_mount(self) -> None:
         if self.startup_notice:
@@ -185,6 +196,7 @@ class TeamTUI(App[str | None]):
         self._collector = QuietCollector(asyncio.get_running_loop())
         self._collector.start()
         self.fleet.start()
+        self._follow()
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -203,7 +215,7 @@ class TeamTUI(App[str | None]):
 
     @property
     def state(self) -> TeamModel | None:
-        return self.dashboard.state if self.dashboard is not None else None
+        return self.session.state if self.session is not None else None
 
     @property
     def session(self) -> TeamSession | None:
@@ -219,7 +231,7 @@ class TeamTUI(App[str | None]):
 
     @property
     def shutdown_run(self) -> ShutdownRun | None:
-        return self.dashboard.shutdown_run if self.dashboard is not None else None
+        return self.dashboard.shutdowns.run if self.dashboard is not None else None
 
     # ------------------------------------------------------------------ themes
     def _initial_theme(self) -> str:
@@ -255,6 +267,15 @@ class TeamTUI(App[str | None]):
             return False
         return True
 
+    @work(name="The fleet's feed", group="fleet", exclusive=True, exit_on_error=False)
+    async def _follow(self) -> None:
+        """Post each batch of the fleet's feed, and ask for the next once it is on screen."""
+        stop = self.fleet.stopping
+        async for batch in self.fleet.fleet.follow(stop):
+            shown = asyncio.Event()
+            self.post_message(FleetChanged(batch, shown))
+            await first_of(shown, stop)
+
     def on_fleet_changed(self, message: FleetChanged) -> None:
         t1 = time.perf_counter()
         try:
@@ -270,9 +291,12 @@ class TeamTUI(App[str | None]):
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
         """The one place the app's workers' errors are handled: said on screen, never silent; the
-        fleet's feed is started again (FleetControl.feed_failed)."""
+        fleet's feed starts again (its first batch re-reads what changed meanwhile), at most once a second."""
+        worker = event.worker
         if event.state == WorkerState.ERROR:
-            self.fleet.worker_failed(event.worker)
+            self.notify(f"{worker.name or 'A task'} failed: {worker.error}", severity="error", markup=False)
+            if worker.group == "fleet" and not self.fleet.stopping.is_set():
+                self.set_timer(FEED_RESTART_AFTER, self._follow)
 
     @on(FleetScreen.OpenTeam)
     def _open_team(self, message: FleetScreen.OpenTeam) -> None:
@@ -289,10 +313,39 @@ class TeamTUI(App[str | None]):
 
     @on(AnswerRequested)
     def _answer_requested(self, message: AnswerRequested) -> None:
-        self.fleet.answer(message.need)
+        self.fleet.answering.start(message.need)
+
+    # ------------------------------------------------------------------ the screens
+    def _new_dashboard(self) -> DashboardScreen:
+        """A team's screen (FleetControl keeps it, with its state, while the person looks elsewhere)."""
+        screen = DashboardScreen(
+            panes=self.panes,
+            clock=self.fleet.fleet.clock,
+            log_limit=self.log_limit,
+            cursor_blink=self.cursor_blink,
+            sync_panes=self.sync_panes,
+        )
+        self.install_screen(screen, name=f"team-{len(self.fleet.dashboards) + 1}")
+        return screen
+
+    def _show_team(self, screen: DashboardScreen, then: Callable[[], None] | None) -> None:
+        """`screen` in place of the room or of the team's screen shown; `then()` once it is drawn."""
+        if self.screen is self.overview or not isinstance(self.screen, DashboardScreen):
+            self.push_screen(screen)
+        else:
+            self.switch_screen(screen)
+        self.refresh_bindings()  # escape and ] / [ now mean something
+        screen.call_after_refresh(lambda: screen.show_muted(self.fleet.muted_until))
+        if then is not None:
+            screen.call_after_refresh(then)
 
     def action_overview(self) -> None:
-        self.fleet.back()
+        if isinstance(self.screen, DashboardScreen):
+            self.pop_screen()
+            self.sub_title = ""
+            self.refresh_bindings()
+            if self.sync_panes:  # the overview is no team's: its follow panes close (adopted ones stay)
+                self.panes.sync([])
 
     def action_next_team(self) -> None:
         self.fleet.step(1)

@@ -25,9 +25,9 @@ DASHBOARD_KEYS = [
     Binding("c", "changes", "Changes", id="changes", show=False),
     Binding("h", "timeline", "Timeline", id="timeline", show=False),
     Binding("question_mark", "help", "Help", id="help"),
-    Binding("q", "quit", "Quit", id="quit"),
+    Binding("q", "app.quit", "Quit", id="quit"),
     # A terminal tool ends on Ctrl-C (Textual's default only hints at Ctrl-Q); inputs keep it for copy.
-    Binding("ctrl+c", "quit", "Quit", show=False, id="interrupt"),
+    Binding("ctrl+c", "app.quit", "Quit", show=False, id="interrupt"),
 ]
 # Ctrl-C quits on every screen, and on the dialogs one does not type in (an app's bindings do not
 # reach past a modal screen); a dialog with a text field keeps it, so a message half typed is not lost.
@@ -111,3 +111,17 @@ def unlisted_keys(bindings: list[Binding], keymap: Mapping[str, str], leave_out:
         seen.add(bid)
         said.append((keymap.get(bid, b.key), b.description))
     return said
+
+
+def action_keys(app: App) -> list[tuple[str, str, str]]:
+    """(key, description, binding id) of every dashboard action, after the user's keymap: the help
+    and the command palette list them."""
+    keymap = user_keymap(app)
+    return [
+        (
+            keymap.get(b.id or "", b.key),
+            described(app, b.id, DASHBOARD_HELP.get(b.id or "", b.description), how="help"),
+            b.id or "",
+        )
+        for b in DASHBOARD_KEYS
+    ]

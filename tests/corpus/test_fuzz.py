@@ -19,7 +19,7 @@ from teamtui.protocol.errors import ParseError, ReadError
 from teamtui.protocol.fsio import parse_json_bytes
 from teamtui.protocol.models import LogEntry, Message, Task, TeamConfig
 from teamtui.protocol.native import NativeTeam, decode_message_dict, decode_task_dict
-from teamtui.protocol.state import TeamState
+from teamtui.protocol.store.logs import log_entry
 from teamtui.protocol.tail import TailReader
 
 ROOT = Path(tempfile.gettempdir()) / "teamtui-fuzz-never-written"
@@ -212,7 +212,7 @@ def test_claude_times(value) -> None:
 @given(st.binary(max_size=300) | objects.map(lambda d: json.dumps(d).encode(errors="surrogatepass")))
 def test_log_line_parser(line: bytes) -> None:
     for name in ("hunter.jsonl", "hunter.log"):
-        entry = TeamState._log_entry("hunter", ROOT / name, line, 1)
+        entry = log_entry("hunter", ROOT / name, line, 1)
         assert isinstance(entry, LogEntry)
         printable(entry.text)
 

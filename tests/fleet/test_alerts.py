@@ -114,7 +114,7 @@ def opened(root: Path, tmp_path: Path):
     source.discover()
     [(key, session)] = source.sessions.items()
     state = source.states[key]
-    state.take_transcripts(state.transcripts.read())
+    state.take_transcripts(state.transcript_files.read())
     state.apply_batch([], rescan=True)
     return key, session, state
 

@@ -138,7 +138,7 @@ def test_a_teammates_write_then_edit_shows_and_a_second_teammate_on_the_file_cal
             30,
         )
         assert "1 collision" in on_screen and re.search(r"│ +app\.py  ⇄ +\+1 -1  1 ", on_screen), on_screen
-        state.apply_batch([p for p in state.transcripts.watch_dirs() for p in p.rglob("*.jsonl")])
+        state.apply_batch([p for p in state.transcript_files.watch_dirs() for p in p.rglob("*.jsonl")])
         needs, events = alerts.look(key, session, time.time())
         assert [(n.kind, n.text) for n in needs if n.kind == "collision"] == [
             ("collision", "alice and bob both changed app.py")

@@ -15,7 +15,7 @@ from teamtui.protocol.history.ops import TeamIdent
 from teamtui.protocol.history.search import SearchHit
 from teamtui.session.fleet import Fleet
 from teamtui.session.items import Outcome
-from teamtui.session.remote_search import search_hosts
+from teamtui.session.ops.search import search_hosts
 from tests.protocol.hooks.helpers import start_hook
 from tests.remote.test_stream_answers import LEAD_ASKS
 from tests.remote.test_stream_timeline import history_db, record_past

@@ -300,7 +300,7 @@ def test_the_calls_in_the_head_of_a_long_transcript_count_once_it_is_read(tmp_pa
     state = TeamState(find_team(root), log_limit=3)  # a window of 3 lines: the Agent calls are in the head
     state.load_all()
     assert state.transcripts is not None
-    state.take_transcripts(state.transcripts.read(from_end=True))
+    state.take_transcripts(state.transcript_files.read(from_end=True))
     assert state.counting_heads and state.task_source == ""  # ids in the order given: wait for the head
     assert state.take_heads(state.count_heads())
     assert rows(state) == [("a1", "probe alice", "alice", "completed"), ("a2", "probe bob", "bob", "completed")]

@@ -44,7 +44,7 @@ def read_state(root: Path, *, from_end: bool = False) -> TeamState:
     state = TeamState(ClaudeTeam(root, TEAM))
     state.load_all()
     assert state.transcripts is not None
-    state.take_transcripts(state.transcripts.read(from_end=from_end))
+    state.take_transcripts(state.transcript_files.read(from_end=from_end))
     if from_end:
         state.take_heads(state.count_heads())
     return state

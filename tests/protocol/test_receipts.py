@@ -55,7 +55,7 @@ def test_messages_taken_before_any_read_are_shown_from_the_transcript_delivered(
     ):
         (m,) = shown(state, text)
         assert (m.sender, m.recipient, m.delivered) == ("team-lead", who, True)
-    state.take_transcripts(state.transcripts.read())  # every transcript read anew: no second copy
+    state.take_transcripts(state.transcript_files.read())  # every transcript read anew: no second copy
     assert len(shown(state, "TMBOB: you are bob. Reply briefly.")) == 1
 
 

@@ -8,11 +8,19 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol import ClaudeTeam, NativeTeam, TeamState, UnsupportedError, find_team
-from teamtui.protocol.store import TeamStore
-from teamtui.protocol.tail import MAX_LINE_BYTES
 from teamtui.protocol.shutdown import ShutdownRun
+from teamtui.protocol.store import (
+    KeepsJournal,
+    KeepsTranscripts,
+    LeadsInTmux,
+    RecordsLead,
+    RunsLead,
+    ScriptRun,
+    TeamStore,
+)
+from teamtui.protocol.tail import MAX_LINE_BYTES
 
-FLAGS = ("writes_tasks", "has_task_sidecars", "has_teammate_logs", "appends_to_inboxes", "writes_shutdown_results")
+FLAGS = ("writes_tasks", "has_teammate_logs", "appends_to_inboxes", "writes_shutdown_results")
 
 
 def test_each_layout_declares_every_flag() -> None:
@@ -29,16 +37,12 @@ def test_each_layout_declares_every_flag() -> None:
 
 def test_what_a_claude_team_cannot_do_is_a_clear_error(claude_root: Path) -> None:
     store = find_team(claude_root)
-    task = store.read_task(store.task_paths()[0])
     for attempt in (
         lambda: store.drain("writer"),
         lambda: store.decode_inbox_batch("writer", None),
         lambda: store.log_files(),
         lambda: store.log("writer", "hi"),
         lambda: store.write_shutdown_result("r1", {}),
-        lambda: store.sidecar_paths(),
-        lambda: store.read_task_core(store.task_paths()[0]),
-        lambda: store.merge_sidecar(task, {}),
     ):
         with pytest.raises(UnsupportedError, match="not supported for claude teams"):
             attempt()
@@ -120,11 +124,17 @@ def test_what_a_claude_team_cannot_change_is_a_clear_error(claude_root: Path) ->
         lambda: store.update_member("writer", status="idle"),
         lambda: store.change_task("1", lambda task: None),
         lambda: store.import_tasks(lambda first: []),
-        lambda: store.ask_running_lead("me", "done", 1.0, []),
     ):
         with pytest.raises(UnsupportedError, match="not supported for claude teams"):
             attempt()
-    assert store.running_lead() is None
+
+
+def test_each_layout_offers_only_the_lead_it_has(native_root: Path, claude_root: Path) -> None:
+    """Claude Code records its lead's process and panes; a native team may be run by a teamtui lead."""
+    claude, native = find_team(claude_root), find_team(native_root)
+    assert isinstance(claude, RecordsLead) and isinstance(claude, LeadsInTmux) and not isinstance(claude, RunsLead)
+    assert isinstance(native, RunsLead) and not isinstance(native, RecordsLead | LeadsInTmux)
+    assert native.running_lead() is None  # no `teamtui run` leads it
 
 
 def test_a_message_to_a_team_whose_config_does_not_parse_is_refused_with_the_reason(tmp_path):
@@ -141,3 +151,13 @@ def test_a_message_to_a_team_whose_config_does_not_parse_is_refused_with_the_rea
     with pytest.raises(ParseError):
         team.send("bob", "hi", "lead")
     assert not team.inbox_path("bob").exists()  # nothing written
+
+
+def test_only_the_layouts_that_keep_records_offer_them(native_root: Path, claude_root: Path) -> None:
+    """Transcripts and a journal where Claude Code keeps them; a native team keeps neither, and is no script's run."""
+    claude, native = find_team(claude_root), find_team(native_root)
+    assert (
+        isinstance(claude, KeepsTranscripts) and isinstance(claude, KeepsJournal) and not isinstance(claude, ScriptRun)
+    )
+    assert not isinstance(native, KeepsTranscripts | KeepsJournal | ScriptRun)
+    assert TeamState(native).transcripts is None and TeamState(claude).transcript_files is not None

@@ -8,6 +8,7 @@ import time
 
 from teamtui.protocol import stream as wire
 from teamtui.protocol.settings import HostSettings
+from teamtui.session.ops import LINE_TYPES
 from teamtui.session.remote import RemoteHost
 from teamtui.session.source import FleetBatch
 
@@ -17,7 +18,7 @@ from .test_untrusted import KEY, header
 def take(h: RemoteHost, *lines: dict) -> FleetBatch:
     batch = FleetBatch(source=h.name)
     for line in lines:
-        obj = wire.parse(wire.dumps(line))
+        obj = wire.parse(wire.dumps(line), LINE_TYPES)
         assert obj is not None
         h._take(obj, batch)
     return batch

@@ -16,6 +16,7 @@ import pytest
 from teamtui import __version__
 from teamtui.protocol import stream as wire
 from teamtui.protocol.native import NativeTeam
+from teamtui.session.ops import LINE_TYPES
 
 from .conftest import EXAMPLES, NATIVE_TEAM, copy_tree
 
@@ -42,7 +43,7 @@ class Stream:
                 break
             assert len(raw) <= wire.MAX_LINE and raw.endswith(b"\n")
             obj = json.loads(raw)
-            assert obj["type"] in wire.LINE_TYPES
+            assert obj["type"] in LINE_TYPES
             self.lines.append(obj)
             if pred(obj):
                 return obj

@@ -25,7 +25,8 @@ from teamtui.protocol.stream_timeline import (
     timeline_json,
 )
 from teamtui.session.actions import NoHistory
-from teamtui.session.stream_timeline import NOT_HELD
+from teamtui.session.ops import LINE_TYPES
+from teamtui.session.ops.timeline import NOT_HELD
 
 from .conftest import NATIVE_TEAM, Remote
 from .test_ssh_tui import room
@@ -99,7 +100,7 @@ def line_of(h: TeamHistory, budget: int = TIMELINE_BUDGET) -> dict:
         {"type": "timeline", "id": "r1", "team": ["native", "/p", h.name], "history": history, "left_out": left_out}
     )
     assert len(data) <= wire.MAX_LINE
-    obj = wire.parse(data)
+    obj = wire.parse(data, LINE_TYPES)
     assert obj is not None
     return obj
 
@@ -150,7 +151,7 @@ def test_past_its_budget_the_oldest_are_left_out_and_said() -> None:
 def test_the_biggest_history_still_fits_in_one_line() -> None:
     """Every string at its cap and escaped six bytes a character, every part past its cap, the
     team's key and the request's id at theirs: the line is still one line."""
-    from teamtui.session.stream_timeline import answer_budget
+    from teamtui.session.ops.timeline import answer_budget
 
     n = "é" * 5000
     h = TeamHistory(
@@ -171,7 +172,7 @@ def test_the_biggest_history_still_fits_in_one_line() -> None:
     assert len(wire.dumps(line)) <= TIMELINE_BUDGET < wire.MAX_LINE
     assert len(history["lanes"]) == LANES_CAP and left_out["lanes"] == 200
     assert all(history[part] for part in ("activity", "member_events", "task_events", "messages", "needs"))
-    back = read_timeline(wire.parse(wire.dumps(line)) or {}, "box")
+    back = read_timeline(wire.parse(wire.dumps(line), LINE_TYPES) or {}, "box")
     assert back is not None and back.messages[-1][0] == T0 + 19_999, "the newest kept"
 
 
@@ -374,9 +375,9 @@ async def test_a_machine_whose_history_lacks_the_team_says_so_and_memory_is_show
 
 async def test_a_host_that_is_away_or_too_old_is_said_in_words() -> None:
     from teamtui.protocol.settings import HostSettings
+    from teamtui.session.ops.base import Asks
+    from teamtui.session.ops.timeline import RemoteTimeline, why
     from teamtui.session.remote import RemoteHost
-    from teamtui.session.remote_team import Asks
-    from teamtui.session.remote_timeline import RemoteTimeline, why
 
     down = RemoteHost(HostSettings("down", "me@down"), ssh="/bin/false")
     down.reason = "ssh: connect to host down port 22: Connection refused"

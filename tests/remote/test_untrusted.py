@@ -13,6 +13,7 @@ import pytest
 
 from teamtui.protocol import stream as wire
 from teamtui.protocol.settings import HostSettings
+from teamtui.session.ops import LINE_TYPES
 from teamtui.session.remote import RemoteHost
 from teamtui.session.remote_team import StreamedTeam
 from teamtui.session.source import FleetBatch
@@ -65,7 +66,7 @@ def host() -> RemoteHost:
 def take(h: RemoteHost, *lines: dict) -> FleetBatch:
     batch = FleetBatch(source=h.name)
     for line in lines:
-        obj = wire.parse(wire.dumps(line))
+        obj = wire.parse(wire.dumps(line), LINE_TYPES)
         if obj is not None:
             h._take(obj, batch)
     return batch
@@ -116,7 +117,7 @@ def test_a_flood_without_newlines_keeps_memory_bounded() -> None:
     ],
 )
 def test_garbage_lines_are_dropped_never_raised(line: bytes) -> None:
-    obj = wire.parse(line)
+    obj = wire.parse(line, LINE_TYPES)
     if obj is not None:  # valid JSON of a known type: every field is checked when taken
         h = host()
         h._take(obj, FleetBatch())

@@ -18,6 +18,7 @@ from teamtui.protocol.native import NativeTeam
 from teamtui.protocol.teammate import Teammate
 from teamtui.runtime import worktrees
 from teamtui.tui.app import TeamTUI
+from teamtui.tui.keys import action_keys
 from teamtui.tui.screens.changes import SEP, ChangesScreen
 from teamtui.tui.widgets.diff import DiffLines
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
@@ -175,7 +176,7 @@ async def test_the_command_palette_offers_the_changes_view(team: Path, tmp_path:
     app = make(team, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.state is not None and app.state.transcripts.ready, "the transcripts read")
-        assert ("c", "What each teammate changed: files, diffs, collisions", "changes") in app.dashboard.action_keys()
+        assert ("c", "What each teammate changed: files, diffs, collisions", "changes") in action_keys(app)
         app.action_command_palette()
         await pilot.pause()
         await pilot.press(*"teammate changed")

@@ -48,7 +48,7 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         team = app.dashboard.query_one(TeamPanel)
         assert team.virtual_size.width <= team.scrollable_content_region.width  # no column cut off
         bar = app.dashboard.query_one(KeyFooter)
-        assert {k.action for _s, _e, k in bar.drawn} >= {"message", "broadcast", "shutdown_team", "quit"}
+        assert {k.action for _s, _e, k in bar.drawn} >= {"message", "broadcast", "shutdown_team", "app.quit"}
         assert all(end <= 88 for _s, end, _k in bar.drawn)  # every key, and q Quit, on screen
         assert keys_drawn_whole(app)
         assert header_text(app).endswith("Tasks 1/5 done")
@@ -60,7 +60,7 @@ async def test_a_narrow_pane_stacks_the_columns_and_keeps_every_key(frozen_nativ
         # A classic 80-column terminal: every key but the palette's whole, a space after each.
         await pilot.resize_terminal(80, 30)
         await pilot.pause()
-        assert {k.action for _s, _e, k in bar.drawn} >= {"message", "broadcast", "shutdown_team", "quit"}
+        assert {k.action for _s, _e, k in bar.drawn} >= {"message", "broadcast", "shutdown_team", "app.quit"}
         assert all(end <= 80 for _s, end, _k in bar.drawn)
         assert keys_drawn_whole(app) and all(text.endswith(" ") for text, _k in drawn(app))
 

@@ -13,8 +13,8 @@ from teamtui.protocol.fsio import ensure_dir, ensure_inside, load_json_file, wri
 from teamtui.protocol.locks import DirLock
 from teamtui.protocol.models import Message, decode_payload
 from teamtui.protocol.names import check_name
-from teamtui.protocol.record import Record
 from teamtui.protocol.store import InboxRead, validation_reason
+from teamtui.protocol.store.files import Inbox, InboxNews
 from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False
@@ -39,64 +39,83 @@ def stringify_protocol(payload: dict[str, Any]) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
 
 
-class QueueRead(Record):
-    """One read of a pending-queue inbox against what was known of it."""
-
-    __slots__ = ("new", "delivered", "flipped", "errors")
-
-    def __init__(self, new: list[Message], delivered: list[Message], flipped: bool, errors: list[ReadError]):
-        self.new = new  # entries seen for the first time
-        self.delivered = delivered  # entries that left the file: the recipient took them
-        self.flipped = flipped  # an entry's `read` changed (versions before the pending queue)
-        self.errors = errors
-
-
-def follow_queue(
-    pending: dict[str, Message], gone: dict[str, None], read: InboxRead, file_there: bool, limit: int
-) -> QueueRead:
+class QueueInbox(Inbox):
     """Claude Code 2.1.178+ treats an inbox as a pending queue: the recipient removes what it took
     within about a second. So every entry seen is kept (`pending`, by entry_key), and one that
     leaves the file is marked delivered and remembered in `gone` (older versions flip `read`
-    instead, and that is followed too). Both dicts are the caller's, updated in place."""
-    whole_file_error = any(e.line is None for e in read.errors)
-    present: dict[str, Message] = {}
-    for m in read.messages[-limit:]:
-        present.setdefault(entry_key(m), m)
-    flipped = False
-    new: list[Message] = []
-    for key, fresh in present.items():
-        known = pending.get(key)
-        if known is None:
-            if key in gone:
-                continue  # an entry put back after it left: already recorded
-            pending[key] = fresh
-            new.append(fresh)
-        elif known.read != fresh.read:
-            known.read = fresh.read
-            flipped = True
-    delivered: list[Message] = []
-    # A file that vanished went with its team, and one that failed to parse says nothing: only a
-    # file that still reads can tell that an entry was taken.
-    if not whole_file_error and file_there:
-        for key in [k for k in pending if k not in present]:
-            m = pending.pop(key)
-            m.delivered = True
-            m.read = True
-            gone[key] = None
-            delivered.append(m)
-        while len(gone) > limit:
-            gone.pop(next(iter(gone)))
-    return QueueRead(new, delivered, flipped, list(read.errors))
+    instead, and that is followed too)."""
+
+    def __init__(self, store: ClaudeInbox, member: str, limit: int):
+        super().__init__(store, member, limit)
+        self.pending: dict[str, Message] = {}
+        self.gone: dict[str, None] = {}
+        # Messages a transcript showed received before any read found them, by (sender, text): a
+        # later read that still finds such an entry takes it as that message (its key in `receipted`).
+        self.early: dict[tuple[str, str], int] = {}
+        self.receipted: set[str] = set()
+
+    def read(self) -> InboxNews:
+        file_there = self.path.exists()
+        read = self.store.peek(self.member)
+        present: dict[str, Message] = {}
+        for m in read.messages[-self.limit :]:
+            present.setdefault(entry_key(m), m)
+        flipped = False
+        new: list[Message] = []
+        for key, fresh in present.items():
+            known = self.pending.get(key)
+            if known is None:
+                if key in self.gone:
+                    continue  # an entry put back after it left: already recorded
+                self.pending[key] = fresh
+                if not self._shown_early(fresh, key):
+                    new.append(fresh)
+            elif known.read != fresh.read:
+                known.read = fresh.read
+                flipped = True
+        delivered: list[Message] = []
+        # A file that vanished went with its team, and one that failed to parse says nothing: only a
+        # file that still reads can tell that an entry was taken.
+        if file_there and not any(e.line is None for e in read.errors):
+            for key in [k for k in self.pending if k not in present]:
+                m = self.pending.pop(key)
+                m.delivered = m.read = True
+                self.gone[key] = None
+                if key not in self.receipted:  # a transcript showed it delivered already
+                    delivered.append(m)
+            while len(self.gone) > self.limit:
+                self.gone.pop(next(iter(self.gone)))
+        return InboxNews(new, list(read.errors), report=True, delivered=delivered, flipped=flipped)
+
+    def _shown_early(self, m: Message, key: str) -> bool:
+        """A new entry a transcript showed received already (each such message once): not new again."""
+        pair = (m.sender, m.content.strip())
+        if not self.early.get(pair):
+            return False
+        self.early[pair] -= 1
+        if not self.early[pair]:
+            del self.early[pair]
+        self.receipted.add(key)
+        return True
+
+    def unread(self) -> int:
+        """The entries still in the file, not flipped to read."""
+        return sum(1 for m in self.pending.values() if not m.read)
+
+    def sent(self, message: Message) -> bool:
+        key = entry_key(message)
+        if key in self.pending or key in self.gone:
+            return False  # a read found it first
+        self.pending[key] = message
+        return True
+
+    def received_early(self, sender: str, body: str) -> None:
+        self.early[(sender, body)] = self.early.get((sender, body), 0) + 1
 
 
 class ClaudeInbox(ClaudeLayout):
-    def entry_key(self, msg: Message) -> str:
-        return entry_key(msg)
-
-    def read_queue(self, member: str, pending: dict[str, Message], gone: dict[str, None], limit: int) -> QueueRead:
-        """`member`'s inbox read whole and followed as a pending queue (see follow_queue)."""
-        read = self.peek(member)
-        return follow_queue(pending, gone, read, self.inbox_path(member).exists(), limit)
+    def inbox_reader(self, member: str, limit: int) -> QueueInbox:
+        return QueueInbox(self, member, limit)
 
     def inbox_owners(self) -> list[str]:
         try:

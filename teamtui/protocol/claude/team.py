@@ -8,21 +8,21 @@ from teamtui.protocol.claude.leadproc import lead_environ, lead_state
 from teamtui.protocol.claude.tasks import ClaudeTasks
 from teamtui.protocol.errors import UnsupportedError
 from teamtui.protocol.models import Member
+from teamtui.protocol.store import KeepsJournal, KeepsTranscripts, LeadsInTmux, RecordsLead
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
+    from teamtui.protocol.changes import TeamLookups
     from teamtui.protocol.claude.journal import TeamJournal
     from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
 
-class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
+class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks, RecordsLead, LeadsInTmux, KeepsTranscripts, KeepsJournal):
     """One team of Claude Code's agent teams."""
 
     writes_tasks = False
-    has_task_sidecars = False
     has_teammate_logs = False
     appends_to_inboxes = False
     writes_shutdown_results = False
@@ -49,10 +49,10 @@ class ClaudeTeam(ClaudeConfig, ClaudeInbox, ClaudeTasks):
     def teammate_pane(self, member: Member) -> str | None:
         return member_pane(member)
 
-    def transcript_feed(self, state: Any) -> TranscriptFeed:
+    def transcript_feed(self, lookups: TeamLookups) -> TranscriptFeed:
         from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 
-        return TranscriptFeed(state)
+        return TranscriptFeed(self.root, lookups)
 
     def open_journal(self) -> TeamJournal:
         # Claude Code prunes delivered messages and deletes an ended team: the journal keeps them.

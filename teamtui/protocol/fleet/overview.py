@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from teamtui.protocol.fleet.discover import Discovery, FleetTeam
 from teamtui.protocol.fleet.scan import opens_despite
 from teamtui.protocol.models import MemberStatus
+from teamtui.protocol.store import RecordsLead, RunsLead, ScriptRun
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,11 +75,13 @@ def _lead_state(team: FleetTeam, state: TeamState | None) -> str:
     store = state.store if state is not None else None
     if store is None:
         return "unknown"
-    said = store.lead_state()  # Claude Code 2.1.178+: config.json's leadProcess
+    said = (
+        store.lead_state() if isinstance(store, RecordsLead) else None
+    )  # Claude Code 2.1.178+: config.json's leadProcess
     if said is not None:
         return said
     # A teamtui lead that did not register (an older one); without one a person may lead: unknown.
-    return "alive" if store.running_lead() is not None else "unknown"
+    return "alive" if isinstance(store, RunsLead) and store.running_lead() is not None else "unknown"
 
 
 # ------------------------------------------------------------------ reading a team
@@ -163,7 +166,7 @@ def read_transcripts(state: TeamState, *, priced: bool = True) -> None:
     the lead's assignments, who works), then its head's token sums and cost (genai-prices loaded
     first: each message is priced as it is read). `priced=False`: the same figures but the cost (a
     quick command's: genai-prices and the pydantic it brings stay unloaded)."""
-    feed = state.transcripts
+    feed = state.transcript_files
     if feed is None or feed.started:
         return
     if state.store.asks_through_hooks:  # what this machine's hooks said of its teammates, as the room shows it
@@ -234,7 +237,7 @@ def row_of(team: FleetTeam, state: TeamState | None, *, now: float, problem: str
             row.files = files_changed(feed)
         count_members(row, state, now)
         row.tasks_done, row.tasks_total = state.board.progress()
-        row.run_status = state.store.run_status()
+        row.run_status = state.store.run_status() if isinstance(state.store, ScriptRun) else None
     row.lead = _lead_state(team, state)
     row.last_activity = _last_activity(team, state)
     row.cwd = _cwd(team, state)

@@ -384,6 +384,11 @@ def _event(con: sqlite3.Connection, tid: int, ts: float, payload: tuple) -> None
         )
     if kind == "team_gone":
         con.execute("UPDATE teams SET ended_at = coalesce(ended_at, ?) WHERE id = ?", (ts, tid))
+        # What still waited for the person went with the team (whichever recorder had opened it).
+        con.execute(
+            "UPDATE needs SET answered_at = ?, answer = 'team ended' WHERE team_id = ? AND answered_at IS NULL",
+            (max(ts, 0.0), tid),
+        )
 
 
 HANDLERS = {

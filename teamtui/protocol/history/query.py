@@ -561,7 +561,7 @@ def team_history(
 def read_history(key: tuple[str, str, str], path: Path | None = None) -> TeamHistory | None:
     """One team's whole history by its control-room key (None: the database does not hold it); a
     live team's up to now. For a reader off its loop: the team's timeline here, or its machine's
-    answer to a `timeline` request (session/stream_timeline.py)."""
+    answer to a `timeline` request (session/ops/timeline.py)."""
     import time
 
     con = open_history(path, import_journals=False)

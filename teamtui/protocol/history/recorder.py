@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.history.ops import TeamIdent
+from teamtui.protocol.history.timeline import task_steps
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -113,7 +114,7 @@ class HistoryRecorder:
             elif kind in (ChangeKind.TASK, ChangeKind.TASK_COMPLETED):
                 task = state.tasks.get(c.key)
                 if task is not None:
-                    self._task(task, now, "task", self._tasks)
+                    self._task(task, now, "task", self._tasks, state)
             elif kind == ChangeKind.TASK_REMOVED:
                 if self._tasks.pop(c.key, None) is not None:
                     self._put("task_removed", now, ("task", c.key))
@@ -245,7 +246,7 @@ class HistoryRecorder:
         for m in list(state.messages):
             self._message(m, now)
         for t in list(state.tasks.values()):
-            self._task(t, now, "task", self._tasks)
+            self._task(t, now, "task", self._tasks, state)
         for t in list(state.assigned.values()):
             self._task(t, now, "assigned", self._assigned)
         log_kind = "transcript" if state.transcripts is not None else "log"
@@ -283,12 +284,17 @@ class HistoryRecorder:
             (m.sender, m.recipient, m.type, m.content, m.summary, m.timestamp, m.read, m.delivered),
         )
 
-    def _task(self, t: Task, now: float, source: str, seen: dict[str, tuple]) -> None:
+    def _task(self, t: Task, now: float, source: str, seen: dict[str, tuple], state: Any = None) -> None:
         sig = _task_sig(t)
-        if seen.get(t.id) == sig:
+        before = seen.get(t.id)
+        if before == sig:
             return
         seen[t.id] = sig
-        self._put("task", now, (source, t.id, t.subject, t.description, t.status.value, t.owner, list(t.blocked_by)))
+        # At the task's own times (a team recorded days after it ran places its tasks when they happened).
+        fallback = _written(state, t.id, now) or now
+        for ts, status in task_steps(t, now, fallback, first=before is None):
+            payload = (source, t.id, t.subject, t.description, status, t.owner, list(t.blocked_by))
+            self._put("task", ts, payload)
 
     def _member(self, state: TeamModel, c: Change, now: float) -> None:
         kind = {"member_joined": "joined", "member_left": "left", "member_status": "status"}[c.kind]
@@ -307,6 +313,12 @@ class HistoryRecorder:
         for key in list(self._needs):
             self._put("need_closed", now, (key, why))
         self._needs.clear()
+
+
+def _written(state: Any, task_id: str, now: float) -> float | None:
+    """When the task's file was last written (Claude Code's tasks carry no times of their own)."""
+    when = state.task_written(task_id) if state is not None and hasattr(state, "task_written") else None
+    return min(when, now) if when else None
 
 
 def _epoch(value: Any) -> float | None:

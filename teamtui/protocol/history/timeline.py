@@ -7,7 +7,8 @@ TimelineScreen); `cells` turns a lane into one state per column for a character 
 
 A lane's state at any moment, the first that holds:
   gone     the teammate has not joined yet, has left, or was shut down;
-  waiting  something of theirs waits for a person (a needs-you item still open);
+  waiting  something of theirs waits for a person (a needs-you item from when it opened until it
+           was answered or went, the team ended, or the teammate wrote again);
   working  it wrote within `idle_after` seconds (a log or transcript line), or said it works;
   idle     otherwise.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import Any
 
 GONE, WAITING, WORKING, IDLE = "gone", "waiting", "working", "idle"
 STATES = (GONE, WAITING, WORKING, IDLE)
@@ -299,7 +301,9 @@ def build_timeline(
             names.append(who)
     waiting: dict[str, list[tuple[float, float]]] = {}
     for opened, answered, member, *_ in h.needs:
-        waiting.setdefault(member, []).append((opened, answered if answered is not None else run_end))
+        waiting.setdefault(member, []).append(
+            (opened, _waited_until(opened, answered, activity.get(member, []), run_end))
+        )
     lanes = []
     for name in names:
         m = by_name[name]
@@ -315,6 +319,15 @@ def build_timeline(
         marks = [a for a, _ in waiting.get(name, []) if start <= a <= end]
         lanes.append(Lane(name, m.color, _coarsen(spans, resolution), marks))
     return Timeline(start, end, lanes, _task_spans(h, start, end), _ticks(h, start, end), _needs(h, start, end))
+
+
+def _waited_until(opened: float, answered: float | None, activity: list[float], run_end: float) -> float:
+    """When a need stopped waiting: answered (dismissed, gone, the team ended); else when its
+    teammate wrote again (not waiting for anyone then: a collision, a need whose closing was never
+    recorded); else the run's end."""
+    end = answered if answered is not None else run_end
+    i = bisect.bisect_right(activity, opened + IDLE_AFTER)
+    return min(end, activity[i]) if i < len(activity) else end
 
 
 def _task_spans(h: TeamHistory, start: float, end: float) -> list[TaskSpan]:
@@ -385,8 +398,6 @@ def cells(lane: Lane, start: float, end: float, width: int) -> list[str]:
 def from_model(state: object, now: float) -> TeamHistory:
     """A live team's history as far as its memory goes (its messages, log buffers, tasks): the
     timeline of a team the database does not hold yet."""
-    from typing import Any
-
     s: Any = state
     cfg = s.config
     members = [HistoryMember(m.name, m.agent_type, m.color, None, None) for m in (cfg.members if cfg else [])]
@@ -395,10 +406,11 @@ def from_model(state: object, now: float) -> TeamHistory:
     messages = sorted((m.timestamp, m.sender, m.recipient, m.type) for m in s.messages if m.timestamp)
     times = [t for t, _ in activity] + [m[0] for m in messages]
     start = min(times) if times else now - 3600.0
-    tasks = [
-        (start, "task", t.id, t.status.value, t.owner, t.subject)
+    tasks = sorted(
+        (at, "task", t.id, status, t.owner, t.subject)
         for t in list(s.tasks.values()) + list(s.assigned.values())
-    ]
+        for at, status in task_steps(t, now, start)
+    )
     return TeamHistory(
         name=s.name,
         lead=s.lead,
@@ -410,3 +422,18 @@ def from_model(state: object, now: float) -> TeamHistory:
         messages=messages,
         message_texts=sorted((m.timestamp, m.sender, m.recipient, m.content) for m in s.messages)[-200:],
     )
+
+
+def task_steps(t: Any, now: float, fallback: float, first: bool = True) -> list[tuple[float, str]]:
+    """When a task (first seen, or changed) went through its states, at its own times where it has
+    them (never after now), else at `fallback`: a task first seen past pending gets the steps it
+    went through before (created, claimed), so a team read days after it ran draws them then."""
+    status = t.status.value
+    created = min(t.created_at, now) if t.created_at else fallback
+    steps = [(created, "pending")] if first and status != "pending" and t.created_at else []
+    if first and t.claimed_at and status == "completed":
+        steps.append((max(min(t.claimed_at, now), created), "in_progress"))
+    own = {"completed": t.completed_at, "in_progress": t.claimed_at}.get(status, t.created_at if first else None)
+    at = min(own, now) if own else fallback
+    steps.append((max(at, steps[-1][0]) if steps else at, status))
+    return steps

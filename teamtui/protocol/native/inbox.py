@@ -22,6 +22,7 @@ from teamtui.protocol.models import Message, decode_payload
 from teamtui.protocol.names import check_name, is_safe_name
 from teamtui.protocol.native.layout import INBOX_FILE, NativeLayout
 from teamtui.protocol.store import InboxRead, validation_reason
+from teamtui.protocol.store.files import Inbox, InboxNews
 from teamtui.protocol.tail import TailBatch, TailReader
 from teamtui.protocol.wire import ValidationError
 
@@ -80,8 +81,30 @@ def decode_message_dict(d: Any, path: Path, recipient: str, line: int | None = N
     return msg
 
 
+class AppendedInbox(Inbox):
+    """JSON lines appended by senders and truncated by their owner: read on from the last offset."""
+
+    def __init__(self, store: NativeInbox, member: str, limit: int):
+        super().__init__(store, member, limit)
+        self.tail = TailReader(self.path)
+
+    def read(self) -> InboxNews:
+        batch = self.tail.read_all()
+        if batch.reset:  # truncated: its owner drained it, so everything so far was read
+            for m in self.messages:
+                m.read = True
+        read = self.store.decode_inbox_batch(self.member, batch)
+        for m in read.messages:
+            m.read = False
+        report = bool(read.errors or read.messages or batch.reset)
+        return InboxNews(read.messages, read.errors, report=report, drained=batch.reset)
+
+
 class NativeInbox(NativeLayout):
     """Sending, peeking and draining messages, the two-phase shutdown's messages among them."""
+
+    def inbox_reader(self, member: str, limit: int) -> AppendedInbox:
+        return AppendedInbox(self, member, limit)
 
     def inbox_owners(self) -> list[str]:
         try:

@@ -13,6 +13,7 @@ from teamtui.protocol.models import PATTERN_STATUSES, Task, TaskStatus
 from teamtui.protocol.names import check_name
 from teamtui.protocol.native.layout import SIDECAR_FILE, TASK_FILE, NativeLayout, is_task_id
 from teamtui.protocol.store import validation_reason
+from teamtui.protocol.store.files import TaskReader
 from teamtui.protocol.wire import ValidationError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every CLI call ~2 ms
@@ -47,8 +48,45 @@ def decode_task_dict(d: Any, path: Path) -> Task:
     return task
 
 
+class SidecarTasks(TaskReader):
+    """Task files with teamtui's fields in a sidecar beside each: each read alone, merged when either changes."""
+
+    store: NativeTasks
+
+    def __init__(self, store: NativeTasks):
+        super().__init__(store)
+        self.core: dict[str, Task] = {}
+        self.side: dict[str, dict[str, Any]] = {}
+
+    def read(self, path: Path) -> Task | ReadError:
+        return self.store.read_task_core(path)
+
+    def keep(self, task: Task) -> Task:
+        self.core[task.id] = task
+        return self.store.merge_sidecar(task, self.side.get(task.id))
+
+    def forget(self, task_id: str) -> None:
+        self.core.pop(task_id, None)
+
+    def sidecar_paths(self) -> list[Path]:
+        return self.store.sidecar_paths()
+
+    def read_sidecar(self, path: Path, task_id: str) -> tuple[Task | None, list[ReadError]]:
+        side = self.store.read_sidecar(task_id)  # gone or unusable: the task file's fields alone
+        if isinstance(side, dict):
+            self.side[task_id] = side
+        else:
+            self.side.pop(task_id, None)
+        core = self.core.get(task_id)
+        merged = self.store.merge_sidecar(core, self.side.get(task_id)) if core is not None else None
+        return merged, [side] if isinstance(side, ReadError) else []
+
+
 class NativeTasks(NativeLayout):
     """The task board's files: reading with the sidecar merged in, and every write under the tasks lock."""
+
+    def task_reader(self) -> SidecarTasks:
+        return SidecarTasks(self)
 
     def task_paths(self) -> list[Path]:
         try:

@@ -10,13 +10,13 @@ from teamtui.protocol.fsio import append_bytes, ensure_dir, ensure_inside
 from teamtui.protocol.native.config import NativeConfig
 from teamtui.protocol.native.inbox import NativeInbox
 from teamtui.protocol.native.tasks import NativeTasks
+from teamtui.protocol.store import RunsLead
 
 
-class NativeTeam(NativeConfig, NativeInbox, NativeTasks):
+class NativeTeam(NativeConfig, NativeInbox, NativeTasks, RunsLead):
     """One team in the native layout (learn-claude-code's protocol)."""
 
     writes_tasks = True
-    has_task_sidecars = True
     has_teammate_logs = True
     appends_to_inboxes = True
     writes_shutdown_results = True

@@ -9,8 +9,8 @@ The dashboard, the CLI and the runtime only talk to a TeamStore, never to paths.
 from __future__ import annotations
 
 from teamtui.protocol.store.files import FileRef, InboxRead, TeamFiles
-from teamtui.protocol.store.lead import LeadProcess
-from teamtui.protocol.store.records import TeamRecords
+from teamtui.protocol.store.lead import LeadProcess, LeadsInTmux, RecordsLead, RunsLead
+from teamtui.protocol.store.records import KeepsJournal, KeepsTranscripts, ScriptRun, TeamRecords
 from teamtui.protocol.store.writing import TeamWriter, broadcast_recipients, refuse_stranger, validation_reason
 from teamtui.protocol.traits import TeamTraits
 
@@ -34,7 +34,13 @@ class TeamStore(TeamWriter, LeadProcess, TeamRecords):
 __all__ = [
     "FileRef",
     "InboxRead",
+    "KeepsJournal",
+    "KeepsTranscripts",
     "LeadProcess",
+    "LeadsInTmux",
+    "RecordsLead",
+    "RunsLead",
+    "ScriptRun",
     "TeamFiles",
     "TeamRecords",
     "TeamStore",

@@ -1,9 +1,13 @@
-"""Reading a team: where its files are, what a changed path is, its config, tasks and inboxes."""
+"""Reading a team: where its files are, what a changed path is, its config, tasks and inboxes, and
+the readers a monitor (TeamState) follows them with: `Inbox` and `TaskReader` here, each layout's
+own beside its files (native/inbox.py AppendedInbox, claude/inbox.py QueueInbox, native/tasks.py
+SidecarTasks, workflow/tasks.py ConfigTasks). TeamState only calls them."""
 
 from __future__ import annotations
 
 import time
 from abc import abstractmethod
+from collections import deque
 from pathlib import Path
 
 from teamtui.protocol.errors import ParseError, ReadError
@@ -50,12 +54,78 @@ class InboxRead(Record):
         self.errors = errors
 
 
+class InboxNews(Record):
+    """What one read of an inbox found: the new messages, the entries that left a pending queue
+    (`delivered`: the recipient took them), whether its owner drained it (an appended inbox
+    truncated: everything so far read) or flipped an entry's `read`, and whether `errors` replace
+    those reported (`report`; else the last read's stand)."""
+
+    __slots__ = ("new", "errors", "report", "delivered", "drained", "flipped")
+
+    def __init__(
+        self, new: list[Message], errors: list[ReadError], *, report: bool, delivered: list[Message] | None = None,
+        drained: bool = False, flipped: bool = False,
+    ):  # fmt: skip
+        self.new, self.errors, self.report, self.drained, self.flipped = new, errors, report, drained, flipped
+        self.delivered = delivered or []
+
+
+class Inbox:
+    """What a monitor knows of one inbox: its messages (bounded) and how to read more."""
+
+    def __init__(self, store: TeamFiles, member: str, limit: int):
+        self.store = store
+        self.member = member
+        self.path = store.inbox_path(member)
+        self.limit = limit
+        self.messages: deque[Message] = deque(maxlen=limit)
+
+    def read(self) -> InboxNews:
+        """What is new in the file (a layout without inboxes: nothing)."""
+        return InboxNews([], [], report=False)
+
+    def unread(self) -> int:
+        return sum(1 for m in self.messages if m.read is not True)
+
+    def sent(self, message: Message) -> bool:
+        """Take a message this process just wrote; False when the next read will find it anyway."""
+        return False
+
+    def received_early(self, sender: str, body: str) -> None:
+        """A transcript showed this message received before any read found it in the file."""
+
+
+class TaskReader:
+    """Task files read whole: each file is its task."""
+
+    def __init__(self, store: TeamFiles):
+        self.store = store
+
+    def read(self, path: Path) -> Task | ReadError:
+        return self.store.read_task(path)
+
+    def keep(self, task: Task) -> Task:
+        """`task` as read, remembered; as shown."""
+        return task
+
+    def forget(self, task_id: str) -> None:
+        """Its file is gone."""
+
+    def sidecar_paths(self) -> list[Path]:
+        return []
+
+    def read_sidecar(self, path: Path, task_id: str) -> tuple[Task | None, list[ReadError]]:
+        """A sidecar re-read: the task as now shown (None: unchanged), and what is wrong with the file."""
+        return None, []
+
+    def with_config(self, known: list[Path]) -> list[Path]:
+        """The task files a change to the config re-reads (and those of `known` gone since)."""
+        return []
+
+
 class TeamFiles(StoreBase):
     """What a team's files say, read in its layout. Flags say what the layout's files hold."""
 
-    # Task fields kept in a sidecar file beside each task file: sidecar_paths, read_task_core,
-    # sidecar_problem, merge_sidecar.
-    has_task_sidecars: ClassVar[bool] = False
     # A log file per teammate in the team folder: log_files (and TeamWriter.log).
     has_teammate_logs: ClassVar[bool] = False
     # Inboxes are append-only JSON lines, read from the last offset and drained by their owner
@@ -64,9 +134,6 @@ class TeamFiles(StoreBase):
     # Protocol fields are spelled camelCase on the wire (Claude Code's idleReason), else snake_case
     # (idle_reason): protocol_key.
     camel_case_fields: ClassVar[bool] = False
-    # The tasks are read from the files the config is (a workflow run's journal and record): a change
-    # to the config re-reads every task too.
-    tasks_follow_config: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ paths
     @property
@@ -176,6 +243,20 @@ class TeamFiles(StoreBase):
     def peek(self, member: str) -> InboxRead:
         """Every message in `member`'s inbox, without consuming anything."""
 
+    # ------------------------------------------- how TeamState follows the files (store/readers.py)
+    def inbox_reader(self, member: str, limit: int) -> Inbox:
+        """`member`'s inbox as a monitor follows it (a layout's own: read on from its last offset,
+        or as a pending queue); here, where a layout keeps no inboxes, one that reads nothing."""
+        return Inbox(self, member, limit)
+
+    def task_reader(self) -> TaskReader:
+        """How a monitor reads the task files (here: each file whole)."""
+        return TaskReader(self)
+
+    def teammate_logs(self) -> list[Path]:
+        """The teammates' log files a monitor reads (none where the layout keeps none)."""
+        return self.log_files() if self.has_teammate_logs else []
+
     # ------------------------------------------- what only some layouts' files hold (see the flags)
     def decode_inbox_batch(self, member: str, batch: TailBatch) -> InboxRead:
         raise self._unsupported("reading an inbox line by line")
@@ -183,29 +264,9 @@ class TeamFiles(StoreBase):
     def log_files(self) -> list[Path]:
         raise self._unsupported("per-teammate logs")
 
-    def sidecar_paths(self) -> list[Path]:
-        raise self._unsupported("task sidecars")
-
-    def read_task_core(self, path: Path) -> Task | ReadError:
-        raise self._unsupported("task sidecars")
-
-    def sidecar_problem(self, side: dict[str, Any]) -> str | None:
-        raise self._unsupported("task sidecars")
-
-    def merge_sidecar(self, task: Task, side: dict[str, Any] | None) -> Task:
-        raise self._unsupported("task sidecars")
-
     def protocol_key(self, snake: str, camel: str) -> str:
         """A protocol field's name as this layout spells it on the wire (see camel_case_fields)."""
         return camel if self.camel_case_fields else snake
-
-    def entry_key(self, msg: Message) -> str:
-        """What identifies one inbox entry across rewrites of a whole-file inbox (not appends_to_inboxes)."""
-        raise self._unsupported("whole-file inboxes")
-
-    def read_queue(self, member: str, pending: dict[str, Message], gone: dict[str, None], limit: int) -> Any:
-        """An inbox rewritten whole, followed as a pending queue: new, delivered (not appends_to_inboxes)."""
-        raise self._unsupported("whole-file inboxes")
 
     def decode_entry(self, member: str, entry: Any, index: int) -> Message | ReadError:
         """One entry (at `index`) of a whole-file inbox as a Message, or what is wrong with it (not appends_to_inboxes)."""

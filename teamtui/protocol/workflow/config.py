@@ -12,7 +12,7 @@ from pathlib import Path
 
 from teamtui.protocol.errors import ParseError, ReadError
 from teamtui.protocol.models import Member, MemberStatus, TeamConfig
-from teamtui.protocol.store import validation_reason
+from teamtui.protocol.store import RecordsLead, validation_reason
 from teamtui.protocol.wire import ValidationError
 from teamtui.protocol.workflow.layout import WorkflowLayout
 from teamtui.protocol.workflow.names import safe_part
@@ -48,7 +48,7 @@ def member_status(step: Step, run_ended: bool) -> MemberStatus:
     return MemberStatus.WORKING
 
 
-class WorkflowConfig(WorkflowLayout):
+class WorkflowConfig(WorkflowLayout, RecordsLead):
     def load_config(self) -> TeamConfig | ReadError:
         files = self.read_run()
         if isinstance(files, ReadError):

@@ -9,7 +9,7 @@ The root is the config dir (`~/.claude`); the run lives in its lead's session fo
 
 A run's name is `<meta.name>-<runId>` (names.py): the run is found again from its id. The
 journal stands for the team's config (members and steps are read from it, the record and the
-metas), so a change to it or to the record re-reads them all (`tasks_follow_config`); a meta
+metas), so a change to it or to the record re-reads them all (`tasks.py ConfigTasks`); a meta
 file is its agent's step.
 """
 

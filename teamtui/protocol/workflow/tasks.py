@@ -18,6 +18,7 @@ from teamtui.protocol.errors import ParseError, ReadError
 from teamtui.protocol.models import Task, TaskStatus
 from teamtui.protocol.names import check_name
 from teamtui.protocol.store import validation_reason
+from teamtui.protocol.store.files import TaskReader
 from teamtui.protocol.taskmeta import FAILED
 from teamtui.protocol.wire import ValidationError
 from teamtui.protocol.workflow.config import WorkflowConfig
@@ -77,7 +78,19 @@ def step_task(step: Step, owner: str, run_status: str | None, path: Path) -> Tas
     return task
 
 
+class ConfigTasks(TaskReader):
+    """The steps, read from the files the config is (the journal and record): a change to the
+    config re-reads them all."""
+
+    def with_config(self, known: list[Path]) -> list[Path]:
+        paths = self.store.task_paths()
+        return [*paths, *sorted(set(known) - set(paths))]
+
+
 class WorkflowTasks(WorkflowConfig):
+    def task_reader(self) -> TaskReader:
+        return ConfigTasks(self)
+
     def task_paths(self) -> list[Path]:
         files = self.read_run()
         return [self.meta_path(s.agent_id) for s in files.steps] if isinstance(files, RunFiles) else []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from teamtui.protocol.errors import ReadError, UnsupportedError
-from teamtui.protocol.store import InboxRead
+from teamtui.protocol.store import InboxRead, KeepsTranscripts, ScriptRun
 from teamtui.protocol.workflow.layout import NO_MESSAGES
 from teamtui.protocol.workflow.run import RunFiles
 from teamtui.protocol.workflow.tasks import WorkflowTasks
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from teamtui.protocol.changes import TeamLookups
     from teamtui.protocol.claude.leadproc import LeadState
     from teamtui.protocol.models import Message
     from teamtui.protocol.workflow.transcripts import RunFeed
@@ -28,11 +29,10 @@ if TYPE_CHECKING:
 _LEAD_TTL = 2.0
 
 
-class WorkflowRun(WorkflowTasks):
+class WorkflowRun(WorkflowTasks, KeepsTranscripts, ScriptRun):
     """One workflow run of a Claude Code session."""
 
     writes_tasks = False
-    has_task_sidecars = False
     has_teammate_logs = False
     appends_to_inboxes = False
     writes_shutdown_results = False
@@ -41,7 +41,6 @@ class WorkflowRun(WorkflowTasks):
     writes_members = False
     creates_teams = False
     camel_case_fields = True
-    tasks_follow_config = True
     read_only_reason = NO_MESSAGES
 
     def __init__(self, root: Path, name: str, *, run_dir: Path | None = None):
@@ -109,13 +108,13 @@ class WorkflowRun(WorkflowTasks):
         lead = session_lead(self.root, self.session_id)
         return lead.pid if lead is not None else None
 
-    def run_status(self) -> str | None:
+    def run_status(self) -> str:
         files = self.read_run()
         if isinstance(files, ReadError):
             return "gone"  # neither journal nor record (a journal that does not read is a problem of its config)
         return self.run_status_of(files) or "running"
 
-    def transcript_feed(self, state: Any) -> RunFeed:
+    def transcript_feed(self, lookups: TeamLookups) -> RunFeed:
         from teamtui.protocol.workflow.transcripts import RunFeed
 
-        return RunFeed(state)
+        return RunFeed(self.run_dir, lookups)

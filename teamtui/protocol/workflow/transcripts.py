@@ -18,7 +18,7 @@ from typing import Any
 
 from teamtui.protocol.claude.transcripts.feed import TranscriptFeed
 from teamtui.protocol.claude.transcripts.locate import TranscriptFinder, TranscriptSource
-from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW, TranscriptUpdate
+from teamtui.protocol.claude.transcripts.reader import DEFAULT_WINDOW
 from teamtui.protocol.claude.transcripts.team import TeamTranscripts
 from teamtui.protocol.workflow.names import AGENT_ID
 
@@ -71,17 +71,10 @@ class RunTranscripts(TeamTranscripts):
 
 
 class RunFeed(TranscriptFeed):
-    """TranscriptFeed over a run's folder (the store's `run_dir`) instead of the project folders."""
-
-    def _run_dir(self) -> Path:
-        return Path(self.state.store.run_dir)
+    """TranscriptFeed over a run's folder (its `root`: the store's `run_dir`) instead of the project folders."""
 
     def watch_dirs(self) -> list[Path]:
-        return [self._run_dir()]
+        return [self.root]
 
-    def read(self, *, from_end: bool = False) -> dict[str, TranscriptUpdate]:
-        self._config_seen = self.state.config
-        team = RunTranscripts(self._run_dir(), self._config(), window=min(self.state.log_limit, DEFAULT_WINDOW))
-        updates = team.load(from_end=from_end)
-        self.team = team
-        return updates
+    def _transcripts(self) -> TeamTranscripts:
+        return RunTranscripts(self.root, self._config(), window=min(self.lookups.log_limit, DEFAULT_WINDOW))

@@ -14,11 +14,10 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.app import App
 from textual.timer import Timer
-from textual.worker import Worker
 
 from teamtui.notify.events import NotifyEvent
 from teamtui.protocol.edits import files_changed
@@ -27,65 +26,60 @@ from teamtui.protocol.models import Message
 from teamtui.protocol.settings import Settings
 from teamtui.protocol.text import inert
 from teamtui.session.alerts import Alerts, Need
-from teamtui.session.fleet import Fleet, first_of
+from teamtui.session.fleet import Fleet
 from teamtui.session.source import FleetBatch, Key
 from teamtui.tmux.api import TeammatePanes
 from teamtui.tui.controllers.answers import AnswerFlow
-from teamtui.tui.messages import FleetChanged
-from teamtui.tui.screens.dashboard import DashboardScreen
-from teamtui.tui.screens.fleet import FleetScreen
+from teamtui.tui.controllers.room_views import RoomView, TeamView
 from teamtui.tui.widgets.fleet import row_key
-from teamtui.tui.widgets.header import TeamHeader
 
 if TYPE_CHECKING:
     from teamtui.notify.notifier import Notifier
     from teamtui.protocol.history.search import SearchHit
     from teamtui.protocol.history.writer import HistoryWriter
     from teamtui.protocol.hooks.room import RoomPresence
-    from teamtui.protocol.state import TeamState
     from teamtui.session.actions import Answers
+    from teamtui.session.team import TeamSession
 
 
-# A feed that failed starts again after this long (a failure that repeats costs one toast a second).
-FEED_RESTART_AFTER = 1.0
 # The history writer's problem lines kept in the room (the newest).
 HISTORY_PROBLEMS = 5
 
+T = TypeVar("T", bound=TeamView)
 
-class FleetControl:
-    """The overview, the open teams' screens and the calls, for the app (`app`) it serves."""
+
+class FleetControl(Generic[T]):
+    """The overview's rows, the open teams' sessions and the calls, for the app (`app`) it serves.
+    The app makes and shows the screens: `overview`, `new_dashboard()` (a team's screen, `T`) and
+    `show_team(screen, then)` (`then()` once it is on screen)."""
 
     def __init__(
         self,
         app: App[Any],
         fleet: Fleet,
         *,
+        overview: RoomView,
+        new_dashboard: Callable[[], T],
+        show_team: Callable[[T, Callable[[], None] | None], None],
         panes: TeammatePanes,
         settings: Settings,
         terminal_write: Callable[[str], None],
         focus: str | None = None,
-        log_limit: int,
         cursor_blink: bool,
-        sync_panes: bool,
     ):
         self.app = app
         self.fleet = fleet
+        self.overview, self.new_dashboard, self.show_team = overview, new_dashboard, show_team
         self.panes, self.settings, self.terminal_write = panes, settings, terminal_write
         self.focus = focus  # the team asked for by name: opened as soon as it is there
-        self.log_limit, self.cursor_blink, self.sync_panes = log_limit, cursor_blink, sync_panes
-        self.overview = FleetScreen(clock=fleet.clock, looking_for=focus)
-        if any(
-            getattr(s, "request", None) is not None for s in getattr(fleet, "sources", ())
-        ):  # hosts: `/` searches theirs too
-            self.overview.search_hosts = self._search_hosts
-        self.current: DashboardScreen | None = None  # the team's screen last opened
+        self.current: T | None = None  # the team's screen last opened
         self.alerts = Alerts(budgets=settings.budgets)  # budgets call the person too
         self.notifier: Notifier | None = None
         self._early: list[NotifyEvent] = []  # called before the notifier was built: sent once it is
         self.needs: dict[Key, list[Need]] = {}
-        self.dashboards: dict[str, DashboardScreen] = {}  # row key -> its team's screen, once opened
+        self.dashboards: dict[str, T] = {}  # row key -> its team's screen, once opened
         self.order: list[str] = []  # row keys in the overview's order
-        self._stop = asyncio.Event()
+        self.stopping = asyncio.Event()
         self._health_timer: Timer | None = None
         # When each team's next teammate could cross the health timeout, as of its last look: only
         # a batch changes it (the moment is absolute), so only the teams looked at are asked again.
@@ -122,7 +116,6 @@ class FleetControl:
             if only is not None and only.panes_on == "":
                 self.open_team(self.order[0])  # one team of this machine: its dashboard (escape shows the room)
         self._waiting = not self.order and lone  # no team yet: the first to appear is opened
-        self._follow()
         self._listen_to_history()
         self.app.run_worker(self._build_notifier, thread=True, group="notifier", exit_on_error=False)
         self.app.set_interval(60.0, self._prune)
@@ -140,16 +133,6 @@ class FleetControl:
                 return True
         return False
 
-    def _follow(self) -> None:
-        self.app.run_worker(self._feed(), name="The fleet's feed", group="fleet", exclusive=True, exit_on_error=False)
-
-    def worker_failed(self, worker: Worker) -> None:
-        """A worker of the app failed: said on screen; the feed starts again (its first batch re-reads
-        what changed meanwhile), at most once a second."""
-        self.app.notify(f"{worker.name or 'A task'} failed: {worker.error}", severity="error", markup=False)
-        if worker.group == "fleet" and not self._stop.is_set():
-            self.app.set_timer(FEED_RESTART_AFTER, self._follow)
-
     def _build_notifier(self) -> None:
         """Inside tmux it asks tmux whether passthrough is on: a subprocess, so in a thread."""
         from teamtui.notify.build import build_notifier
@@ -157,20 +140,19 @@ class FleetControl:
         notifier = build_notifier(
             self.settings.notify,
             self.terminal_write,
-            on_problem=lambda text: self.app.call_from_thread(self._problem, text),
+            on_problem=lambda text: self.app.call_from_thread(
+                self.app.notify, text, title="notifications", severity="warning", markup=False
+            ),
         )
         self.app.call_from_thread(self._notifier_ready, notifier)
 
     def _notifier_ready(self, notifier: Notifier) -> None:
-        if self._stop.is_set():  # the app ended while it was built
+        if self.stopping.is_set():  # the app ended while it was built
             notifier.close()
             return
         self.notifier, early, self._early = notifier, self._early, []
         for event in early:
             notifier.notify(event)
-
-    def _problem(self, text: str) -> None:
-        self.app.notify(text, title="notifications", severity="warning", markup=False)
 
     def _listen_to_history(self) -> None:
         """The history writer's problems (a database moved aside and rebuilt, a full disk that
@@ -186,7 +168,7 @@ class FleetControl:
 
     def _from_history(self, line: str) -> None:
         """On the writer's thread."""
-        if not self._stop.is_set():
+        if not self.stopping.is_set():
             try:
                 self.app.call_from_thread(self._history_problem, line)
             except RuntimeError:  # the app ended meanwhile: nobody to tell
@@ -201,15 +183,8 @@ class FleetControl:
             self.app.notify(line, title="history", severity="error" if stopped else "warning", markup=False)
         self.show()
 
-    async def _feed(self) -> None:
-        """Post each batch of the fleet's feed, and ask for the next once it is on screen."""
-        async for batch in self.fleet.follow(self._stop):
-            shown = asyncio.Event()
-            self.app.post_message(FleetChanged(batch, shown))
-            await first_of(shown, self._stop)
-
     def stop(self) -> None:
-        self._stop.set()
+        self.stopping.set()
         if self._history_writer is not None:
             self._history_writer.unlisten(self._from_history)
         if self.notifier is not None:
@@ -247,7 +222,7 @@ class FleetControl:
             self._open_focus()
         elif self._waiting and batch.appeared and self.order:
             self._waiting = False
-            if self.app.screen is self.overview:  # the person has not gone elsewhere meanwhile
+            if self.overview.is_active:  # the person has not gone elsewhere meanwhile
                 self.open_team(row_key(batch.appeared[0]))
 
     def lead_messages(self, messages: list[Message], recipient: str) -> None:
@@ -392,9 +367,6 @@ class FleetControl:
         task = session.state.board.current_tasks().get(need.member) if session is not None and need.member else None
         return f"#{task.id} {task.subject}" if task is not None else ""
 
-    def answer(self, need: Need) -> None:
-        self.answering.start(need)
-
     def _palette(self) -> Any:
         return getattr(self.app.screen, "palette", None) or self.overview.palette
 
@@ -453,31 +425,21 @@ class FleetControl:
             return
         screen = self.dashboards.get(key)
         if screen is None:
-            screen = DashboardScreen(
-                panes=self.panes,
-                clock=self.fleet.clock,
-                log_limit=self.log_limit,
-                cursor_blink=self.cursor_blink,
-                sync_panes=self.sync_panes,
-            )
-            self.dashboards[key] = screen
-            self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
+            screen = self.dashboards[key] = self.new_dashboard()
             screen.open_session(session)
             screen.show_room_needs(self.needs.get(_key_of(key), []))
         self.current = screen
         self.panes.team = session.name  # the panes follow the team on screen
         self.app.sub_title = session.name
-        if self.app.screen is self.overview or not isinstance(self.app.screen, DashboardScreen):
-            self.app.push_screen(screen)
-        else:
-            self.app.switch_screen(screen)
-        self.app.refresh_bindings()  # escape and ] / [ now mean something
-        screen.call_after_refresh(self._show_mute, screen)
-        if need is not None:
-            screen.call_after_refresh(screen.go_to_need, need.member, need.kind)
+        self.show_team(screen, None if need is None else partial(screen.go_to_need, need.member, need.kind))
 
-    def _search_hosts(self, query: str, limit: int, done: Callable[[str, list[SearchHit], str], None]) -> list[str]:
-        from teamtui.session.remote_search import search_hosts
+    @property
+    def searches_hosts(self) -> bool:
+        """The fleet has hosts: `/` searches theirs too (search_hosts)."""
+        return any(getattr(s, "request", None) is not None for s in getattr(self.fleet, "sources", ()))
+
+    def search_hosts(self, query: str, limit: int, done: Callable[[str, list[SearchHit], str], None]) -> list[str]:
+        from teamtui.session.ops.search import search_hosts
 
         return search_hosts(self.fleet.sources, query, limit, done)
 
@@ -494,61 +456,32 @@ class FleetControl:
         if hit.host:
             self.app.notify(f"{inert(hit.team)} is on {inert(hit.host)}, not in the room now.", severity="warning")
             return
-        self.app.run_worker(partial(self._read_record, hit), thread=True, group="record", exit_on_error=False)
+        from teamtui.session.ops.search import recorded_team
 
-    def _read_record(self, hit: SearchHit) -> None:
-        """In a thread: the team as its history has it."""
-        from teamtui.protocol.history.query import load_state, open_history, team
+        read = partial(recorded_team, hit.team_id, sender=self.settings.sender, clock=self.fleet.clock)
+        self.app.run_worker(
+            lambda: self.app.call_from_thread(self._open_record, hit, read()),
+            thread=True,
+            group="record",
+            exit_on_error=False,
+        )
 
-        con = open_history(import_journals=False)
-        try:
-            state, row = load_state(con, hit.team_id), team(con, hit.team_id)
-        finally:
-            con.close()
-        ended_at = row.ended_at or row.last_seen if row is not None else self.fleet.clock()
-        self.app.call_from_thread(self._open_record, hit, state, ended_at)
-
-    def _open_record(self, hit: SearchHit, state: TeamState, ended_at: float) -> None:
-        from teamtui.session.local_team import ended_local
-
+    def _open_record(self, hit: SearchHit, session: TeamSession) -> None:
         key = f"record\x00{hit.team_id}"
         screen = self.dashboards.get(key)
         if screen is None:
-            why = "this team is no longer in the room: it is shown read-only from its history"
-            session = ended_local(state, ended_at, why, sender=self.settings.sender, clock=self.fleet.clock)
-            screen = DashboardScreen(
-                panes=self.panes,
-                clock=self.fleet.clock,
-                log_limit=self.log_limit,
-                cursor_blink=self.cursor_blink,
-                sync_panes=self.sync_panes,
-            )
-            self.dashboards[key] = screen
-            self.app.install_screen(screen, name=f"team-{len(self.dashboards)}")
+            screen = self.dashboards[key] = self.new_dashboard()
             screen.open_session(session)
         self.current = screen
-        if self.app.screen is self.overview or not isinstance(self.app.screen, DashboardScreen):
-            self.app.push_screen(screen)
-        else:
-            self.app.switch_screen(screen)
-        self.app.refresh_bindings()
-        screen.call_after_refresh(screen.go_to_hit, hit)
+        self.show_team(screen, partial(screen.go_to_hit, hit))
 
     def step(self, by: int) -> None:
         """`]` / `[`: the next / previous team of the overview's order."""
         if not self.order:
             return
-        current = next((k for k, s in self.dashboards.items() if s is self.app.screen), None)
+        current = next((k for k, s in self.dashboards.items() if s.is_active), None)
         at = self.order.index(current) if current in self.order else -1
         self.open_team(self.order[(at + by) % len(self.order)])
-
-    def back(self) -> None:
-        if isinstance(self.app.screen, DashboardScreen):
-            self.app.pop_screen()
-            self.app.sub_title = ""
-            self.app.refresh_bindings()
-            if self.sync_panes:  # the overview is no team's: its follow panes close (adopted ones stay)
-                self.panes.sync([])
 
     # ------------------------------------------------------------------ muting
     @property
@@ -567,12 +500,7 @@ class FleetControl:
             self.app.notify(f"Notifications muted until {time.strftime('%H:%M', time.localtime(until))} (z again: on)")
         self.overview.show_muted(self.muted_until)
         for screen in self.dashboards.values():  # each team's header says it too
-            self._show_mute(screen)
-
-    def _show_mute(self, screen: DashboardScreen) -> None:
-        if screen.is_mounted and screen.drawable and screen.session is not None:
-            screen.query_one(TeamHeader).muted_until = self.muted_until
-            screen.panels.header()
+            screen.show_muted(self.muted_until)
 
 
 def _key_of(row_key: str) -> Key:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from teamtui.tui.controllers.panels import Panels
-from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.controllers.team_screen import TeamScreen, toast
 
 # Log lines move a teammate's "Active" time and health; the team table follows at most this often.
 ACTIVITY_REFRESH = 1.0
@@ -19,6 +19,17 @@ class HealthWatch:
         self.panels = panels
         self.timer: Any = None  # the next health check
         self.activity_timer: object = None  # armed by a log-only batch, fires once
+
+    def times_moved(self) -> None:
+        """Redraw what says how long ago ("Active", "12s ago" in the needs strip); no file is read. A
+        teammate the redraw would show as disappeared is told of first."""
+        session = self.screen.session
+        if not self.screen.drawable or session is None:
+            return
+        if session.live:
+            self.check()
+        self.panels.team(tick=True)
+        self.panels.needs_you()  # redraws only when an age shown changed
 
     def activity(self) -> None:
         """Log lines arrived: redraw "Active" (and maybe clear a health flag) within a second."""
@@ -33,19 +44,23 @@ class HealthWatch:
             self.panels.header()  # the team's tokens
             self.panels.needs_you()
 
-    def check(self, toast: bool = True) -> None:
+    def check(self, say: bool = True) -> None:
         screen, session = self.screen, self.screen.session
         if session is None:
             return
         health = session.check_health()
-        if toast:
+        if say:
             timeout = session.state.health_timeout
             for name in health.disappeared:
-                screen.toast(
-                    "⚠ ", name, "warning", suffix=f" disappeared: no activity for {timeout:g}s while holding a task"
+                toast(
+                    screen,
+                    "⚠ ",
+                    name,
+                    "warning",
+                    suffix=f" disappeared: no activity for {timeout:g}s while holding a task",
                 )
             for name in health.back:
-                screen.toast("", name, "information", suffix=" is active again")
+                toast(screen, "", name, "information", suffix=" is active again")
         if health.moved:
             self.panels.team()
         if session.state.transcripts is not None:

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from rich.text import Text
 
 from teamtui.session.team import TeamSession
-from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.controllers.key_guard import writable
+from teamtui.tui.controllers.team_screen import TeamScreen, toast
 from teamtui.tui.safe import inert
 
 
@@ -21,7 +22,7 @@ class MessageDialogs:
         from teamtui.tui.screens.message import MessageModal
 
         screen, session = self.screen, self.screen.session
-        if session is None or not screen.writable():
+        if session is None or not writable(screen):
             return
         title = Text("Message ", style="bold")
         title.append_text(self.log_title(name))
@@ -34,18 +35,18 @@ class MessageDialogs:
         self.screen.apply_changes(session.send(name, text))
         if _confirmed(session):  # else the other machine's answer says what became of it
             unread = _unread(session, "it stays in the inbox")
-            self.screen.toast("Message written to ", name, "warning" if unread else "information", f"'s inbox{unread}")
+            toast(self.screen, "Message written to ", name, "warning" if unread else "information", f"'s inbox{unread}")
 
     def broadcast(self) -> None:
         from teamtui.tui.screens.message import MessageModal
 
         screen, session = self.screen, self.screen.session
-        if session is None or not screen.writable():
+        if session is None or not writable(screen):
             return
         try:
             recipients = session.broadcast_recipients()
         except Exception as exc:  # noqa: BLE001 - the user must see why nothing can be written
-            screen.toast("Cannot broadcast: ", str(exc), "error")
+            toast(screen, "Cannot broadcast: ", str(exc), "error")
             return
         title = Text(f"Broadcast to {len(recipients)} teammate{'s' if len(recipients) != 1 else ''}", style="bold")
         modal = MessageModal(title, recipients, session.sender, cursor_blink=screen.cursor_blink)
@@ -58,7 +59,8 @@ class MessageDialogs:
         self.screen.apply_changes(changes)
         if _confirmed(session):  # else the other machine's answer says what became of it
             unread = _unread(session, "it stays in their inboxes")
-            self.screen.toast(
+            toast(
+                self.screen,
                 "Broadcast written to ",
                 ", ".join(recipients) or "nobody",
                 "warning" if unread else "information",
@@ -71,7 +73,7 @@ class MessageDialogs:
         try:
             write(text)
         except Exception as exc:  # noqa: BLE001 - the user must see why nothing was written
-            self.screen.toast(f"{what} not sent: ", str(exc), "error")
+            toast(self.screen, f"{what} not sent: ", str(exc), "error")
 
 
 def _unread(session: TeamSession, kept: str) -> str:

@@ -4,16 +4,21 @@ the answering dialog (the room's), the changed file of a collision, or the reque
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.session.items import Need
+from teamtui.tui.controllers.panels import Panels
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.messages import AnswerRequested
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 
 
 class NeedsFlow:
-    def __init__(self, screen: TeamScreen):
+    def __init__(self, screen: TeamScreen, panels: Panels, open_request: Callable[[NeedsYou], None]):
         self.screen = screen
+        self.panels = panels
+        self.open_request = open_request  # a request in full, then its pane (controllers/pane_jumps.py)
 
     def room_needs(self, needs: list[Need]) -> None:
         """The room's needs of this team: in the strip (redrawn only when they changed)."""
@@ -21,7 +26,7 @@ class NeedsFlow:
         if needs == screen.room_needs:
             return  # the same (the room looks on every batch): nothing to redraw
         screen.room_needs = needs
-        screen.redraw_needs()
+        self.panels.redraw_needs()
 
     def answer(self) -> None:
         """`a`: answer the item highlighted in the strip (else the first that takes an answer)."""
@@ -44,20 +49,20 @@ class NeedsFlow:
                 screen.post_message(AnswerRequested(need))
             return
         if item.kind == "collision":
-            screen.open_changes(focus=item.key)  # the file, with both teammates' edits
+            screen.action_changes(focus=item.key)  # the file, with both teammates' edits
             return
-        screen.select(item.member)
-        screen.open_request(item)
+        self.panels.select(item.member)
+        self.open_request(item)
 
     def go_to(self, member: str, kind: str) -> None:
         """Opened from the control room's "needs you": at that teammate, and where it waits."""
         screen = self.screen
-        screen.select(member)
+        self.panels.select(member)
         item = next((i for i in screen.query_one(NeedsYouStrip).items if i.member == member and i.kind == kind), None)
         if kind == "collision":  # a git or declared one is the room's only: the view lists it too
-            screen.open_changes(focus=item.key if item is not None else None)
+            screen.action_changes(focus=item.key if item is not None else None)
         elif item is not None:
-            screen.open_request(item)
+            self.open_request(item)
 
     def focus(self) -> None:
         strip = self.screen.query_one(NeedsYouStrip)

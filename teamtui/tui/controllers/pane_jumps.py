@@ -7,7 +7,7 @@ from __future__ import annotations
 from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.tmux.api import PaneNews, TeammatePanes
 from teamtui.tmux.commands import follow_command, pane_specs
-from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.controllers.team_screen import TeamScreen, toast
 
 
 class PaneJumps:
@@ -34,7 +34,7 @@ class PaneJumps:
         """What the panes' thread said; True when the teammates waiting for a pane changed."""
         screen = self.screen
         if news.problem:
-            screen.toast("Panes: ", news.problem, "warning")
+            toast(screen, "Panes: ", news.problem, "warning")
         if news.waiting == screen.panes_waiting:
             return False
         if news.waiting and not screen.panes_waiting:
@@ -52,20 +52,20 @@ class PaneJumps:
         try:
             has_pane = self.panes.select(name)
         except Exception as exc:  # noqa: BLE001
-            self.screen.toast("Pane: ", str(exc), "warning")
+            toast(self.screen, "Pane: ", str(exc), "warning")
             has_pane = False
         suffix = (" (opening its pane)" if opening else " (pane selected)") if has_pane else ""
-        self.screen.toast("Focused ", name, "information", suffix=suffix)
+        toast(self.screen, "Focused ", name, "information", suffix=suffix)
 
     def toggle(self) -> None:
         session = self.screen.session
         if session is not None and session.panes_on:  # a remote team: its panes are that machine's
-            self.screen.toast("", f"this team's panes are on {session.panes_on}: none are opened here", "information")
+            toast(self.screen, "", f"this team's panes are on {session.panes_on}: none are opened here", "information")
             return
         try:
             shown = self.panes.toggle()
         except Exception as exc:  # noqa: BLE001
-            self.screen.toast("Panes: ", str(exc), "warning")
+            toast(self.screen, "Panes: ", str(exc), "warning")
             return
         if not self.panes.active:
             self.screen.notify("No teammate panes: in-process mode (start teamtui inside tmux for panes).")
@@ -99,7 +99,7 @@ class PaneJumps:
         session = self.screen.session
         assert session is not None
         if session.panes_on:
-            self.screen.toast("", f"{name}'s pane is on {session.panes_on}: select it there", "warning")
+            toast(self.screen, "", f"{name}'s pane is on {session.panes_on}: select it there", "warning")
             return
 
         def select() -> str | Exception | None:
@@ -110,12 +110,16 @@ class PaneJumps:
 
         def selected(pane: str | Exception | None) -> None:
             if isinstance(pane, Exception):
-                self.screen.toast("Pane: ", str(pane), "warning")
+                toast(self.screen, "Pane: ", str(pane), "warning")
             elif pane is not None:
-                self.screen.toast("Selected the pane of ", name, "information", suffix=f" ({pane})")
+                toast(self.screen, "Selected the pane of ", name, "information", suffix=f" ({pane})")
             else:
-                self.screen.toast(
-                    "No tmux pane to select for ", name, "warning", suffix=" (is teamtui inside the team's tmux?)"
+                toast(
+                    self.screen,
+                    "No tmux pane to select for ",
+                    name,
+                    "warning",
+                    suffix=" (is teamtui inside the team's tmux?)",
                 )
 
         self.screen.in_background(select, selected)

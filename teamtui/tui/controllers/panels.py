@@ -11,11 +11,11 @@ from rich.text import Text
 from teamtui.protocol.changes import Change, ChangeKind
 from teamtui.protocol.claude.transcripts import NeedsYou
 from teamtui.protocol.models import MemberStatus
-from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.controllers.team_screen import TeamScreen, toast
 from teamtui.tui.safe import safe_text
 from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.header import TeamHeader
-from teamtui.tui.widgets.logs import LogStrip, TeammateLog
+from teamtui.tui.widgets.logs import LogStrip
 from teamtui.tui.widgets.messages import MessageTraffic
 from teamtui.tui.widgets.needs_you import NeedsYouStrip
 from teamtui.tui.widgets.problems import ProblemList
@@ -53,6 +53,20 @@ class Panels:
         self.messages()
         self.main_log()
         self.needs_you()
+
+    def redraw_needs(self) -> None:
+        """The needs-you strip again, when the screen shows a team (news may come while it is taken down)."""
+        if self.screen.drawable and self.screen.session is not None:
+            self.needs_you()
+
+    def select(self, name: str) -> None:
+        """`name`'s row in the team table, and its log."""
+        panel = self.screen.query_one(TeamPanel)
+        try:
+            panel.move_cursor(row=panel.get_row_index(name))
+        except Exception:  # noqa: BLE001 - a member no longer in the table: its log cannot show either
+            return
+        self.screen.selected = name
 
     def header(self, gone: bool = False) -> None:
         session = self.screen.session
@@ -170,7 +184,7 @@ class Panels:
         )
 
     def main_log(self) -> None:
-        log = self.screen.query_one("#log-main", TeammateLog)
+        log = self.screen.log_main
         selected = self.screen.selected
         if selected is None or self.screen.session is None:
             log.clear()
@@ -183,7 +197,7 @@ class Panels:
 
     def append_log(self, member: str) -> None:
         if member == self.screen.selected:
-            self.screen.query_one("#log-main", TeammateLog).sync(self.state.logs.get(member))
+            self.screen.log_main.sync(self.state.logs.get(member))
         self.screen.query_one(LogStrip).append(member)
 
     def tell(self, c: Change) -> None:
@@ -192,12 +206,12 @@ class Panels:
         if c.kind == K.LOG:
             self.append_log(c.key)
         elif c.kind == K.TASK_COMPLETED:
-            screen.toast(f"✓ #{c.key} completed: ", c.detail, "information")
+            toast(screen, f"✓ #{c.key} completed: ", c.detail, "information")
         elif c.kind == K.MEMBER_JOINED:
-            screen.toast("", c.key, "information", suffix=" joined the team")
+            toast(screen, "", c.key, "information", suffix=" joined the team")
         elif c.kind == K.MEMBER_LEFT:
-            screen.toast("", c.key, "warning", suffix=" left the team")
+            toast(screen, "", c.key, "warning", suffix=" left the team")
         elif c.kind == K.MEMBER_STATUS and c.detail == MemberStatus.SHUTDOWN.value:
-            screen.toast("", c.key, "information", suffix=" shut down")
+            toast(screen, "", c.key, "information", suffix=" shut down")
         elif c.kind == K.TEAM_GONE:
-            screen.toast("Team gone: ", c.detail, "error")
+            toast(screen, "Team gone: ", c.detail, "error")

@@ -9,7 +9,8 @@ from typing import Any
 from teamtui.protocol.changes import ChangeKind
 from teamtui.protocol.shutdown import ShutdownRun, said
 from teamtui.session.shutdown import ShutdownController, ShutdownNews
-from teamtui.tui.controllers.team_screen import TeamScreen
+from teamtui.tui.controllers.key_guard import writable
+from teamtui.tui.controllers.team_screen import TeamScreen, toast
 from teamtui.tui.messages import ShutdownProgress
 from teamtui.tui.safe import inert
 
@@ -37,7 +38,7 @@ class ShutdownFlow:
         if session.lead_gone():
             self._look_for_orphan_panes(only)
             return
-        if not screen.writable():
+        if not writable(screen):
             return
         targets = session.live_teammates(only)
         if not targets:
@@ -62,7 +63,7 @@ class ShutdownFlow:
         try:
             self.controller.start(params.targets, params.reason, params.deadline_seconds)
         except Exception as exc:  # noqa: BLE001 - say it, keep the dashboard
-            screen.toast("Shutdown not started: ", str(exc), "error")
+            toast(screen, "Shutdown not started: ", str(exc), "error")
 
     # ------------------------------------------------------------------ the lead has ended
     def _look_for_orphan_panes(self, only: str | None) -> None:
@@ -106,9 +107,9 @@ class ShutdownFlow:
 
     def _closed(self, panes: dict[str, str], closed: list[str], errors: list[str]) -> None:
         for name in closed:
-            self.screen.toast("Closed the pane of ", name, "information", suffix=f" ({panes[name]})")
+            toast(self.screen, "Closed the pane of ", name, "information", suffix=f" ({panes[name]})")
         for error in errors:
-            self.screen.toast("", error, "error")
+            toast(self.screen, "", error, "error")
 
     # ------------------------------------------------------------------ progress
     def progress(self, news: ShutdownNews) -> None:
@@ -116,7 +117,7 @@ class ShutdownFlow:
         if news.changes:
             screen.apply_changes(news.changes)
         if news.asked:
-            screen.toast("", news.asked, "information")
+            toast(screen, "", news.asked, "information")
             return
         run = news.run
         if run is None:
@@ -126,16 +127,17 @@ class ShutdownFlow:
         self.run = run
         for name in news.changed:
             t = run.teammates[name]
-            screen.toast(
+            toast(
+                screen,
                 "Shutdown: ",
                 name,
                 "information" if t.outcome.value == "clean" else "warning",
                 suffix=f" {t.outcome.said}",
             )
         if news.error:
-            screen.toast("", news.error, "error")
+            toast(screen, "", news.error, "error")
         if first and run.note:  # a run asked of the lead says what was asked
-            screen.toast("Shutdown: ", run.note, "information")
+            toast(screen, "Shutdown: ", run.note, "information")
         if news.offer_panes:
             self._offer_panes(news.offer_panes, news.offer_title, news.offer_why)
         if run.done and not self._announced:

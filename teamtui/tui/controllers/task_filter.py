@@ -17,7 +17,7 @@ class TaskFilter:
     def open(self) -> None:
         # Focus now, not after the keys already read (Widget.focus waits): "/auth" typed fast, or
         # pasted, goes into the filter instead of to the dashboard's keys ("t" toggles the panes).
-        self.screen.set_focus(self.screen.query_one("#task-filter", FilterInput))
+        self.screen.set_focus(self.screen.query_one(FilterInput))
 
     def changed(self, value: str) -> None:
         query = value.strip()
@@ -27,7 +27,7 @@ class TaskFilter:
                 self.panels.board()
 
     def close(self, clear: bool) -> None:
-        f = self.screen.query_one("#task-filter", FilterInput)
+        f = self.screen.query_one(FilterInput)
         if clear:
             f.value = ""
             if self.screen.task_query:

@@ -4,11 +4,11 @@ own (tui/screens/); this is only where the dashboard opens them, and what it kee
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
+from teamtui.tui.controllers.panels import Panels
 from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.keys import DASHBOARD_KEYS, ROOM_HELP, config_of, unlisted_keys, user_keymap
 
@@ -18,17 +18,18 @@ if TYPE_CHECKING:
 
 
 class Views:
-    def __init__(self, screen: TeamScreen):
+    def __init__(self, screen: TeamScreen, panels: Panels):
         self.screen = screen
+        self.panels = panels
         self.changes_view: ChangesScreen | None = None  # the ChangesScreen open over the dashboard, told of each batch
 
-    def changes(self, focus: str | None = None, closed: Callable[[], None] | None = None) -> None:
-        """What each teammate changed (screens/changes.py), over the dashboard until escape;
-        `closed()` once it is gone."""
+    def changes(self, focus: str | None = None) -> None:
+        """What each teammate changed (screens/changes.py), over the dashboard until escape; the
+        needs strip again once it is gone (a collision dismissed there leaves it)."""
         from teamtui.tui.screens.changes import ChangesScreen
 
         screen = self.screen
-        if screen.session is None or screen.app.screen is not screen:
+        if screen.session is None or not screen.is_active:
             return
         view = ChangesScreen(
             screen.session, screen.palette, clock=screen.now, focus=focus, dark=screen.app.current_theme.dark
@@ -38,8 +39,8 @@ class Views:
         def gone(_: object) -> None:
             if self.changes_view is view:
                 self.changes_view = None
-            if closed is not None:
-                closed()
+            if screen.session is not None and screen.session.state.transcripts is not None:
+                self.panels.redraw_needs()
 
         screen.app.push_screen(view, gone)
 

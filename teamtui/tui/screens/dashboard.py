@@ -8,20 +8,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from textual import events, on
-from textual.actions import SkipAction
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
-from textual.notifications import SeverityLevel
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from teamtui.protocol.changes import Change, ChangeKind
-from teamtui.protocol.claude.transcripts import NeedsYou
-from teamtui.protocol.model import TeamModel
-from teamtui.protocol.shutdown import ShutdownRun
 from teamtui.session.alerts import Need
 from teamtui.session.team import TeamSession
 from teamtui.tmux.api import TeammatePanes
@@ -33,12 +28,10 @@ from teamtui.tui.controllers.pane_jumps import PaneJumps
 from teamtui.tui.controllers.panels import TASK_KINDS, Panels
 from teamtui.tui.controllers.shutdown_flow import ShutdownFlow
 from teamtui.tui.controllers.task_filter import TaskFilter
-from teamtui.tui.controllers.team_screen import TeamScreen
 from teamtui.tui.controllers.views import Views
-from teamtui.tui.keys import DASHBOARD_HELP, DASHBOARD_KEYS, described, user_keymap
+from teamtui.tui.keys import DASHBOARD_KEYS, action_keys
 from teamtui.tui.messages import PanesChanged, ShutdownProgress
 from teamtui.tui.palette import Palette
-from teamtui.tui.safe import inert
 from teamtui.tui.widgets.drift import DriftLine
 from teamtui.tui.widgets.filter import FilterInput
 from teamtui.tui.widgets.footer import KeyFooter
@@ -61,15 +54,12 @@ INBOX_KINDS = {K.INBOX, K.INBOX_READ}
 HEADER_KINDS = TEAM_KINDS | TASK_KINDS | {K.ERROR, K.ERROR_CLEARED, K.TEAM_GONE}
 # Relative times ("12s ago") are redrawn this often; no file is read for it.
 RELATIVE_TIME_REFRESH = 5.0
-# How long a routine toast stays (Textual's default, 5 s, is kept for warnings and errors).
-ROUTINE_TOAST_SECONDS = 3.0
 
 
-class DashboardScreen(TeamScreen):
+class DashboardScreen(Screen[None]):
     palette: reactive[Palette] = reactive(Palette, init=False)
     selected: reactive[str | None] = reactive(None, init=False)  # the teammate whose log is shown
     BINDINGS = [*DASHBOARD_KEYS]
-    LONG = DASHBOARD_HELP
     ACTION_OF = {b.id: b.action for b in DASHBOARD_KEYS}
 
     def __init__(
@@ -95,29 +85,23 @@ class DashboardScreen(TeamScreen):
         self.messaging = MessageDialogs(self, self.panels.log_title)
         self.health = HealthWatch(self, self.panels)
         self.pane_jumps = PaneJumps(self, panes, sync_panes)
-        self._header_message = ""
         self._painted_widgets: list[Painted] = []  # the panels drawn in the screen's palette
         self._clock: Timer | None = None  # moves the relative times on
-        self.views = Views(self)  # changes, timeline, a task's detail, the help
-        self.needs = NeedsFlow(self)  # the strip's items, and where choosing one leads
+        self.views = Views(self, self.panels)  # changes, timeline, a task's detail, the help
+        self.needs = NeedsFlow(
+            self, self.panels, self.pane_jumps.open_request
+        )  # the strip's items, and where choosing one leads
         self.guard = KeyGuard(self)  # the writing keys, while the team cannot take them
         self.task_filter = TaskFilter(self, self.panels)  # "/": the board's rows by what they say
+        self.log_main = TeammateLog(limit=log_limit, id="log-main")  # the selected teammate's (Panels.main_log)
         self.room_needs: list[Need] = []  # what the room found this team needs (FleetControl.look)
 
     # ------------------------------------------------------------------ what the app and tests read
-    @property
-    def state(self) -> TeamModel | None:
-        return self.session.state if self.session is not None else None
-
-    @property
-    def shutdown_run(self) -> ShutdownRun | None:
-        return self.shutdowns.run
-
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         # The palette is complete before any panel exists: a panel may draw before its first
         # message is handled, and the order of those differs between Python versions.
-        self.set_reactive(DashboardScreen.palette, self._palette())
+        self.set_reactive(DashboardScreen.palette, team_palette(self.app, self.session))
         painted = self._painted
         yield painted(TeamHeader(id="header"))
         yield painted(DriftLine(id="drift"))
@@ -130,7 +114,7 @@ class DashboardScreen(TeamScreen):
                     yield FilterInput(placeholder=FilterInput.IDLE, id="task-filter")
                     yield painted(TaskBoard(id="tasks"))
             with Vertical(id="right"):
-                yield painted(TeammateLog(limit=self.log_limit, id="log-main"))
+                yield painted(self.log_main)
                 yield painted(LogStrip(limit=self.log_limit, id="log-strip"))
                 yield painted(MessageTraffic(id="messages"))
         yield KeyFooter()
@@ -159,49 +143,27 @@ class DashboardScreen(TeamScreen):
     def on_mount(self) -> None:
         if not self.drawable:
             return  # pushed while the app closes: its parts never came
-        self.query_one("#team").border_title = "Team"
-        self.query_one("#tasks").border_title = "Tasks"
-        self.query_one("#messages").border_title = "Messages"
-        self.query_one("#task-filter", FilterInput).cursor_blink = self.cursor_blink
-        self.palette = self._palette()
+        self.query_one(TeamPanel).border_title = "Team"
+        self.query_one(TaskBoard).border_title = "Tasks"
+        self.query_one(MessageTraffic).border_title = "Messages"
+        self.query_one(FilterInput).cursor_blink = self.cursor_blink
+        self.palette = team_palette(self.app, self.session)
         self.watch(self.app, "theme", self._theme_changed, init=False)
         # The panes work on a thread of their own and only post what they have to say.
-        self.panes.listen(lambda news: self._post(PanesChanged(news)))
-        if self._header_message:
-            self.show_message(self._header_message)
+        self.panes.listen(lambda news: self.post_message(PanesChanged(news)))  # post_message is thread-safe
         if self.session is not None:
             self._show_team()
 
     def _theme_changed(self, _theme: str) -> None:
-        self.palette = self._palette()
+        self.palette = team_palette(self.app, self.session)
         if self.session is not None:
             self.panels.all()
 
-    def _palette(self) -> Palette:
-        """The current theme's colours, with the team's members' own."""
-        state, members = self.state, {}
-        if state is not None and state.config is not None:
-            members = {m.name: m.color for m in state.departed.values()}
-            members.update((m.name, m.color) for m in state.config.members)
-        return Palette.of(self.app.current_theme, self.app.get_css_variables(), members)
-
-    def show_message(self, text: str) -> None:
-        """No team shown yet: say why in the header."""
-        self._header_message = text
-        if self.is_mounted:
-            self.query_one(TeamHeader).show_message(text)
-
-    def action_keys(self) -> list[tuple[str, str, str]]:
-        """(key, description, binding id) of every action, after the user's keymap."""
-        keymap = user_keymap(self.app)
-        return [
-            (
-                keymap.get(b.id or "", b.key),
-                described(self.app, b.id, self.LONG.get(b.id or "", b.description), how="help"),
-                b.id or "",
-            )
-            for b in DASHBOARD_KEYS
-        ]
+    def show_muted(self, until: float | None) -> None:
+        """The room's notifications muted until `until` (None: on), in the header."""
+        if self.is_mounted and self.drawable and self.session is not None:
+            self.query_one(TeamHeader).muted_until = until
+            self.panels.header()
 
     # ------------------------------------------------------------------ the team
     def open_session(self, session: TeamSession) -> None:
@@ -211,31 +173,23 @@ class DashboardScreen(TeamScreen):
         if self.is_mounted:
             self._show_team()
         else:  # dialogs opened before the panels exist draw in it too; the panels bind to it when composed
-            self.palette = self._palette()  # a set_reactive here would keep it from panels composed already
+            self.palette = team_palette(
+                self.app, self.session
+            )  # a set_reactive here would keep it from panels composed already
 
     def _show_team(self) -> None:
         assert self.session is not None
-        self.palette = self.palette.with_members(self._palette().members)
+        self.palette = self.palette.with_members(team_palette(self.app, self.session).members)
         self.panels.all()
         self._standing = (self.session.live, self.session.read_only)
         self.refresh_bindings()  # a team that takes nothing (ended, a workflow run): its keys dim
         self.call_after_refresh(self.pane_jumps.sync)  # the first screen never waits for panes
         self.query_one(TeamPanel).focus()
         if self._clock is None:  # the screen's one clock, however often a team is shown on it
-            self._clock = self.set_interval(RELATIVE_TIME_REFRESH, self._times_moved)
+            self._clock = self.set_interval(RELATIVE_TIME_REFRESH, self.health.times_moved)
         if not self.session.live:
             return  # from the journal: nothing on disk to follow
-        self.health.check(toast=False)
-
-    def _times_moved(self) -> None:
-        """Redraw what says how long ago ("Active", "12s ago" in the needs strip); no file is read. A
-        teammate the redraw would show as disappeared is told of first."""
-        if not self.drawable or self.session is None:
-            return
-        if self.session.live:
-            self.health.check()
-        self.panels.team(tick=True)
-        self.panels.needs_you()  # redraws only when an age shown changed
+        self.health.check(say=False)
 
     def in_background(self, work: Callable[[], object], done: Callable[[object], None]) -> None:
         """`work` (tmux, /proc) off the UI loop, then `done(result)` back on it."""
@@ -263,7 +217,7 @@ class DashboardScreen(TeamScreen):
             self._standing = (session.live, session.read_only)
             self.refresh_bindings()  # it has just ended (or a host went away): the keys that cannot work dim
         if full or kinds & TEAM_KINDS:
-            self.palette = self.palette.with_members(self._palette().members)
+            self.palette = self.palette.with_members(team_palette(self.app, self.session).members)
         if full or kinds & HEADER_KINDS:
             self.panels.header(gone=K.TEAM_GONE in kinds)
         elif K.DRIFT in kinds:
@@ -292,11 +246,6 @@ class DashboardScreen(TeamScreen):
         if self.views.changes_view is not None:
             self.views.changes_view.team_changed(kinds, full)
 
-    def toast(self, prefix: str, data: str, severity: SeverityLevel, suffix: str = "") -> None:
-        # Routine news (a task done, a teammate joined) goes sooner: a busy team would stack it over the logs.
-        timeout = ROUTINE_TOAST_SECONDS if severity == "information" else None
-        self.notify(prefix + inert(data) + suffix, severity=severity, markup=False, timeout=timeout)
-
     # ------------------------------------------------------------------ panes and what needs you
     @on(PanesChanged)
     def _panes_changed(self, message: PanesChanged) -> None:
@@ -316,18 +265,11 @@ class DashboardScreen(TeamScreen):
     def go_to_need(self, member: str, kind: str) -> None:
         self.needs.go_to(member, kind)
 
-    def open_request(self, item: NeedsYou) -> None:
-        self.pane_jumps.open_request(item)
-
-    def redraw_needs(self) -> None:
-        if self.drawable and self.session is not None:
-            self.panels.needs_you()
-
     def go_to_hit(self, hit: SearchHit) -> None:
         """Opened from the room's search: at the item's teammate, and the item itself where this
         screen has a view of it."""
         if hit.who:
-            self.select(hit.who)
+            self.panels.select(hit.who)
         self.views.hit(hit)
 
     def on_screen_resume(self) -> None:
@@ -336,94 +278,53 @@ class DashboardScreen(TeamScreen):
     def action_needs_you(self) -> None:
         self.needs.focus()
 
-    def select(self, name: str) -> None:
-        panel = self.query_one(TeamPanel)
-        try:
-            panel.move_cursor(row=panel.get_row_index(name))
-        except Exception:  # noqa: BLE001 - a member no longer in the table: its log cannot show either
-            return
-        self.selected = name
-
     @on(TeamPanel.TeammateHighlighted)
     def _teammate_highlighted(self, message: TeamPanel.TeammateHighlighted) -> None:
         self.selected = message.name
-
-    @on(TeamPanel.TeammateChosen)
-    def _teammate_chosen(self, _message: TeamPanel.TeammateChosen) -> None:
-        self.action_focus_teammate()
 
     @on(TaskBoard.TaskChosen)
     def _task_chosen(self, message: TaskBoard.TaskChosen) -> None:
         self.views.task(message.task_id)
 
     # ------------------------------------------------------------------ actions
-    def _selected_member(self) -> str | None:
-        name = self.query_one(TeamPanel).selected if self.session else None
-        if name is None:
-            self.notify("No teammate selected.", severity="warning")
-        return name
-
-    def writable(self) -> bool:
-        why = self.session.read_only if self.session is not None else ""
-        if why:
-            self.notify(f"Unavailable: {why}.", severity="warning", markup=False)
-        return not why
-
-    def unavailable(self, action: str) -> str:
-        return self.guard.unavailable(action)
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return None if self.unavailable(action) else True  # None: dimmed in the footer
+        return None if self.guard.unavailable(action) else True  # None: dimmed in the footer
 
     @on(events.Key)
     def _dimmed_key(self, event: events.Key) -> None:
         self.guard.pressed(event)
 
-    def _typing_elsewhere(self) -> None:
-        """A priority key is text while an input has focus or a dialog is open: let it through."""
-        if isinstance(self.app.screen.focused, Input) or self.app.screen is not self:
-            raise SkipAction()
-
     def action_message(self) -> None:
-        self._typing_elsewhere()
-        name = self._selected_member()
+        self.guard.typing_elsewhere()
+        name = self.guard.selected_member()
         if name is not None:
             self.messaging.message(name)
 
     def action_broadcast(self) -> None:
-        self._typing_elsewhere()
+        self.guard.typing_elsewhere()
         self.messaging.broadcast()
 
+    @on(TeamPanel.TeammateChosen)
     def action_focus_teammate(self) -> None:
-        name = self._selected_member()
+        name = self.guard.selected_member()
         if name is not None:
             self.selected = name
             self.pane_jumps.focus(name)
 
     def action_filter_tasks(self) -> None:
-        self._typing_elsewhere()
+        self.guard.typing_elsewhere()
         self.task_filter.open()
 
-    @on(Input.Changed, "#task-filter")
+    @on(FilterInput.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
         self.task_filter.changed(event.value)
 
     @on(FilterInput.Closed)
     def _filter_closed(self, message: FilterInput.Closed) -> None:
-        self.close_filter(clear=message.clear)
+        self.task_filter.close(message.clear)
 
-    def close_filter(self, clear: bool) -> None:
-        self.task_filter.close(clear)
-
-    def action_changes(self) -> None:
-        self.open_changes()
-
-    def open_changes(self, focus: str | None = None) -> None:
-        self.views.changes(focus, closed=self._changes_closed)
-
-    def _changes_closed(self) -> None:
-        if self.drawable and self.state is not None and self.state.transcripts is not None:
-            self.panels.needs_you()  # a collision dismissed there leaves the strip
+    def action_changes(self, focus: str | None = None) -> None:
+        self.views.changes(focus)
 
     def action_toggle_panes(self) -> None:
         self.pane_jumps.toggle()
@@ -432,24 +333,24 @@ class DashboardScreen(TeamScreen):
         self.views.timeline()
 
     def action_help(self) -> None:
-        self.views.help(self.action_keys())
-
-    async def action_quit(self) -> None:
-        await self.app.action_quit()
+        self.views.help(action_keys(self.app))
 
     def action_shutdown_team(self) -> None:
         self.shutdowns.confirm(None)
 
-    def confirm_shutdown(self, whole: bool) -> None:
-        self.action_shutdown_team() if whole else self.action_shutdown_teammate()
-
     def action_shutdown_teammate(self) -> None:
-        name = self._selected_member()
+        name = self.guard.selected_member()
         if name is not None:
             self.shutdowns.confirm(name)
 
-    def _post(self, message: Message) -> None:
-        self.post_message(message)  # thread-safe: for callbacks from the panes' thread
-
     def on_unmount(self) -> None:
         self.shutdowns.stop()
+
+
+def team_palette(app: App[object], session: TeamSession | None) -> Palette:
+    """The current theme's colours, with the team's members' own."""
+    state, members = session.state if session is not None else None, {}
+    if state is not None and state.config is not None:
+        members = {m.name: m.color for m in state.departed.values()}
+        members.update((m.name, m.color) for m in state.config.members)
+    return Palette.of(app.current_theme, app.get_css_variables(), members)

@@ -32,7 +32,7 @@ class Leading:
     def key_words(self) -> dict[str, dict[str, str]]:
         """What q and ctrl+c do here, where it is more than quitting (binding id -> {how: words})."""
         if self.simulated:  # narrow: the bar of an 80-column terminal has room for 3 letters
-            said = {"bar": "Stop demo", "narrow": "End", "help": "Stop the demo team and quit"}
+            said = {"bar": "Stop demo", "narrow": "Stop", "help": "Stop the demo team and quit"}
         else:
             said = {"help": "Quit: asks whether to stop the team this process leads or keep it running headless"}
         return {"quit": said, "interrupt": said}

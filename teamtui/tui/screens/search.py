@@ -158,7 +158,7 @@ class SearchScreen(Screen[SearchHit | None]):
         self.palette = palette
         self.path = path  # the history database (None: the user's)
         self.clock = clock
-        self.hosts = hosts  # asks the room's hosts to search theirs (session/remote_search.py); None: none
+        self.hosts = hosts  # asks the room's hosts to search theirs (session/ops/search.py); None: none
         self.hits: list[SearchHit] = []
         self.searched = ""  # the query the results are of
         self.local: list[SearchHit] = []  # this machine's hits for `searched`

@@ -4,8 +4,9 @@ The dashboard opens it (`h`) for the team on screen. Its history comes from wher
 (the team's `timeline` capability: this machine's history database, read in a thread, or a remote
 team's machine's, asked over its stream); when that place cannot give it, from what the dashboard
 has in memory, saying why. Then it is drawn by `draw_timeline` (protocol/history/timeline.py decides what; this module only turns
-it into characters). `+`/`-` zoom from minutes to the whole run, `←`/`→` move along it, `0` shows
-the whole run, `end` the latest part.
+it into characters). `+`/`-` zoom from a minute to the whole run (which ends now, or at the team's end; the header says
+the span, and when a zoom can go no further), `←`/`→` move along it, `0` shows the whole run,
+`end` the latest part.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from teamtui.tui.safe import inert
 from teamtui.tui.widgets.footer import KeyFooter
 
 LABEL = 16  # the lanes' names
-MIN_WINDOW = 300.0  # zoomed in as far as five minutes
+MIN_WINDOW = 60.0  # zoomed in as far as a minute
 MAX_TASK_ROWS = 200
 GLYPH = {WORKING: "█", IDLE: "▁", WAITING: "▒", GONE: " "}
 _STEPS = (60, 300, 600, 900, 1800, 3600, 7200, 4 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400)
@@ -148,6 +149,7 @@ class TimelineScreen(Screen[None]):
         self.history: TeamHistory | None = None
         self.window: tuple[float, float] | None = None
         self.problem = ""
+        self.bound = ""  # why the last zoom could go no further (said in the header)
         self._header = Static(id="timeline-header")
         self._body = Static(id="timeline-body")
 
@@ -180,9 +182,15 @@ class TimelineScreen(Screen[None]):
         self.draw()
 
     def _run(self) -> tuple[float, float]:
+        """The whole run: to its end when it ended, else to now (never past it); a minute at least."""
         assert self.history is not None
         h = self.history
-        return (h.start, max(h.end, h.ended_at or 0.0, h.start + MIN_WINDOW))
+        now = time.time()
+        end = (
+            h.ended_at if h.ended_at is not None else min(h.end, now) if now > h.start else h.end
+        )  # records ahead of this clock: theirs
+        end = max(end, h.start)
+        return (min(h.start, end - MIN_WINDOW), end)
 
     def on_resize(self) -> None:
         if self.history is not None:
@@ -198,7 +206,7 @@ class TimelineScreen(Screen[None]):
         head = Text(f" {inert(self.history.name)}", style="bold")
         head.append(
             f" · {time.strftime('%Y-%m-%d %H:%M', time.localtime(start))} – "
-            f"{time.strftime('%H:%M', time.localtime(end))} ({_span(end - start)})",
+            f"{time.strftime('%H:%M', time.localtime(end))} ({_span(end - start)}{self.bound})",
             style=p.theme_color("secondary"),
         )
         head.append("  ")
@@ -223,16 +231,19 @@ class TimelineScreen(Screen[None]):
             return
         run_start, run_end = self._run()
         start, end = self.window
-        middle, half = (start + end) / 2, max((end - start) * factor, MIN_WINDOW) / 2
-        if half * 2 >= run_end - run_start:
-            self.window = (run_start, run_end)
+        length = min(max((end - start) * factor, MIN_WINDOW), run_end - run_start)
+        if abs(length - (end - start)) < 0.5:  # as far as it goes: said, not a silent key
+            self.bound = ", as far in as it goes" if factor < 1 else ", the whole run"
         else:
-            self.window = self._clamp(middle - half, middle + half)
+            self.bound = ""
+            middle = (start + end) / 2
+            self.window = self._clamp(middle - length / 2, middle + length / 2)
         self.draw()
 
     def action_pan(self, by: float) -> None:
         if self.window is None:
             return
+        self.bound = ""
         start, end = self.window
         shift = (end - start) * by
         self.window = self._clamp(start + shift, end + shift)
@@ -240,7 +251,7 @@ class TimelineScreen(Screen[None]):
 
     def action_whole(self) -> None:
         if self.history is not None:
-            self.window = self._run()
+            self.window, self.bound = self._run(), ""
             self.draw()
 
     def action_latest(self) -> None:
@@ -248,7 +259,7 @@ class TimelineScreen(Screen[None]):
             return
         start, end = self.window
         run_end = self._run()[1]
-        self.window = self._clamp(run_end - (end - start), run_end)
+        self.window, self.bound = self._clamp(run_end - (end - start), run_end), ""
         self.draw()
 
     def _clamp(self, start: float, end: float) -> tuple[float, float]:

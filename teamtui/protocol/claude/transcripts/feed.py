@@ -3,8 +3,8 @@
 Each read returns `LogUpdate`s that TeamState applies: entries go into its per-member log buffers
 (so the log panels show them as they show a native log), and each transcript's last write counts
 as the member's activity (the health rule). What waits for a person is worked out from the
-notices and inboxes already read. The feed reads the team through `TeamView`, never TeamState's
-module: the state owns the feed, not the other way round.
+notices and inboxes already read. The feed reads the team only through the values and callbacks
+its `TeamLookups` hand it: the state owns the feed, not the other way round.
 
 The first read of every transcript (`read`) touches nothing but this object's own readers: a UI
 runs it in a thread and hands the result to `take` on its own loop. Until then nothing else here
@@ -25,11 +25,11 @@ read. An ended team's cost is what the journal kept (`kept`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from teamtui.protocol.changes import Change, ChangeKind, LogUpdate, MemberView
+from teamtui.protocol.changes import Change, ChangeKind, LogUpdate, MemberView, TeamLookups
 from teamtui.protocol.claude.transcripts.assignments import AssignmentLog
 from teamtui.protocol.claude.transcripts.known import DriftReport, drift_report
 from teamtui.protocol.claude.transcripts.needs import (
@@ -44,32 +44,8 @@ from teamtui.protocol.claude.transcripts.stats import TranscriptStats
 from teamtui.protocol.claude.transcripts.team import TeamTranscripts
 from teamtui.protocol.cost import PRICES, Cost, total
 from teamtui.protocol.edits import Dismissed, Edit, EditLog, collisions, norm, shown_path
-from teamtui.protocol.models import MemberStatus, Message, Task, TeamConfig
+from teamtui.protocol.models import MemberStatus, Task
 from teamtui.protocol.text import inert
-
-
-class TeamView(Protocol):
-    """What the feed reads of the team it belongs to (TeamState is one)."""
-
-    @property
-    def store(self) -> Any: ...
-    @property
-    def config(self) -> TeamConfig | None: ...
-    @property
-    def lead(self) -> str: ...
-
-    log_limit: int
-    health_timeout: float
-    journal: object  # told what the team cost (claude/journal.py note_cost); None: nobody
-    said: dict[str, tuple[MemberStatus, float]]  # what its hooks said of its members (protocol/hooks/said.py)
-
-    @property
-    def messages(self) -> Iterable[Message]: ...
-    @property
-    def departed(self) -> Mapping[str, object]: ...
-    def inbox_messages(self, member: str) -> list[Message]: ...
-    def member_views(self, now: float | None = None) -> list[MemberView]: ...
-
 
 # Inbox message types that say something "needs you" cares about; other messages are not parsed.
 _NOTICE_TYPES = frozenset(
@@ -84,8 +60,9 @@ _NOTICE_TYPES = frozenset(
 
 
 class TranscriptFeed:
-    def __init__(self, state: TeamView):
-        self.state = state
+    def __init__(self, root: Path, lookups: TeamLookups):
+        self.root = Path(root)  # where the transcripts are looked for (a run's folder: RunFeed)
+        self.lookups = lookups
         self.team: TeamTranscripts | None = None  # made by the first read
         self.ready = False  # `take` has run once: the figures are the transcripts'
         self._config_seen: object = None  # the config `team` was last told about
@@ -107,7 +84,7 @@ class TranscriptFeed:
         """The project folders to watch (recursively) beside the team's own folders."""
         if self.team is not None:
             return self.team.watch_dirs
-        return TeamTranscripts(self.state.store.root, self._config()).watch_dirs
+        return TeamTranscripts(self.root, self._config()).watch_dirs
 
     def concerns(self, path: Path) -> bool:
         """Is `path` under one of the watched project folders?"""
@@ -116,19 +93,22 @@ class TranscriptFeed:
         return any(text == str(d) or text.startswith(str(d).rstrip("/") + "/") for d in self.watch_dirs())
 
     def _config(self) -> dict:
-        cfg = self.state.config
+        cfg = self.lookups.config()
         return dict(cfg.raw) if cfg is not None else {}
 
     # ------------------------------------------------------------------ reading
     def read(self, *, from_end: bool = False) -> dict[str, TranscriptUpdate]:
         """Find and read every transcript once: safe in a thread (nothing shared is touched).
         `from_end`: only what the windows need; the heads are left to `count_heads`."""
-        self._config_seen = self.state.config
-        # The window a first read renders: a larger one costs every transcript's first read (+40 % at 1,000).
-        team = TeamTranscripts(self.state.store.root, self._config(), window=min(self.state.log_limit, DEFAULT_WINDOW))
+        self._config_seen = self.lookups.config()
+        team = self._transcripts()
         updates = team.load(from_end=from_end)
         self.team = team
         return updates
+
+    def _transcripts(self) -> TeamTranscripts:
+        # The window a first read renders: a larger one costs every transcript's first read (+40 % at 1,000).
+        return TeamTranscripts(self.root, self._config(), window=min(self.lookups.log_limit, DEFAULT_WINDOW))
 
     @property
     def started(self) -> bool:
@@ -168,13 +148,7 @@ class TranscriptFeed:
             self._note(member, heads[member].calls, heads[member].notices)
             self._take_edits(member, heads[member].edits)
         settled = self._settle()
-        self._journal_cost()
         return list(dict.fromkeys([*taken, *settled]))
-
-    def _journal_cost(self) -> None:
-        note = getattr(self.state.journal, "note_cost", None)
-        if note is not None:
-            note(self.state)
 
     def _settle(self) -> list[str]:
         """The members whose waiting messages are now in their bill (priced here if not yet)."""
@@ -187,12 +161,11 @@ class TranscriptFeed:
             edit.member = member
             if self.edits.add(edit):
                 taken.append(edit)
-        note = getattr(self.state.journal, "note_edits", None) if taken else None
-        if note is not None:  # the history keeps them (protocol/history/recorder.py note_edits)
-            note(taken)
+        if taken and self.lookups.note_edits is not None:
+            self.lookups.note_edits(taken)
 
     def _note(self, member: str, calls: Iterable[Any], notices: Iterable[Any]) -> None:
-        lead = self.state.lead
+        lead = self.lookups.lead()
         if member == lead:  # only the lead hands out work
             self.assignment_log.add_calls(calls)
         self.assignment_log.add_notices(member, notices, lead)
@@ -201,7 +174,6 @@ class TranscriptFeed:
         """What was read, as the log lines and activity TeamState applies (TeamState.take_transcripts)."""
         self.ready = True
         self._settle()
-        self._journal_cost()
         out: list[LogUpdate] = []
         for member, update in updates.items():
             if update.calls or update.notices:
@@ -220,8 +192,9 @@ class TranscriptFeed:
         if self.team is None:
             return []  # the first read has not run: it will see these
         updates = {}
-        if self.state.config is not self._config_seen and self.state.config is not None:
-            self._config_seen = self.state.config
+        cfg = self.lookups.config()
+        if cfg is not self._config_seen and cfg is not None:
+            self._config_seen = cfg
             updates.update(self.team.update_config(self._config()))
         for member, update in self.team.apply(paths, rescan=rescan).items():
             if member in updates:
@@ -255,16 +228,18 @@ class TranscriptFeed:
     def lead_view(self) -> MemberView | None:
         """The lead as a row of the team (Claude Code keeps it out of `members`), once its
         transcript was read: working or idle as the transcript says."""
-        lead = self.state.lead
+        lead = self.lookups.lead()
         stats = self.stats(lead) if self.ready else None
         if stats is None:
             return None
         status = self.status_of(lead) or MemberStatus.UNKNOWN
         last = stats.last_write
-        said = self.state.said.get("")  # its session's start or end, as its hooks said (protocol/hooks/said.py LEAD)
+        said = self.lookups.said().get(
+            ""
+        )  # its session's start or end, as its hooks said (protocol/hooks/said.py LEAD)
         if said is not None and said[1] >= (last or 0.0):
             status, last = said
-        unread = sum(1 for m in self.state.inbox_messages(lead) if not m.read)
+        unread = sum(1 for m in self.lookups.inbox(lead) if not m.read)
         return MemberView(name=lead, status=status, agent_type="lead", last_activity=last, unread=unread)
 
     def status_of(self, member: str) -> MemberStatus | None:
@@ -303,18 +278,18 @@ class TranscriptFeed:
         """The work the lead handed out, as tasks by id (`a1`, `a2`…), after `changes` (the inbox
         messages among them are noted). None when nothing changed since the last call, or while a
         transcript is still to be read whole (the ids follow the order the work was given in)."""
-        lead = self.state.lead
+        lead = self.lookups.lead()
         for c in changes:
             if c.kind == ChangeKind.INBOX and c.messages:
                 self.assignment_log.add_messages(c.messages, lead)
         if not self.ready or self.team is None or any(r.head_pending for r in self.team.readers.values()):
             return None
-        departed = self.state.departed
+        departed = self.lookups.departed()
         key = (self.assignment_log.generation, tuple(departed))
         if key == self._derived:
             return None
         self._derived = key
-        cfg = self.state.config
+        cfg = self.lookups.config()
         members = [m.name for m in cfg.members] if cfg is not None else []
         return self.assignment_log.derive(lead=lead, members=[*members, *departed], departed=departed)
 
@@ -336,19 +311,20 @@ class TranscriptFeed:
         member who left (its requests went with it)."""
         if not self.ready or self.team is None:
             return []
-        state = self.state
-        lead = state.lead
-        inbox = [m for m in state.messages if m.type in _NOTICE_TYPES]
+        lookups = self.lookups
+        lead = lookups.lead()
+        cfg = lookups.config()
+        inbox = [m for m in lookups.messages() if m.type in _NOTICE_TYPES]
         notices = notices_from_inbox(inbox)
         for member in self.members():
             reader = self.team.readers[member]
             notices.extend(reader.notices)
         notices.sort(key=lambda n: n.ts if n.ts is not None else 0.0)
         last_write = {m: s.last_write for m in self.members() if (s := self.stats(m)) is not None}
-        present = {m.name for m in state.config.members} if state.config is not None else set()
+        present = {m.name for m in cfg.members} if cfg is not None else set()
         present.add(lead)
         items = open_requests(notices) + stuck_teammates(notices, last_write)
-        views = state.member_views(now)
+        views = lookups.views(now)
         owners = {v.name: v.current_task.id for v in views if v.current_task is not None}
         stopped = [v.name for v in views if v.departed or v.status.value == "shutdown"]
         items += silent_teammates(
@@ -356,7 +332,7 @@ class TranscriptFeed:
             last_write=last_write,
             stopped=stopped,
             now=now,
-            timeout=state.health_timeout,
+            timeout=lookups.health_timeout,
         )
         items += self.collisions(present)
         seen: set[str] = set()
@@ -405,7 +381,7 @@ class TranscriptFeed:
         """The team's working folder: the lead's `cwd` in config.json (else a teammate's), None when
         none is said."""
         members = self._config().get("members")
-        lead = self.state.lead
+        lead = self.lookups.lead()
         cwds = [
             (m.get("name") != lead, m["cwd"])
             for m in (members if isinstance(members, list) else ())
