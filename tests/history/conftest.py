@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from teamtui.protocol.history.db import connect
+from teamtui.protocol.history.ops import Txn
 from teamtui.protocol.history.writer import HistoryWriter
 
 
@@ -29,3 +31,15 @@ def rows(db: Path, sql: str, *args: object) -> list[tuple]:
         return con.execute(sql, args).fetchall()
     finally:
         con.close()
+
+
+def apply_ops(path: Path, ops: list[tuple]) -> None:
+    """Record `ops` (the writer's operations) into the history at `path` in one transaction."""
+    con = connect(path)
+    con.execute("BEGIN")
+    txn = Txn(con)
+    for op in ops:
+        txn.apply(op)
+    txn.finish()
+    con.execute("COMMIT")
+    con.close()

@@ -21,6 +21,7 @@ from teamtui.protocol.history import db_path
 from teamtui.protocol.history.db import connect
 from teamtui.protocol.history.ops import TeamIdent, Txn
 from tests.conftest import headless_chromium
+from tests.history.conftest import apply_ops
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = "<script>window.__pwned=1</script>\x1b[31m"
@@ -56,7 +57,6 @@ class Browser:
 
 
 def a_recorded_team(tmp_path: Path) -> None:
-    con = connect(db_path())
     team = TeamIdent("", "native", str(tmp_path / "proj"), HOSTILE)
     t0 = NOW - 8 * 3600
     ops = [
@@ -90,13 +90,7 @@ def a_recorded_team(tmp_path: Path) -> None:
     ops += [("need_closed", team, t0 + 4000, ("p:1", "answered"))]
     ops += [("change", team, t0 + 5000, ("ada", "src/<parser>.py", "modified", "1", 10, 2, None))]
     ops += [("cost", team, t0 + 5000, ("ada", "claude-x", 1000, 500, 0, 0, 0.42, None))]
-    con.execute("BEGIN")
-    txn = Txn(con)
-    for op in ops:
-        txn.apply(op)
-    txn.finish()
-    con.execute("COMMIT")
-    con.close()
+    apply_ops(db_path(), ops)
 
 
 @pytest.mark.browser

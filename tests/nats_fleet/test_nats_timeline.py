@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from teamtui.protocol.history.db import connect
-from teamtui.protocol.history.ops import TeamIdent, Txn
+from teamtui.protocol.history.ops import TeamIdent
 from teamtui.protocol.history.timeline import build_timeline
 from teamtui.session.actions import NoHistory
+from tests.history.conftest import apply_ops
 from tests.remote.test_stream_timeline import history_db, record_past
 
 from .conftest import NATIVE_TEAM, Server, following, key_of, room
@@ -20,16 +20,12 @@ from .conftest import NATIVE_TEAM, Server, following, key_of, room
 
 def record_chatter(path, team: TeamIdent, t0: float, n: int) -> None:
     """`n` messages between teammates of long names: more than one line carries."""
-    con = connect(path)
-    con.execute("BEGIN")
-    txn = Txn(con)
-    for i in range(n):
-        at = t0 + i * 0.1
-        sender = f"{'s' * 120}{i % 50}"
-        txn.apply(("message", team, at, (sender, "ghost", "message", f"chatter {i}", "", at, None, False)))
-    txn.finish()
-    con.execute("COMMIT")
-    con.close()
+    ats = [t0 + i * 0.1 for i in range(n)]
+    ops = [
+        ("message", team, at, (f"{'s' * 120}{i % 50}", "ghost", "message", f"chatter {i}", "", at, None, False))
+        for i, at in enumerate(ats)
+    ]
+    apply_ops(path, ops)
 
 
 async def test_the_timeline_comes_from_the_publishing_hosts_history(server: Server, hosts) -> None:

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from teamtui.protocol.claude import ClaudeTeam
-from teamtui.protocol.history.db import connect
-from teamtui.protocol.history.ops import TeamIdent, Txn
+from teamtui.protocol.history.ops import TeamIdent
 from teamtui.protocol.history.query import open_history, read_history, team_by_key, team_history
 from teamtui.protocol.history.recorder import HistoryRecorder, ident_of
 from teamtui.protocol.history.writer import HistoryWriter
 from teamtui.protocol.state import TeamState
 from teamtui.tui.screens.timeline import TimelineScreen
 from teamtui.tui.screenshots import make_app
+from tests.history.conftest import apply_ops
 
 from .conftest import SIZE, until
 from .test_history_screens import timeline_app, timeline_shown
@@ -31,14 +31,7 @@ DAY = 86400.0
 
 
 def apply(path: Path, *ops: tuple) -> None:
-    con = connect(path)
-    con.execute("BEGIN")
-    txn = Txn(con)
-    for op in ops:
-        txn.apply(op)
-    txn.finish()
-    con.execute("COMMIT")
-    con.close()
+    apply_ops(path, list(ops))
 
 
 def lane(screen: TimelineScreen, name: str) -> str:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from teamtui.session.items import Item
     from teamtui.session.local import LocalSource
     from teamtui.session.shutdown import Background
+    from teamtui.session.source import AskedHost
 
     T = TypeVar("T")
 
@@ -40,26 +41,10 @@ if TYPE_CHECKING:
         def changes_lines(self, key: Key, changes: list, *, full: bool = False) -> None: ...
         async def flush(self) -> None: ...
 
-    class Host(Protocol):
-        """The connection a remote team's requests go over (session/stream_reader.py StreamedHost)."""
+    class Host(AskedHost, Protocol):
+        """The connection a remote team's requests go over (session/stream_reader.py StreamedHost):
+        a host asked questions, and the permission requests its hooks wait on."""
 
-        name: str
-        connected: bool
-
-        @property
-        def status(self) -> str: ...
-
-        def request(
-            self,
-            op: str,
-            remote_key: Key | None,
-            what: str,
-            *,
-            on_result: Callable[[bool, str, str], None] | None = None,
-            on_progress: Callable[[dict[str, Any]], None] | None = None,
-            **fields: Any,
-        ) -> str: ...
-        def forget(self, rid: str) -> None: ...
         def hook_items(self, remote_key: Key | None) -> list[Item]: ...
 
 
